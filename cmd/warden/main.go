@@ -1,0 +1,131 @@
+// Command warden is a language server that lets a coding agent work inside an
+// editor while a human approves everything risky it does.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// exitUsage is the exit status for a command line Warden does not understand.
+const exitUsage = 2
+
+// command is one subcommand. Each lives in its own file and registers itself
+// from init, so adding a subcommand never touches this file.
+type command struct {
+	name    string
+	summary string // one line for the command list
+	usage   string // the synopsis after "warden "
+	hidden  bool   // internal entry points (the sandbox helper) stay out of help
+	// flags declares the subcommand's flags on fs; nil means it takes none.
+	flags func(fs *flag.FlagSet)
+	// run does the work with the arguments left after the flags and returns
+	// the process exit status.
+	run func(ctx context.Context, env *cliEnv, args []string) int
+}
+
+// cliEnv carries the process's standard streams so commands stay testable.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("warden: command registered twice: " + c.name)
+	}
+	commands[c.name] = c
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runCLI(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// runCLI dispatches to a subcommand and returns the exit status.
+func runCLI(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) == 0 {
+		printUsage(env.stderr)
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			if c, ok := commands[args[1]]; ok && !c.hidden {
+				return runCommand(ctx, env, c, []string{"--help"})
+			}
+		}
+		printUsage(env.stdout)
+		return 0
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.stderr, "warden: unknown command %q\n\n", args[0])
+		printUsage(env.stderr)
+		return exitUsage
+	}
+	return runCommand(ctx, env, c, args[1:])
+}
+
+func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int {
+	fs := flag.NewFlagSet("warden "+c.name, flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "usage: warden %s\n\n%s\n", c.usage, c.summary)
+		var n int
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(out, "\nflags:")
+			fs.PrintDefaults()
+		}
+	}
+	if c.flags != nil {
+		c.flags(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(env.stdout)
+			fs.Usage()
+			return 0
+		}
+		return exitUsage
+	}
+	return c.run(ctx, env, fs.Args())
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: warden <command> [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(commands))
+	for name, c := range commands {
+		if !c.hidden {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-12s %s\n", name, commands[name].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'warden <command> --help' for a command's flags.")
+}
+
+// usageError reports a bad command line and returns the usage exit status.
+func usageError(env *cliEnv, c string, format string, a ...any) int {
+	fmt.Fprintf(env.stderr, "warden %s: %s\nRun 'warden %s --help' for usage.\n", c, fmt.Sprintf(format, a...), c)
+	return exitUsage
+}

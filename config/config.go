@@ -1,0 +1,170 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the user's settings. Field names follow Codex's config.toml where
+// Codex has the same setting, so a Codex user's habits carry over.
+type Config struct {
+	// ApprovalPolicy is untrusted, on-failure, on-request, never or granular.
+	ApprovalPolicy string `toml:"approval_policy" json:"approvalPolicy,omitempty"`
+	// Granular lists the prompt categories that are auto-rejected under the
+	// granular policy: "sandbox_escalation", "rules", "patches".
+	Granular []string `toml:"granular_reject" json:"granularReject,omitempty"`
+	// SandboxMode is read-only, workspace-write or danger-full-access.
+	SandboxMode string `toml:"sandbox_mode" json:"sandboxMode,omitempty"`
+	// Network allows network access from sandboxed commands.
+	Network bool `toml:"network_access" json:"networkAccess,omitempty"`
+	// WritableRoots are extra directories that workspace-write may write.
+	WritableRoots []string `toml:"writable_roots" json:"writableRoots,omitempty"`
+	// TrustedWorkspaces may loosen policy with their own .warden rules.
+	TrustedWorkspaces []string `toml:"trusted_workspaces" json:"trustedWorkspaces,omitempty"`
+	// CodexRulesDir, when set, is also loaded as exec-policy rules.
+	CodexRulesDir string `toml:"codex_rules_dir" json:"codexRulesDir,omitempty"`
+	// ApprovalTimeout bounds how long a dialog may stay unanswered before it
+	// counts as a denial.
+	ApprovalTimeout Duration `toml:"approval_timeout" json:"approvalTimeout,omitempty"`
+
+	Model Model `toml:"model" json:"model"`
+}
+
+// Model configures the OpenAI-compatible endpoint the agent talks to.
+type Model struct {
+	BaseURL string `toml:"base_url" json:"baseURL,omitempty"`
+	APIKey  string `toml:"api_key" json:"apiKey,omitempty"`
+	Name    string `toml:"name" json:"name,omitempty"`
+	// RiskSummary asks the model for a short risk summary of commands that
+	// need approval; off unless set.
+	RiskSummary bool `toml:"risk_summary" json:"riskSummary,omitempty"`
+	// RiskDeadline is how long a dialog may wait for that summary.
+	RiskDeadline Duration `toml:"risk_deadline" json:"riskDeadline,omitempty"`
+}
+
+// Configured reports whether enough is set to talk to a model.
+func (m Model) Configured() bool { return m.Name != "" && (m.BaseURL != "" || m.APIKey != "") }
+
+// Default is the configuration with nothing set: ask before leaving the
+// sandbox, write only the workspace, no network.
+func Default() Config {
+	return Config{
+		ApprovalPolicy:  "on-request",
+		SandboxMode:     "workspace-write",
+		ApprovalTimeout: Duration(10 * time.Minute),
+		Model:           Model{RiskDeadline: Duration(2 * time.Second)},
+	}
+}
+
+// Load reads the config file at path over the defaults, then applies the
+// environment. A missing file is not an error; a malformed one is, and names
+// the file and the problem.
+func Load(path string) (Config, error) {
+	cfg := Default()
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return cfg, fmt.Errorf("read config: %w", err)
+	default:
+		md, err := toml.Decode(string(data), &cfg)
+		if err != nil {
+			return Default(), fmt.Errorf("config %s: %w", path, err)
+		}
+		if undecoded := md.Undecoded(); len(undecoded) > 0 {
+			keys := make([]string, len(undecoded))
+			for i, k := range undecoded {
+				keys[i] = k.String()
+			}
+			return Default(), fmt.Errorf("config %s: unknown keys %s (see README, Configuration)", path, strings.Join(keys, ", "))
+		}
+	}
+	cfg.applyEnv()
+	return cfg, cfg.Validate()
+}
+
+// applyEnv lets the standard OpenAI variables and WARDEN_MODEL override the file.
+func (c *Config) applyEnv() {
+	if v := os.Getenv("OPENAI_BASE_URL"); v != "" {
+		c.Model.BaseURL = v
+	}
+	if v := os.Getenv("OPENAI_API_KEY"); v != "" {
+		c.Model.APIKey = v
+	}
+	if v := os.Getenv("WARDEN_MODEL"); v != "" {
+		c.Model.Name = v
+	}
+}
+
+// MergeJSON overlays editor settings (LSP initializationOptions or
+// didChangeConfiguration, shaped like Config's JSON) onto c. Fields the
+// editor leaves out keep their value. The result is validated; on error c is
+// unchanged.
+func (c *Config) MergeJSON(raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	merged := *c
+	merged.WritableRoots = append([]string(nil), c.WritableRoots...)
+	merged.TrustedWorkspaces = append([]string(nil), c.TrustedWorkspaces...)
+	merged.Granular = append([]string(nil), c.Granular...)
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&merged); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	if err := merged.Validate(); err != nil {
+		return err
+	}
+	*c = merged
+	return nil
+}
+
+// Validate checks the enumerated settings and says which value is wrong.
+func (c Config) Validate() error {
+	if !oneOf(c.ApprovalPolicy, "untrusted", "on-failure", "on-request", "never", "granular") {
+		return fmt.Errorf("approval_policy %q: want untrusted, on-failure, on-request, never or granular", c.ApprovalPolicy)
+	}
+	if !oneOf(c.SandboxMode, "read-only", "workspace-write", "danger-full-access") {
+		return fmt.Errorf("sandbox_mode %q: want read-only, workspace-write or danger-full-access", c.SandboxMode)
+	}
+	for _, g := range c.Granular {
+		if !oneOf(g, "sandbox_escalation", "rules", "patches") {
+			return fmt.Errorf("granular_reject %q: want sandbox_escalation, rules or patches", g)
+		}
+	}
+	return nil
+}
+
+func oneOf(v string, allowed ...string) bool {
+	for _, a := range allowed {
+		if v == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Duration is a time.Duration written as "2s" or "10m" in TOML and JSON.
+type Duration time.Duration
+
+// D returns the value as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: write it like 2s or 10m", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
