@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+)
+
+// wardenBin returns the binary under test: $WARDEN_BIN (set by make), or one
+// built once into a temporary directory so plain `go test` works too.
+func wardenBin(t *testing.T) string {
+	t.Helper()
+	if bin := os.Getenv("WARDEN_BIN"); bin != "" {
+		return bin
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "warden-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		builtBin = filepath.Join(dir, "warden")
+		out, err := exec.Command("go", "build", "-o", builtBin, ".").CombinedOutput()
+		if err != nil {
+			buildErr = errors.New(string(out))
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build warden: %v", buildErr)
+	}
+	return builtBin
+}
+
+func runWarden(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(wardenBin(t), args...)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("run warden %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"frobnicate"},
+		{"version", "--no-such-flag"},
+		{"version", "extra"},
+	} {
+		_, stderr, code := runWarden(t, args...)
+		if code != exitUsage {
+			t.Errorf("warden %v: exit %d, want %d", args, code, exitUsage)
+		}
+		if !strings.Contains(stderr, "usage") && !strings.Contains(stderr, "--help") {
+			t.Errorf("warden %v: stderr does not point at usage: %q", args, stderr)
+		}
+	}
+}
+
+func TestEveryCommandHasHelp(t *testing.T) {
+	for name, c := range commands {
+		if c.hidden {
+			continue
+		}
+		stdout, stderr, code := runWarden(t, name, "--help")
+		if code != 0 {
+			t.Errorf("warden %s --help: exit %d, stderr %q", name, code, stderr)
+		}
+		if !strings.Contains(stdout, "usage: warden "+name) {
+			t.Errorf("warden %s --help printed %q", name, stdout)
+		}
+	}
+	stdout, _, code := runWarden(t, "help")
+	if code != 0 || !strings.Contains(stdout, "version") {
+		t.Errorf("warden help: exit %d, %q", code, stdout)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	stdout, _, code := runWarden(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "warden ") || !strings.Contains(stdout, "go1.") {
+		t.Errorf("warden version: exit %d, %q", code, stdout)
+	}
+}
