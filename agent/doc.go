@@ -1,5 +1,9 @@
 // Package agent is the model loop: an OpenAI-compatible Chat Completions client,
 // the tool registry (shell, apply_patch, read_file, list_dir, update_plan),
-// sessions and their transcripts. Nothing here knows about LSP; the editor is
-// reached only through interfaces this package declares.
+// sessions and their transcripts, and the optional model risk summary.
+//
+// Nothing here knows about LSP or terminals. What a session needs from its
+// surroundings it declares as small interfaces (CommandRunner, PatchApplier,
+// FileReader, Observer) that lsp and cmd implement: the editor asks through
+// dialogs and buffers, the terminal through prompts and the disk.
 package agent
