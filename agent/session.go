@@ -232,4 +232,3 @@ func argsForRecord(args string) json.RawMessage {
 
 // IsNoModel reports whether err means no model is configured.
 func IsNoModel(err error) bool { return errors.Is(err, ErrNoModel) }
-

@@ -123,7 +123,9 @@ func (f *fixture) toolMessage(t *testing.T, id string) string {
 	return ""
 }
 
-func call(id, name, args string) modeltest.Call { return modeltest.Call{ID: id, Name: name, Args: args} }
+func call(id, name, args string) modeltest.Call {
+	return modeltest.Call{ID: id, Name: name, Args: args}
+}
 
 func TestSessionFullTask(t *testing.T) {
 	f := newFixture(t,

@@ -39,12 +39,12 @@ type Call struct {
 
 // Request is what the server received for one call.
 type Request struct {
-	Model          string                              `json:"model"`
-	Messages       []openai.ChatCompletionMessage      `json:"messages"`
-	Tools          []openai.Tool                       `json:"tools"`
+	Model          string                               `json:"model"`
+	Messages       []openai.ChatCompletionMessage       `json:"messages"`
+	Tools          []openai.Tool                        `json:"tools"`
 	ResponseFormat *openai.ChatCompletionResponseFormat `json:"response_format"`
-	Stream         bool                                `json:"stream"`
-	Auth           string                              `json:"-"`
+	Stream         bool                                 `json:"stream"`
+	Auth           string                               `json:"-"`
 }
 
 // Last returns the last message of the request.
