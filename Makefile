@@ -6,7 +6,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet gotest bench fuzz lint install clean
+.PHONY: all build test vet gotest nvim-test bench fuzz lint install clean
 
 all: build
 
@@ -15,7 +15,7 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warden
 
-test: build vet gotest
+test: build vet gotest nvim-test
 
 vet:
 	$(GO) vet ./...
@@ -23,6 +23,10 @@ vet:
 
 gotest: build
 	WARDEN_BIN=$(CURDIR)/$(BIN) $(GO) test -race -count=1 ./...
+
+# The Neovim plugin's headless tests, in real Neovim against bin/warden.
+nvim-test: build
+	WARDEN_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
 
 # Benchmarks: Go testing.B everywhere, plus whole-command comparisons.
 bench: build

@@ -1,0 +1,149 @@
+-- :checkhealth warden — is the binary there, which version, what its sandbox
+-- can enforce on this machine (`warden doctor`), and whether a model is set.
+local M = {}
+
+-- 0.7/0.8 have require('health').report_*; 0.9+ has vim.health.start/ok/...
+-- (report_* deprecated in 0.10).
+local h = vim.health or require('health')
+local start = h.start or h.report_start
+local ok = h.ok or h.report_ok
+local info = h.info or h.report_info
+local warn = h.warn or h.report_warn
+local err = h.error or h.report_error
+
+-- Runs the warden binary with the client's environment; returns output, status.
+local function run(exe, args)
+  local cmd = {}
+  local env = require('warden').config.cmd_env
+  if env and next(env) then
+    table.insert(cmd, 'env')
+    for k, v in pairs(env) do
+      table.insert(cmd, k .. '=' .. tostring(v))
+    end
+  end
+  table.insert(cmd, exe)
+  vim.list_extend(cmd, args)
+  local out = vim.fn.system(cmd)
+  return out, vim.v.shell_error
+end
+
+local function trim(s)
+  return (s:gsub('^%s+', ''):gsub('%s+$', ''))
+end
+
+-- The model named by setup{settings}, the environment or config.toml.
+local function configured_model()
+  local cfg = require('warden').config
+  local model = (cfg.settings or {}).model or {}
+  local env = cfg.cmd_env or {}
+  local function getenv(k)
+    return env[k] or vim.env[k]
+  end
+  local name, base = model.name, model.baseURL
+  local source = 'setup{settings}'
+  if getenv('WARDEN_MODEL') and getenv('WARDEN_MODEL') ~= '' then
+    name, source = getenv('WARDEN_MODEL'), '$WARDEN_MODEL'
+  end
+  if getenv('OPENAI_BASE_URL') and getenv('OPENAI_BASE_URL') ~= '' then
+    base = getenv('OPENAI_BASE_URL')
+  end
+  if not name then
+    local xdg = getenv('XDG_CONFIG_HOME')
+    if not xdg or xdg == '' then
+      xdg = vim.fn.expand('~/.config')
+    end
+    local path = xdg .. '/warden/config.toml'
+    if vim.fn.filereadable(path) == 1 then
+      local section
+      for _, line in ipairs(vim.fn.readfile(path)) do
+        local s = line:match('^%s*%[([%w_.]+)%]')
+        if s then
+          section = s
+        elseif section == 'model' then
+          local k, v = line:match('^%s*([%w_]+)%s*=%s*"([^"]*)"')
+          if k == 'name' then
+            name, source = v, path
+          elseif k == 'base_url' and not base then
+            base = v
+          end
+        end
+      end
+    end
+  end
+  return name, base, source
+end
+
+function M.check()
+  local warden = require('warden')
+  start('Warden: Neovim')
+  if vim.fn.has('nvim-0.7') ~= 1 then
+    err('Neovim 0.7 or newer is needed')
+  else
+    local v = vim.version()
+    local how = vim.lsp.start and 'vim.lsp.start' or 'vim.lsp.start_client, attached on FileType'
+    if vim.lsp.config then
+      how = how .. '; lsp/warden.lua is available for vim.lsp.enable("warden")'
+    end
+    ok(('Neovim %d.%d.%d: %s'):format(v.major, v.minor, v.patch, how))
+    if vim.fn.has('nvim-0.10') ~= 1 then
+      info('On this Neovim, approval dialogs and patch reviews are modal: the editor waits for the answer')
+    end
+  end
+
+  start('Warden: binary')
+  local exe = warden.config.cmd[1]
+  local path = vim.fn.exepath(exe)
+  if path == '' then
+    err(('%q not found'):format(exe), {
+      'Build it with `make build` (bin/warden) and put it on $PATH,',
+      "or set require('warden').setup{cmd = {'/path/to/warden', 'serve'}}",
+    })
+    return
+  end
+  ok('found ' .. path)
+  local out, status = run(path, { 'version' })
+  if status == 0 then
+    ok('version: ' .. trim(out))
+  else
+    err('`warden version` failed: ' .. trim(out))
+  end
+
+  start('Warden: sandbox (warden doctor)')
+  out, status = run(path, { 'doctor' })
+  local lines = vim.tbl_filter(function(l)
+    return l ~= ''
+  end, vim.split(out, '\n', true))
+  if status == 2 and out:find('unknown command', 1, true) then
+    warn('this warden has no `doctor` command, so what its sandbox enforces here is unknown')
+  elseif status == 0 then
+    ok('the sandbox can be enforced on this machine')
+    for _, l in ipairs(lines) do
+      info(l)
+    end
+  else
+    err('`warden doctor` reports that the sandbox cannot be fully enforced (exit ' .. status .. ')', lines)
+  end
+
+  start('Warden: model')
+  local name, base, source = configured_model()
+  if name then
+    ok(('model %q%s (from %s)'):format(name, base and (' at ' .. base) or '', source))
+  else
+    warn('no model configured: agent actions (ask, fix, explain) need one', {
+      'Set [model] name and base_url in $XDG_CONFIG_HOME/warden/config.toml,',
+      "or WARDEN_MODEL and OPENAI_BASE_URL, or setup{settings = {model = {name = ..., baseURL = ...}}}",
+    })
+  end
+
+  start('Warden: language server')
+  local clients = warden.clients()
+  if #clients == 0 then
+    info('no Warden client is running (it starts when a file is opened)')
+  else
+    for _, c in ipairs(clients) do
+      ok(('client %d running for %s'):format(c.id, c.config.root_dir or '?'))
+    end
+  end
+end
+
+return M

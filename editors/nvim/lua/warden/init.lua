@@ -1,0 +1,220 @@
+-- Warden for Neovim: starts `warden serve` as a language server, answers its
+-- approval dialogs through vim.ui.select, reviews its patches as diffs before
+-- they land, and shows its progress in the statusline.
+--
+--   require('warden').setup{}            -- one line is enough
+--
+-- Neovim 0.7 starts the client with vim.lsp.start_client and attaches it on
+-- FileType; 0.8+ uses vim.lsp.start; 0.11+ may instead use lsp/warden.lua with
+-- vim.lsp.enable('warden').
+local M = {}
+
+local defaults = {
+  -- The server command; `warden` must be on $PATH unless this names a path.
+  cmd = { 'warden', 'serve' },
+  -- Extra environment for the server (XDG dirs, OPENAI_* ...).
+  cmd_env = nil,
+  -- File types to attach to; nil attaches to every file-backed buffer.
+  filetypes = nil,
+  -- The workspace is the nearest directory holding one of these, else the
+  -- file's directory.
+  root_markers = { '.git', '.warden' },
+  -- Sent as initializationOptions (see the README's Configuration table):
+  -- approvalPolicy, sandboxMode, networkAccess, model = {baseURL, name}, ...
+  settings = {},
+  -- Start on FileType automatically; false means only :Warden starts it.
+  autostart = true,
+  review = {
+    -- Write accepted files to disk so no hidden modified buffer is left
+    -- behind. false leaves them modified, marked and listed instead.
+    write = true,
+  },
+}
+
+M.config = vim.deepcopy(defaults)
+
+local has = function(feature)
+  return vim.fn.has(feature) == 1
+end
+
+-- Client API calls changed from method-style (client.request) to
+-- colon-style (client:request) in 0.11; this keeps one spelling here.
+local function client_call(client, name, ...)
+  if has('nvim-0.11') then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
+M.client_call = client_call
+
+--- The handlers Warden needs on its client. Exposed so that lsp/warden.lua and
+--- hand-written vim.lsp.start configs get the same behaviour.
+function M.handlers()
+  return {
+    ['window/showMessageRequest'] = require('warden.approval').handler,
+    ['workspace/applyEdit'] = require('warden.review').handler,
+    ['$/progress'] = require('warden.progress').handler,
+  }
+end
+
+--- The directory a buffer's workspace is rooted at.
+function M.root_dir(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.loop.cwd()
+  for _, marker in ipairs(M.config.root_markers or {}) do
+    local found = vim.fn.finddir(marker, dir .. ';')
+    if found ~= '' then
+      return vim.fn.fnamemodify(found, ':p:h:h') -- ':p' ends a directory in '/'
+    end
+    found = vim.fn.findfile(marker, dir .. ';')
+    if found ~= '' then
+      return vim.fn.fnamemodify(found, ':p:h')
+    end
+  end
+  return dir
+end
+
+--- The client configuration for a workspace root.
+function M.client_config(root)
+  local cfg = M.config
+  return {
+    name = 'warden',
+    cmd = vim.deepcopy(cfg.cmd),
+    cmd_env = cfg.cmd_env,
+    root_dir = root,
+    workspace_folders = root and { { uri = vim.uri_from_fname(root), name = root } } or nil,
+    -- An empty Lua table would go out as a JSON array, which is not settings.
+    init_options = next(cfg.settings or {}) and cfg.settings or nil,
+    settings = next(cfg.settings or {}) and { warden = cfg.settings } or nil,
+    handlers = M.handlers(),
+    on_attach = function(client, bufnr)
+      vim.api.nvim_exec_autocmds('User', { pattern = 'WardenAttach', modeline = false })
+      if M.config.on_attach then
+        M.config.on_attach(client, bufnr)
+      end
+    end,
+  }
+end
+
+-- One client per workspace root on 0.7 (vim.lsp.start does this itself on 0.8+).
+local clients_by_root = {}
+
+local function attachable(bufnr)
+  if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+    return false
+  end
+  local fts = M.config.filetypes
+  return fts == nil or vim.tbl_contains(fts, vim.bo[bufnr].filetype)
+end
+
+--- Starts (or reuses) the workspace's client and attaches it to bufnr.
+--- Returns the client id, or nil and a message when the server cannot start.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not attachable(bufnr) then
+    return nil, 'buffer ' .. bufnr .. ' is not a file Warden attaches to'
+  end
+  local exe = M.config.cmd[1]
+  if vim.fn.executable(exe) ~= 1 then
+    return nil, ('the warden binary %q was not found: build it with `make build` and put bin/ on $PATH, '
+      .. "or set require('warden').setup{cmd = {'/path/to/warden', 'serve'}}"):format(exe)
+  end
+  local root = M.root_dir(bufnr)
+  if vim.lsp.start then
+    local id = vim.lsp.start(M.client_config(root), { bufnr = bufnr })
+    return id
+  end
+  local id = clients_by_root[root]
+  if not (id and vim.lsp.get_client_by_id(id)) then
+    id = vim.lsp.start_client(M.client_config(root))
+    if not id then
+      return nil, 'warden serve failed to start (see :LspLog)'
+    end
+    clients_by_root[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+--- The Warden client attached to bufnr (default: current buffer), if any.
+function M.client(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local list
+  if vim.lsp.get_clients then
+    list = vim.lsp.get_clients({ bufnr = bufnr, name = 'warden' })
+  else
+    list = vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+  end
+  for _, c in ipairs(list) do
+    if c.name == 'warden' then
+      return c
+    end
+  end
+end
+
+--- Every running Warden client.
+function M.clients()
+  local all = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  return vim.tbl_filter(function(c)
+    return c.name == 'warden'
+  end, all)
+end
+
+--- Runs a warden.* command on the buffer's client. callback(err, result).
+function M.execute(command, arguments, callback, bufnr)
+  local client = M.client(bufnr)
+  if not client then
+    local _, err = M.attach(bufnr)
+    client = M.client(bufnr)
+    if not client then
+      local msg = 'Warden is not attached to this buffer' .. (err and (': ' .. err) or '')
+      if callback then
+        callback({ message = msg })
+      else
+        vim.notify(msg, vim.log.levels.ERROR)
+      end
+      return
+    end
+  end
+  local params = { command = command, arguments = arguments }
+  client_call(client, 'request', 'workspace/executeCommand', params, function(err, result)
+    if callback then
+      callback(err, result)
+    elseif err then
+      vim.notify(('Warden %s: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+  end, bufnr)
+end
+
+--- Statusline component: the running job's progress, else "warden" while a
+--- client is attached, else "".
+function M.status()
+  return require('warden.progress').status()
+end
+
+local augroup
+
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if type(M.config.cmd) == 'string' then
+    M.config.cmd = { M.config.cmd, 'serve' }
+  end
+  augroup = vim.api.nvim_create_augroup('warden', { clear = true })
+  if M.config.autostart then
+    vim.api.nvim_create_autocmd('FileType', {
+      group = augroup,
+      pattern = M.config.filetypes or '*',
+      callback = function(ev)
+        if attachable(ev.buf) then
+          local _, err = M.attach(ev.buf)
+          if err then
+            vim.notify_once('Warden: ' .. err, vim.log.levels.WARN)
+          end
+        end
+      end,
+    })
+  end
+  return M
+end
+
+return M

@@ -1,0 +1,32 @@
+-- :checkhealth warden against the real binary: found, version, doctor, model.
+local H = require('helpers')
+
+local function health_text()
+  vim.cmd('checkhealth warden')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('bwipeout!')
+  return text
+end
+
+H.run('checkhealth warden', function()
+  H.workspace()
+  H.setup()
+  local text = health_text()
+  H.contains(text, 'found ' .. H.bin(), 'binary')
+  H.contains(text, 'version: ', 'version')
+  H.contains(text, 'Warden: sandbox (warden doctor)', 'doctor section')
+  H.contains(text, 'no model configured', 'model missing')
+  H.contains(text, 'no Warden client is running', 'no client yet')
+  H.truthy(not text:find('ERROR', 1, true) or text:find('doctor', 1, true), 'no unexpected errors')
+
+  -- A model named in config.toml is found.
+  vim.fn.writefile({ '[model]', 'name = "qwen-test"', 'base_url = "http://127.0.0.1:9/v1"' }, vim.env.XDG_CONFIG_HOME .. '/warden/config.toml')
+  text = health_text()
+  H.contains(text, 'model "qwen-test" at http://127.0.0.1:9/v1', 'model from config.toml')
+
+  -- A missing binary is an error that says how to fix it.
+  require('warden').setup({ cmd = { 'warden-does-not-exist', 'serve' } })
+  text = health_text()
+  H.contains(text, '"warden-does-not-exist" not found', 'missing binary')
+  H.contains(text, 'make build', 'fix hint')
+end)
