@@ -1,5 +1,21 @@
-// Package patch is the patch model: it parses Codex "*** Begin Patch" patches
-// and unified/git diffs into one []FileChange model, locates hunks with a
-// tolerance ladder, checks paths against the workspace, applies changes to
-// disk all or nothing, and records checkpoints for undo.
+// Package patch is the patch model: how the agent's (and the user's) patches
+// are read, checked, applied and undone.
+//
+// The entry point, used by the agent's apply_patch tool, the CLI and the
+// editor's warden.patch.apply command:
+//
+//	changes, err := patch.Parse(text)           // Codex "*** Begin Patch" or unified/git diff
+//	plan, err := patch.Prepare(changes, ws, opt) // resolve paths, locate hunks, compute results
+//	// plan.Concerns lists what needs approval (outside the workspace, protected
+//	// paths, binaries): ask through the approvals orchestrator before going on.
+//	res, err := patch.Apply(ctx, ws, plan, cps)  // land it, recording a checkpoint
+//	fmt.Print(res)                               // what really landed, for the model
+//
+// A Workspace is where plans land: Disk here (all or nothing, through
+// temporary files and renames), or the editor in package lsp, which sends one
+// workspace/applyEdit and reads back which hunks the user accepted. Hunks are
+// located with Codex's tolerance ladder (exact, then ignoring trailing
+// whitespace, surrounding whitespace, and typographic punctuation), and never
+// at an ambiguous place: two equally good matches is an error naming both.
+// Checkpoints.Undo reverts the last patch through the same Workspace.
 package patch

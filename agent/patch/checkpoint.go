@@ -1,0 +1,286 @@
+package patch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Checkpoints records, before each patch lands, every touched file's previous
+// content and existence, so the last change can be undone. They are files
+// under a state directory (config.StateDir()/checkpoints), one directory per
+// workspace root, so they survive a restart of the server.
+type Checkpoints struct {
+	dir  string
+	keep int
+	mu   sync.Mutex
+}
+
+// NewCheckpoints stores checkpoints under dir, keeping the last 50 per workspace.
+func NewCheckpoints(dir string) *Checkpoints { return &Checkpoints{dir: dir, keep: 50} }
+
+// Checkpoint is the state before one patch, and a fingerprint of the state it
+// left, to notice later edits.
+type Checkpoint struct {
+	ID      string     `json:"id"`
+	Root    string     `json:"root"`
+	Created time.Time  `json:"created"`
+	Summary string     `json:"summary"`
+	Files   []Snapshot `json:"files"`
+}
+
+// Snapshot is one file's state before and after a patch.
+type Snapshot struct {
+	Path        string      `json:"path"`
+	Rel         string      `json:"rel"`
+	Existed     bool        `json:"existed"`
+	Content     []byte      `json:"content,omitempty"`
+	Mode        fs.FileMode `json:"mode,omitempty"`
+	AfterExists bool        `json:"afterExists"`
+	AfterSum    string      `json:"afterSum,omitempty"`
+	// Dirs are the directories the patch had to create for the file, which
+	// undo removes again if they are empty.
+	Dirs []string `json:"dirs,omitempty"`
+}
+
+func sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+func (c *Checkpoints) rootDir(root string) string {
+	h := sha256.Sum256([]byte(root))
+	return filepath.Join(c.dir, hex.EncodeToString(h[:8]))
+}
+
+// record saves the state the plan is about to change.
+func (c *Checkpoints) record(plan *Plan) (*Checkpoint, error) {
+	cp := &Checkpoint{Root: plan.Root, Created: time.Now().UTC(), Summary: plan.Summary()}
+	cp.ID = cp.Created.Format("20060102T150405.000000000")
+	for _, f := range plan.Files {
+		cp.Files = append(cp.Files, Snapshot{Path: f.Path, Rel: f.Rel, Existed: f.Existed, Content: []byte(f.Before), Mode: f.Mode, Dirs: missingDirs(f.Path, plan.Root)})
+		if f.MoveTo != "" {
+			cp.Files = append(cp.Files, Snapshot{Path: f.MoveTo, Rel: f.RelTo, Existed: f.DestExisted, Content: []byte(f.DestBefore), Mode: f.Mode, Dirs: missingDirs(f.MoveTo, plan.Root)})
+		}
+	}
+	return cp, c.save(cp)
+}
+
+// settle fingerprints what each file looks like now that the patch landed,
+// drops files it did not change, and deletes the checkpoint if nothing changed.
+func (c *Checkpoints) settle(cp *Checkpoint, src Source) error {
+	kept := cp.Files[:0]
+	for _, s := range cp.Files {
+		data, _, _, err := src.ReadFile(s.Path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("checkpoint: read %s: %w", s.Rel, err)
+		}
+		if exists == s.Existed && (!exists || string(data) == string(s.Content)) {
+			continue // untouched
+		}
+		s.AfterExists = exists
+		if exists {
+			s.AfterSum = sum(data)
+		}
+		kept = append(kept, s)
+	}
+	cp.Files = kept
+	if len(kept) == 0 {
+		return c.remove(cp)
+	}
+	return c.save(cp)
+}
+
+func (c *Checkpoints) save(cp *Checkpoint) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return err
+	}
+	dir := c.rootDir(cp.Root)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := writeAtomic(filepath.Join(dir, cp.ID+".json"), string(data), 0o600); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	c.prune(dir)
+	return nil
+}
+
+func (c *Checkpoints) prune(dir string) {
+	names := c.list(dir)
+	for len(names) > c.keep {
+		os.Remove(filepath.Join(dir, names[0]))
+		names = names[1:]
+	}
+}
+
+func (c *Checkpoints) list(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".json") {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (c *Checkpoints) remove(cp *Checkpoint) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := os.Remove(filepath.Join(c.rootDir(cp.Root), cp.ID+".json"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// Last returns the most recent checkpoint for the workspace root, or nil.
+func (c *Checkpoints) Last(root string) (*Checkpoint, error) {
+	root, _ = filepath.Abs(root)
+	dir := c.rootDir(root)
+	names := c.list(dir)
+	if len(names) == 0 {
+		return nil, nil
+	}
+	data, err := os.ReadFile(filepath.Join(dir, names[len(names)-1]))
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var cp Checkpoint
+	if err := json.Unmarshal(data, &cp); err != nil {
+		return nil, fmt.Errorf("checkpoint %s: %w", names[len(names)-1], err)
+	}
+	return &cp, nil
+}
+
+// EditedSinceError is an undo refused because files changed after the patch.
+type EditedSinceError struct {
+	Summary string
+	Files   []string
+}
+
+func (e *EditedSinceError) Error() string {
+	return fmt.Sprintf("cannot undo %q: %s changed since Warden's edit, and undoing would throw those changes away; undo again with force to do it anyway", e.Summary, strings.Join(e.Files, ", "))
+}
+
+// ErrNothingToUndo means no checkpoint is recorded for the workspace.
+var ErrNothingToUndo = errors.New("nothing to undo: no Warden change is recorded for this workspace")
+
+// Undo reverts the workspace's last recorded patch through ws. Unless force
+// is set, it refuses when any of the files changed since the patch landed.
+func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force bool) (*Result, error) {
+	cp, err := c.Last(root)
+	if err != nil {
+		return nil, err
+	}
+	if cp == nil {
+		return nil, ErrNothingToUndo
+	}
+	plan, err := cp.revertPlan(ws, force)
+	if err != nil {
+		return nil, err
+	}
+	if len(plan.Files) == 0 {
+		return &Result{}, c.remove(cp)
+	}
+	res, err := ws.Apply(ctx, plan)
+	if err != nil {
+		return nil, fmt.Errorf("undo %q: %w", cp.Summary, err)
+	}
+	if res.Complete() {
+		if err := c.remove(cp); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// revertPlan builds the plan that puts every file back.
+func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
+	plan := &Plan{Root: cp.Root}
+	var edited []string
+	for _, s := range cp.Files {
+		data, version, open, err := src.ReadFile(s.Path)
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("undo: read %s: %w", s.Rel, err)
+		}
+		if exists != s.AfterExists || (exists && sum(data) != s.AfterSum) {
+			edited = append(edited, s.Rel)
+		}
+		f := FileEdit{Path: s.Path, Rel: s.Rel, Existed: exists, Before: string(data), Version: version, Open: open, Mode: s.Mode}
+		switch {
+		case s.Existed:
+			f.Change = &FileChange{Kind: Update, Path: s.Rel}
+			if !exists {
+				f.Change.Kind = Add
+			}
+			f.After = string(s.Content)
+			if exists {
+				f.Edits = []Edit{minimalEdit(f.Before, f.After)}
+			}
+		case exists:
+			f.Change = &FileChange{Kind: Delete, Path: s.Rel}
+			f.PruneDirs = s.Dirs
+		default:
+			continue
+		}
+		if f.Change.Kind == Update && f.Before == f.After {
+			continue
+		}
+		plan.Files = append(plan.Files, f)
+	}
+	if len(edited) > 0 && !force {
+		return nil, &EditedSinceError{Summary: cp.Summary, Files: edited}
+	}
+	return plan, nil
+}
+
+// missingDirs lists the directories that writing path would create, innermost
+// first.
+func missingDirs(path, root string) []string {
+	var out []string
+	for d := filepath.Dir(path); d != root && d != filepath.Dir(d); d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// minimalEdit replaces only the lines that differ between old and new, so an
+// editor keeps its cursor and marks elsewhere in the buffer.
+func minimalEdit(old, new string) Edit {
+	p := 0
+	for p < len(old) && p < len(new) && old[p] == new[p] {
+		p++
+	}
+	for p > 0 && old[p-1] != '\n' { // back to a line start
+		p--
+	}
+	s := 0
+	for s < len(old)-p && s < len(new)-p && old[len(old)-1-s] == new[len(new)-1-s] {
+		s++
+	}
+	for s > 0 && old[len(old)-s-1] != '\n' { // forward to a line end
+		s--
+	}
+	return Edit{Start: p, End: len(old) - s, Text: new[p : len(new)-s], FirstLine: strings.Count(old[:p], "\n")}
+}

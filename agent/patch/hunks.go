@@ -1,0 +1,380 @@
+package patch
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Edit is one hunk's effect on a file: the byte range [Start, End) of the old
+// content and what replaces it. Edits of a file are sorted and never overlap,
+// so any subset of them can be applied on its own (an editor may accept only
+// some hunks).
+type Edit struct {
+	Hunk       int // index in FileChange.Hunks
+	Start, End int // byte offsets in the old content
+	Text       string
+	// FirstLine is the 0-based line of the old content where the edit starts.
+	FirstLine int
+}
+
+// HunkError says which chunk of which file could not be applied, and why.
+type HunkError struct {
+	Path      string
+	Hunk      int // 1-based chunk number within the file
+	PatchLine int
+	Msg       string
+}
+
+func (e *HunkError) Error() string {
+	if e.PatchLine > 0 {
+		return fmt.Sprintf("%s: chunk %d (patch line %d): %s", e.Path, e.Hunk, e.PatchLine, e.Msg)
+	}
+	return fmt.Sprintf("%s: chunk %d: %s", e.Path, e.Hunk, e.Msg)
+}
+
+// content is a file split into lines for matching, with the byte offset of
+// every line so edits can be expressed as byte ranges.
+type content struct {
+	raw      string
+	starts   []int // starts[i] is line i's offset; starts[n] == len(raw)
+	t        text
+	eol      string // the file's usual line terminator, used for new lines
+	finalEOL bool   // the last line ends with a terminator (or the file is empty)
+}
+
+func splitContent(raw string) *content {
+	c := &content{raw: raw, finalEOL: true, eol: "\n"}
+	n := strings.Count(raw, "\n")
+	c.starts = make([]int, 0, n+2)
+	c.t.lines = make([]string, 0, n+1)
+	crlf := 0
+	for off := 0; off < len(raw); {
+		c.starts = append(c.starts, off)
+		i := strings.IndexByte(raw[off:], '\n')
+		if i < 0 {
+			c.t.lines = append(c.t.lines, raw[off:])
+			c.finalEOL = false
+			off = len(raw)
+			break
+		}
+		line := raw[off : off+i]
+		if strings.HasSuffix(line, "\r") {
+			line = line[:len(line)-1]
+			crlf++
+		}
+		c.t.lines = append(c.t.lines, line)
+		off += i + 1
+	}
+	c.starts = append(c.starts, len(raw))
+	if crlf > 0 && crlf*2 >= n {
+		c.eol = "\r\n"
+	}
+	return c
+}
+
+func (c *content) n() int { return len(c.t.lines) }
+
+// terminator returns line i's own line terminator ("" for a last line without one).
+func (c *content) terminator(i int) string {
+	line := c.raw[c.starts[i]:c.starts[i+1]]
+	switch {
+	case strings.HasSuffix(line, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(line, "\n"):
+		return "\n"
+	}
+	return ""
+}
+
+// applyHunks locates every hunk in old and returns the new content and the
+// per-hunk edits. Hunks are found in order, each after the previous one.
+func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
+	c := splitContent(old)
+	edits := make([]Edit, 0, len(hunks))
+	from := 0
+	for hi := range hunks {
+		h := &hunks[hi]
+		fail := func(format string, a ...any) error {
+			return &HunkError{Path: path, Hunk: hi + 1, PatchLine: h.Line, Msg: fmt.Sprintf(format, a...)}
+		}
+		ops := h.Lines
+		at, err := locate(c, h, ops, from, fail)
+		if err != nil {
+			// Codex's leniency: a trailing blank context line the file does
+			// not have is usually the model's separator, not content.
+			trimmedOps := ops
+			for len(trimmedOps) > 0 && trimmedOps[len(trimmedOps)-1] == (Line{Context, ""}) {
+				trimmedOps = trimmedOps[:len(trimmedOps)-1]
+			}
+			if len(trimmedOps) == len(ops) || !hasChange(trimmedOps) {
+				return "", nil, err
+			}
+			if at, err = locate(c, h, trimmedOps, from, fail); err != nil {
+				return "", nil, err
+			}
+			ops = trimmedOps
+		}
+		e := c.edit(h, ops, at)
+		e.Hunk = hi
+		edits = append(edits, e)
+		from = at + countOld(ops)
+	}
+	return splice(old, edits), edits, nil
+}
+
+func countOld(ops []Line) int {
+	n := 0
+	for _, l := range ops {
+		if l.Op != Insert {
+			n++
+		}
+	}
+	return n
+}
+
+func oldOf(ops []Line) []string {
+	out := make([]string, 0, len(ops))
+	for _, l := range ops {
+		if l.Op != Insert {
+			out = append(out, l.Text)
+		}
+	}
+	return out
+}
+
+// locate finds the line where the hunk's old lines start, searching from
+// line from onwards. It refuses an ambiguous location.
+func locate(c *content, h *Hunk, ops []Line, from int, fail func(string, ...any) error) (int, error) {
+	old := oldOf(ops)
+	n := c.n()
+	switch {
+	case h.EndOfFile:
+		at := n - len(old)
+		if at >= from {
+			for l := exact; l < levels; l++ {
+				if c.t.matchesAt(l, old, at) {
+					return at, nil
+				}
+			}
+		}
+		return 0, notFound(c, old, from, fail, "at the end of the file (the chunk is marked *** End of File)")
+	case len(h.Anchors) > 0:
+		starts, err := anchorChain(c, h.Anchors, from, fail)
+		if err != nil {
+			return 0, err
+		}
+		if len(old) == 0 {
+			// A pure addition under an anchor goes right after it.
+			return unique(starts, fail, "the @@ anchor")
+		}
+		var found []int
+		for _, s := range starts {
+			if m, _ := c.t.find(old, s, n, 1); len(m) > 0 {
+				found = appendNew(found, m[0])
+			}
+		}
+		if len(found) == 0 {
+			return 0, notFound(c, old, starts[0], fail, fmt.Sprintf("after the @@ anchor %q", h.Anchors[len(h.Anchors)-1]))
+		}
+		return unique(found, fail, "these lines")
+	case len(old) == 0:
+		if h.OldStart > 0 {
+			return clamp(h.OldStart-1, from, n), nil
+		}
+		return n, nil // Codex: a pure addition with no anchor appends
+	case h.OldStart > 0:
+		hint := h.OldStart - 1
+		if hint >= from && c.t.matchesAt(exact, old, hint) {
+			return hint, nil
+		}
+		found, _ := c.t.find(old, from, n, 0)
+		if len(found) == 0 {
+			return 0, notFound(c, old, from, fail, fmt.Sprintf("near line %d", h.OldStart))
+		}
+		best, tie := found[0], false
+		for _, f := range found[1:] {
+			switch d, bd := abs(f-hint), abs(best-hint); {
+			case d < bd:
+				best, tie = f, false
+			case d == bd:
+				tie = true
+			}
+		}
+		if tie {
+			return 0, fail("these lines match equally well at lines %s, on either side of line %d where the diff puts them; add context to tell them apart", lineList(found), h.OldStart)
+		}
+		return best, nil
+	default:
+		found, _ := c.t.find(old, from, n, 2)
+		if len(found) == 0 {
+			return 0, notFound(c, old, from, fail, "")
+		}
+		return unique(found, fail, "these lines")
+	}
+}
+
+// anchorChain finds where the hunk may start after its @@ anchors: every
+// occurrence of the first anchor, then for each the next occurrence of each
+// following anchor. It returns the lines just after the last anchor.
+func anchorChain(c *content, anchors []string, from int, fail func(string, ...any) error) ([]int, error) {
+	n := c.n()
+	occ, _ := c.t.find(anchors[:1], from, n, 0)
+	if len(occ) == 0 {
+		return nil, fail("could not find the @@ context line %q%s", anchors[0], fromText(from))
+	}
+	starts := make([]int, 0, len(occ))
+	for _, o := range occ {
+		starts = append(starts, o+1)
+	}
+	for _, a := range anchors[1:] {
+		var next []int
+		for _, s := range starts {
+			if m, _ := c.t.find([]string{a}, s, n, 1); len(m) > 0 {
+				next = appendNew(next, m[0]+1)
+			}
+		}
+		if len(next) == 0 {
+			return nil, fail("could not find the @@ context line %q after %q", a, anchors[0])
+		}
+		starts = next
+	}
+	return starts, nil
+}
+
+func unique(found []int, fail func(string, ...any) error, what string) (int, error) {
+	if len(found) > 1 {
+		return 0, fail("%s match equally well at lines %s; add context lines or an @@ anchor so the chunk matches one place", what, lineList(found))
+	}
+	return found[0], nil
+}
+
+func notFound(c *content, old []string, from int, fail func(string, ...any) error, where string) error {
+	var b strings.Builder
+	b.WriteString("could not find these lines")
+	if where != "" {
+		b.WriteString(" " + where)
+	} else {
+		b.WriteString(fromText(from))
+	}
+	b.WriteString(":")
+	for i, l := range old {
+		if i == 20 {
+			fmt.Fprintf(&b, "\n    … (%d more)", len(old)-20)
+			break
+		}
+		b.WriteString("\n    " + l)
+	}
+	if at, k := c.t.closest(old, from); k > 0 && k < len(old) && at+k < c.n() {
+		fmt.Fprintf(&b, "\nClosest: %d of them match from line %d, but line %d is %q where the patch expects %q.", k, at+1, at+k+1, clip(c.t.lines[at+k]), clip(old[k]))
+	}
+	return fail("%s", b.String())
+}
+
+func fromText(from int) string {
+	if from > 0 {
+		return fmt.Sprintf(" (searching from line %d, after the previous chunk)", from+1)
+	}
+	return ""
+}
+
+// edit builds the replacement for a hunk whose old lines start at line at.
+// Context lines keep the file's own text and terminators (they may have
+// matched only loosely); added lines take the file's usual terminator.
+func (c *content) edit(h *Hunk, ops []Line, at int) Edit {
+	n := c.n()
+	// Appending after a last line that has no terminator rewrites that line
+	// too, so it gains one.
+	if at == n && n > 0 && !c.finalEOL {
+		at--
+		ops = append([]Line{{Context, c.t.lines[at]}}, ops...)
+	}
+	end := at + countOld(ops)
+	type piece struct{ text, eol string }
+	pieces := make([]piece, 0, len(ops))
+	i := at
+	for _, l := range ops {
+		switch l.Op {
+		case Context:
+			pieces = append(pieces, piece{c.t.lines[i], c.terminator(i)})
+			i++
+		case Remove:
+			i++
+		case Insert:
+			pieces = append(pieces, piece{l.Text, c.eol})
+		}
+	}
+	if len(pieces) > 0 {
+		last := &pieces[len(pieces)-1]
+		if end == n {
+			switch {
+			case h.NoEOLKnown && h.NewNoEOL:
+				last.eol = ""
+			case h.NoEOLKnown, c.finalEOL:
+				if last.eol == "" {
+					last.eol = c.eol
+				}
+			default:
+				last.eol = "" // keep the file's missing final newline
+			}
+		}
+		for j := range pieces[:len(pieces)-1] {
+			if pieces[j].eol == "" {
+				pieces[j].eol = c.eol
+			}
+		}
+	}
+	var b strings.Builder
+	for _, p := range pieces {
+		b.WriteString(p.text)
+		b.WriteString(p.eol)
+	}
+	return Edit{Start: c.starts[at], End: c.starts[end], Text: b.String(), FirstLine: at}
+}
+
+// splice applies sorted, non-overlapping edits to old.
+func splice(old string, edits []Edit) string {
+	size := len(old)
+	for _, e := range edits {
+		size += len(e.Text) - (e.End - e.Start)
+	}
+	var b strings.Builder
+	b.Grow(size)
+	prev := 0
+	for _, e := range edits {
+		b.WriteString(old[prev:e.Start])
+		b.WriteString(e.Text)
+		prev = e.End
+	}
+	b.WriteString(old[prev:])
+	return b.String()
+}
+
+func appendNew(list []int, v int) []int {
+	for _, x := range list {
+		if x == v {
+			return list
+		}
+	}
+	return append(list, v)
+}
+
+func lineList(lines []int) string {
+	parts := make([]string, 0, len(lines))
+	for i, l := range lines {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(lines)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprint(l+1))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

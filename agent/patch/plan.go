@@ -1,0 +1,260 @@
+package patch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Source reads a file's current content: the editor's buffer when the file is
+// open there (version is the buffer's LSP version), else the disk. A missing
+// file is an error satisfying errors.Is(err, fs.ErrNotExist).
+type Source interface {
+	ReadFile(path string) (content []byte, version int32, open bool, err error)
+}
+
+// Options say where a patch may write.
+type Options struct {
+	// Root is the workspace root; relative patch paths are resolved against it.
+	Root string
+	// WritableRoots are further directories the patch may write without
+	// approval (the sandbox's writable roots).
+	WritableRoots []string
+}
+
+// FileEdit is one file change, resolved against the workspace and computed
+// against the file's current content: everything needed to show, approve,
+// apply and verify it.
+type FileEdit struct {
+	Change *FileChange
+	Path   string // absolute
+	Rel    string // as shown to people: relative to the root when inside it
+	MoveTo string // absolute destination of a move, or ""
+	RelTo  string
+
+	Existed bool
+	Before  string
+	Version int32 // editor version of Before, when Open
+	Open    bool
+	Mode    fs.FileMode // mode for the file written (0: default for new files)
+
+	After string // the content left at Target() (unused when deleting)
+	Edits []Edit // an update's hunks as byte edits of Before
+
+	// A move over an existing file replaces it.
+	DestExisted bool
+	DestBefore  string
+	DestVersion int32
+	DestOpen    bool
+
+	// PruneDirs are directories to remove, if empty, after deleting the file
+	// (undo removes the directories a patch created).
+	PruneDirs []string
+}
+
+// Target is where the file's content ends up: the move destination or Path.
+func (f *FileEdit) Target() string {
+	if f.MoveTo != "" {
+		return f.MoveTo
+	}
+	return f.Path
+}
+
+// Deleted reports whether the change removes the file.
+func (f *FileEdit) Deleted() bool { return f.Change.Kind == Delete }
+
+// Concern is a reason a file change needs the user's approval before it lands.
+type Concern struct {
+	Path   string // absolute
+	Rel    string
+	Reason string
+}
+
+func (c Concern) String() string { return c.Rel + " " + c.Reason }
+
+// Plan is a patch ready to apply: every file's new content is computed and
+// checked, and Concerns lists what needs approval first.
+type Plan struct {
+	Root     string
+	Files    []FileEdit
+	Concerns []Concern
+}
+
+// Paths lists every file the plan touches (sources and destinations), sorted:
+// the keys for per-file approval.
+func (p *Plan) Paths() []string {
+	var out []string
+	for _, f := range p.Files {
+		out = append(out, f.Path)
+		if f.MoveTo != "" {
+			out = append(out, f.MoveTo)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Summary describes the plan in a few words ("update a.go, add b.go").
+func (p *Plan) Summary() string {
+	parts := make([]string, 0, len(p.Files))
+	for i, f := range p.Files {
+		if i == 4 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(p.Files)-4))
+			break
+		}
+		switch {
+		case f.MoveTo != "":
+			parts = append(parts, "move "+f.Rel+" to "+f.RelTo)
+		case f.Change.Kind == Update:
+			parts = append(parts, "update "+f.Rel)
+		default:
+			parts = append(parts, f.Change.Kind.String()+" "+f.Rel)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// RefusedError is a change Warden will not make even with approval.
+type RefusedError struct {
+	Path   string
+	Reason string
+}
+
+func (e *RefusedError) Error() string { return e.Path + ": " + e.Reason }
+
+// Prepare resolves and checks every change and computes its result against
+// the current content from src. It fails, naming the file and chunk, if any
+// change cannot be applied; it changes nothing.
+func Prepare(changes []FileChange, src Source, opt Options) (*Plan, error) {
+	if len(changes) == 0 {
+		return nil, ErrEmpty
+	}
+	root, err := filepath.Abs(opt.Root)
+	if err != nil {
+		return nil, fmt.Errorf("workspace root: %w", err)
+	}
+	g := newGuard(root, opt.WritableRoots)
+	plan := &Plan{Root: root, Files: make([]FileEdit, 0, len(changes))}
+	touched := make(map[string]*FileChange, len(changes))
+	claim := func(c *FileChange, abs, rel string) error {
+		if prev, ok := touched[abs]; ok {
+			return &ParseError{Line: c.Line, Msg: fmt.Sprintf("%s is changed twice in this patch (also at patch line %d); put all its changes in one section", rel, prev.Line)}
+		}
+		touched[abs] = c
+		return nil
+	}
+	for i := range changes {
+		c := &changes[i]
+		f := FileEdit{Change: c}
+		if f.Path, err = g.resolve(c.Path); err != nil {
+			return nil, err
+		}
+		f.Rel = g.rel(f.Path)
+		if err := claim(c, f.Path, f.Rel); err != nil {
+			return nil, err
+		}
+		if c.MoveTo != "" {
+			if f.MoveTo, err = g.resolve(c.MoveTo); err != nil {
+				return nil, err
+			}
+			if f.MoveTo == f.Path {
+				f.MoveTo = ""
+			} else {
+				f.RelTo = g.rel(f.MoveTo)
+				if err := claim(c, f.MoveTo, f.RelTo); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := compute(&f, src); err != nil {
+			return nil, err
+		}
+		plan.Concerns = append(plan.Concerns, g.check(&f)...)
+		plan.Files = append(plan.Files, f)
+	}
+	return plan, nil
+}
+
+// read returns a file's current content from src, and whether it exists.
+func read(src Source, path, rel string) (content string, version int32, open, exists bool, err error) {
+	info, statErr := os.Lstat(path)
+	if statErr == nil {
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if real, err := os.Stat(path); err == nil {
+				info = real
+			}
+		}
+		if info.IsDir() {
+			return "", 0, false, true, &RefusedError{Path: rel, Reason: "is a directory; patches change files, not directories"}
+		}
+		if !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0 {
+			return "", 0, false, true, &RefusedError{Path: rel, Reason: fmt.Sprintf("is not a regular file (%s)", info.Mode().Type())}
+		}
+	}
+	data, version, open, err := src.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", 0, false, false, nil
+	}
+	if err != nil {
+		return "", 0, false, false, fmt.Errorf("%s: %w", rel, err)
+	}
+	return string(data), version, open, true, nil
+}
+
+// compute fills in the file's current state and its result.
+func compute(f *FileEdit, src Source) error {
+	c := f.Change
+	var err error
+	f.Before, f.Version, f.Open, f.Existed, err = read(src, f.Path, f.Rel)
+	if err != nil {
+		return err
+	}
+	if f.Existed {
+		if info, err := os.Stat(f.Path); err == nil {
+			f.Mode = info.Mode().Perm()
+		}
+	}
+	if c.Mode != 0 {
+		f.Mode = c.Mode
+	}
+	switch c.Kind {
+	case Add:
+		f.After = c.Content
+	case Delete:
+		if !f.Existed {
+			return &RefusedError{Path: f.Rel, Reason: "cannot be deleted: it does not exist"}
+		}
+		if len(c.Hunks) > 0 {
+			rest, _, err := applyHunks(f.Rel, f.Before, c.Hunks)
+			if err != nil {
+				return err
+			}
+			if rest != "" {
+				return &RefusedError{Path: f.Rel, Reason: "the diff deletes the file but does not remove all of its content; it has changed since the diff was made"}
+			}
+		}
+	case Update:
+		if !f.Existed {
+			return &RefusedError{Path: f.Rel, Reason: "does not exist; Update File needs an existing file (use Add File to create one)"}
+		}
+		if len(c.Hunks) > 0 && hasNUL([]byte(f.Before)) {
+			return &RefusedError{Path: f.Rel, Reason: "is a binary file; Warden patches text files only"}
+		}
+		if f.After, f.Edits, err = applyHunks(f.Rel, f.Before, c.Hunks); err != nil {
+			return err
+		}
+		if f.MoveTo != "" {
+			var dest string
+			dest, f.DestVersion, f.DestOpen, f.DestExisted, err = read(src, f.MoveTo, f.RelTo)
+			if err != nil {
+				return err
+			}
+			f.DestBefore = dest
+		}
+	}
+	return nil
+}

@@ -1,0 +1,4 @@
+import os
+
+def main():
+    pass

@@ -1,0 +1,165 @@
+package patch
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+)
+
+// gitdiffLine pulls the line number out of go-gitdiff's "gitdiff: line N: msg".
+var gitdiffLine = regexp.MustCompile(`^gitdiff: line (\d+): `)
+
+// parseUnified reads a unified or git diff with go-gitdiff and converts its
+// files to FileChanges. first is the patch line of text's first line.
+func parseUnified(text string, first int) ([]FileChange, error) {
+	files, _, err := gitdiff.Parse(strings.NewReader(text))
+	if err != nil {
+		msg := err.Error()
+		line := 0
+		if m := gitdiffLine.FindStringSubmatch(msg); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			line = n + first - 1
+			msg = msg[len(m[0]):]
+		}
+		if _, hunks := unifiedPositions(text, first); line > 0 {
+			for i := len(hunks) - 1; i >= 0; i-- {
+				if hunks[i] <= line {
+					msg += fmt.Sprintf(" (in the hunk starting at patch line %d)", hunks[i])
+					break
+				}
+			}
+		}
+		return nil, &ParseError{Line: line, Msg: "unified diff: " + msg}
+	}
+	if len(files) == 0 {
+		return nil, ErrEmpty
+	}
+	fileLines, hunkLines := unifiedPositions(text, first)
+	traditional := !strings.Contains(text, "diff --git ")
+	var changes []FileChange
+	hunkIdx := 0
+	for i, f := range files {
+		line := 0
+		if i < len(fileLines) {
+			line = fileLines[i]
+		}
+		oldName, newName := f.OldName, f.NewName
+		if traditional {
+			oldName, newName = stripSide(oldName), stripSide(newName)
+		}
+		name := newName
+		if name == "" {
+			name = oldName
+		}
+		switch {
+		case f.IsBinary:
+			return nil, parseErrorf(line, "%s: binary patches are not supported; Warden patches text files only", name)
+		case f.IsCopy:
+			return nil, parseErrorf(line, "%s: copies are not supported; add the file with its full content instead", name)
+		}
+		c := FileChange{Line: line}
+		if f.NewMode != 0 && f.NewMode != f.OldMode {
+			c.Mode = f.NewMode.Perm()
+		}
+		hunks := make([]Hunk, 0, len(f.TextFragments))
+		for _, frag := range f.TextFragments {
+			h := convertFragment(frag)
+			if hunkIdx < len(hunkLines) {
+				h.Line = hunkLines[hunkIdx]
+			}
+			hunkIdx++
+			hunks = append(hunks, h)
+		}
+		switch {
+		case f.IsNew:
+			c.Kind, c.Path = Add, newName
+			var b strings.Builder
+			for _, frag := range f.TextFragments {
+				for _, l := range frag.Lines {
+					if l.New() {
+						b.WriteString(l.Line)
+					}
+				}
+			}
+			c.Content = b.String()
+		case f.IsDelete:
+			c.Kind, c.Path, c.Hunks = Delete, oldName, hunks
+		default:
+			c.Kind, c.Path, c.Hunks = Update, oldName, hunks
+			if f.IsRename && newName != oldName {
+				c.MoveTo = newName
+			}
+			if len(hunks) == 0 && c.MoveTo == "" && c.Mode == 0 {
+				return nil, parseErrorf(line, "%s: the diff changes nothing in this file", name)
+			}
+		}
+		if c.Path == "" {
+			return nil, parseErrorf(line, "a file header names no file")
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+// stripSide drops the a/ or b/ that diff -u users and git put before paths.
+// go-gitdiff strips them from git headers but not from traditional ones.
+func stripSide(name string) string {
+	if strings.HasPrefix(name, "a/") || strings.HasPrefix(name, "b/") {
+		return name[2:]
+	}
+	return name
+}
+
+func convertFragment(frag *gitdiff.TextFragment) Hunk {
+	h := Hunk{OldStart: int(frag.OldPosition), NoEOLKnown: true, Lines: make([]Line, 0, len(frag.Lines))}
+	lastNew := -1
+	for i, l := range frag.Lines {
+		var op Op
+		switch l.Op {
+		case gitdiff.OpContext:
+			op = Context
+		case gitdiff.OpDelete:
+			op = Remove
+		default:
+			op = Insert
+		}
+		if l.New() {
+			lastNew = i
+		}
+		text := strings.TrimSuffix(l.Line, "\n")
+		text = strings.TrimSuffix(text, "\r")
+		h.Lines = append(h.Lines, Line{op, text})
+	}
+	if lastNew >= 0 {
+		h.NewNoEOL = frag.Lines[lastNew].NoEOL()
+	}
+	if frag.OldLines == 0 {
+		// A pure insertion's old position is the line it goes after.
+		h.OldStart = int(frag.OldPosition) + 1
+	}
+	return h
+}
+
+// unifiedPositions finds the patch lines of file headers and hunk headers, in
+// order, so errors can name them (go-gitdiff does not keep positions).
+func unifiedPositions(text string, first int) (files, hunks []int) {
+	lines := strings.Split(text, "\n")
+	inGitHeader := false
+	for i, l := range lines {
+		n := first + i
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			files = append(files, n)
+			inGitHeader = true
+		case strings.HasPrefix(l, "@@ -"):
+			hunks = append(hunks, n)
+			inGitHeader = false
+		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ") && !inGitHeader:
+			files = append(files, n)
+		}
+	}
+	return files, hunks
+}

@@ -1,0 +1,126 @@
+package patch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Workspace is where a plan lands: on disk (Disk), or in the editor through
+// workspace/applyEdit (package lsp). Apply reports what really landed, which
+// in an editor may be less than the plan: the user can untick hunks, and a
+// stale buffer makes the editor skip an edit.
+type Workspace interface {
+	Source
+	Apply(ctx context.Context, plan *Plan) (*Result, error)
+}
+
+// Status is what became of one file change.
+type Status int
+
+const (
+	NotLanded Status = iota
+	Partial          // some hunks landed
+	Landed
+)
+
+func (s Status) String() string {
+	return [...]string{"not applied", "partly applied", "applied"}[s]
+}
+
+// FileResult is what became of one file change.
+type FileResult struct {
+	Path   string // as shown to people (relative to the root when inside it)
+	MoveTo string
+	Kind   Kind
+	Status Status
+	// Hunks are the indices of the hunks that landed (updates only), of Total.
+	Hunks []int
+	Total int
+	// Reason says why the change did not (fully) land.
+	Reason string
+}
+
+// Result is what a Workspace reports after applying a plan.
+type Result struct {
+	Files []FileResult
+}
+
+// Complete reports whether every change landed in full.
+func (r *Result) Complete() bool {
+	for _, f := range r.Files {
+		if f.Status != Landed {
+			return false
+		}
+	}
+	return true
+}
+
+// Any reports whether anything landed.
+func (r *Result) Any() bool {
+	for _, f := range r.Files {
+		if f.Status != NotLanded {
+			return true
+		}
+	}
+	return false
+}
+
+// String lists each file with a one-letter code, as Codex reports to the
+// model (A added, M modified, D deleted, R moved), then anything that did not
+// land and why.
+func (r *Result) String() string {
+	var b strings.Builder
+	if r.Complete() {
+		b.WriteString("Success. Updated the following files:\n")
+	} else if r.Any() {
+		b.WriteString("The patch was applied only in part.\n")
+	} else {
+		b.WriteString("The patch was not applied.\n")
+	}
+	for _, f := range r.Files {
+		code := map[Kind]string{Add: "A", Delete: "D", Update: "M"}[f.Kind]
+		name := f.Path
+		if f.MoveTo != "" {
+			code, name = "R", f.Path+" -> "+f.MoveTo
+		}
+		switch f.Status {
+		case Landed:
+			fmt.Fprintf(&b, "%s %s\n", code, name)
+		case Partial:
+			fmt.Fprintf(&b, "%s %s (only chunks %s of %d applied", code, name, hunkList(f.Hunks), f.Total)
+			if f.Reason != "" {
+				b.WriteString(": " + f.Reason)
+			}
+			b.WriteString(")\n")
+		default:
+			fmt.Fprintf(&b, "not applied: %s", name)
+			if f.Reason != "" {
+				b.WriteString(" (" + f.Reason + ")")
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+func hunkList(h []int) string {
+	parts := make([]string, len(h))
+	for i, v := range h {
+		parts[i] = fmt.Sprint(v + 1)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// allLanded is the result of a plan that landed in full.
+func allLanded(plan *Plan) *Result {
+	r := &Result{Files: make([]FileResult, 0, len(plan.Files))}
+	for _, f := range plan.Files {
+		fr := FileResult{Path: f.Rel, MoveTo: f.RelTo, Kind: f.Change.Kind, Status: Landed, Total: len(f.Edits)}
+		for _, e := range f.Edits {
+			fr.Hunks = append(fr.Hunks, e.Hunk)
+		}
+		r.Files = append(r.Files, fr)
+	}
+	return r
+}
