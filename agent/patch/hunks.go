@@ -40,6 +40,7 @@ type content struct {
 	t        text
 	eol      string // the file's usual line terminator, used for new lines
 	finalEOL bool   // the last line ends with a terminator (or the file is empty)
+	realLen  int    // length of the real text (raw has a virtual final terminator when !finalEOL)
 }
 
 func splitContent(raw string) *content {
@@ -65,26 +66,20 @@ func splitContent(raw string) *content {
 		c.t.lines = append(c.t.lines, line)
 		off += i + 1
 	}
-	c.starts = append(c.starts, len(raw))
 	if crlf > 0 && crlf*2 >= n {
 		c.eol = "\r\n"
 	}
+	c.realLen = len(raw)
+	if !c.finalEOL {
+		// Work as if the last line had a terminator, so every line is alike;
+		// applyHunks maps the edits back onto the real text.
+		c.raw += c.eol
+	}
+	c.starts = append(c.starts, len(c.raw))
 	return c
 }
 
 func (c *content) n() int { return len(c.t.lines) }
-
-// terminator returns line i's own line terminator ("" for a last line without one).
-func (c *content) terminator(i int) string {
-	line := c.raw[c.starts[i]:c.starts[i+1]]
-	switch {
-	case strings.HasSuffix(line, "\r\n"):
-		return "\r\n"
-	case strings.HasSuffix(line, "\n"):
-		return "\n"
-	}
-	return ""
-}
 
 // applyHunks locates every hunk in old and returns the new content and the
 // per-hunk edits. Hunks are found in order, each after the previous one.
@@ -114,12 +109,53 @@ func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
 			}
 			ops = trimmedOps
 		}
-		e := c.edit(h, ops, at)
+		e := c.edit(ops, at)
 		e.Hunk = hi
 		edits = append(edits, e)
 		from = at + countOld(ops)
 	}
+	c.toReal(hunks, edits)
 	return splice(old, edits), edits, nil
+}
+
+// toReal maps edits made against the text with a virtual final terminator
+// back onto the real text, and decides whether the result ends with one:
+// as the file did (Codex keeps it; a unified diff says so with "\ No newline
+// at end of file").
+func (c *content) toReal(hunks []Hunk, edits []Edit) {
+	v := len(c.raw)
+	wantFinal, last := c.finalEOL, -1
+	for i, e := range edits {
+		if e.End == v {
+			last = i
+			if h := hunks[e.Hunk]; h.NoEOLKnown {
+				wantFinal = !h.NewNoEOL
+			}
+		}
+	}
+	if last < 0 {
+		return
+	}
+	materialised := c.finalEOL
+	for i := range edits {
+		e := &edits[i]
+		if !c.finalEOL && e.End == v {
+			if e.Start == v {
+				// An insertion after the last line: it must first end that line.
+				if !materialised {
+					e.Text = c.eol + e.Text
+				}
+				e.Start = c.realLen
+			}
+			materialised = true
+			e.End = c.realLen
+		}
+		if i == last && !wantFinal {
+			if t, ok := strings.CutSuffix(e.Text, "\n"); ok {
+				e.Text = strings.TrimSuffix(t, "\r")
+			}
+		}
+	}
 }
 
 func countOld(ops []Line) int {
@@ -280,55 +316,22 @@ func fromText(from int) string {
 // edit builds the replacement for a hunk whose old lines start at line at.
 // Context lines keep the file's own text and terminators (they may have
 // matched only loosely); added lines take the file's usual terminator.
-func (c *content) edit(h *Hunk, ops []Line, at int) Edit {
-	n := c.n()
-	// Appending after a last line that has no terminator rewrites that line
-	// too, so it gains one.
-	if at == n && n > 0 && !c.finalEOL {
-		at--
-		ops = append([]Line{{Context, c.t.lines[at]}}, ops...)
-	}
-	end := at + countOld(ops)
-	type piece struct{ text, eol string }
-	pieces := make([]piece, 0, len(ops))
+func (c *content) edit(ops []Line, at int) Edit {
+	var b strings.Builder
 	i := at
 	for _, l := range ops {
 		switch l.Op {
 		case Context:
-			pieces = append(pieces, piece{c.t.lines[i], c.terminator(i)})
+			b.WriteString(c.raw[c.starts[i]:c.starts[i+1]])
 			i++
 		case Remove:
 			i++
 		case Insert:
-			pieces = append(pieces, piece{l.Text, c.eol})
+			b.WriteString(l.Text)
+			b.WriteString(c.eol)
 		}
 	}
-	if len(pieces) > 0 {
-		last := &pieces[len(pieces)-1]
-		if end == n {
-			switch {
-			case h.NoEOLKnown && h.NewNoEOL:
-				last.eol = ""
-			case h.NoEOLKnown, c.finalEOL:
-				if last.eol == "" {
-					last.eol = c.eol
-				}
-			default:
-				last.eol = "" // keep the file's missing final newline
-			}
-		}
-		for j := range pieces[:len(pieces)-1] {
-			if pieces[j].eol == "" {
-				pieces[j].eol = c.eol
-			}
-		}
-	}
-	var b strings.Builder
-	for _, p := range pieces {
-		b.WriteString(p.text)
-		b.WriteString(p.eol)
-	}
-	return Edit{Start: c.starts[at], End: c.starts[end], Text: b.String(), FirstLine: at}
+	return Edit{Start: c.starts[at], End: c.starts[i], Text: b.String(), FirstLine: at}
 }
 
 // splice applies sorted, non-overlapping edits to old.

@@ -1,0 +1,147 @@
+package patch
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParseErrorsNameThePlace(t *testing.T) {
+	cases := map[string]struct{ patch, want string }{
+		"truncated unified": {"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n", "patch line"},
+		"chunk without @@":  {"*** Begin Patch\n*** Update File: x\n@@\n-a\n+b\nnot a line\n*** End Patch", `patch line 6: x: expected an @@ line to start chunk 2, got "not a line"`},
+		"first bad line":    {"*** Begin Patch\n*** Update File: x\n@@\n?a\n*** End Patch", `patch line 4: x: unexpected line "?a" in chunk 1`},
+		"no change":         {"*** Begin Patch\n*** Update File: x\n@@\n a\n*** End Patch", "patch line 3: x: chunk 1 changes nothing"},
+		"empty update":      {"*** Begin Patch\n*** Update File: x\n*** End Patch", "patch line 2: Update File x has no changes"},
+		"no path":           {"*** Begin Patch\n*** Add File:\n+x\n*** End Patch", "patch line 2"},
+		"NUL":               {"*** Begin Patch\n*** Add File: x\n+a\x00\n*** End Patch", "patch line 3: NUL byte"},
+		"binary git":        {"diff --git a/x b/x\nindex 1..2 100644\nGIT binary patch\nliteral 1\nIcmZ?l0000R0RR91\n\nliteral 0\nHcmV?d00001\n\n", "binary"},
+		"not a patch":       {"just some text\n", "not a patch"},
+	}
+	for name, c := range cases {
+		_, err := Parse(c.patch)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to contain %q", name, err, c.want)
+		}
+	}
+	if _, err := Parse(" \n\t\n"); !errors.Is(err, ErrEmpty) {
+		t.Errorf("blank patch: %v", err)
+	}
+	if _, err := Parse(strings.Repeat("x", MaxPatchBytes+1)); err == nil || !strings.Contains(err.Error(), "MiB limit") {
+		t.Errorf("oversized patch: %v", err)
+	}
+}
+
+func TestCodexLeniency(t *testing.T) {
+	// A unified-style range after @@, a first chunk without @@, a blank
+	// separator line inside the envelope, and CRLF patch lines.
+	text := "*** Begin Patch\r\n*** Update File: f\r\n-a\r\n+b\r\n@@ -10,2 +10,2 @@ func g()\r\n-c\r\n+d\r\n\r\n*** End Patch\r\n"
+	changes, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := changes[0].Hunks
+	if len(h) != 2 || len(h[1].Anchors) != 1 || h[1].Anchors[0] != "func g()" || h[0].Lines[0] != (Line{Remove, "a"}) {
+		t.Fatalf("hunks = %+v", h)
+	}
+	got, _, err := applyHunks("f", "a\nfunc g()\nc\n", h)
+	if err != nil || got != "b\nfunc g()\nd\n" {
+		t.Errorf("apply = %q, %v", got, err)
+	}
+}
+
+func TestLadderPrefersTheStrictestMatch(t *testing.T) {
+	// "x = 1" matches exactly once and loosely once: the exact one wins
+	// rather than counting as ambiguous.
+	old := "  x = 1\nx = 1\n"
+	got, _, err := applyHunks("f", old, []Hunk{{Lines: []Line{{Remove, "x = 1"}, {Insert, "x = 2"}}}})
+	if err != nil || got != "  x = 1\nx = 2\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	// Typographic punctuation in the file, ASCII in the patch.
+	got, _, err = applyHunks("f", "say “hi” – now\n", []Hunk{{Lines: []Line{{Remove, `say "hi" - now`}, {Insert, "ok"}}}})
+	if err != nil || got != "ok\n" {
+		t.Errorf("punctuation: got %q, %v", got, err)
+	}
+}
+
+func TestUnifiedHintBreaksTies(t *testing.T) {
+	old := "x\nret\nx\nx\nx\nx\nret\n"
+	h := Hunk{OldStart: 6, NoEOLKnown: true, Lines: []Line{{Remove, "ret"}, {Insert, "RET"}}}
+	got, _, err := applyHunks("f", old, []Hunk{h})
+	if err != nil || got != "x\nret\nx\nx\nx\nx\nRET\n" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	h.OldStart = 5 // equally far from lines 2 and 7... 3 and 2 lines away: nearest wins
+	if _, _, err := applyHunks("f", old, []Hunk{h}); err != nil {
+		t.Errorf("nearest: %v", err)
+	}
+	h.OldStart = 0 // no hint: ambiguous
+	if _, _, err := applyHunks("f", old, []Hunk{h}); err == nil || !strings.Contains(err.Error(), "lines 2, 7") {
+		t.Errorf("no hint: %v", err)
+	}
+}
+
+func FuzzParseCodex(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/scenarios/*/patch")
+	for _, s := range seeds {
+		data, _ := os.ReadFile(s)
+		f.Add(string(data), "a\nb\nc\n")
+	}
+	f.Add("*** Begin Patch\n*** Update File: x\n@@ a\n@@ b\n c\n-d\n+e\n*** End of File\n*** End Patch", "a\nb\nc\nd\n")
+	f.Fuzz(func(t *testing.T, text, content string) {
+		changes, err := Parse(text)
+		if err != nil {
+			return
+		}
+		for _, c := range changes {
+			if c.Path == "" || c.Kind < Add || c.Kind > Update {
+				t.Fatalf("bad change %+v", c)
+			}
+			if c.Kind == Update {
+				checkApply(t, content, c.Hunks)
+			}
+		}
+	})
+}
+
+func FuzzParseUnified(f *testing.F) {
+	f.Add("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", "a\nb\n")
+	f.Add("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\n", "")
+	f.Add("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n\\ No newline at end of file\n", "a")
+	if data, err := os.ReadFile("testdata/scenarios/unified_git_diff/patch"); err == nil {
+		f.Add(string(data), "a\nb\nc\nd\ne\nf\ng\nh\n")
+	}
+	f.Fuzz(func(t *testing.T, text, content string) {
+		changes, err := Parse(text)
+		if err != nil {
+			return
+		}
+		for _, c := range changes {
+			if c.Path == "" {
+				t.Fatalf("change without a path: %+v", c)
+			}
+			checkApply(t, content, c.Hunks)
+		}
+	})
+}
+
+// checkApply applies hunks and checks the edits describe the result exactly.
+func checkApply(t *testing.T, content string, hunks []Hunk) {
+	after, edits, err := applyHunks("f", content, hunks)
+	if err != nil {
+		return
+	}
+	prev := 0
+	for _, e := range edits {
+		if e.Start < prev || e.End < e.Start || e.End > len(content) {
+			t.Fatalf("edits overlap or leave the file: %+v", edits)
+		}
+		prev = e.End
+	}
+	if splice(content, edits) != after {
+		t.Fatal("edits do not produce the result")
+	}
+}

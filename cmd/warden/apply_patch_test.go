@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestApplyPatchScenarios runs every patch scenario through the real binary:
+// exit 0 and the expected tree, or exit 1, the expected message, and the
+// workspace untouched.
+func TestApplyPatchScenarios(t *testing.T) {
+	dirs, _ := filepath.Glob("../../agent/patch/testdata/scenarios/*")
+	if len(dirs) == 0 {
+		t.Fatal("no scenarios found")
+	}
+	for _, dir := range dirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			work := t.TempDir()
+			copyDir(t, filepath.Join(dir, "input"), work)
+			patchFile, _ := filepath.Abs(filepath.Join(dir, "patch"))
+			stdout, stderr, code := runApplyPatch(t, "", "--cwd", work, patchFile)
+			if want, err := os.ReadFile(filepath.Join(dir, "error")); err == nil {
+				if code != 1 {
+					t.Fatalf("exit %d, want 1; stdout %q stderr %q", code, stdout, stderr)
+				}
+				for _, line := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+					if !strings.Contains(stderr, line) {
+						t.Errorf("stderr %q does not contain %q", stderr, line)
+					}
+				}
+				if !strings.Contains(stderr, "Nothing was changed") {
+					t.Errorf("stderr does not say nothing was changed: %q", stderr)
+				}
+				sameTree(t, work, filepath.Join(dir, "input"))
+				return
+			}
+			if code != 0 {
+				t.Fatalf("exit %d; stderr %q", code, stderr)
+			}
+			if !strings.HasPrefix(stdout, "Success.") {
+				t.Errorf("stdout %q", stdout)
+			}
+			sameTree(t, work, filepath.Join(dir, "expected"))
+		})
+	}
+}
+
+func TestApplyPatchFromStdinAndBadInput(t *testing.T) {
+	work := t.TempDir()
+	os.WriteFile(filepath.Join(work, "a.txt"), []byte("one\n"), 0o755)
+	patch := "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch\n"
+	if _, stderr, code := runApplyPatch(t, patch, "--cwd", work); code != 0 {
+		t.Fatalf("stdin patch: exit %d, %s", code, stderr)
+	}
+	info, _ := os.Stat(filepath.Join(work, "a.txt"))
+	if data, _ := os.ReadFile(filepath.Join(work, "a.txt")); string(data) != "two\n" || info.Mode().Perm() != 0o755 {
+		t.Errorf("a.txt = %q mode %v, want \"two\\n\" 0755 (mode preserved)", data, info.Mode().Perm())
+	}
+	for name, in := range map[string]string{
+		"NUL byte":  "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+t\x00o\n*** End Patch\n",
+		"not patch": "hello\n",
+		"empty":     "",
+	} {
+		_, stderr, code := runApplyPatch(t, in, "--cwd", work, "-")
+		if code != 1 || !strings.Contains(stderr, "warden apply-patch:") {
+			t.Errorf("%s: exit %d stderr %q", name, code, stderr)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(work, "a.txt")); string(data) != "two\n" {
+		t.Errorf("bad input changed a.txt: %q", data)
+	}
+	big := filepath.Join(t.TempDir(), "big.patch")
+	os.WriteFile(big, bytes.Repeat([]byte("+x\n"), 50<<20/3), 0o644)
+	if _, stderr, code := runApplyPatch(t, "", "--cwd", work, big); code != 1 || !strings.Contains(stderr, "MiB limit") {
+		t.Errorf("50 MB patch: exit %d stderr %q", code, stderr)
+	}
+}
+
+func runApplyPatch(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(wardenBin(t), append([]string{"apply-patch"}, args...)...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	code := 0
+	if errors.As(err, &exitErr) {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		data, _ := os.ReadFile(p)
+		return os.WriteFile(filepath.Join(to, rel), data, 0o644)
+	})
+}
+
+func treeOf(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		data, _ := os.ReadFile(p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return nil
+	})
+	return out
+}
+
+func sameTree(t *testing.T, got, want string) {
+	t.Helper()
+	g, w := treeOf(t, got), treeOf(t, want)
+	for name, wc := range w {
+		if g[name] != wc {
+			t.Errorf("%s = %q, want %q", name, g[name], wc)
+		}
+	}
+	for name := range g {
+		if _, ok := w[name]; !ok {
+			t.Errorf("unexpected file %s", name)
+		}
+	}
+}
