@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp"
+)
+
+func init() {
+	var logFile, logLevel string
+	register(&command{
+		name:    "serve",
+		summary: "run the language server on stdin/stdout (start it from your editor)",
+		usage:   "serve [--log-file F] [--log-level debug|info|warn|error]",
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&logFile, "log-file", "", "append logs to `file` instead of stderr (stdout carries the protocol)")
+			fs.StringVar(&logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+		},
+		run: func(ctx context.Context, env *cliEnv, args []string) int {
+			if len(args) > 0 {
+				return usageError(env, "serve", "unexpected argument %q", args[0])
+			}
+			var level slog.Level
+			if err := level.UnmarshalText([]byte(logLevel)); err != nil {
+				return usageError(env, "serve", "--log-level %q: want debug, info, warn or error", logLevel)
+			}
+			logOut := env.stderr
+			if logFile != "" {
+				f, err := os.OpenFile(logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+				if err != nil {
+					fmt.Fprintf(env.stderr, "warden serve: cannot open the log file: %v\n", err)
+					return 1
+				}
+				defer f.Close()
+				logOut = f
+			}
+			log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+
+			cfg, cfgErr := config.Load(config.File())
+			if cfgErr != nil {
+				// Keep serving, but fail closed: ask before everything until
+				// the file is fixed. The editor is told after initialize.
+				log.Error("config not loaded", "err", cfgErr)
+				cfg = config.Default()
+				cfg.ApprovalPolicy = "untrusted"
+			}
+			srv := lsp.New(lsp.Options{
+				Version:   version,
+				Logger:    log,
+				Config:    cfg,
+				ConfigErr: cfgErr,
+			})
+			log.Info("warden serve starting", "version", version, "pid", os.Getpid())
+			return srv.Serve(ctx, stdio{env.stdin, env.stdout})
+		},
+	})
+}
+
+// stdio joins the process's standard input and output into one connection.
+type stdio struct {
+	in  io.Reader
+	out io.Writer
+}
+
+func (s stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
+func (s stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+
+// Close closes stdin so a pending read ends; stdout stays open for the exit.
+func (s stdio) Close() error {
+	if c, ok := s.in.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+// Package lsptest drives the real warden binary over pipes as an LSP client,
+// so end-to-end tests read like the user's story: open a file, ask for code
+// actions, run a command, answer the approval dialog, check the edit.
+//
+// The client records every message in both directions, answers server→client
+// requests from a script (OnRequest), and fails the test with the server's
+// log and the message trace when something goes wrong.
+//
+//	c := lsptest.Start(t, lsptest.Options{Dir: dir})
+//	c.Initialize(nil)
+//	uri := c.Open(filepath.Join(dir, "main.go"), "go", src)
+//	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+//	c.ExecuteCommand("warden.status")
+//	c.WaitFor("$/progress", lsptest.ProgressKind("end"))
+//
+// Tests in the same package as the code under test cannot import lsptest
+// (it imports lsp); write them as package lsp_test.
+package lsptest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+var (
+	buildMu  sync.Mutex
+	built    = map[string]string{} // build tags → binary
+	buildDir string
+)
+
+// Binary returns the warden binary under test: $WARDEN_BIN (set by `make
+// gotest`), else one built once per test process.
+func Binary(t testing.TB) string {
+	t.Helper()
+	if bin := os.Getenv("WARDEN_BIN"); bin != "" {
+		return bin
+	}
+	return build(t, "")
+}
+
+// TestBinary returns a warden binary built with the wardentest tag, which
+// adds test-only commands (warden.test.*) and a code action provider that
+// exercise jobs, client calls and the document store. It is never shipped.
+func TestBinary(t testing.TB) string {
+	t.Helper()
+	return build(t, "wardentest")
+}
+
+func build(t testing.TB, tags string) string {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := built[tags]; ok {
+		return bin
+	}
+	if buildDir == "" {
+		dir, err := os.MkdirTemp("", "warden-lsptest-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buildDir = dir
+	}
+	bin := filepath.Join(buildDir, "warden"+tags)
+	cmd := exec.Command("go", "build", "-tags", tags, "-o", bin, "github.com/wardenhq/warden/cmd/warden")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build warden (tags %q): %v\n%s", tags, err, out)
+	}
+	built[tags] = bin
+	return bin
+}
+
+// Main runs a package's tests and removes the binary Binary built. Use it as
+// func TestMain(m *testing.M) { lsptest.Main(m) }.
+func Main(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,98 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"runtime"
+
+	"github.com/wardenhq/warden/config"
+)
+
+func init() {
+	RegisterCommand(Command{
+		Name:  "warden.status",
+		Title: "Warden status",
+		Run: func(_ context.Context, s *Server, args []json.RawMessage) (any, error) {
+			if len(args) > 0 {
+				return nil, InvalidParams("warden.status takes no arguments (got %d)", len(args))
+			}
+			return s.Status(), nil
+		},
+	})
+}
+
+// Status is the answer to warden.status: the server's state as JSON.
+type Status struct {
+	Version          string             `json:"version"`
+	GoVersion        string             `json:"goVersion"`
+	Client           ClientInfo         `json:"client"`
+	Capabilities     ClientCapabilities `json:"capabilities"`
+	WorkspaceFolders []StatusFolder     `json:"workspaceFolders"`
+	OpenDocuments    int                `json:"openDocuments"`
+	Policy           StatusPolicy       `json:"policy"`
+	Model            StatusModel        `json:"model"`
+	Jobs             []JobInfo          `json:"jobs"`
+	Commands         []string           `json:"commands"`
+}
+
+// StatusFolder is one workspace folder.
+type StatusFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+	Path string `json:"path,omitempty"`
+}
+
+// StatusPolicy is the effective approval and sandbox policy.
+type StatusPolicy struct {
+	ApprovalPolicy  string   `json:"approvalPolicy"`
+	GranularReject  []string `json:"granularReject"`
+	SandboxMode     string   `json:"sandboxMode"`
+	NetworkAccess   bool     `json:"networkAccess"`
+	WritableRoots   []string `json:"writableRoots"`
+	ApprovalTimeout string   `json:"approvalTimeout"`
+}
+
+// StatusModel says which model is configured; never the key.
+type StatusModel struct {
+	Configured bool   `json:"configured"`
+	Name       string `json:"name,omitempty"`
+	BaseURL    string `json:"baseURL,omitempty"`
+}
+
+// Status returns the server's state.
+func (s *Server) Status() Status {
+	cfg := s.Config()
+	folders := []StatusFolder{}
+	for _, f := range s.WorkspaceFolders() {
+		folders = append(folders, StatusFolder{URI: string(f.URI), Name: f.Name, Path: f.Path})
+	}
+	return Status{
+		Version:          s.opts.Version,
+		GoVersion:        runtime.Version(),
+		Client:           s.ClientInfo(),
+		Capabilities:     s.Capabilities(),
+		WorkspaceFolders: folders,
+		OpenDocuments:    s.docs.Count(),
+		Policy:           policyOf(cfg),
+		Model:            StatusModel{Configured: cfg.Model.Configured(), Name: cfg.Model.Name, BaseURL: cfg.Model.BaseURL},
+		Jobs:             s.Jobs(),
+		Commands:         CommandNames(),
+	}
+}
+
+func policyOf(cfg config.Config) StatusPolicy {
+	orEmpty := func(v []string) []string {
+		if v == nil {
+			return []string{}
+		}
+		return v
+	}
+	return StatusPolicy{
+		ApprovalPolicy:  cfg.ApprovalPolicy,
+		GranularReject:  orEmpty(cfg.Granular),
+		SandboxMode:     cfg.SandboxMode,
+		NetworkAccess:   cfg.Network,
+		WritableRoots:   orEmpty(cfg.WritableRoots),
+		ApprovalTimeout: cfg.ApprovalTimeout.D().String(),
+	}
+}
