@@ -1,6 +1,52 @@
-// Package sandbox runs commands under a SandboxPolicy: on Linux through a
+// Package sandbox runs commands under a Policy: on Linux through a
 // re-executed helper that enters namespaces, binds the filesystem view, drops
 // capabilities and applies Landlock and seccomp before exec; on macOS through a
 // generated Seatbelt profile. It also owns process limits, output capture,
 // environment policy and sandbox-denial detection.
+//
+// # API
+//
+//	policy, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+//	res, err := sandbox.Run(ctx, sandbox.Command{
+//		Argv:    []string{"go", "test", "./..."}, // no shell unless Shell is set
+//		Cwd:     workspace,                       // the first writable root
+//		Policy:  policy,
+//		Env:     sandbox.EnvPolicy{},            // inherit all, minus *KEY*/*SECRET*/*TOKEN*
+//		Clock:   sandbox.NewClock(2*time.Minute), // or Timeout; Pause/Resume while a human is asked
+//		OnOutput: stream,                         // optional live output
+//	})
+//
+// Run's error is non-nil only when nothing ran; a *RefusedError means the
+// sandbox would not run the command (the policy cannot be enforced here, or
+// the command line is unusable). Otherwise Result has the exit code (128+N
+// for a signal), the captured output (capped by OutputLimit), TimedOut,
+// Canceled, and SandboxDenied with DenialReason when the failure looks like
+// the sandbox's doing, so an orchestrator can offer to retry without it.
+// Result.Sandbox names the mechanism and Result.NotEnforced lists what this
+// machine could not enforce (non-empty only in the namespace-less fallback).
+// Start and Process.Wait split Run for callers that need the process while
+// it runs. Policy.Summary is the one-line description for approval dialogs.
+//
+// A timeout or cancellation kills the command and everything it started:
+// on Linux the helper is init of a pid namespace, so the kernel kills every
+// process in it, including ones that called setsid or double-forked.
+//
+// # Linux layers
+//
+// The binary must call HelperMain when argv[1] is HelperArg (cmd/warden does,
+// first thing in main). In order, the helper: sets no_new_privs; runs in new
+// user, mount, pid, ipc and (network off) net namespaces; makes every mount
+// read-only and nosuid, binds the writable roots writable and their protected
+// subpaths (ProtectedNames, plus a gitdir: target) read-only again, masking
+// missing ones through a placeholder so they cannot be created; masks
+// existing unix sockets in /run, /tmp, $TMPDIR, $XDG_RUNTIME_DIR and $HOME;
+// mounts a fresh /proc and a minimal /dev; applies Landlock (filesystem, TCP
+// when the network is off, signal and abstract-socket scopes) at the
+// kernel's ABI, checked by hand; installs a seccomp filter (AF_UNIX-only
+// sockets when the network is off, io_uring, ptrace, process_vm_*, bpf,
+// keyrings, mounts, namespaces, TIOCSTI and more fail with EPERM; wrong
+// architecture kills; x32 is refused); drops every capability; sets rlimits
+// (no core dumps, file size, process count); and starts the command in its
+// own session. Without user namespaces it falls back to Landlock + seccomp
+// and says what that loses; without Landlock too it refuses.
 package sandbox

@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"path"
+	"slices"
+	"strings"
+)
+
+// Inherit says which of the parent's variables a command starts from.
+type Inherit string
+
+const (
+	InheritAll  Inherit = "all"  // every variable (the default)
+	InheritCore Inherit = "core" // only HOME LOGNAME PATH SHELL USER USERNAME TMPDIR TEMP TMP LANG LC_ALL TERM
+	InheritNone Inherit = "none" // nothing
+)
+
+var coreVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "TERM"}
+
+// defaultExcludes hide credentials: names are matched case-insensitively.
+var defaultExcludes = []string{"*KEY*", "*SECRET*", "*TOKEN*"}
+
+// EnvPolicy builds a command's environment, in Codex's order: start from
+// Inherit, drop the default excludes (unless KeepSecrets), drop Exclude,
+// apply Set, then keep only IncludeOnly when it is non-empty. Patterns are
+// shell globs over variable names, matched case-insensitively.
+type EnvPolicy struct {
+	Inherit     Inherit
+	KeepSecrets bool
+	Exclude     []string
+	Set         map[string]string
+	IncludeOnly []string
+}
+
+// Build applies the policy to base (KEY=VALUE strings, like os.Environ()).
+// The result is sorted so runs are reproducible.
+func (e EnvPolicy) Build(base []string) []string {
+	vars := map[string]string{}
+	switch e.Inherit {
+	case InheritNone:
+	case InheritCore:
+		for _, kv := range base {
+			if k, v, ok := strings.Cut(kv, "="); ok && slices.Contains(coreVars, k) {
+				vars[k] = v
+			}
+		}
+	default:
+		for _, kv := range base {
+			if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+				vars[k] = v
+			}
+		}
+	}
+	for k := range vars {
+		if (!e.KeepSecrets && matchAny(defaultExcludes, k)) || matchAny(e.Exclude, k) {
+			delete(vars, k)
+		}
+	}
+	for k, v := range e.Set {
+		vars[k] = v
+	}
+	if len(e.IncludeOnly) > 0 {
+		for k := range vars {
+			if !matchAny(e.IncludeOnly, k) {
+				delete(vars, k)
+			}
+		}
+	}
+	out := make([]string, 0, len(vars))
+	for k, v := range vars {
+		out = append(out, k+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func matchAny(patterns []string, name string) bool {
+	upper := strings.ToUpper(name)
+	for _, p := range patterns {
+		if ok, _ := path.Match(strings.ToUpper(p), upper); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// setEnv replaces or appends KEY=VALUE in env.
+func setEnv(env []string, key, value string) []string {
+	prefix := key + "="
+	for i, kv := range env {
+		if strings.HasPrefix(kv, prefix) {
+			env[i] = prefix + value
+			return env
+		}
+	}
+	return append(env, prefix+value)
+}
+
+func getEnv(env []string, key string) string {
+	prefix := key + "="
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, prefix); ok {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,218 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// statusFD is the helper's end of the status pipe (ExtraFiles[0]).
+const statusFD = 3
+
+// HelperMain is the sandbox helper: `warden __sandbox-helper SPEC`. It runs
+// in the process the launcher started (in fresh namespaces when it could),
+// builds the sandbox around itself, starts the command as its only child,
+// reaps everything, and exits with the command's status. It never returns.
+func HelperMain(args []string) {
+	// Credentials are per thread: the setup and the fork that starts the
+	// command must happen on one thread.
+	runtime.LockOSThread()
+	status := os.NewFile(statusFD, "status")
+	unix.CloseOnExec(statusFD)
+	fail := func(format string, a ...any) {
+		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
+		fmt.Fprintf(status, "error %s\n", msg)
+		os.Exit(125)
+	}
+	if len(args) != 1 {
+		fail("sandbox helper: want one spec argument, got %d", len(args))
+	}
+	var spec helperSpec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		fail("sandbox helper: bad spec: %v", err)
+	}
+	if err := setup(&spec); err != nil {
+		fail("%v", err)
+	}
+	// Catch the launcher's SIGTERM before starting the child, so a timeout
+	// that lands now still kills the child.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	child, err := os.StartProcess(spec.Path, spec.Argv, &os.ProcAttr{
+		Dir:   spec.Cwd,
+		Env:   os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		// Its own session: no controlling terminal to inject input into.
+		Sys: &syscall.SysProcAttr{Setsid: true},
+	})
+	if err != nil {
+		fail("start %s: %v", spec.Argv[0], err)
+	}
+	fmt.Fprintln(status, "ready")
+	code := reap(child.Pid, term, spec.Layers.Namespaces)
+	if code >= 128+1 && code < 128+65 {
+		fmt.Fprintf(status, "signal %d\n", code-128)
+	}
+	status.Close()
+	os.Exit(code)
+}
+
+// setup applies the layers in the order that lets each one still work:
+// mounts need capabilities and no Landlock; Landlock and seccomp need
+// no_new_privs; capabilities go last because the earlier steps use them.
+func setup(spec *helperSpec) error {
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("set no_new_privs: %w", err)
+	}
+	// The helper keeps capabilities in its user namespace; nobody may read
+	// or trace its memory.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("set non-dumpable: %w", err)
+	}
+	if spec.Layers.Namespaces {
+		if err := buildMountView(spec); err != nil {
+			return fmt.Errorf("build the filesystem view: %w", err)
+		}
+	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
+		// Without a pid namespace the helper adopts orphans so it can kill them.
+		return fmt.Errorf("become subreaper: %w", err)
+	}
+	if err := setLimits(spec); err != nil {
+		return err
+	}
+	if spec.Layers.Landlock {
+		if err := applyLandlock(spec); err != nil {
+			return fmt.Errorf("landlock: %w", err)
+		}
+	}
+	if spec.Layers.Seccomp {
+		if err := installSeccomp(spec.Network); err != nil {
+			return fmt.Errorf("seccomp: %w", err)
+		}
+	}
+	if spec.Layers.DropCaps {
+		if err := dropCapabilities(); err != nil {
+			return fmt.Errorf("drop capabilities: %w", err)
+		}
+	}
+	return nil
+}
+
+func setLimits(spec *helperSpec) error {
+	set := func(res int, v int64, name string) error {
+		lim := unix.Rlimit{Cur: uint64(v), Max: uint64(v)}
+		if v < 0 {
+			lim = unix.Rlimit{Cur: unix.RLIM_INFINITY, Max: unix.RLIM_INFINITY}
+			var cur unix.Rlimit
+			if unix.Getrlimit(res, &cur) == nil {
+				lim = cur
+			}
+		}
+		if err := unix.Setrlimit(res, &lim); err != nil {
+			return fmt.Errorf("set %s limit: %w", name, err)
+		}
+		return nil
+	}
+	if err := set(unix.RLIMIT_CORE, 0, "core size"); err != nil {
+		return err
+	}
+	if err := set(unix.RLIMIT_FSIZE, spec.FileSize, "file size"); err != nil {
+		return err
+	}
+	return set(unix.RLIMIT_NPROC, spec.Processes, "process count")
+}
+
+// reap waits for the command, adopting and reaping orphans, and once the
+// command is gone (or the launcher asks) kills whatever it left behind.
+// It returns the command's exit status in shell form.
+func reap(pid int, term chan os.Signal, pidNS bool) int {
+	code := -1
+	killAll := func() {
+		if pidNS {
+			// We are init of the namespace: -1 reaches every other process in it.
+			unix.Kill(-1, unix.SIGKILL)
+			return
+		}
+		killDescendants()
+	}
+	go func() {
+		<-term
+		killAll()
+	}()
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil { // ECHILD: nothing left
+			break
+		}
+		if wpid == pid {
+			switch {
+			case ws.Exited():
+				code = ws.ExitStatus()
+			case ws.Signaled():
+				code = 128 + int(ws.Signal())
+			}
+			// The command is done: nothing it started may outlive it.
+			killAll()
+		}
+	}
+	if code < 0 {
+		code = 128 + int(unix.SIGKILL)
+	}
+	return code
+}
+
+// killDescendants SIGKILLs every descendant of this process. As a subreaper
+// the helper inherits orphans, so they stay findable through the children
+// lists in /proc; it repeats until a pass finds nothing.
+func killDescendants() {
+	self := os.Getpid()
+	for range 50 {
+		found := false
+		queue := []int{self}
+		for len(queue) > 0 {
+			p := queue[0]
+			queue = queue[1:]
+			for _, c := range childrenOf(p) {
+				unix.Kill(c, unix.SIGKILL)
+				queue = append(queue, c)
+				found = true
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+func childrenOf(pid int) []int {
+	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,21 @@
+package sandbox
+
+import "os/exec"
+
+func sandboxName() string { return "seatbelt" }
+
+// launch wraps sandboxed commands in sandbox-exec with a generated profile.
+func (p *Process) launch(c Command, path string, env []string) error {
+	if !c.Policy.Sandboxed() {
+		return p.startDirect(c, path, env)
+	}
+	roots, err := c.Policy.Roots(c.Cwd)
+	if err != nil {
+		return refuse("%v", err)
+	}
+	profile, params := SeatbeltProfile(c.Policy, roots)
+	argv := seatbeltArgv(profile, params, path, c.Argv)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	p.kind = "seatbelt"
+	return p.startCmd(cmd, c, env)
+}

@@ -1,0 +1,309 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func sandboxName() string { return "linux" }
+
+// nsState remembers that this kernel refused the namespaces, so later runs go
+// straight to the fallback.
+var nsState struct {
+	sync.Mutex
+	unavailable error
+}
+
+// noNamespacesForTest forces the namespace-less fallback in tests.
+var noNamespacesForTest bool
+
+const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC
+
+// launch starts the helper, which builds the sandbox and starts the command.
+func (p *Process) launch(c Command, path string, env []string) error {
+	helper := c.Helper
+	if helper == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("find the warden binary for the sandbox helper: %w", err)
+		}
+		helper = exe
+	}
+	spec := helperSpec{
+		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: c.Policy.mode(), Network: c.Policy.Network,
+		FileSize: c.Limits.FileSize, Processes: c.Limits.Processes,
+	}
+	if spec.FileSize == 0 {
+		spec.FileSize = 8 << 30
+	}
+	if spec.Processes == 0 {
+		spec.Processes = 1024
+	}
+
+	useNS := false
+	if c.Policy.Sandboxed() {
+		roots, err := c.Policy.Roots(c.Cwd)
+		if err != nil {
+			return refuse("%v", err)
+		}
+		spec.Roots = roots
+		nsState.Lock()
+		nsErr := nsState.unavailable
+		nsState.Unlock()
+		useNS = nsErr == nil && !noNamespacesForTest
+		probe := Probe()
+		if probe.LandlockABI < 1 && !useNS {
+			return refuse("this kernel has neither user namespaces nor Landlock, so the filesystem policy cannot be enforced; run with --sandbox danger-full-access only if you accept no sandbox")
+		}
+		if !probe.Seccomp {
+			return refuse("this kernel has no seccomp filter support (CONFIG_SECCOMP_FILTER), so the syscall policy cannot be enforced")
+		}
+		spec.Layers = layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
+	}
+
+	for attempt := 0; ; attempt++ {
+		err := p.startHelper(helper, spec, env)
+		if err == nil {
+			break
+		}
+		var refused *RefusedError
+		if spec.Layers.Namespaces && attempt == 0 && isNamespaceError(err) && !errors.As(err, &refused) {
+			// The kernel (or a container around us) refuses the namespaces:
+			// fall back to Landlock + seccomp and say what that loses.
+			nsState.Lock()
+			nsState.unavailable = err
+			nsState.Unlock()
+			if Probe().LandlockABI < 1 {
+				return refuse("user namespaces are unavailable (%v) and Landlock is missing: the filesystem policy cannot be enforced", err)
+			}
+			spec.Layers.Namespaces = false
+			continue
+		}
+		return err
+	}
+	if spec.Layers.Namespaces {
+		p.kind = "linux"
+	} else if c.Policy.Sandboxed() {
+		p.kind = "linux-landlock"
+		p.gaps = fallbackGaps(c.Policy)
+	} else {
+		p.kind = "none"
+	}
+	return nil
+}
+
+func isNamespaceError(err error) bool {
+	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSPC) ||
+		errors.Is(err, unix.EUSERS) || errors.Is(err, unix.EACCES) || errors.Is(err, unix.ENOSYS)
+}
+
+// fallbackGaps says exactly what Landlock + seccomp without namespaces leave
+// open, for the run's result and for doctor.
+func fallbackGaps(p Policy) []string {
+	gaps := []string{
+		"protected paths (.git, .warden, .vscode, ...) inside writable roots are writable: Landlock cannot exempt a subdirectory",
+		"chmod, chown and utime work on files outside the writable roots: Landlock does not cover them",
+		"pathname unix sockets outside the sandbox (docker.sock, D-Bus, tmux) can be connected to: Landlock ABI < 9 does not cover them",
+		"other processes of the same user are visible in /proc (no pid namespace); orphans are reaped by the helper as subreaper, which the command could kill",
+	}
+	if !p.Network {
+		gaps = append(gaps, "network: no network namespace; socket families other than AF_UNIX are blocked by seccomp and TCP by Landlock")
+	}
+	return gaps
+}
+
+func (p *Process) startHelper(helper string, spec helperSpec, env []string) error {
+	var ph *placeholders
+	if spec.Layers.Namespaces {
+		var err error
+		if ph, err = makePlaceholders(spec.Roots); err != nil {
+			return err
+		}
+	}
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return err
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("status pipe: %w", err)
+	}
+	cmd := exec.Command(helper, HelperArg, string(raw))
+	cmd.Env = env
+	cmd.Dir = spec.Cwd
+	cmd.Stdout = p.cap.writer(Stdout)
+	cmd.Stderr = p.cap.writer(Stderr)
+	cmd.ExtraFiles = []*os.File{statusW}
+	cmd.WaitDelay = 2 * time.Second
+	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
+	if spec.Layers.Namespaces {
+		attr.Cloneflags = nsFlags
+		if !spec.Network {
+			attr.Cloneflags |= unix.CLONE_NEWNET
+		}
+		uid, gid := os.Getuid(), os.Getgid()
+		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		attr.GidMappingsEnableSetgroups = false
+	}
+	cmd.SysProcAttr = attr
+	if err := cmd.Start(); err != nil {
+		statusR.Close()
+		statusW.Close()
+		ph.release()
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("start the sandbox helper %s: %w", helper, err)
+		}
+		return fmt.Errorf("start the sandbox helper: %w", err)
+	}
+	statusW.Close()
+	st, err := readStatus(statusR)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		ph.release()
+		return err
+	}
+	p.cmd, p.status = cmd, st
+	p.namespaced = spec.Layers.Namespaces
+	if ph != nil {
+		p.cleanup = ph.release
+	}
+	return nil
+}
+
+// killTree ends the command and everything it started. In the pid namespace
+// the helper is its init: killing it makes the kernel kill the rest. Without
+// one, the helper (a subreaper) kills its descendants on SIGTERM.
+func (p *Process) killTree() {
+	if p.namespaced {
+		p.cmd.Process.Kill()
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	go func() {
+		select {
+		case <-p.done:
+		case <-time.After(2 * time.Second):
+			p.cmd.Process.Kill()
+		}
+	}()
+}
+
+// placeholderMode marks the empty entries Warden creates as mount points for
+// protected paths that do not exist, so cleanup can tell them from the
+// user's own files.
+const placeholderMode = 0o000
+
+// placeholders are the mount points for missing protected paths. A mount
+// point is the only way to stop a name from being created, so each missing
+// protected path gets an empty, mode-000 entry that the helper masks
+// read-only. Every run holds a shared flock on each writable root; the last
+// run out (the one that can upgrade to an exclusive lock) removes the
+// placeholders, so no run loses its mask while it still runs.
+type placeholders struct {
+	locks []*os.File
+	roots []Root
+}
+
+func makePlaceholders(roots []Root) (*placeholders, error) {
+	ph := &placeholders{roots: roots}
+	for _, r := range roots {
+		f, err := lockShared(r.Path)
+		if err != nil {
+			ph.release()
+			return nil, err
+		}
+		ph.locks = append(ph.locks, f)
+	}
+	for _, r := range roots {
+		for _, p := range r.Protected {
+			if filepath.Dir(p) != r.Path {
+				continue // a gitdir target, which exists
+			}
+			st, err := os.Lstat(p)
+			if err == nil {
+				if st.Mode()&os.ModeSymlink != 0 {
+					ph.release()
+					return nil, refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
+				}
+				continue
+			}
+			if isFileName(filepath.Base(p)) {
+				f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderMode)
+				if err == nil {
+					f.Close()
+				} else if !os.IsExist(err) {
+					ph.release()
+					return nil, refuse("cannot protect %s: %v", p, err)
+				}
+				continue
+			}
+			if err := os.Mkdir(p, placeholderMode); err != nil && !os.IsExist(err) {
+				ph.release()
+				return nil, refuse("cannot protect %s: %v", p, err)
+			}
+		}
+	}
+	return ph, nil
+}
+
+func lockShared(dir string) (*os.File, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, refuse("open writable root: %v", err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
+		if err == nil {
+			return f, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
+			f.Close()
+			return nil, refuse("writable root %s is locked by another process (%v); cannot set up its protected paths", dir, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// release removes the placeholders of every root no other run holds, then
+// drops the locks.
+func (ph *placeholders) release() {
+	if ph == nil {
+		return
+	}
+	for i, f := range ph.locks {
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			for _, p := range ph.roots[i].Protected {
+				removePlaceholder(p)
+			}
+		}
+		f.Close()
+	}
+	ph.locks = nil
+}
+
+func isFileName(name string) bool {
+	return name == ".envrc" || name == ".mcp.json" || name == ".gitmodules"
+}
+
+// removePlaceholder removes p if it is still an empty mode-000 placeholder.
+func removePlaceholder(p string) {
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode().Perm() != placeholderMode {
+		return
+	}
+	if st.IsDir() || (st.Mode().IsRegular() && st.Size() == 0) {
+		os.Remove(p) // a directory that is not empty stays
+	}
+}

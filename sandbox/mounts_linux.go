@@ -1,0 +1,203 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// devices are bound from the host into the sandbox's fresh /dev.
+var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
+
+// buildMountView turns the helper's copy of the mount tree into the
+// sandbox's view: everything read-only and nosuid, the writable roots
+// writable, their protected subpaths read-only again (placeholders masked
+// too, so they cannot be removed and recreated), existing unix sockets
+// outside masked, a fresh /proc for the new pid namespace and a minimal /dev.
+func buildMountView(spec *helperSpec) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make / private: %w", err)
+	}
+	// Take the device nodes before a tmpfs covers /dev.
+	devFDs := map[string]int{}
+	for _, d := range devices {
+		fd, err := unix.OpenTree(unix.AT_FDCWD, "/dev/"+d, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+		if err != nil {
+			if d == "tty" {
+				continue
+			}
+			return fmt.Errorf("clone /dev/%s: %w", d, err)
+		}
+		devFDs[d] = fd
+	}
+	sockets := findSockets(socketDirs())
+
+	for _, r := range spec.Roots {
+		if err := bind(r.Path, r.Path); err != nil {
+			return err
+		}
+	}
+	var protected []string
+	for _, r := range spec.Roots {
+		for _, p := range r.Protected {
+			if _, err := os.Lstat(p); err != nil {
+				continue // the launcher made placeholders for the names it owns
+			}
+			if err := bind(p, p); err != nil {
+				return err
+			}
+			protected = append(protected, p)
+		}
+	}
+	for _, s := range sockets {
+		// connect() ignores read-only mounts, so cover the socket itself.
+		if err := unix.Mount("/dev/null", s, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("mask socket %s: %w", s, err)
+		}
+	}
+
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount a fresh /proc: %w", err)
+	}
+	if err := buildDev(devFDs); err != nil {
+		return err
+	}
+
+	all := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}
+	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, all); err != nil {
+		return fmt.Errorf("make / read-only: %w", err)
+	}
+	writable := append([]string{"/dev/shm", "/dev/pts"}, rootPaths(spec.Roots)...)
+	for _, w := range writable {
+		if err := unix.MountSetattr(unix.AT_FDCWD, w, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			// A mount under the root that the host made read-only stays so.
+			if err := unix.MountSetattr(unix.AT_FDCWD, w, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
+				return fmt.Errorf("make %s writable: %w", w, err)
+			}
+		}
+	}
+	for _, p := range protected {
+		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
+	// The old working directory is under the mounts now; enter the new view.
+	if err := unix.Chdir(spec.Cwd); err != nil {
+		return fmt.Errorf("enter %s: %w", spec.Cwd, err)
+	}
+	return nil
+}
+
+func bind(src, dst string) error {
+	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return fmt.Errorf("bind %s: %w", dst, err)
+	}
+	return nil
+}
+
+func rootPaths(roots []Root) []string {
+	out := make([]string, len(roots))
+	for i, r := range roots {
+		out[i] = r.Path
+	}
+	return out
+}
+
+// buildDev mounts a small tmpfs on /dev with the basic devices, a private
+// devpts and a private /dev/shm.
+func buildDev(devFDs map[string]int) error {
+	if err := unix.Mount("tmpfs", "/dev", "tmpfs", unix.MS_NOSUID|unix.MS_NOEXEC, "mode=0755,size=1m"); err != nil {
+		return fmt.Errorf("mount /dev: %w", err)
+	}
+	for _, d := range devices {
+		fd, ok := devFDs[d]
+		if !ok {
+			continue
+		}
+		target := "/dev/" + d
+		f, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+		if err != nil {
+			return fmt.Errorf("create %s: %w", target, err)
+		}
+		f.Close()
+		if err := unix.MoveMount(fd, "", unix.AT_FDCWD, target, unix.MOVE_MOUNT_F_EMPTY_PATH); err != nil {
+			return fmt.Errorf("mount %s: %w", target, err)
+		}
+		unix.Close(fd)
+	}
+	for name, target := range map[string]string{
+		"fd": "/proc/self/fd", "stdin": "/proc/self/fd/0", "stdout": "/proc/self/fd/1",
+		"stderr": "/proc/self/fd/2", "ptmx": "pts/ptmx",
+	} {
+		if err := os.Symlink(target, "/dev/"+name); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{"/dev/pts", "/dev/shm"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := unix.Mount("devpts", "/dev/pts", "devpts", unix.MS_NOSUID|unix.MS_NOEXEC, "newinstance,ptmxmode=0666,mode=0620"); err != nil {
+		return fmt.Errorf("mount /dev/pts: %w", err)
+	}
+	if err := unix.Mount("tmpfs", "/dev/shm", "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=1777,size=64m"); err != nil {
+		return fmt.Errorf("mount /dev/shm: %w", err)
+	}
+	return nil
+}
+
+// socketDirs are where services keep the unix sockets a sandboxed command
+// must not reach (docker.sock, D-Bus, systemd, tmux, ssh-agent, gpg-agent),
+// with how deep to look in each.
+func socketDirs() map[string]int {
+	dirs := map[string]int{"/run": 3, "/var/run": 3, "/tmp": 2}
+	if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
+		dirs[t] = 2
+	}
+	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
+		dirs[x] = 3
+	}
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
+		dirs[h] = 3
+	}
+	return dirs
+}
+
+// findSockets lists the unix sockets under dirs, to a bounded depth and
+// number of entries so a huge /tmp cannot slow every command down.
+func findSockets(dirs map[string]int) []string {
+	seen := map[string]bool{}
+	var out []string
+	budget := 4000
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range entries {
+			if budget--; budget < 0 {
+				return
+			}
+			p := filepath.Join(dir, e.Name())
+			switch t := e.Type(); {
+			case t&os.ModeSocket != 0:
+				if !seen[p] {
+					seen[p] = true
+					out = append(out, p)
+				}
+			case t.IsDir() && depth > 1:
+				walk(p, depth-1)
+			}
+		}
+	}
+	for d, depth := range dirs {
+		if rd, err := filepath.EvalSymlinks(d); err == nil {
+			walk(rd, depth)
+		}
+	}
+	return out
+}

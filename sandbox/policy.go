@@ -1,0 +1,230 @@
+package sandbox
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Mode says how much of the filesystem a sandboxed command may change.
+type Mode string
+
+const (
+	// ReadOnly lets the command read everything and write nothing (but /dev/null).
+	ReadOnly Mode = "read-only"
+	// WorkspaceWrite adds the writable roots: the working directory, extra
+	// roots, $TMPDIR and /tmp, minus the protected subpaths.
+	WorkspaceWrite Mode = "workspace-write"
+	// DangerFullAccess runs the command with no sandbox at all.
+	DangerFullAccess Mode = "danger-full-access"
+	// External means the caller already runs inside a sandbox that Warden
+	// does not control: commands run without another layer.
+	External Mode = "external"
+)
+
+// ParseMode reads a mode as written in config.toml or on the command line.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.TrimSpace(s)); m {
+	case ReadOnly, WorkspaceWrite, DangerFullAccess, External:
+		return m, nil
+	case "":
+		return WorkspaceWrite, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q: want read-only, workspace-write, danger-full-access or external", s)
+}
+
+// ProtectedNames are the entries at the top of every writable root that stay
+// read-only, even when they do not exist yet: they configure tools that run
+// code (git hooks, direnv, editors, MCP servers, Warden and Codex themselves).
+var ProtectedNames = []string{".git", ".warden", ".codex", ".agents", ".vscode", ".idea", ".envrc", ".mcp.json", ".gitmodules"}
+
+// Policy is what a sandboxed command may do. The zero value is a
+// workspace-write policy without network.
+type Policy struct {
+	Mode Mode
+	// Network allows network access. Off means no sockets but AF_UNIX, no
+	// network interfaces but an unconfigured loopback.
+	Network bool
+	// WritableRoots are extra directories that workspace-write may write,
+	// besides the working directory.
+	WritableRoots []string
+	// ExcludeTmpdir keeps $TMPDIR out of the writable roots.
+	ExcludeTmpdir bool
+	// ExcludeSlashTmp keeps /tmp out of the writable roots.
+	ExcludeSlashTmp bool
+}
+
+// NewPolicy builds a policy from the config strings (config.Config's
+// SandboxMode, Network and WritableRoots). Relative roots are an error: a
+// policy must not change meaning with the working directory.
+func NewPolicy(mode string, network bool, writableRoots []string) (Policy, error) {
+	m, err := ParseMode(mode)
+	if err != nil {
+		return Policy{}, err
+	}
+	p := Policy{Mode: m, Network: network, WritableRoots: slices.Clone(writableRoots)}
+	return p, p.Validate()
+}
+
+// Validate checks the policy's values.
+func (p Policy) Validate() error {
+	if _, err := ParseMode(string(p.Mode)); err != nil {
+		return err
+	}
+	for _, r := range p.WritableRoots {
+		if !filepath.IsAbs(r) {
+			return fmt.Errorf("writable root %q: must be an absolute path", r)
+		}
+	}
+	return nil
+}
+
+func (p Policy) mode() Mode {
+	if p.Mode == "" {
+		return WorkspaceWrite
+	}
+	return p.Mode
+}
+
+// Sandboxed reports whether commands under p run inside Warden's sandbox.
+func (p Policy) Sandboxed() bool {
+	m := p.mode()
+	return m == ReadOnly || m == WorkspaceWrite
+}
+
+// Root is one writable directory and the paths inside it that stay read-only.
+type Root struct {
+	Path      string   // absolute, symlinks resolved
+	Protected []string // absolute paths under Path; they may not exist yet
+}
+
+// Roots resolves the writable roots for a command run in cwd. Roots that do
+// not exist are left out, except cwd and the configured roots, which must
+// exist. Nested roots are kept: each gets its own protected subpaths.
+func (p Policy) Roots(cwd string) ([]Root, error) {
+	if p.mode() != WorkspaceWrite {
+		return nil, nil
+	}
+	var paths []string
+	for _, r := range append([]string{cwd}, p.WritableRoots...) {
+		rp, err := resolveDir(r)
+		if err != nil {
+			return nil, fmt.Errorf("writable root: %w", err)
+		}
+		paths = append(paths, rp)
+	}
+	if !p.ExcludeTmpdir {
+		if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
+			if rp, err := resolveDir(t); err == nil {
+				paths = append(paths, rp)
+			}
+		}
+	}
+	if !p.ExcludeSlashTmp {
+		if rp, err := resolveDir("/tmp"); err == nil {
+			paths = append(paths, rp)
+		}
+	}
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	roots := make([]Root, 0, len(paths))
+	for _, rp := range paths {
+		if rp == "/" {
+			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
+		}
+		roots = append(roots, Root{Path: rp, Protected: protectedPaths(rp)})
+	}
+	return roots, nil
+}
+
+func resolveDir(p string) (string, error) {
+	if !filepath.IsAbs(p) {
+		return "", fmt.Errorf("%q is not an absolute path", p)
+	}
+	rp, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(rp)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", p)
+	}
+	return rp, nil
+}
+
+// protectedPaths lists root's protected entries, plus the target of a
+// `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
+// and config there).
+func protectedPaths(root string) []string {
+	out := make([]string, 0, len(ProtectedNames)+1)
+	for _, n := range ProtectedNames {
+		out = append(out, filepath.Join(root, n))
+	}
+	if target, ok := gitdirTarget(filepath.Join(root, ".git")); ok {
+		out = append(out, target)
+	}
+	return out
+}
+
+// gitdirTarget reads a .git file of the form "gitdir: PATH".
+func gitdirTarget(gitfile string) (string, bool) {
+	st, err := os.Lstat(gitfile)
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	f, err := os.Open(gitfile)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadString('\n')
+	if err != nil && !errors.Is(err, fs.ErrClosed) && line == "" {
+		return "", false
+	}
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	dir = strings.TrimSpace(dir)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(gitfile), dir)
+	}
+	if rp, err := filepath.EvalSymlinks(dir); err == nil {
+		return rp, true
+	}
+	return "", false
+}
+
+// Summary is a one-line description for approval dialogs, e.g.
+// "workspace-write (writes: /src/app, /tmp; .git and other protected paths read-only), network off".
+func (p Policy) Summary(cwd string) string {
+	net := "network off"
+	if p.Network {
+		net = "network on"
+	}
+	switch p.mode() {
+	case DangerFullAccess:
+		return "danger-full-access (no sandbox: writes anywhere, network on)"
+	case External:
+		return "external (an outer sandbox applies; Warden adds none)"
+	case ReadOnly:
+		return "read-only (writes nowhere), " + net
+	}
+	var shown []string
+	if roots, err := p.Roots(cwd); err == nil {
+		for _, r := range roots {
+			shown = append(shown, r.Path)
+		}
+	} else {
+		shown = append([]string{cwd}, p.WritableRoots...)
+	}
+	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only), %s", strings.Join(shown, ", "), net)
+}

@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestNewPolicyParsesConfigStrings(t *testing.T) {
+	p, err := NewPolicy("read-only", true, nil)
+	if err != nil || p.Mode != ReadOnly || !p.Network {
+		t.Fatalf("read-only: %+v %v", p, err)
+	}
+	p, err = NewPolicy("", false, []string{"/srv/data"})
+	if err != nil || p.Mode != WorkspaceWrite || p.WritableRoots[0] != "/srv/data" {
+		t.Fatalf("default: %+v %v", p, err)
+	}
+	if _, err := NewPolicy("workspace", false, nil); err == nil || !strings.Contains(err.Error(), "want read-only") {
+		t.Fatalf("bad mode accepted: %v", err)
+	}
+	if _, err := NewPolicy("workspace-write", false, []string{"rel/dir"}); err == nil || !strings.Contains(err.Error(), "absolute") {
+		t.Fatalf("relative root accepted: %v", err)
+	}
+	for _, m := range []Mode{DangerFullAccess, External} {
+		if p, _ := NewPolicy(string(m), false, nil); p.Sandboxed() {
+			t.Errorf("%s should not be sandboxed", m)
+		}
+	}
+}
+
+func TestRootsIncludeCwdExtrasTmpAndProtectedPaths(t *testing.T) {
+	ws, extra, tmpdir := t.TempDir(), t.TempDir(), t.TempDir()
+	t.Setenv("TMPDIR", tmpdir)
+	p := Policy{Mode: WorkspaceWrite, WritableRoots: []string{extra}}
+	roots, err := p.Roots(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range roots {
+		paths = append(paths, r.Path)
+		if len(r.Protected) < len(ProtectedNames) || !slices.Contains(r.Protected, filepath.Join(r.Path, ".git")) {
+			t.Errorf("root %s protects %v", r.Path, r.Protected)
+		}
+	}
+	for _, want := range []string{ws, extra, tmpdir, "/tmp"} {
+		rw, _ := filepath.EvalSymlinks(want)
+		if !slices.Contains(paths, rw) {
+			t.Errorf("roots %v lack %s", paths, rw)
+		}
+	}
+	p.ExcludeTmpdir, p.ExcludeSlashTmp = true, true
+	roots, _ = p.Roots(ws)
+	if len(roots) != 2 {
+		t.Errorf("with exclusions want cwd and extra, got %v", roots)
+	}
+	if _, err := (Policy{Mode: WorkspaceWrite, WritableRoots: []string{filepath.Join(ws, "missing")}}).Roots(ws); err == nil {
+		t.Error("a missing writable root should be an error")
+	}
+	if roots, _ := (Policy{Mode: ReadOnly}).Roots(ws); len(roots) != 0 {
+		t.Errorf("read-only has roots %v", roots)
+	}
+}
+
+func TestGitdirFileTargetIsProtected(t *testing.T) {
+	ws, real := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: "+real+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	roots, err := (Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true}).Roots(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	realResolved, _ := filepath.EvalSymlinks(real)
+	if !slices.Contains(roots[0].Protected, realResolved) {
+		t.Errorf("gitdir target %s not protected: %v", realResolved, roots[0].Protected)
+	}
+}
+
+func TestSummaryIsOneLine(t *testing.T) {
+	ws := t.TempDir()
+	for _, p := range []Policy{{Mode: ReadOnly}, {Mode: WorkspaceWrite, Network: true}, {Mode: DangerFullAccess}, {Mode: External}} {
+		s := p.Summary(ws)
+		if strings.Contains(s, "\n") || !strings.HasPrefix(s, string(p.Mode)) {
+			t.Errorf("summary %q", s)
+		}
+	}
+	if s := (Policy{}).Summary(ws); !strings.Contains(s, "network off") || !strings.Contains(s, ".git") {
+		t.Errorf("workspace-write summary %q", s)
+	}
+}

@@ -1,0 +1,314 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Command is one command to run under a policy.
+type Command struct {
+	// Argv is the program and its arguments, run without a shell.
+	Argv []string
+	// Shell runs Argv joined with spaces as a script: /bin/sh -c "...".
+	Shell bool
+	// Cwd is the working directory; it is also the first writable root.
+	// Empty means the current directory.
+	Cwd    string
+	Policy Policy
+	Env    EnvPolicy
+	// BaseEnv is what Env inherits from; nil means os.Environ().
+	BaseEnv []string
+	// Timeout bounds the run; 0 means none. Clock, when set, replaces it so
+	// the caller can pause the countdown while a human is asked.
+	Timeout time.Duration
+	Clock   *Clock
+	// OutputLimit caps the bytes kept of each stream (and of both
+	// interleaved); 0 means 1 MiB. Output past the cap is still read and
+	// streamed, only not kept.
+	OutputLimit int
+	// OnOutput, when set, receives every chunk of output as it arrives.
+	// It is called from the copying goroutines and must not block long.
+	OnOutput func(Stream, []byte)
+	Limits   Limits
+	// Helper is the warden binary that re-executes itself as the sandbox
+	// helper; empty means this executable.
+	Helper string
+}
+
+// Limits are resource limits set on the command (core dumps are always off).
+type Limits struct {
+	// FileSize caps the size of any file the command writes (RLIMIT_FSIZE);
+	// 0 means 8 GiB, negative means unlimited.
+	FileSize int64
+	// Processes caps the processes of the sandbox's user (RLIMIT_NPROC);
+	// 0 means 1024, negative means unlimited.
+	Processes int64
+}
+
+const defaultOutputLimit = 1 << 20
+
+// Result is what happened to a command that ran.
+type Result struct {
+	// ExitCode is the command's exit status, or 128+signal when a signal
+	// killed it (as shells report it).
+	ExitCode int
+	Signal   int // the killing signal, 0 if it exited
+	Stdout   []byte
+	Stderr   []byte
+	Output   []byte // stdout and stderr interleaved as they arrived
+	// Truncated says output passed OutputLimit and was cut.
+	Truncated bool
+	TimedOut  bool
+	Canceled  bool
+	Duration  time.Duration
+	// SandboxDenied says the failure looks like the sandbox's doing, so an
+	// orchestrator may offer to retry without it; DenialReason says why.
+	SandboxDenied bool
+	DenialReason  string
+	// Sandbox names the mechanism: "linux" (namespaces + Landlock +
+	// seccomp), "linux-landlock" (no namespaces), "seatbelt" or "none".
+	Sandbox string
+	// NotEnforced lists what the policy asks for but this machine could not
+	// enforce for this run (empty in the full sandbox).
+	NotEnforced []string
+}
+
+// Success reports a zero exit status with no timeout or cancellation.
+func (r Result) Success() bool { return r.ExitCode == 0 && !r.TimedOut && !r.Canceled }
+
+// RefusedError means Warden would not run the command: the policy cannot be
+// enforced here, or the command line is unusable. The command did not start.
+type RefusedError struct{ Reason string }
+
+func (e *RefusedError) Error() string { return "sandbox refused to run the command: " + e.Reason }
+
+func refuse(format string, a ...any) error { return &RefusedError{Reason: fmt.Sprintf(format, a...)} }
+
+// Env variables the command sees so tools can tell they are sandboxed.
+const (
+	EnvSandbox         = "WARDEN_SANDBOX"
+	EnvNetworkDisabled = "WARDEN_SANDBOX_NETWORK_DISABLED"
+)
+
+// Run runs c to completion. The error is non-nil only when the command
+// could not be started (a *RefusedError when the sandbox refused); a command
+// that ran and failed is a Result with its exit code.
+func Run(ctx context.Context, c Command) (Result, error) {
+	p, err := Start(ctx, c)
+	if err != nil {
+		return Result{}, err
+	}
+	return p.Wait(), nil
+}
+
+// Process is a started command.
+type Process struct {
+	cmd        *exec.Cmd
+	cap        *capture
+	clock      *Clock
+	ownClock   bool
+	ctx        context.Context
+	start      time.Time
+	sandboxed  bool
+	kind       string
+	gaps       []string
+	status     *helperStatus
+	namespaced bool
+	cleanup    func()
+
+	stopMu   sync.Mutex
+	timedOut bool
+	canceled bool
+
+	waitOnce sync.Once
+	done     chan struct{}
+	result   Result
+}
+
+// Start starts c and returns at once; Wait collects the result.
+func Start(ctx context.Context, c Command) (*Process, error) {
+	if len(c.Argv) == 0 || c.Argv[0] == "" {
+		return nil, refuse("empty command")
+	}
+	if err := c.Policy.Validate(); err != nil {
+		return nil, refuse("%v", err)
+	}
+	cwd := c.Cwd
+	if cwd == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+		cwd = wd
+	}
+	cwd, err := filepath.Abs(cwd)
+	if err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return nil, refuse("working directory %s does not exist or is not a directory", cwd)
+	}
+	c.Cwd = cwd
+	if c.Shell {
+		c.Argv = []string{"/bin/sh", "-c", strings.Join(c.Argv, " ")}
+	}
+
+	base := c.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	env := c.Env.Build(base)
+	if c.Policy.Sandboxed() {
+		env = setEnv(env, EnvSandbox, sandboxName())
+	}
+	if !c.Policy.Network && c.Policy.mode() != DangerFullAccess {
+		env = setEnv(env, EnvNetworkDisabled, "1")
+	}
+	if c.OutputLimit <= 0 {
+		c.OutputLimit = defaultOutputLimit
+	}
+
+	p := &Process{
+		cap:       &capture{limit: c.OutputLimit, onChunk: c.OnOutput},
+		clock:     c.Clock,
+		ctx:       ctx,
+		sandboxed: c.Policy.Sandboxed(),
+		done:      make(chan struct{}),
+	}
+	if p.clock == nil && c.Timeout > 0 {
+		p.clock, p.ownClock = NewClock(c.Timeout), true
+	}
+
+	path, err := lookPath(c.Argv[0], cwd, getEnv(env, "PATH"))
+	if err != nil {
+		// Report it as a shell would, so callers see one shape of failure.
+		msg := fmt.Sprintf("warden: %s: %v\n", c.Argv[0], err)
+		p.result = Result{ExitCode: 127, Stderr: []byte(msg), Output: []byte(msg), Sandbox: "none"}
+		close(p.done)
+		return p, nil
+	}
+	if err := p.launch(c, path, env); err != nil {
+		if p.ownClock {
+			p.clock.Stop()
+		}
+		return nil, err
+	}
+	p.start = time.Now()
+	go p.supervise()
+	return p, nil
+}
+
+// lookPath resolves argv0 the way execvp would, against the child's PATH.
+func lookPath(argv0, cwd, pathEnv string) (string, error) {
+	if strings.Contains(argv0, "/") {
+		full := argv0
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(cwd, full)
+		}
+		if err := executable(full); err != nil {
+			return "", err
+		}
+		return full, nil
+	}
+	for _, dir := range filepath.SplitList(pathEnv) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		full := filepath.Join(dir, argv0)
+		if executable(full) == nil {
+			return full, nil
+		}
+	}
+	return "", errors.New("command not found")
+}
+
+func executable(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return errors.New("no such file")
+	}
+	if st.IsDir() {
+		return errors.New("is a directory")
+	}
+	if st.Mode()&0o111 == 0 {
+		return errors.New("permission denied (not executable)")
+	}
+	return nil
+}
+
+// supervise kills the command on timeout or cancellation.
+func (p *Process) supervise() {
+	select {
+	case <-p.done:
+		return
+	case <-p.clock.Expired():
+		p.stopMu.Lock()
+		p.timedOut = true
+		p.stopMu.Unlock()
+	case <-p.ctx.Done():
+		p.stopMu.Lock()
+		p.canceled = true
+		p.stopMu.Unlock()
+	}
+	p.killTree()
+}
+
+// Wait waits for the command and everything it started, and returns the
+// result. It may be called more than once.
+func (p *Process) Wait() Result {
+	if p.cmd == nil { // never started (command not found)
+		return p.result
+	}
+	p.waitOnce.Do(p.wait)
+	<-p.done
+	return p.result
+}
+
+func (p *Process) wait() {
+	err := p.cmd.Wait()
+	if p.cleanup != nil {
+		p.cleanup()
+	}
+	p.stopMu.Lock()
+	timedOut, canceled := p.timedOut, p.canceled
+	p.stopMu.Unlock()
+	r := Result{TimedOut: timedOut, Canceled: canceled, Duration: time.Since(p.start), Sandbox: p.kind, NotEnforced: p.gaps}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Signal = int(ws.Signal())
+			r.ExitCode = 128 + r.Signal
+		} else {
+			r.ExitCode = exitErr.ExitCode()
+		}
+	default:
+		r.ExitCode = -1
+	}
+	if p.status != nil {
+		p.status.apply(&r)
+	}
+	p.cap.mu.Lock()
+	r.Stdout, r.Stderr, r.Output, r.Truncated = p.cap.stdout, p.cap.stderr, p.cap.combined, p.cap.truncated
+	p.cap.mu.Unlock()
+	if !r.TimedOut && !r.Canceled {
+		r.SandboxDenied, r.DenialReason = detectDenial(p.sandboxed, r.ExitCode, r.Signal, r.Stdout, r.Stderr)
+	}
+	if p.ownClock {
+		p.clock.Stop()
+	}
+	p.result = r
+	close(p.done)
+}

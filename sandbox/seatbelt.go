@@ -1,0 +1,86 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+// SeatbeltPath is the only sandbox-exec Warden runs: an absolute path, so a
+// PATH entry cannot stand in for it.
+const SeatbeltPath = "/usr/bin/sandbox-exec"
+
+// seatbeltBase is the fixed part of every profile: deny by default, let the
+// command run and fork, touch only its own processes, and use the few
+// system services ordinary command-line tools need.
+const seatbeltBase = `(version 1)
+(deny default)
+
+; Processes: run, fork, and see or signal only processes in this sandbox.
+(allow process-exec)
+(allow process-fork)
+(allow signal (target same-sandbox))
+(allow process-info* (target same-sandbox))
+
+; What command-line tools need from the system.
+(allow sysctl-read)
+(allow user-preference-read)
+(allow ipc-posix-sem)
+(allow ipc-posix-shm-read-data ipc-posix-shm-read-metadata ipc-posix-shm-write-data ipc-posix-shm-create)
+(allow mach-lookup
+  (global-name "com.apple.system.opendirectoryd.libinfo")
+  (global-name "com.apple.system.notification_center")
+  (global-name "com.apple.system.logger")
+  (global-name "com.apple.logd")
+  (global-name "com.apple.bsd.dirhelper")
+  (global-name "com.apple.cfprefsd.daemon")
+  (global-name "com.apple.cfprefsd.agent"))
+(allow pseudo-tty)
+(allow file-read* file-write* file-ioctl (literal "/dev/ptmx") (regex #"^/dev/ttys[0-9]+$"))
+(allow file-write-data (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))
+(allow file-write-data (require-all (literal "/dev/zero") (vnode-type CHARACTER-DEVICE)))
+
+; Reads: everywhere.
+(allow file-read*)
+`
+
+// SeatbeltProfile is the macOS profile for a policy and its resolved
+// writable roots, with the -D parameters that fill in the paths (passing
+// paths as parameters keeps quoting out of the profile). Protected subpaths
+// are excluded both as a literal (so a missing one cannot be created) and as
+// a subpath (so nothing inside changes).
+func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
+	var b strings.Builder
+	b.WriteString(seatbeltBase)
+	if len(roots) > 0 {
+		b.WriteString("\n; Writes: the writable roots, minus their protected subpaths.\n(allow file-write*")
+		for i, r := range roots {
+			key := fmt.Sprintf("WRITABLE_ROOT_%d", i)
+			params = append(params, fmt.Sprintf("-D%s=%s", key, r.Path))
+			if len(r.Protected) == 0 {
+				fmt.Fprintf(&b, "\n  (subpath (param %q))", key)
+				continue
+			}
+			fmt.Fprintf(&b, "\n  (require-all (subpath (param %q))", key)
+			for j, prot := range r.Protected {
+				pk := fmt.Sprintf("%s_PROTECTED_%d", key, j)
+				params = append(params, fmt.Sprintf("-D%s=%s", pk, prot))
+				fmt.Fprintf(&b, "\n    (require-not (literal (param %q))) (require-not (subpath (param %q)))", pk, pk)
+			}
+			b.WriteString(")")
+		}
+		b.WriteString(")\n")
+	}
+	if p.Network {
+		b.WriteString("\n; Network: on.\n(allow network-outbound)\n(allow network-inbound)\n(allow network-bind)\n(allow system-socket)\n")
+	} else {
+		b.WriteString("\n; Network: off. Unix socketpairs still work; connecting to sockets does not.\n(allow system-socket (socket-domain AF_UNIX))\n")
+	}
+	return b.String(), params
+}
+
+// seatbeltArgv wraps argv in sandbox-exec.
+func seatbeltArgv(profile string, params []string, path string, argv []string) []string {
+	out := append([]string{SeatbeltPath, "-p", profile}, params...)
+	out = append(out, "--", path)
+	return append(out, argv[1:]...)
+}

@@ -1,0 +1,13 @@
+//go:build linux
+
+package sandbox
+
+import "golang.org/x/sys/unix"
+
+const (
+	auditArch        = unix.AUDIT_ARCH_AARCH64
+	hasX32           = false
+	cloneFlagsOffset = offArg0
+)
+
+var archDeniedSyscalls []uintptr
