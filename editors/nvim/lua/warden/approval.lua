@@ -54,6 +54,13 @@ function M.render(params)
   table.insert(lines, '')
   for _, line in ipairs(vim.split(message, '\n', true)) do
     table.insert(lines, line)
+    -- Leaving the sandbox is worth the eye whatever the level.
+    for _, loud in ipairs({ 'NOT sandboxed', 'WITHOUT the sandbox' }) do
+      local s, e = line:find(loud, 1, true)
+      if s then
+        table.insert(hls, { 'WardenRiskHigh', #lines - 1, s - 1, e })
+      end
+    end
     if level then
       local lower = line:lower()
       local s, e = lower:find('%f[%a]' .. level .. '%f[%A]')

@@ -12,25 +12,19 @@ local function notify(msg, level)
   vim.notify('Warden: ' .. msg, level or vim.log.levels.INFO)
 end
 
--- Where the command applies: the buffer's URI and the range (the visual
--- selection when :'<,'>Warden was used, else the cursor line), as LSP wants.
+-- Where the command applies: the buffer's URI and a range, as LSP wants:
+-- the lines of :'<,'>Warden, else the cursor (the server takes its line).
 local function location(cmd)
   local bufnr = vim.api.nvim_get_current_buf()
-  local first, last
+  local range
   if cmd and cmd.range and cmd.range > 0 then
-    first, last = cmd.line1 - 1, cmd.line2 - 1
+    range = { start = { line = cmd.line1 - 1, character = 0 }, ['end'] = { line = cmd.line2, character = 0 } }
   else
-    local row = vim.api.nvim_win_get_cursor(0)[1] - 1
-    first, last = row, row
+    local cur = vim.api.nvim_win_get_cursor(0)
+    local pos = { line = cur[1] - 1, character = cur[2] }
+    range = { start = pos, ['end'] = pos }
   end
-  local last_line = vim.api.nvim_buf_get_lines(bufnr, last, last + 1, false)[1] or ''
-  return {
-    uri = vim.uri_from_bufnr(bufnr),
-    range = {
-      start = { line = first, character = 0 },
-      ['end'] = { line = last, character = #last_line },
-    },
-  }
+  return { bufnr = bufnr, uri = vim.uri_from_bufnr(bufnr), range = range }
 end
 
 local function started(label)
@@ -38,17 +32,42 @@ local function started(label)
     if err then
       notify(label .. ' failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     elseif type(result) == 'table' and result.jobId then
+      M.last_job = result.jobId
       notify(('%s started (job %s)'):format(label, result.jobId))
     end
   end
 end
 
-local function agent(mode, instruction, cmd)
+--- Runs a warden.agent.run command (from a code action or :Warden). Without
+--- an instruction (the "Ask agent…" action) it asks with vim.ui.input first.
+function M.run_agent_command(command, ctx)
+  local arg = vim.deepcopy((command.arguments or {})[1] or {})
+  local client = ctx and ctx.client_id and vim.lsp.get_client_by_id(ctx.client_id) or nil
+  local function send()
+    warden().execute('warden.agent.run', { arg }, started('agent'), ctx and ctx.bufnr, client)
+  end
+  if arg.instruction and vim.trim(arg.instruction) ~= '' then
+    return send()
+  end
+  vim.ui.input({ prompt = 'Warden, please: ' }, function(text)
+    if text and vim.trim(text) ~= '' then
+      arg.instruction = text
+      send()
+    end
+  end)
+end
+
+local function agent(instruction, cmd)
   local loc = location(cmd)
-  local arg = { mode = mode, instruction = instruction, uri = loc.uri, range = loc.range }
-  if mode == 'fix' then
-    arg.diagnostics = vim.tbl_map(function(d)
-      return d.user_data and d.user_data.lsp or {
+  M.run_agent_command({ arguments = { { instruction = instruction, uri = loc.uri, range = loc.range } } }, { bufnr = loc.bufnr })
+end
+
+-- The diagnostics on the range's lines, in LSP form.
+local function lsp_diagnostics(bufnr, range)
+  local out = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.lnum >= range.start.line and d.lnum <= range['end'].line then
+      table.insert(out, d.user_data and d.user_data.lsp or {
         range = {
           start = { line = d.lnum, character = d.col },
           ['end'] = { line = d.end_lnum or d.lnum, character = d.end_col or d.col },
@@ -56,10 +75,44 @@ local function agent(mode, instruction, cmd)
         message = d.message,
         severity = d.severity,
         source = d.source,
-      }
-    end, vim.diagnostic.get(0, { lnum = loc.range.start.line }))
+      })
+    end
   end
-  warden().execute('warden.agent.run', { arg }, started('agent ' .. mode))
+  return out
+end
+
+-- Runs the server's own agent code action of a kind (fix, explain) for the
+-- cursor or range, with the user's extra words added to its instruction.
+local function agent_action(kind, extra, cmd)
+  local loc = location(cmd)
+  local client = warden().client(loc.bufnr)
+  if not client then
+    return notify('not attached to this buffer', vim.log.levels.ERROR)
+  end
+  local diagnostics = lsp_diagnostics(loc.bufnr, loc.range)
+  if kind == 'quickfix' and #diagnostics == 0 then
+    return notify('no diagnostics here to fix', vim.log.levels.WARN)
+  end
+  local params = {
+    textDocument = { uri = loc.uri },
+    range = loc.range,
+    context = { diagnostics = diagnostics, only = { kind } },
+  }
+  warden().client_call(client, 'request', 'textDocument/codeAction', params, function(err, actions)
+    if err then
+      return notify('code actions failed: ' .. (err.message or ''), vim.log.levels.ERROR)
+    end
+    for _, a in ipairs(actions or {}) do
+      local c = a.command
+      if type(c) == 'table' and c.command == 'warden.agent.run' then
+        if extra and c.arguments and c.arguments[1] then
+          c.arguments[1].instruction = (c.arguments[1].instruction or '') .. '\n' .. extra
+        end
+        return M.run_agent_command(c, { bufnr = loc.bufnr, client_id = client.id })
+      end
+    end
+    notify('the server offers no agent action of kind ' .. kind .. ' here', vim.log.levels.WARN)
+  end, loc.bufnr)
 end
 
 local function show_status(_, result)
@@ -88,13 +141,13 @@ M.subcommands = {
     if #args == 0 then
       return M.ask(cmd)
     end
-    agent('ask', table.concat(args, ' '), cmd)
+    agent(table.concat(args, ' '), cmd)
   end,
   fix = function(args, cmd)
-    agent('fix', #args > 0 and table.concat(args, ' ') or nil, cmd)
+    agent_action('quickfix', #args > 0 and table.concat(args, ' ') or nil, cmd)
   end,
   explain = function(args, cmd)
-    agent('explain', #args > 0 and table.concat(args, ' ') or nil, cmd)
+    agent_action('refactor.warden.explain', #args > 0 and table.concat(args, ' ') or nil, cmd)
   end,
   run = function(args)
     if #args == 0 then
@@ -104,11 +157,13 @@ M.subcommands = {
     warden().execute('warden.exec', { { command = args, cwd = root } }, started('run'))
   end,
   cancel = function(args)
-    warden().execute('warden.agent.cancel', args[1] and { { jobId = args[1] } } or {}, function(err)
+    warden().execute('warden.agent.cancel', args[1] and { { jobId = args[1] } } or {}, function(err, res)
       if err then
         notify('cancel failed: ' .. (err.message or ''), vim.log.levels.ERROR)
+      elseif res and res.cancelled and #res.cancelled > 0 then
+        notify('cancelled ' .. table.concat(res.cancelled, ', '))
       else
-        notify('cancelled')
+        notify('no agent job was running')
       end
     end)
   end,
@@ -163,15 +218,7 @@ end
 
 --- :WardenAsk — prompts with vim.ui.input, then runs the agent on it.
 function M.ask(cmd)
-  if cmd and cmd.fargs and #cmd.fargs > 0 then
-    return agent('ask', table.concat(cmd.fargs, ' '), cmd)
-  end
-  local loc_cmd = cmd and { range = cmd.range, line1 = cmd.line1, line2 = cmd.line2 } or nil
-  vim.ui.input({ prompt = 'Warden, please: ' }, function(text)
-    if text and vim.trim(text) ~= '' then
-      agent('ask', text, loc_cmd)
-    end
-  end)
+  agent(cmd and cmd.fargs and #cmd.fargs > 0 and table.concat(cmd.fargs, ' ') or nil, cmd)
 end
 
 return M

@@ -74,6 +74,25 @@ function M.root_dir(bufnr)
   return dir
 end
 
+-- What the client tells the server beyond Neovim's own capabilities:
+-- warden.agent.run sent without an instruction (the "Ask agent…" action) is
+-- answered here by asking the user (see commands below).
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.experimental = vim.tbl_extend('force', caps.experimental or {}, { wardenAskAgent = true })
+  return caps
+end
+
+-- Client-side command handlers: Neovim calls these instead of sending
+-- workspace/executeCommand when a code action carries the command.
+local function client_commands()
+  return {
+    ['warden.agent.run'] = function(command, ctx)
+      require('warden.commands').run_agent_command(command, ctx)
+    end,
+  }
+end
+
 --- The client configuration for a workspace root.
 function M.client_config(root)
   local cfg = M.config
@@ -87,6 +106,8 @@ function M.client_config(root)
     init_options = next(cfg.settings or {}) and cfg.settings or nil,
     settings = next(cfg.settings or {}) and { warden = cfg.settings } or nil,
     handlers = M.handlers(),
+    capabilities = capabilities(),
+    commands = client_commands(),
     on_attach = function(client, bufnr)
       vim.api.nvim_exec_autocmds('User', { pattern = 'WardenAttach', modeline = false })
       if M.config.on_attach then
@@ -161,8 +182,8 @@ function M.clients()
 end
 
 --- Runs a warden.* command on the buffer's client. callback(err, result).
-function M.execute(command, arguments, callback, bufnr)
-  local client = M.client(bufnr)
+function M.execute(command, arguments, callback, bufnr, client)
+  client = client or M.client(bufnr)
   if not client then
     local _, err = M.attach(bufnr)
     client = M.client(bufnr)
