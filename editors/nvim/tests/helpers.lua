@@ -68,7 +68,7 @@ function H.workspace(files)
   for name, content in pairs(files or {}) do
     local path = ws .. '/' .. name
     vim.fn.mkdir(vim.fn.fnamemodify(path, ':h'), 'p')
-    vim.fn.writefile(type(content) == 'table' and content or vim.split(content, '\n', true), path)
+    vim.fn.writefile(type(content) == 'table' and content or vim.split(content, '\n', { plain = true }), path)
   end
   return ws
 end

@@ -52,7 +52,7 @@ function M.render(params)
     table.insert(hls, { levels[level], 0, #'Warden asks — ', #title })
   end
   table.insert(lines, '')
-  for _, line in ipairs(vim.split(message, '\n', true)) do
+  for _, line in ipairs(vim.split(message, '\n', { plain = true })) do
     table.insert(lines, line)
     -- Leaving the sandbox is worth the eye whatever the level.
     for _, loud in ipairs({ 'NOT sandboxed', 'WITHOUT the sandbox' }) do
@@ -139,7 +139,7 @@ function M.handler(_, params, ctx)
   local float = open_float(view)
   pcall(vim.cmd, 'redraw')
 
-  local first = vim.split(params.message or '', '\n', true)[1]:gsub('^Warden:%s*', '')
+  local first = vim.split(params.message or '', '\n', { plain = true })[1]:gsub('^Warden:%s*', '')
   local opts = {
     prompt = 'Warden: ' .. first,
     kind = 'warden.approval',

@@ -112,7 +112,7 @@ function M.check()
   out, status = run(path, { 'doctor' })
   local lines = vim.tbl_filter(function(l)
     return l ~= ''
-  end, vim.split(out, '\n', true))
+  end, vim.split(out, '\n', { plain = true }))
   if status == 2 and out:find('unknown command', 1, true) then
     warn('this warden has no `doctor` command, so what its sandbox enforces here is unknown')
   elseif status == 0 then
