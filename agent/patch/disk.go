@@ -52,11 +52,11 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	var removals []diskRemoval
 	for i := range plan.Files {
 		f := &plan.Files[i]
-		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before); err != nil {
+		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before, f.disk); err != nil {
 			return nil, err
 		}
 		if f.MoveTo != "" {
-			if err := unchanged(f.MoveTo, f.RelTo, f.DestExisted, f.DestBefore); err != nil {
+			if err := unchanged(f.MoveTo, f.RelTo, f.DestExisted, f.DestBefore, f.destDisk); err != nil {
 				return nil, err
 			}
 		}
@@ -68,18 +68,17 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		case f.Deleted():
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		case f.MoveTo != "":
-			w := diskWrite{target: writeTarget(f.MoveTo), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore}
-			w.oldMode = modeOf(w.target, mode)
+			w := diskWrite{target: writeTarget(f.MoveTo, f.destDisk), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore, oldMode: mode}
 			writes = append(writes, w)
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		default:
-			w := diskWrite{target: writeTarget(f.Path), content: f.After, mode: mode, existed: f.Existed, before: f.Before}
-			w.oldMode = modeOf(w.target, mode)
+			w := diskWrite{target: writeTarget(f.Path, f.disk), content: f.After, mode: mode, existed: f.Existed, before: f.Before, oldMode: mode}
 			writes = append(writes, w)
 		}
 	}
 
 	var created []string // directories made for new files, outermost first
+	known := map[string]bool{}
 	cleanup := func() {
 		for _, w := range writes {
 			if w.tmp != "" {
@@ -93,7 +92,12 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	for i := range writes {
 		w := &writes[i]
 		dir := filepath.Dir(w.target)
-		made, err := mkdirs(dir)
+		var made []string
+		var err error
+		if !known[dir] {
+			made, err = mkdirs(dir)
+			known[dir] = err == nil
+		}
 		created = append(created, made...)
 		if err != nil {
 			cleanup()
@@ -159,7 +163,15 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 }
 
 // unchanged checks that a file still is what the plan was computed from.
-func unchanged(path, rel string, existed bool, before string) error {
+// When the plan came from the disk, an identical Lstat (same file, size and
+// modification time) is enough, as git's index trusts it; otherwise the
+// content is compared.
+func unchanged(path, rel string, existed bool, before string, was fs.FileInfo) error {
+	if was != nil {
+		if now, err := os.Lstat(path); err == nil && os.SameFile(was, now) && now.Size() == was.Size() && now.ModTime().Equal(was.ModTime()) && now.Mode() == was.Mode() {
+			return nil
+		}
+	}
 	data, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -173,20 +185,16 @@ func unchanged(path, rel string, existed bool, before string) error {
 
 // writeTarget is where writing path should land: through a symlink to its
 // target, so the link itself survives.
-func writeTarget(path string) string {
-	if info, err := os.Lstat(path); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+func writeTarget(path string, info fs.FileInfo) string {
+	if info == nil {
+		info, _ = os.Lstat(path)
+	}
+	if info != nil && info.Mode()&fs.ModeSymlink != 0 {
 		if real, err := filepath.EvalSymlinks(path); err == nil {
 			return real
 		}
 	}
 	return path
-}
-
-func modeOf(path string, fallback fs.FileMode) fs.FileMode {
-	if info, err := os.Stat(path); err == nil {
-		return info.Mode().Perm()
-	}
-	return fallback
 }
 
 // mkdirs creates dir and its missing parents, returning those it created.

@@ -114,11 +114,11 @@ func TestConcerns(t *testing.T) {
 	writeFiles(t, outside, map[string]string{"o.txt": "o\n"})
 	os.Symlink(outside, filepath.Join(root, "escape"))
 	cases := map[string]string{
-		"*** Begin Patch\n*** Update File: escape/o.txt\n@@\n-o\n+p\n*** End Patch": "leads through a symlink outside the workspace",
+		"*** Begin Patch\n*** Update File: escape/o.txt\n@@\n-o\n+p\n*** End Patch":                 "leads through a symlink outside the workspace",
 		"*** Begin Patch\n*** Add File: " + filepath.Join(outside, "n.txt") + "\n+n\n*** End Patch": "is outside the workspace",
 		"*** Begin Patch\n*** Update File: sub/.envrc\n@@\n-x\n+y\n*** End Patch":                   "is a protected path (.envrc)",
-		"*** Begin Patch\n*** Add File: .vscode/tasks.json\n+{}\n*** End Patch":                       "is a protected path (.vscode)",
-		"*** Begin Patch\n*** Delete File: bin.dat\n*** End Patch":                                    "is a binary file",
+		"*** Begin Patch\n*** Add File: .vscode/tasks.json\n+{}\n*** End Patch":                     "is a protected path (.vscode)",
+		"*** Begin Patch\n*** Delete File: bin.dat\n*** End Patch":                                  "is a binary file",
 	}
 	for text, want := range cases {
 		plan := prepare(t, root, text)

@@ -54,6 +54,10 @@ type FileEdit struct {
 	// PruneDirs are directories to remove, if empty, after deleting the file
 	// (undo removes the directories a patch created).
 	PruneDirs []string
+
+	// What the disk said while preparing, when the content came from the
+	// disk: Disk.Apply compares it to notice a file changed since.
+	disk, destDisk fs.FileInfo
 }
 
 // Target is where the file's content ends up: the move destination or Path.
@@ -179,44 +183,58 @@ func Prepare(changes []FileChange, src Source, opt Options) (*Plan, error) {
 	return plan, nil
 }
 
-// read returns a file's current content from src, and whether it exists.
-func read(src Source, path, rel string) (content string, version int32, open, exists bool, err error) {
+// fileState is a file as found while preparing: its content from the Source
+// and what the disk says about it.
+type fileState struct {
+	content string
+	version int32
+	open    bool
+	exists  bool
+	mode    fs.FileMode // permissions (through a symlink)
+	disk    fs.FileInfo // Lstat of the path, nil if absent
+}
+
+// read returns a file's current state, refusing directories and special files.
+func read(src Source, path, rel string) (fileState, error) {
+	var st fileState
 	info, statErr := os.Lstat(path)
 	if statErr == nil {
+		st.disk = info
+		target := info
 		if info.Mode()&fs.ModeSymlink != 0 {
 			if real, err := os.Stat(path); err == nil {
-				info = real
+				target = real
 			}
 		}
-		if info.IsDir() {
-			return "", 0, false, true, &RefusedError{Path: rel, Reason: "is a directory; patches change files, not directories"}
+		if target.IsDir() {
+			return st, &RefusedError{Path: rel, Reason: "is a directory; patches change files, not directories"}
 		}
-		if !info.Mode().IsRegular() && info.Mode()&fs.ModeSymlink == 0 {
-			return "", 0, false, true, &RefusedError{Path: rel, Reason: fmt.Sprintf("is not a regular file (%s)", info.Mode().Type())}
+		if !target.Mode().IsRegular() && target.Mode()&fs.ModeSymlink == 0 {
+			return st, &RefusedError{Path: rel, Reason: fmt.Sprintf("is not a regular file (%s)", target.Mode().Type())}
 		}
+		st.mode = target.Mode().Perm()
 	}
 	data, version, open, err := src.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", 0, false, false, nil
+		return st, nil
 	}
 	if err != nil {
-		return "", 0, false, false, fmt.Errorf("%s: %w", rel, err)
+		return st, fmt.Errorf("%s: %w", rel, err)
 	}
-	return string(data), version, open, true, nil
+	st.content, st.version, st.open, st.exists = string(data), version, open, true
+	return st, nil
 }
 
 // compute fills in the file's current state and its result.
 func compute(f *FileEdit, src Source) error {
 	c := f.Change
-	var err error
-	f.Before, f.Version, f.Open, f.Existed, err = read(src, f.Path, f.Rel)
+	st, err := read(src, f.Path, f.Rel)
 	if err != nil {
 		return err
 	}
-	if f.Existed {
-		if info, err := os.Stat(f.Path); err == nil {
-			f.Mode = info.Mode().Perm()
-		}
+	f.Before, f.Version, f.Open, f.Existed, f.Mode = st.content, st.version, st.open, st.exists, st.mode
+	if _, onDisk := src.(Disk); onDisk {
+		f.disk = st.disk
 	}
 	if c.Mode != 0 {
 		f.Mode = c.Mode
@@ -248,12 +266,14 @@ func compute(f *FileEdit, src Source) error {
 			return err
 		}
 		if f.MoveTo != "" {
-			var dest string
-			dest, f.DestVersion, f.DestOpen, f.DestExisted, err = read(src, f.MoveTo, f.RelTo)
+			dest, err := read(src, f.MoveTo, f.RelTo)
 			if err != nil {
 				return err
 			}
-			f.DestBefore = dest
+			f.DestBefore, f.DestVersion, f.DestOpen, f.DestExisted = dest.content, dest.version, dest.open, dest.exists
+			if _, onDisk := src.(Disk); onDisk {
+				f.destDisk = dest.disk
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"io/fs"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,10 +21,11 @@ type guard struct {
 	root      string
 	roots     []string // root and the writable roots, cleaned
 	realRoots []string // the same with symlinks resolved
+	realDirs  map[string]string
 }
 
 func newGuard(root string, writable []string) *guard {
-	g := &guard{root: root}
+	g := &guard{root: root, realDirs: map[string]string{}}
 	for _, r := range append([]string{root}, writable...) {
 		if !filepath.IsAbs(r) {
 			r = filepath.Join(root, r)
@@ -78,7 +80,7 @@ func (g *guard) check(f *FileEdit) []Concern {
 			}
 			continue
 		}
-		real := realPath(p)
+		real := g.real(p)
 		realRoot, realInside := g.containing(real, g.realRoots)
 		if !realInside {
 			add(p, "leads through a symlink outside the workspace, to %s", real)
@@ -94,6 +96,20 @@ func (g *guard) check(f *FileEdit) []Concern {
 		add(f.Path, "is a binary file the editor cannot show as a diff")
 	}
 	return out
+}
+
+// real resolves symlinks in p, resolving each directory once per patch.
+func (g *guard) real(p string) string {
+	if info, err := os.Lstat(p); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		return realPath(p)
+	}
+	dir := filepath.Dir(p)
+	r, ok := g.realDirs[dir]
+	if !ok {
+		r = realPath(dir)
+		g.realDirs[dir] = r
+	}
+	return filepath.Join(r, filepath.Base(p))
 }
 
 // containing returns the first root that holds p.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/config"
@@ -72,7 +71,9 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 		}
 		return fail("%s\nNothing was changed. Apply it from the editor (warden.patch.apply), where you can approve it, or edit those files yourself.", msg)
 	}
-	res, err := patch.Apply(ctx, patch.Disk{}, plan, patch.NewCheckpoints(filepath.Join(config.StateDir(), "checkpoints")))
+	// No checkpoint: undo (warden.undo) is for the agent's changes in the
+	// editor; a patch applied by hand is undone with version control.
+	res, err := patch.Apply(ctx, patch.Disk{}, plan, nil)
 	if err != nil {
 		return fail("%v", err)
 	}
