@@ -1,0 +1,340 @@
+package approvals
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/shlex"
+)
+
+// CommandRequest is one command the agent (or the user, through `warden
+// exec`) wants to run.
+type CommandRequest struct {
+	Argv    []string
+	Cwd     string // absolute
+	Sandbox Sandbox
+	// RequestEscalation is the model's sandbox_permissions=require_escalated:
+	// it asks to run outside the sandbox.
+	RequestEscalation bool
+	// Justification is the agent's reason, shown in the prompt.
+	Justification string
+	// PrefixRule is the model's proposed "Always allow" prefix, used as the
+	// amendment when acceptable.
+	PrefixRule []string
+}
+
+// MatchedRule is a rule that matched one command of the request.
+type MatchedRule struct {
+	Pattern       string   `json:"pattern"`
+	Decision      Decision `json:"decision"`
+	Justification string   `json:"justification"`
+	Source        string   `json:"source"`
+}
+
+// Evaluation is the requirement for one command: whether it runs, needs the
+// user, or is refused, and everything that decision rests on.
+type Evaluation struct {
+	Decision Decision `json:"decision"`
+	// BypassSandbox: every command matched an explicit allow rule, so it runs
+	// without the sandbox (as Codex does).
+	BypassSandbox bool          `json:"bypass_sandbox"`
+	KnownSafe     bool          `json:"known_safe"`
+	Dangerous     bool          `json:"dangerous"`
+	MatchedRules  []MatchedRule `json:"matched_rules"`
+	// Amendment is the argv prefix offered for "Always allow", or nil.
+	Amendment []string `json:"amendment"`
+	Reason    string   `json:"reason"`
+	Risk      Risk     `json:"risk"`
+	// Escalate: the request runs outside the sandbox once approved.
+	Escalate bool `json:"-"`
+
+	Analysis *Analysis     `json:"-"`
+	category promptCategory // what kind of prompt this is, for granular
+}
+
+// OffersSessionApproval reports whether "Allow for session" may be offered:
+// never for high-risk commands.
+func (e *Evaluation) OffersSessionApproval() bool { return e.Risk.Level < RiskHigh }
+
+// Evaluator turns a request into an Evaluation under a policy and rules.
+type Evaluator struct {
+	Policy Policy
+	Rules  *RuleSet
+	// RulesErr is set when the rules failed to load and no earlier good set
+	// exists: anything not known-safe then needs the user.
+	RulesErr error
+}
+
+// Evaluate decides the requirement for req. It is pure apart from reading
+// the filesystem for risk facts.
+func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
+	a := Analyze(req.Argv)
+	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
+	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox})
+	e.KnownSafe = a.KnownSafe()
+	e.Dangerous = a.Dangerous()
+	cmd := DisplayCommand(req.Argv)
+	pol := ev.Policy.Ask
+
+	// Per command: rules first, heuristics for what no rule covers.
+	decision := Allow
+	allRuleAllowed := len(a.Segments) > 0
+	var promptSeg []Segment // commands the heuristics would ask about
+	var ruleReason string
+	rulePrompt := false
+	for _, seg := range a.Segments {
+		matches := ev.Rules.Match(seg.Argv)
+		if len(matches) == 0 {
+			allRuleAllowed = false
+			d := ev.heuristics(seg, req, e)
+			if d == Prompt {
+				promptSeg = append(promptSeg, seg)
+			}
+			decision = max(decision, d)
+			continue
+		}
+		strictest := Allow
+		var worst *Rule
+		for _, r := range matches {
+			e.MatchedRules = append(e.MatchedRules, MatchedRule{Pattern: r.PatternString(), Decision: r.Decision, Justification: r.Justification, Source: r.Source})
+			if worst == nil || r.Decision > strictest {
+				strictest, worst = r.Decision, r
+			}
+		}
+		if strictest != Allow {
+			allRuleAllowed = false
+		}
+		if strictest > decision || (strictest == decision && ruleReason == "" && strictest != Allow) {
+			ruleReason = ruleMessage(cmd, strictest, worst)
+		}
+		if strictest == Prompt {
+			rulePrompt = true
+		}
+		decision = max(decision, strictest)
+	}
+
+	switch {
+	case decision == Forbidden:
+		e.Decision = Forbidden
+		if ruleReason != "" {
+			e.Reason = ruleReason
+		} else {
+			e.Reason = fmt.Sprintf("`%s` rejected: it may destroy data (rm -f) and the approval policy is never, so nobody can be asked", cmd)
+		}
+		return e
+	case len(a.Problems) > 0 && !e.KnownSafe && (len(a.Segments) == 0 || unreadable(a)):
+		// Parse errors, oversized or non-UTF-8 command lines: what would run
+		// is unknown, so ask (fail closed), whatever the policy.
+		decision = Prompt
+		e.Reason = fmt.Sprintf("`%s` needs approval: Warden could not analyse it (%s)", cmd, a.Problems[0])
+	case ev.RulesErr != nil && !e.KnownSafe:
+		decision = Prompt
+		e.Reason = fmt.Sprintf("`%s` needs approval: the exec-policy rules failed to load (%v)", cmd, ev.RulesErr)
+	case decision == Prompt && rulePrompt:
+		e.Reason = ruleReason
+		e.category = categoryRules
+	case decision == Prompt:
+		e.Reason = ev.heuristicReason(cmd, req, e)
+	case decision == Allow && e.Risk.Level == RiskHigh && pol != Never:
+		// Risk changes decisions: a high-risk command is put to the user even
+		// when a rule or the policy would have let it run.
+		decision = Prompt
+		promptSeg = nil
+		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
+	case decision == Allow:
+		switch {
+		case allRuleAllowed:
+			e.Reason = fmt.Sprintf("`%s` is allowed by rule %s", cmd, e.MatchedRules[0].Source)
+		case e.KnownSafe:
+			e.Reason = fmt.Sprintf("`%s` is known to be safe", cmd)
+		case !req.Sandbox.Restricted():
+			e.Reason = fmt.Sprintf("`%s` is allowed by the %s policy (no sandbox: danger-full-access)", cmd, pol)
+		default:
+			e.Reason = fmt.Sprintf("`%s` runs in the sandbox (%s) under the %s policy", cmd, req.Sandbox, pol)
+		}
+	}
+
+	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
+	if decision == Allow {
+		e.Decision = Allow
+		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh
+		if e.Escalate && !e.BypassSandbox {
+			// A low-risk command staying inside the writable roots does not
+			// need to leave the sandbox: it runs sandboxed without asking,
+			// and a sandbox denial can still be escalated afterwards.
+			e.Escalate = false
+			e.Reason += "; escalation not needed: low risk and inside the writable roots"
+		}
+		return e
+	}
+
+	// Needs the user, unless the policy cannot ask.
+	if ev.Policy.rejects(e.category) {
+		e.Decision = Forbidden
+		if pol == Never {
+			e.Reason += " (approval required, but the approval policy is never)"
+		} else {
+			e.Reason += " (approval required, but the granular policy rejects this kind of prompt)"
+		}
+		return e
+	}
+	e.Decision = Prompt
+	if !rulePrompt && !e.Dangerous && e.Risk.Level < RiskHigh && a.Understood() {
+		e.Amendment = amendment(req.PrefixRule, promptSeg)
+	}
+	return e
+}
+
+// unreadable reports problems that make the whole line unknowable, as opposed
+// to a variable in one argument.
+func unreadable(a *Analysis) bool {
+	for _, p := range a.Problems {
+		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" {
+			return true
+		}
+	}
+	return false
+}
+
+// heuristics decides a command no rule matched (Codex's
+// render_decision_for_unmatched_command, plus Warden's risk rule applied by
+// the caller).
+func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) Decision {
+	pol := ev.Policy.Ask
+	safe := seg.KnownSafe() && len(e.Analysis.Problems) == 0
+	switch {
+	case safe:
+		return Allow
+	case isDangerousArgv(seg.Argv):
+		if pol == Never {
+			return Forbidden
+		}
+		return Prompt
+	case pol == Never || pol == OnFailure:
+		return Allow
+	case pol == Untrusted:
+		return Prompt
+	}
+	// on-request and granular: the sandbox protects; ask only when the
+	// command wants to leave it and is not low risk.
+	if req.RequestEscalation && req.Sandbox.Restricted() && e.Risk.Level > RiskLow {
+		e.category = categoryEscalation
+		return Prompt
+	}
+	return Allow
+}
+
+func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {
+	switch {
+	case e.Dangerous:
+		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
+	case e.category == categoryEscalation:
+		return fmt.Sprintf("`%s` asks to run outside the sandbox (%s risk)", cmd, e.Risk.Level)
+	case ev.Policy.Ask == Untrusted:
+		return fmt.Sprintf("`%s` needs approval: it is not known to be safe and the approval policy is untrusted", cmd)
+	}
+	return fmt.Sprintf("`%s` needs approval", cmd)
+}
+
+func ruleMessage(cmd string, d Decision, r *Rule) string {
+	verb := "rejected"
+	if d == Prompt {
+		verb = "requires approval"
+	}
+	if r.Justification != "" {
+		return fmt.Sprintf("`%s` %s: %s (rule %s)", cmd, verb, r.Justification, r.Source)
+	}
+	if d == Forbidden {
+		return fmt.Sprintf("`%s` rejected: policy forbids commands starting with `%s` (rule %s)", cmd, patternPrefix(r), r.Source)
+	}
+	return fmt.Sprintf("`%s` requires approval by policy (rule %s)", cmd, r.Source)
+}
+
+func patternPrefix(r *Rule) string {
+	parts := make([]string, len(r.Pattern))
+	for i, alts := range r.Pattern {
+		parts[i] = strings.Join(alts, "|")
+	}
+	return strings.Join(parts, " ")
+}
+
+// amendment picks the prefix offered for "Always allow": the model's
+// proposal when it is acceptable and covers every command that needs
+// approval, else the first command that needs approval.
+func amendment(proposed []string, prompting []Segment) []string {
+	if len(prompting) == 0 {
+		return nil
+	}
+	if len(proposed) > 0 && !bannedAmendment(proposed) {
+		covers := true
+		r := &Rule{Pattern: make([][]string, len(proposed))}
+		for i, t := range proposed {
+			r.Pattern[i] = []string{t}
+		}
+		for _, s := range prompting {
+			if !r.Matches(s.Argv) {
+				covers = false
+			}
+		}
+		if covers {
+			return append([]string(nil), proposed...)
+		}
+	}
+	first := prompting[0]
+	if !first.Literal || first.Assigns || bannedAmendment(first.Argv) {
+		return nil
+	}
+	return append([]string(nil), first.Argv...)
+}
+
+var interpreters = map[string]bool{
+	"python": true, "python2": true, "python3": true, "py": true, "pypy": true, "pypy3": true,
+	"node": true, "deno": true, "bun": true, "perl": true, "ruby": true, "php": true, "lua": true,
+	"bash": true, "sh": true, "zsh": true, "dash": true, "fish": true, "ksh": true, "csh": true, "tcsh": true,
+	"pwsh": true, "powershell": true, "osascript": true, "git": true,
+}
+
+// bannedAmendment reports prefixes too broad to remember: a bare
+// interpreter, shell or git, an interpreter with only a one-liner flag, and
+// anything starting with a program that runs another command (env, sudo...).
+func bannedAmendment(prefix []string) bool {
+	if len(prefix) == 0 {
+		return true
+	}
+	prog := filepath.Base(prefix[0])
+	if wrappers[prog] || prog == "su" || prog == "eval" {
+		return true
+	}
+	base := strings.TrimRight(prog, "0123456789.")
+	if !interpreters[prog] && !interpreters[base] {
+		return false
+	}
+	if len(prefix) == 1 {
+		return true
+	}
+	return len(prefix) == 2 && strings.HasPrefix(prefix[1], "-")
+}
+
+// DisplayCommand renders argv for messages: the script of a shell
+// invocation, else the words joined with shell quoting where needed.
+func DisplayCommand(argv []string) string {
+	if script, _, ok := shellScript(argv); ok {
+		return script
+	}
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if split, err := shlex.Split(s); err == nil && len(split) == 1 && split[0] == s && !strings.ContainsAny(s, "$`*?[]{}()<>|&;!~#") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,169 @@
+package approvals
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestEvaluatePolicies(t *testing.T) {
+	ws, home := riskWorkspace(t, 20)
+	_ = home
+	rulesDir := t.TempDir()
+	writeRules(t, rulesDir, "r.rules", `
+prefix_rule(pattern=["make", "deploy"], decision="forbidden", justification="deploys go through CI")
+prefix_rule(pattern=["npm", "publish"], decision="prompt", justification="publishing is public")
+prefix_rule(pattern=["cargo", "test"], decision="allow")
+prefix_rule(pattern=["git", "commit"], decision="allow")
+prefix_rule(pattern=["git", "push"], decision="allow")
+`)
+	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type want struct {
+		decision  Decision
+		bypass    bool
+		amendment []string
+		reason    string // substring
+	}
+	cases := []struct {
+		name     string
+		policy   Policy
+		argv     []string
+		escalate bool
+		prefix   []string
+		sandbox  SandboxMode
+		want     want
+	}{
+		// Known-safe commands run under every policy.
+		{"safe untrusted", Policy{Ask: Untrusted}, []string{"ls"}, false, nil, "", want{Allow, false, nil, "known to be safe"}},
+		{"safe on-request", Policy{Ask: OnRequest}, []string{"cat", "x"}, false, nil, "", want{Allow, false, nil, "known to be safe"}},
+		{"safe never", Policy{Ask: Never}, []string{"pwd"}, false, nil, "", want{Allow, false, nil, ""}},
+		{"safe script untrusted", Policy{Ask: Untrusted}, []string{"bash", "-lc", "ls && wc -l x"}, false, nil, "", want{Allow, false, nil, "known to be safe"}},
+		// Untrusted asks for everything else, offering the first command as amendment.
+		{"untrusted make", Policy{Ask: Untrusted}, []string{"make", "all"}, false, nil, "", want{Prompt, false, []string{"make", "all"}, "not known to be safe"}},
+		{"untrusted git status", Policy{Ask: Untrusted}, []string{"git", "status"}, false, nil, "", want{Prompt, false, []string{"git", "status"}, ""}},
+		{"untrusted script amendment is first unmatched", Policy{Ask: Untrusted}, []string{"bash", "-lc", "ls && go build ./... && go test ./..."}, false, nil, "", want{Prompt, false, []string{"go", "build", "./..."}, ""}},
+		{"untrusted model prefix used", Policy{Ask: Untrusted}, []string{"go", "test", "./pkg"}, false, []string{"go", "test"}, "", want{Prompt, false, []string{"go", "test"}, ""}},
+		{"untrusted model prefix not covering", Policy{Ask: Untrusted}, []string{"go", "test", "./pkg"}, false, []string{"go", "vet"}, "", want{Prompt, false, []string{"go", "test", "./pkg"}, ""}},
+		{"banned model prefix python", Policy{Ask: Untrusted}, []string{"python3", "x.py"}, false, []string{"python3"}, "", want{Prompt, false, []string{"python3", "x.py"}, ""}},
+		{"no amendment for bare interpreter", Policy{Ask: Untrusted}, []string{"python3"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"no amendment for one-liner", Policy{Ask: Untrusted}, []string{"node", "-e"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"no amendment for bare git", Policy{Ask: Untrusted}, []string{"git"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"no amendment for env", Policy{Ask: Untrusted}, []string{"env", "A=1", "make"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"no amendment for bash -lc prefix", Policy{Ask: Untrusted}, []string{"bash", "-lc", "$X"}, false, []string{"bash", "-lc"}, "", want{Prompt, false, nil, ""}},
+		{"no amendment for sudo", Policy{Ask: Untrusted}, []string{"sudo", "ls"}, false, nil, "", want{Prompt, false, nil, ""}},
+		// Dangerous: prompt, never an amendment; forbidden under never.
+		{"dangerous on-request", Policy{Ask: OnRequest}, []string{"rm", "-f", "one.txt"}, false, nil, "", want{Prompt, false, nil, "may destroy data"}},
+		{"dangerous untrusted", Policy{Ask: Untrusted}, []string{"rm", "-rf", "build"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"dangerous never", Policy{Ask: Never}, []string{"rm", "-rf", "build"}, false, nil, "", want{Forbidden, false, nil, "never"}},
+		{"dangerous in script", Policy{Ask: OnRequest}, []string{"bash", "-lc", "make && rm -rf build"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"dangerous on-failure", Policy{Ask: OnFailure}, []string{"rm", "-f", "x"}, false, nil, "", want{Prompt, false, nil, ""}},
+		// On-request: the sandbox protects; ask only to leave it or for high risk.
+		{"on-request make", Policy{Ask: OnRequest}, []string{"make"}, false, nil, "", want{Allow, false, nil, "runs in the sandbox"}},
+		{"on-request escalation medium risk", Policy{Ask: OnRequest}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, []string{"curl", "https://example.com"}, "outside the sandbox"}},
+		{"on-request escalation low risk runs sandboxed", Policy{Ask: OnRequest}, []string{"make", "all"}, true, nil, "", want{Allow, false, nil, "escalation not needed"}},
+		{"on-request high risk asks", Policy{Ask: OnRequest}, []string{"git", "reset", "--hard"}, false, nil, "", want{Prompt, false, nil, "high risk"}},
+		{"on-request high risk no amendment", Policy{Ask: OnRequest}, []string{"bash", "-lc", "echo x >> ~/.profile"}, false, nil, "", want{Prompt, false, nil, "Writes outside the workspace"}},
+		{"on-request danger-full-access", Policy{Ask: OnRequest}, []string{"make"}, true, nil, DangerFullAccess, want{Allow, false, nil, "no sandbox"}},
+		{"on-request unparseable", Policy{Ask: OnRequest}, []string{"bash", "-lc", "if ; then"}, false, nil, "", want{Prompt, false, nil, "could not analyse"}},
+		// Never: asks nobody.
+		{"never make", Policy{Ask: Never}, []string{"make"}, false, nil, "", want{Allow, false, nil, ""}},
+		{"never escalation runs sandboxed", Policy{Ask: Never}, []string{"make"}, true, nil, "", want{Allow, false, nil, ""}},
+		{"never prompt rule is forbidden", Policy{Ask: Never}, []string{"npm", "publish"}, false, nil, "", want{Forbidden, false, nil, "approval policy is never"}},
+		{"never unparseable is forbidden", Policy{Ask: Never}, []string{"bash", "-lc", "echo 'x"}, false, nil, "", want{Forbidden, false, nil, "could not analyse"}},
+		// On-failure: runs sandboxed; retries are asked later.
+		{"on-failure make", Policy{Ask: OnFailure}, []string{"make"}, false, nil, "", want{Allow, false, nil, ""}},
+		// Rules.
+		{"forbidden rule", Policy{Ask: OnRequest}, []string{"make", "deploy", "prod"}, false, nil, "", want{Forbidden, false, nil, "deploys go through CI"}},
+		{"forbidden rule in script", Policy{Ask: OnRequest}, []string{"bash", "-lc", "ls && make deploy"}, false, nil, "", want{Forbidden, false, nil, "rejected"}},
+		{"forbidden rule never-policy", Policy{Ask: Never}, []string{"make", "deploy"}, false, nil, "", want{Forbidden, false, nil, ""}},
+		{"prompt rule", Policy{Ask: OnRequest}, []string{"npm", "publish"}, false, nil, "", want{Prompt, false, nil, "publishing is public"}},
+		{"prompt rule no amendment", Policy{Ask: Untrusted}, []string{"npm", "publish", "--tag", "x"}, false, nil, "", want{Prompt, false, nil, "requires approval"}},
+		{"allow rule bypasses sandbox", Policy{Ask: Untrusted}, []string{"cargo", "test"}, false, nil, "", want{Allow, true, nil, "allowed by rule"}},
+		{"allow rules for every command bypass", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && git commit -m x"}, false, nil, "", want{Allow, true, nil, ""}},
+		{"allow rule and safe command do not bypass", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && ls"}, false, nil, "", want{Allow, false, nil, ""}},
+		{"allow rule then unmatched asks for the rest", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && make"}, false, nil, "", want{Prompt, false, []string{"make"}, ""}},
+		{"allow rule but high risk still asks", Policy{Ask: OnRequest}, []string{"git", "push", "--force"}, false, nil, "", want{Prompt, false, nil, "Rewrites remote history"}},
+		{"allow rule plain push", Policy{Ask: OnRequest}, []string{"git", "push"}, false, nil, "", want{Allow, true, nil, ""}},
+		// Granular.
+		{"granular rejects rule prompts", Policy{Ask: Granular, Reject: RejectCategories{Rules: true}}, []string{"npm", "publish"}, false, nil, "", want{Forbidden, false, nil, "granular"}},
+		{"granular keeps rule prompts", Policy{Ask: Granular}, []string{"npm", "publish"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"granular rejects escalation", Policy{Ask: Granular, Reject: RejectCategories{SandboxEscalation: true}}, []string{"curl", "https://example.com"}, true, nil, "", want{Forbidden, false, nil, "granular"}},
+		{"granular escalation asked", Policy{Ask: Granular}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, []string{"curl", "https://example.com"}, ""}},
+		{"granular plain runs", Policy{Ask: Granular, Reject: RejectCategories{SandboxEscalation: true, Rules: true}}, []string{"make"}, false, nil, "", want{Allow, false, nil, ""}},
+	}
+	for _, c := range cases {
+		mode := c.sandbox
+		if mode == "" {
+			mode = WorkspaceWrite
+		}
+		ev := &Evaluator{Policy: c.policy, Rules: rules}
+		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: Sandbox{Mode: mode}, RequestEscalation: c.escalate, PrefixRule: c.prefix})
+		if e.Decision != c.want.decision {
+			t.Errorf("%s: decision %s, want %s (reason %q)", c.name, e.Decision, c.want.decision, e.Reason)
+			continue
+		}
+		if e.BypassSandbox != c.want.bypass {
+			t.Errorf("%s: bypass_sandbox %v, want %v", c.name, e.BypassSandbox, c.want.bypass)
+		}
+		if !reflect.DeepEqual(e.Amendment, c.want.amendment) {
+			t.Errorf("%s: amendment %q, want %q", c.name, e.Amendment, c.want.amendment)
+		}
+		if !strings.Contains(e.Reason, c.want.reason) {
+			t.Errorf("%s: reason %q lacks %q", c.name, e.Reason, c.want.reason)
+		}
+	}
+}
+
+func TestPromptActions(t *testing.T) {
+	titles := func(p PromptRequest) []string {
+		var out []string
+		for _, a := range p.Actions() {
+			out = append(out, a.Title)
+		}
+		return out
+	}
+	p := PromptRequest{AllowSession: true, Amendment: []string{"go", "test"}, Risk: Risk{Level: RiskMedium}}
+	if got, want := titles(p), []string{"Allow once", "Allow for session", "Always allow `go test`", "Deny", "Deny and stop"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("titles %q, want %q", got, want)
+	}
+	p.Amendment = nil
+	if got, want := titles(p), []string{"Allow once", "Allow for session", "Deny", "Deny and stop"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("no amendment: titles %q", got)
+	}
+	p.Amendment, p.Risk.Level = []string{"x"}, RiskHigh
+	if got, want := titles(p), []string{"Allow once", "Deny", "Deny and stop"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("high risk: titles %q, want %q", got, want)
+	}
+	if p.DecisionFor("Allow for session") != Denied || p.DecisionFor("") != Denied || p.DecisionFor("Deny and stop") != Abort {
+		t.Error("DecisionFor must map unknown or unoffered titles to Denied")
+	}
+	msg := PromptRequest{Kind: PromptCommand, Command: "rm -rf build", Cwd: "/w", Justification: "clean", Sandboxed: true,
+		Sandbox: Sandbox{Mode: WorkspaceWrite}, Risk: Risk{Level: RiskHigh, Summary: "Deletes", Facts: []string{"deletes 3 files (1 KB) under build/"}}}.Message()
+	for _, want := range []string{"rm -rf build", "/w", "clean", "sandboxed (workspace-write", "high", "deletes 3 files"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message lacks %q:\n%s", want, msg)
+		}
+	}
+}
+
+func TestParsePolicy(t *testing.T) {
+	p, err := ParsePolicy("granular", []string{"rules", "patches"})
+	if err != nil || p.Ask != Granular || !p.Reject.Rules || !p.Reject.Patches || p.Reject.SandboxEscalation {
+		t.Errorf("ParsePolicy = %+v, %v", p, err)
+	}
+	if _, err := ParsePolicy("sometimes", nil); err == nil || !strings.Contains(err.Error(), "on-request") {
+		t.Errorf("bad policy: %v", err)
+	}
+	if _, err := ParsePolicy("granular", []string{"everything"}); err == nil {
+		t.Error("bad granular category accepted")
+	}
+	for _, s := range []string{"untrusted", "on-failure", "on-request", "never", "granular"} {
+		a, err := ParseAskForApproval(s)
+		if err != nil || a.String() != s {
+			t.Errorf("round trip %q: %v %v", s, a, err)
+		}
+	}
+}

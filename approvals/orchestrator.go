@@ -1,0 +1,312 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Runner runs one attempt of a command. The sandbox package provides the
+// real one (see cmd/warden for the adapter); approvals only needs this.
+type Runner interface {
+	Run(ctx context.Context, spec RunSpec) (RunResult, error)
+}
+
+// RunSpec is one attempt.
+type RunSpec struct {
+	Argv    []string
+	Cwd     string
+	Sandbox Sandbox
+	// Unsandboxed runs the command with no sandbox at all (an approved
+	// escalation, or a command every segment of which an allow rule covers).
+	Unsandboxed bool
+	// Timeout bounds this attempt's run time; zero means none.
+	Timeout        time.Duration
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// RunResult is what one attempt did.
+type RunResult struct {
+	ExitCode int
+	// SandboxDenied: the sandbox most likely blocked the command (Codex's
+	// denial heuristics: "operation not permitted", SIGSYS...).
+	SandboxDenied bool
+	// Denial is a short excerpt explaining the denial, for the retry prompt.
+	Denial   string
+	TimedOut bool
+	Duration time.Duration
+}
+
+// Orchestrator is the one path every command and patch takes: requirement →
+// (forbidden: stop) → (needs approval: ask, with the session cache) → first
+// attempt in the sandbox → (sandbox denial and the policy allows it: ask
+// again, run without the sandbox) → result. Every step is audited.
+type Orchestrator struct {
+	Policy   Policy
+	Rules    *RuleBook // nil: no rules
+	RulesDir string    // where "Always allow" persists rules (config.RulesDir())
+	Prompter Prompter
+	Runner   Runner
+	Session  *SessionStore // nil: a fresh store per orchestrator
+	Audit    *AuditLog     // nil: no audit
+	// ProtectedPaths are paths inside writable roots that patches must ask
+	// about (e.g. .git, .warden); relative ones are taken from the cwd.
+	ProtectedPaths []string
+	// Notify, if set, is told about things the user should know that are not
+	// errors, such as a persisted rule.
+	Notify func(msg string)
+}
+
+// ExecRequest is a command plus how to run it.
+type ExecRequest struct {
+	CommandRequest
+	Timeout        time.Duration // run time only: waiting for the user does not count
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// ExecOutcome is what happened to a request.
+type ExecOutcome struct {
+	Evaluation *Evaluation
+	// Ran reports whether the command ran at all; Result is its last attempt.
+	Ran       bool
+	Result    RunResult
+	Escalated bool // the last attempt ran without the sandbox
+	// Refused is why Warden did not run it (forbidden, denied, or a denial
+	// the policy would not escalate), or "".
+	Refused string
+	// Decision is the user's last answer, when one was asked for.
+	Decision ReviewDecision
+	Asked    bool
+	// Abort: the user chose "Deny and stop"; the agent's turn ends.
+	Abort bool
+}
+
+// ErrNoPrompter is returned when a request needs the user but nobody can be
+// asked; the request is refused.
+var ErrNoPrompter = errors.New("approval needed but no prompter is available")
+
+func (o *Orchestrator) session() *SessionStore {
+	if o.Session == nil {
+		o.Session = NewSessionStore()
+	}
+	return o.Session
+}
+
+// Evaluator returns an evaluator over the rules currently in force.
+func (o *Orchestrator) Evaluator() *Evaluator {
+	ev := &Evaluator{Policy: o.Policy}
+	if o.Rules != nil {
+		ev.Rules, ev.RulesErr = o.Rules.Current()
+	}
+	return ev
+}
+
+// Exec takes one command through approval and the sandbox.
+func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome, error) {
+	ev := o.Evaluator().Evaluate(req.CommandRequest)
+	out := &ExecOutcome{Evaluation: ev}
+	o.audit(AuditEvent{Event: "requirement", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String()})
+
+	// 1. Forbidden: nothing runs.
+	if ev.Decision == Forbidden {
+		return o.refuse(out, req, ev.Reason), nil
+	}
+
+	// 2. Needs approval: ask, unless this session already approved it.
+	escalate := ev.BypassSandbox || !req.Sandbox.Restricted()
+	if ev.Decision == Prompt {
+		sandboxed := !ev.BypassSandbox && !ev.Escalate && req.Sandbox.Restricted()
+		p := o.commandPrompt(PromptCommand, req, ev, sandboxed)
+		d, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))})
+		out.Asked, out.Decision = true, d
+		if !d.IsApproval() {
+			out.Abort = d == Abort
+			return o.refuse(out, req, denialReason(ev, d, err)), nil
+		}
+		if d == ApprovedWithAmendment {
+			o.persistAmendment(req, ev.Amendment)
+		}
+		escalate = escalate || ev.Escalate
+	}
+
+	// 3. First attempt, sandboxed unless escalation is already granted.
+	budget := req.Timeout
+	res, err := o.run(ctx, req, escalate, &budget)
+	if err != nil {
+		return out, err
+	}
+	out.Ran, out.Result, out.Escalated = true, res, escalate
+
+	// 4. Sandbox denial: offer to run without it, where the policy allows.
+	if !res.SandboxDenied || escalate {
+		return out, nil
+	}
+	if !o.Policy.wantsRetryPrompt(false) || o.Policy.rejects(categoryEscalation) {
+		out.Refused = "the sandbox blocked it; the " + o.Policy.Ask.String() + " policy does not offer a retry without the sandbox"
+		o.audit(AuditEvent{Event: "refused", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Reason: out.Refused})
+		return out, nil
+	}
+	p := o.commandPrompt(PromptRetry, req, ev, false)
+	p.Reason = "command failed in the sandbox; retry without sandbox?"
+	p.Blocked = res.Denial
+	p.Amendment = nil
+	d, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, true))})
+	out.Asked, out.Decision = true, d
+	if !d.IsApproval() {
+		out.Abort = d == Abort
+		out.Refused = denialReason(ev, d, err)
+		o.audit(AuditEvent{Event: "refused", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Reason: out.Refused})
+		return out, nil
+	}
+	res, err = o.run(ctx, req, true, &budget)
+	if err != nil {
+		return out, err
+	}
+	out.Result, out.Escalated = res, true
+	return out, nil
+}
+
+// run makes one attempt and charges its run time (never prompt time) to the
+// remaining budget.
+func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed bool, budget *time.Duration) (RunResult, error) {
+	if req.Timeout > 0 && *budget <= 0 {
+		return RunResult{ExitCode: -1, TimedOut: true}, nil
+	}
+	start := time.Now()
+	res, err := o.Runner.Run(ctx, RunSpec{
+		Argv: req.Argv, Cwd: req.Cwd, Sandbox: req.Sandbox, Unsandboxed: unsandboxed,
+		Timeout: *budget, Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
+	})
+	if req.Timeout > 0 {
+		*budget -= time.Since(start)
+	}
+	sandboxed := !unsandboxed
+	ev := AuditEvent{Event: "run", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Sandboxed: &sandboxed}
+	if err != nil {
+		ev.Reason = err.Error()
+		o.audit(ev)
+		return res, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+	}
+	code := res.ExitCode
+	ev.ExitCode = &code
+	if res.SandboxDenied {
+		ev.Reason = "sandbox denied: " + res.Denial
+	}
+	o.audit(ev)
+	return res, nil
+}
+
+func (o *Orchestrator) commandPrompt(kind PromptKind, req ExecRequest, ev *Evaluation, sandboxed bool) PromptRequest {
+	return PromptRequest{
+		Kind: kind, Argv: req.Argv, Command: DisplayCommand(req.Argv), Cwd: req.Cwd,
+		Justification: req.Justification, Reason: ev.Reason, Sandboxed: sandboxed, Sandbox: req.Sandbox,
+		Risk: ev.Risk, Amendment: ev.Amendment, AllowSession: ev.OffersSessionApproval(),
+	}
+}
+
+// ask puts p to the user through the session store, so remembered answers
+// skip the prompt and identical concurrent requests share one. Errors and
+// a missing prompter are denials.
+func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) (ReviewDecision, error) {
+	kind := "command"
+	if p.Kind == PromptPatch {
+		kind = "patch"
+	}
+	// A high-risk request is asked every time, whatever was remembered.
+	d, cached, err := o.session().Ask(ctx, keys, p.AllowSession, func(ctx context.Context) (ReviewDecision, error) {
+		if o.Prompter == nil {
+			return Denied, ErrNoPrompter
+		}
+		o.audit(AuditEvent{Event: "prompt", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Reason: p.Reason, Risk: p.Risk.Level.String()})
+		d, err := o.Prompter.Prompt(ctx, p)
+		if err != nil {
+			return Denied, err
+		}
+		// A prompter may only return what it offered.
+		if !offered(p, d) {
+			return Denied, fmt.Errorf("prompter returned %s, which was not offered", d)
+		}
+		return d, nil
+	})
+	if err != nil {
+		d = Denied
+	}
+	ev := AuditEvent{Event: "decision", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Decision: d.String(), Cached: cached}
+	if err != nil {
+		ev.Reason = err.Error()
+	}
+	o.audit(ev)
+	return d, err
+}
+
+func offered(p PromptRequest, d ReviewDecision) bool {
+	for _, a := range p.Actions() {
+		if a.Decision == d {
+			return true
+		}
+	}
+	return false
+}
+
+func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string) {
+	if len(prefix) == 0 || o.RulesDir == "" {
+		return
+	}
+	added, err := AppendAllowRule(o.RulesDir, prefix)
+	ev := AuditEvent{Event: "amendment", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Amendment: prefix}
+	switch {
+	case err != nil:
+		ev.Reason = err.Error()
+		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", DisplayCommand(prefix), err))
+	case added:
+		ev.Reason = "appended to " + DefaultRulesFile
+		o.notify(fmt.Sprintf("Warden saved: always allow `%s` (%s)", DisplayCommand(prefix), DefaultRulesFile))
+	default:
+		ev.Reason = "already present in " + DefaultRulesFile
+	}
+	o.audit(ev)
+	if err == nil && o.Rules != nil {
+		o.Rules.addAllow(prefix, DefaultRulesFile)
+	}
+}
+
+func (o *Orchestrator) refuse(out *ExecOutcome, req ExecRequest, reason string) *ExecOutcome {
+	out.Refused = reason
+	o.audit(AuditEvent{Event: "refused", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Reason: reason})
+	return out
+}
+
+func denialReason(ev *Evaluation, d ReviewDecision, err error) string {
+	switch {
+	case errors.Is(err, ErrNoPrompter):
+		return ev.Reason + "; nobody could be asked, so it was denied"
+	case err != nil:
+		return fmt.Sprintf("%s; no answer (%v), so it was denied", ev.Reason, err)
+	case d == Abort:
+		return "rejected by user (deny and stop)"
+	}
+	return "rejected by user"
+}
+
+func (o *Orchestrator) audit(ev AuditEvent) {
+	if err := o.Audit.Record(ev); err != nil {
+		o.notify(err.Error())
+	}
+}
+
+func (o *Orchestrator) notify(msg string) {
+	if o.Notify != nil {
+		o.Notify(msg)
+	}
+}
+
+func sandboxKey(s Sandbox, unsandboxed bool) string {
+	if unsandboxed {
+		return "unsandboxed"
+	}
+	return s.String()
+}

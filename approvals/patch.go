@@ -1,0 +1,217 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// PatchChange is what a patch does to one file.
+type PatchChange string
+
+const (
+	PatchAdd    PatchChange = "add"
+	PatchUpdate PatchChange = "update"
+	PatchDelete PatchChange = "delete"
+	PatchMove   PatchChange = "move" // an update that also renames to MoveTo
+)
+
+// PatchFile is one file a patch touches. Paths are absolute.
+type PatchFile struct {
+	Path   string
+	Change PatchChange
+	MoveTo string
+}
+
+// PatchRequest asks to apply a patch: the entry point for issue 5's
+// apply_patch and `warden.patch.apply`.
+type PatchRequest struct {
+	Files         []PatchFile
+	Cwd           string
+	Sandbox       Sandbox // its writable roots decide what is "inside"
+	Justification string
+}
+
+// PatchReasonKind names why a file of a patch needs the user.
+type PatchReasonKind string
+
+const (
+	OutsideWritableRoots PatchReasonKind = "outside-writable-roots"
+	ProtectedPath        PatchReasonKind = "protected-path"
+	PolicyAsks           PatchReasonKind = "policy" // the untrusted policy asks for every patch
+)
+
+// PatchReason is why one file needs approval.
+type PatchReason struct {
+	Path string          `json:"path"`
+	Kind PatchReasonKind `json:"kind"`
+}
+
+// PatchEvaluation is the requirement for a patch.
+type PatchEvaluation struct {
+	Decision Decision      `json:"decision"`
+	Reasons  []PatchReason `json:"reasons"`
+	Reason   string        `json:"reason"`
+	Risk     Risk          `json:"risk"`
+	Keys     []string      `json:"-"` // one session key per touched path
+}
+
+// PatchApproval is the outcome: whether the patch may be applied.
+type PatchApproval struct {
+	Approved   bool
+	Evaluation *PatchEvaluation
+	Asked      bool
+	Decision   ReviewDecision
+	Refused    string
+	Abort      bool
+}
+
+// protectedNames are directories inside a writable root that a patch must
+// ask about: version-control internals (hooks run code) and policy files (a
+// workspace must not loosen its own policy).
+var protectedNames = []string{".git", ".warden", ".codex"}
+
+// EvaluatePatch decides whether a patch applies without asking: every file
+// inside the writable roots and none protected, under any policy but
+// untrusted. Files outside or protected need the user (refused under never
+// or when granular rejects patches).
+func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
+	e := &PatchEvaluation{Reasons: []PatchReason{}}
+	if len(req.Files) == 0 {
+		e.Decision, e.Reason = Forbidden, "the patch changes no files"
+		return e
+	}
+	as := &assessor{ctx: RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox}, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
+	as.ctx.Home, _ = os.UserHomeDir()
+	as.roots = append(as.roots, req.Sandbox.WritableRoots...)
+	if req.Sandbox.Mode != ReadOnly {
+		as.roots = append(as.roots, req.Cwd)
+	}
+	var names []string
+	for _, f := range req.Files {
+		paths := []string{f.Path}
+		if f.MoveTo != "" {
+			paths = append(paths, f.MoveTo)
+		}
+		for _, p := range paths {
+			p = filepath.Clean(p)
+			names = append(names, as.display(p, false))
+			e.Keys = append(e.Keys, PatchFileKey(p))
+			switch {
+			case req.Sandbox.Mode != DangerFullAccess && !as.inside(p):
+				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
+				as.add(RiskHigh, SystemModification, "writes outside the workspace: "+as.display(p, false))
+			case o.protected(p, as.roots, req.Cwd):
+				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
+				as.add(RiskHigh, SystemModification, "changes a protected path: "+as.display(p, false))
+			}
+		}
+		if f.Change == PatchDelete {
+			size := ""
+			if info, err := os.Stat(f.Path); err == nil {
+				size = " (" + humanBytes(info.Size()) + ")"
+			}
+			as.add(RiskMedium, DataDeletion, "deletes "+as.display(f.Path, false)+size)
+		}
+	}
+	cats := make([]RiskCategory, 0, len(as.categories))
+	for c := range as.categories {
+		cats = append(cats, c)
+	}
+	e.Risk = Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity()}
+	if len(e.Risk.Facts) == 0 {
+		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), pluralWord(len(req.Files), "file", "files"))
+	} else {
+		e.Risk.Summary = summarize(&Analysis{}, e.Risk)
+	}
+
+	what := strings.Join(names, ", ")
+	switch {
+	case len(e.Reasons) == 0 && o.Policy.Ask != Untrusted:
+		e.Decision, e.Reason = Allow, "every file is inside the writable roots"
+		return e
+	case len(e.Reasons) == 0:
+		e.Reasons = append(e.Reasons, PatchReason{req.Files[0].Path, PolicyAsks})
+		e.Reason = "the untrusted policy asks before every patch"
+	default:
+		var parts []string
+		for _, r := range e.Reasons {
+			parts = append(parts, fmt.Sprintf("%s (%s)", as.display(r.Path, false), r.Kind))
+		}
+		e.Reason = "the patch touches " + strings.Join(parts, ", ")
+	}
+	if o.Policy.rejects(categoryPatches) {
+		e.Decision = Forbidden
+		e.Reason = fmt.Sprintf("patch to %s rejected: %s, and the %s policy does not ask", what, e.Reason, o.Policy.Ask)
+		return e
+	}
+	e.Decision = Prompt
+	return e
+}
+
+func (o *Orchestrator) protected(p string, roots []string, cwd string) bool {
+	for _, root := range roots {
+		for _, name := range protectedNames {
+			if within(filepath.Join(root, name), p) {
+				return true
+			}
+		}
+	}
+	for _, extra := range o.ProtectedPaths {
+		if !filepath.IsAbs(extra) {
+			extra = filepath.Join(cwd, extra)
+		}
+		if within(extra, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ApprovePatch decides whether a patch may be applied, asking the user when
+// needed. Session approval is remembered per file: a later patch skips the
+// prompt only when every file it touches was approved for the session. The
+// caller applies the patch only when Approved is true.
+func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*PatchApproval, error) {
+	ev := o.EvaluatePatch(req)
+	out := &PatchApproval{Evaluation: ev}
+	files := make([]string, 0, len(req.Files))
+	for _, f := range req.Files {
+		files = append(files, f.Path)
+	}
+	o.audit(AuditEvent{Event: "requirement", Kind: "patch", Files: files, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String()})
+	switch ev.Decision {
+	case Allow:
+		out.Approved = true
+		return out, nil
+	case Forbidden:
+		out.Refused = ev.Reason
+		o.audit(AuditEvent{Event: "refused", Kind: "patch", Files: files, Cwd: req.Cwd, Reason: ev.Reason})
+		return out, nil
+	}
+	display := make([]string, 0, len(req.Files))
+	as := &assessor{ctx: RiskContext{Cwd: req.Cwd}}
+	for _, f := range req.Files {
+		display = append(display, as.display(f.Path, false))
+	}
+	p := PromptRequest{
+		Kind: PromptPatch, Files: display, Cwd: req.Cwd, Justification: req.Justification,
+		Reason: ev.Reason, Sandboxed: false, Sandbox: req.Sandbox, Risk: ev.Risk,
+		AllowSession: ev.Risk.Level < RiskHigh,
+	}
+	d, err := o.ask(ctx, p, ev.Keys)
+	out.Asked, out.Decision = true, d
+	if !d.IsApproval() {
+		out.Abort = d == Abort
+		out.Refused = "patch rejected by user"
+		if err != nil {
+			out.Refused = fmt.Sprintf("%s; no answer (%v), so the patch was rejected", ev.Reason, err)
+		}
+		o.audit(AuditEvent{Event: "refused", Kind: "patch", Files: files, Cwd: req.Cwd, Reason: out.Refused})
+		return out, nil
+	}
+	out.Approved = true
+	return out, nil
+}

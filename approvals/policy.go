@@ -1,0 +1,255 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+)
+
+// AskForApproval is when the user is asked before a command runs. The names
+// follow Codex's approval_policy values so a Codex user's config carries over.
+type AskForApproval int
+
+const (
+	// OnRequest runs commands in the sandbox without asking and asks when a
+	// command wants to leave it, is dangerous, or is high risk. The default.
+	OnRequest AskForApproval = iota
+	// Untrusted asks for everything that is not known to be safe.
+	Untrusted
+	// OnFailure runs everything sandboxed and asks only to retry a command
+	// the sandbox blocked without it.
+	OnFailure
+	// Never never asks: what would need approval is refused instead, and
+	// everything else runs in the sandbox.
+	Never
+	// Granular behaves like OnRequest but automatically rejects the prompt
+	// categories chosen in Policy.Reject.
+	Granular
+)
+
+var askNames = map[AskForApproval]string{
+	OnRequest: "on-request",
+	Untrusted: "untrusted",
+	OnFailure: "on-failure",
+	Never:     "never",
+	Granular:  "granular",
+}
+
+func (a AskForApproval) String() string {
+	if s, ok := askNames[a]; ok {
+		return s
+	}
+	return fmt.Sprintf("AskForApproval(%d)", int(a))
+}
+
+// ParseAskForApproval reads a policy name as written in config.toml or on the
+// command line.
+func ParseAskForApproval(s string) (AskForApproval, error) {
+	for a, name := range askNames {
+		if name == s {
+			return a, nil
+		}
+	}
+	return OnRequest, fmt.Errorf("approval policy %q: want untrusted, on-failure, on-request, never or granular", s)
+}
+
+// RejectCategories are the prompt categories the granular policy turns into
+// refusals without asking.
+type RejectCategories struct {
+	SandboxEscalation bool // "retry without the sandbox?" and require_escalated requests
+	Rules             bool // prompts caused by a prompt rule
+	Patches           bool // patch approvals
+}
+
+// Policy is the approval side of the user's settings.
+type Policy struct {
+	Ask    AskForApproval
+	Reject RejectCategories // only consulted under Granular
+}
+
+// ParsePolicy builds a Policy from the config values approval_policy and
+// granular_reject.
+func ParsePolicy(ask string, granular []string) (Policy, error) {
+	a, err := ParseAskForApproval(ask)
+	if err != nil {
+		return Policy{}, err
+	}
+	p := Policy{Ask: a}
+	for _, g := range granular {
+		switch g {
+		case "sandbox_escalation":
+			p.Reject.SandboxEscalation = true
+		case "rules":
+			p.Reject.Rules = true
+		case "patches":
+			p.Reject.Patches = true
+		default:
+			return Policy{}, fmt.Errorf("granular_reject %q: want sandbox_escalation, rules or patches", g)
+		}
+	}
+	return p, nil
+}
+
+// rejects reports whether a prompt of the given category is refused without
+// asking under this policy.
+func (p Policy) rejects(c promptCategory) bool {
+	if p.Ask == Never {
+		return true
+	}
+	if p.Ask != Granular {
+		return false
+	}
+	switch c {
+	case categoryEscalation:
+		return p.Reject.SandboxEscalation
+	case categoryRules:
+		return p.Reject.Rules
+	case categoryPatches:
+		return p.Reject.Patches
+	}
+	return false
+}
+
+type promptCategory int
+
+const (
+	categoryHeuristics promptCategory = iota // safety / risk heuristics
+	categoryRules
+	categoryEscalation
+	categoryPatches
+)
+
+// wantsRetryPrompt reports whether, after the sandbox blocked a command, the
+// policy lets Warden ask to run it again without the sandbox.
+func (p Policy) wantsRetryPrompt(patch bool) bool {
+	switch p.Ask {
+	case Untrusted, OnFailure:
+		return true
+	case OnRequest:
+		// Codex asks the model to re-issue the command with a justification;
+		// a patch has no such path, so it is asked about directly.
+		return patch
+	case Granular:
+		return !p.Reject.SandboxEscalation
+	}
+	return false
+}
+
+// ReviewDecision is the user's answer to an approval prompt.
+type ReviewDecision int
+
+const (
+	// Denied refuses this request; the agent's turn goes on.
+	Denied ReviewDecision = iota
+	// Approved runs this request once.
+	Approved
+	// ApprovedForSession runs it and remembers the approval for identical
+	// requests until the session ends.
+	ApprovedForSession
+	// ApprovedWithAmendment runs it and persists an allow rule for the
+	// proposed command prefix.
+	ApprovedWithAmendment
+	// Abort refuses and stops the agent's turn.
+	Abort
+)
+
+func (d ReviewDecision) String() string {
+	switch d {
+	case Approved:
+		return "approved"
+	case ApprovedForSession:
+		return "approved-for-session"
+	case ApprovedWithAmendment:
+		return "approved-with-amendment"
+	case Denied:
+		return "denied"
+	case Abort:
+		return "abort"
+	}
+	return fmt.Sprintf("ReviewDecision(%d)", int(d))
+}
+
+// IsApproval reports whether the decision lets the request run.
+func (d ReviewDecision) IsApproval() bool {
+	return d == Approved || d == ApprovedForSession || d == ApprovedWithAmendment
+}
+
+// Decision is what a rule, or the evaluation of a whole command, says.
+// Ordered so that a larger value is stricter.
+type Decision int
+
+const (
+	Allow Decision = iota
+	Prompt
+	Forbidden
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Prompt:
+		return "prompt"
+	case Forbidden:
+		return "forbidden"
+	}
+	return fmt.Sprintf("Decision(%d)", int(d))
+}
+
+// ParseDecision reads a rule decision.
+func ParseDecision(s string) (Decision, error) {
+	switch s {
+	case "allow":
+		return Allow, nil
+	case "prompt":
+		return Prompt, nil
+	case "forbidden":
+		return Forbidden, nil
+	}
+	return Prompt, fmt.Errorf("unknown decision %q: want \"allow\", \"prompt\" or \"forbidden\"", s)
+}
+
+func (d Decision) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// SandboxMode is how much of the filesystem a sandboxed command may write.
+type SandboxMode string
+
+const (
+	ReadOnly         SandboxMode = "read-only"
+	WorkspaceWrite   SandboxMode = "workspace-write"
+	DangerFullAccess SandboxMode = "danger-full-access"
+)
+
+// ParseSandboxMode reads a sandbox mode name.
+func ParseSandboxMode(s string) (SandboxMode, error) {
+	switch m := SandboxMode(s); m {
+	case ReadOnly, WorkspaceWrite, DangerFullAccess:
+		return m, nil
+	}
+	return "", fmt.Errorf("sandbox mode %q: want read-only, workspace-write or danger-full-access", s)
+}
+
+// Sandbox describes the sandbox a command would run in, as far as approvals
+// need to know: what it may write and whether it reaches the network.
+type Sandbox struct {
+	Mode          SandboxMode
+	Network       bool
+	WritableRoots []string // absolute; under workspace-write, the cwd is one too
+}
+
+// Restricted reports whether the sandbox limits the filesystem at all.
+func (s Sandbox) Restricted() bool { return s.Mode != DangerFullAccess }
+
+// String is a short human description used in prompts and session keys.
+func (s Sandbox) String() string {
+	var b strings.Builder
+	b.WriteString(string(s.Mode))
+	if s.Mode == "" {
+		b.WriteString(string(WorkspaceWrite))
+	}
+	if s.Network {
+		b.WriteString(", network")
+	} else {
+		b.WriteString(", no network")
+	}
+	return b.String()
+}

@@ -1,0 +1,135 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// Prompter asks the user. The editor implements it with
+// window/showMessageRequest (package lsp), the CLI on the terminal. Any error
+// (a dismissed dialog, a timeout, a lost client, a cancelled job) is treated
+// as Denied by the orchestrator: it fails closed.
+type Prompter interface {
+	Prompt(ctx context.Context, req PromptRequest) (ReviewDecision, error)
+}
+
+// PromptKind says what is being asked.
+type PromptKind int
+
+const (
+	// PromptCommand asks whether a command may run.
+	PromptCommand PromptKind = iota
+	// PromptRetry asks whether a command the sandbox blocked may run again
+	// without the sandbox.
+	PromptRetry
+	// PromptPatch asks whether a patch may be applied.
+	PromptPatch
+)
+
+// PromptRequest is everything a prompt shows.
+type PromptRequest struct {
+	Kind          PromptKind
+	Argv          []string // the command (commands and retries)
+	Command       string   // Argv rendered for display
+	Files         []string // the files a patch touches, for display
+	Cwd           string
+	Justification string // the agent's reason, if it gave one
+	Reason        string // why Warden asks
+	// Sandboxed reports whether the request runs inside the sandbox if
+	// allowed, and Sandbox which one.
+	Sandboxed bool
+	Sandbox   Sandbox
+	Risk      Risk
+	// Amendment is the prefix "Always allow" would persist, or nil.
+	Amendment []string
+	// AllowSession reports whether "Allow for session" is offered (never for
+	// high-risk requests).
+	AllowSession bool
+	// Blocked is the sandbox's complaint, for a retry prompt.
+	Blocked string
+}
+
+// Action is one button of a prompt.
+type Action struct {
+	Title    string
+	Decision ReviewDecision
+}
+
+// Action titles, as the dialog contract in DESIGN.md fixes them.
+const (
+	TitleAllowOnce    = "Allow once"
+	TitleAllowSession = "Allow for session"
+	TitleDeny         = "Deny"
+	TitleDenyAndStop  = "Deny and stop"
+)
+
+// AlwaysAllowTitle is the title of the "Always allow" action for prefix.
+func AlwaysAllowTitle(prefix []string) string {
+	return "Always allow `" + DisplayCommand(prefix) + "`"
+}
+
+// Actions lists the choices in the contract's order: Allow once, Allow for
+// session (not for high risk), Always allow `<prefix>` (only with an
+// amendment, never for high risk), Deny, Deny and stop.
+func (r PromptRequest) Actions() []Action {
+	acts := []Action{{TitleAllowOnce, Approved}}
+	if r.AllowSession && r.Risk.Level < RiskHigh {
+		acts = append(acts, Action{TitleAllowSession, ApprovedForSession})
+	}
+	if len(r.Amendment) > 0 && r.Risk.Level < RiskHigh {
+		acts = append(acts, Action{AlwaysAllowTitle(r.Amendment), ApprovedWithAmendment})
+	}
+	return append(acts, Action{TitleDeny, Denied}, Action{TitleDenyAndStop, Abort})
+}
+
+// DecisionFor maps a chosen title back to a decision; an unknown or empty
+// title is a denial.
+func (r PromptRequest) DecisionFor(title string) ReviewDecision {
+	for _, a := range r.Actions() {
+		if a.Title == title {
+			return a.Decision
+		}
+	}
+	return Denied
+}
+
+// Message is the prompt's text: what, where, why, how contained, how risky.
+func (r PromptRequest) Message() string {
+	var b strings.Builder
+	switch r.Kind {
+	case PromptCommand:
+		fmt.Fprintf(&b, "Warden: the agent wants to run `%s`", r.Command)
+	case PromptRetry:
+		fmt.Fprintf(&b, "Warden: the sandbox blocked `%s`. Run it again WITHOUT the sandbox?", r.Command)
+	case PromptPatch:
+		fmt.Fprintf(&b, "Warden: the agent wants to change %d %s: %s", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(r.Files, ", "))
+	}
+	fmt.Fprintf(&b, "\nin %s", r.Cwd)
+	if r.Justification != "" {
+		fmt.Fprintf(&b, "\nWhy (agent): %s", r.Justification)
+	}
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "\nAsking because: %s", r.Reason)
+	}
+	if r.Blocked != "" {
+		fmt.Fprintf(&b, "\nBlocked: %s", r.Blocked)
+	}
+	if r.Sandboxed {
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", r.Sandbox)
+	} else {
+		b.WriteString("\nSandbox: NOT sandboxed")
+	}
+	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, r.Risk.Summary)
+	for _, f := range r.Risk.Facts {
+		fmt.Fprintf(&b, "\n  - %s", f)
+	}
+	return b.String()
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,956 @@
+package approvals
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// RiskLevel grades what a command could do if it did its worst.
+type RiskLevel int
+
+const (
+	RiskLow RiskLevel = iota
+	RiskMedium
+	RiskHigh
+)
+
+func (l RiskLevel) String() string {
+	switch l {
+	case RiskLow:
+		return "low"
+	case RiskMedium:
+		return "medium"
+	case RiskHigh:
+		return "high"
+	}
+	return fmt.Sprintf("RiskLevel(%d)", int(l))
+}
+
+func (l RiskLevel) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// RiskCategory names a kind of harm.
+type RiskCategory string
+
+const (
+	DataDeletion        RiskCategory = "data_deletion"
+	DataExfiltration    RiskCategory = "data_exfiltration"
+	PrivilegeEscalation RiskCategory = "privilege_escalation"
+	SystemModification  RiskCategory = "system_modification"
+	NetworkAccess       RiskCategory = "network_access"
+	ResourceExhaustion  RiskCategory = "resource_exhaustion"
+	HistoryRewrite      RiskCategory = "history_rewrite"
+)
+
+// Risk is the static assessment of a command: facts read off the command
+// line and the filesystem, offline, in microseconds to milliseconds.
+type Risk struct {
+	Level      RiskLevel      `json:"level"`
+	Categories []RiskCategory `json:"categories"`
+	Summary    string         `json:"summary"`
+	Facts      []string       `json:"facts"`
+}
+
+// RiskContext is where a command would run.
+type RiskContext struct {
+	Cwd     string
+	Sandbox Sandbox
+	// Home is the user's home directory, shown as ~ in facts. Empty means
+	// os.UserHomeDir.
+	Home string
+}
+
+// assessor accumulates facts for one command line.
+type assessor struct {
+	ctx        RiskContext
+	roots      []string
+	level      RiskLevel
+	categories map[RiskCategory]bool
+	facts      []riskFact
+	seen       map[string]bool
+	hosts      []string // network destinations, for exfiltration pairing
+	secrets    []string // secret files read
+}
+
+type riskFact struct {
+	level RiskLevel
+	text  string
+}
+
+// factsBySeverity lists the facts, most severe first, in discovery order
+// within a level.
+func (as *assessor) factsBySeverity() []string {
+	sort.SliceStable(as.facts, func(i, j int) bool { return as.facts[i].level > as.facts[j].level })
+	out := make([]string, len(as.facts))
+	for i, f := range as.facts {
+		out[i] = f.text
+	}
+	return out
+}
+
+// AssessRisk reports what the analysed command line would do. It reads the
+// filesystem (to count what a deletion removes, to find a git remote's host)
+// but never runs anything.
+func AssessRisk(a *Analysis, ctx RiskContext) Risk {
+	if ctx.Home == "" {
+		ctx.Home, _ = os.UserHomeDir()
+	}
+	as := &assessor{ctx: ctx, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
+	as.roots = append(as.roots, ctx.Sandbox.WritableRoots...)
+	if ctx.Cwd != "" && ctx.Sandbox.Mode != ReadOnly {
+		as.roots = append(as.roots, ctx.Cwd)
+	}
+	for _, p := range a.Problems {
+		as.add(RiskMedium, "", "not fully analysed: "+p)
+	}
+	if forkBomb.MatchString(a.Script) {
+		as.add(RiskHigh, ResourceExhaustion, "fork bomb: starts processes without end")
+	}
+	for _, seg := range a.Segments {
+		as.segment(seg)
+	}
+	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
+		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
+	}
+	cats := make([]RiskCategory, 0, len(as.categories))
+	for c := range as.categories {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
+	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity()}
+	r.Summary = summarize(a, r)
+	return r
+}
+
+var forkBomb = regexp.MustCompile(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
+
+func summarize(a *Analysis, r Risk) string {
+	if len(r.Facts) == 0 {
+		prog := "the command"
+		if len(a.Segments) > 0 && len(a.Segments[0].Argv) > 0 {
+			prog = a.Segments[0].Argv[0]
+		}
+		if len(a.Segments) > 1 {
+			return fmt.Sprintf("Runs %d commands (%s, ...); nothing risky found", len(a.Segments), prog)
+		}
+		return fmt.Sprintf("Runs %s; nothing risky found", prog)
+	}
+	s := r.Facts[0]
+	if len(r.Facts) > 1 {
+		s += "; " + r.Facts[1]
+	}
+	if len(r.Facts) > 2 {
+		s += fmt.Sprintf(" (+%d more)", len(r.Facts)-2)
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func (as *assessor) add(level RiskLevel, cat RiskCategory, fact string) {
+	if as.seen[fact] {
+		return
+	}
+	as.seen[fact] = true
+	if level > as.level {
+		as.level = level
+	}
+	if cat != "" {
+		as.categories[cat] = true
+	}
+	as.facts = append(as.facts, riskFact{level, fact})
+}
+
+func (as *assessor) segment(seg Segment) {
+	inner, wrappers := Unwrap(seg.Argv)
+	for _, w := range wrappers {
+		switch w {
+		case "sudo", "doas", "pkexec":
+			as.add(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w))
+		}
+	}
+	if seg.Assigns {
+		as.add(RiskMedium, "", "runs with changed environment variables")
+	}
+	for _, r := range seg.Redirects {
+		if !r.Write {
+			as.reads(r.Target)
+			continue
+		}
+		if !r.writesFile() {
+			continue
+		}
+		if !r.Literal {
+			as.add(RiskMedium, "", "writes to a file named at run time: "+r.Target)
+			continue
+		}
+		as.writes(r.Target, r.Op == ">" || r.Op == "&>" || r.Op == ">|")
+	}
+	if len(inner) == 0 {
+		return
+	}
+	prog := filepath.Base(inner[0])
+	args := inner[1:]
+	switch prog {
+	case "rm", "unlink", "rmdir", "shred":
+		as.remove(prog, args)
+	case "su":
+		as.add(RiskHigh, PrivilegeEscalation, "runs as root (su)")
+	case "git":
+		as.git(args)
+	case "curl", "wget", "http", "https", "xh":
+		as.fetch(prog, args)
+	case "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "telnet", "ftp", "ping", "dig", "nslookup", "host", "socat":
+		as.remote(prog, args)
+	case "npm", "pnpm", "yarn", "pip", "pip3", "cargo", "go", "gem", "bundle", "composer", "uv", "poetry":
+		as.packages(prog, args)
+	case "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper", "brew", "snap":
+		if len(args) > 0 && (args[0] == "install" || args[0] == "remove" || args[0] == "purge" || args[0] == "upgrade" || args[0] == "-S" || args[0] == "add" || args[0] == "del") {
+			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
+			as.add(RiskMedium, NetworkAccess, "contacts the "+prog+" package repositories")
+		}
+	case "systemctl", "service", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "crontab",
+		"useradd", "userdel", "usermod", "passwd", "chpasswd", "iptables", "ip6tables", "nft", "ufw",
+		"chattr", "fdisk", "parted", "sfdisk", "swapon", "swapoff", "reboot", "shutdown", "halt", "update-alternatives":
+		as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+	case "kill", "pkill", "killall":
+		as.add(RiskMedium, SystemModification, fmt.Sprintf("stops processes (%s)", prog))
+	case "cp", "mv", "install", "ln":
+		as.copyMove(prog, args)
+	case "tee", "touch", "mkdir", "truncate":
+		for _, f := range operands(args) {
+			as.writes(f, prog == "truncate" || prog == "tee" && !hasFlag(args, "-a", "--append"))
+		}
+	case "dd":
+		as.dd(args)
+	case "sed", "perl":
+		if hasFlagPrefix(args, "-i") || hasFlagPrefix(args, "--in-place") {
+			ops := operands(args)
+			if prog == "sed" && len(ops) > 0 && !hasFlagPrefix(args, "-e") && !hasFlagPrefix(args, "-f") {
+				ops = ops[1:] // the script
+			}
+			for _, f := range ops {
+				as.writes(f, false)
+			}
+		}
+	case "chmod", "chown", "chgrp":
+		as.chmod(prog, args)
+	case "find":
+		if hasFlag(args, "-delete") || (hasFlag(args, "-exec", "-execdir") && (contains(args, "rm") || contains(args, "/bin/rm"))) {
+			root := "."
+			if ops := operands(args); len(ops) > 0 {
+				root = ops[0]
+			}
+			as.add(RiskHigh, DataDeletion, "deletes the files find matches under "+as.display(as.abs(root), true))
+		}
+	case "yes":
+		as.add(RiskMedium, ResourceExhaustion, "writes output without end (yes)")
+	case "python", "python3", "node", "ruby", "perl5", "php", "lua", "deno", "bun", "osascript", "pwsh", "powershell":
+		if hasFlag(args, "-c", "-e", "--eval", "-r") {
+			as.add(RiskMedium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))
+		}
+	case "eval", "source", ".":
+		as.add(RiskMedium, "", fmt.Sprintf("runs code Warden cannot analyse (%s)", prog))
+	case "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs":
+		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+	}
+	if strings.HasPrefix(prog, "mkfs.") {
+		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+	}
+	for _, a := range args {
+		if isSecretPath(a) {
+			as.reads(a)
+		}
+	}
+}
+
+// ---- deletion ----
+
+func (as *assessor) remove(prog string, args []string) {
+	recursive, force := false, false
+	var targets []string
+	for i, a := range args {
+		if a == "--" {
+			targets = append(targets, args[i+1:]...)
+			break
+		}
+		switch {
+		case a == "--recursive":
+			recursive = true
+		case a == "--force":
+			force = true
+		case len(a) > 1 && a[0] == '-' && a[1] != '-':
+			recursive = recursive || strings.ContainsAny(a, "rR")
+			force = force || strings.ContainsRune(a, 'f')
+		case strings.HasPrefix(a, "--"):
+		default:
+			targets = append(targets, a)
+		}
+	}
+	if prog == "shred" {
+		force = true
+	}
+	for _, t := range targets {
+		if strings.ContainsAny(t, "$`") {
+			as.add(RiskHigh, DataDeletion, "deletes paths computed at run time: "+t)
+			continue
+		}
+		paths := as.expand(t)
+		if len(paths) == 0 {
+			as.add(RiskMedium, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(as.abs(t), false)))
+			continue
+		}
+		for _, p := range paths {
+			as.deletePath(p, recursive || prog == "rmdir", force)
+		}
+	}
+}
+
+func (as *assessor) deletePath(path string, recursive, force bool) {
+	info, err := os.Lstat(path)
+	if err != nil {
+		as.add(RiskMedium, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+		return
+	}
+	level := RiskMedium
+	if force || recursive {
+		level = RiskHigh
+	}
+	if !as.inside(path) || as.critical(path) {
+		level = RiskHigh
+	}
+	if !info.IsDir() {
+		as.add(level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
+		return
+	}
+	if !recursive {
+		as.add(RiskMedium, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		return
+	}
+	files, bytes, complete := CountTree(path, maxCountedFiles, maxCountTime)
+	if files == 0 && complete {
+		as.add(level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
+		return
+	}
+	more := ""
+	if !complete {
+		more = "more than "
+	}
+	as.add(RiskHigh, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+}
+
+// maxCountedFiles and maxCountTime bound the walk that counts what a
+// deletion removes; past them the fact says "more than".
+const (
+	maxCountedFiles = 1_000_000
+	maxCountTime    = 200 * time.Millisecond
+)
+
+// expand resolves a target against the cwd and expands glob characters the
+// way the shell would.
+func (as *assessor) expand(t string) []string {
+	p := as.abs(t)
+	if strings.ContainsAny(t, "*?[") {
+		matches, _ := filepath.Glob(p)
+		return matches
+	}
+	if _, err := os.Lstat(p); err != nil {
+		return nil
+	}
+	return []string{p}
+}
+
+// critical reports paths whose deletion is never routine.
+func (as *assessor) critical(p string) bool {
+	p = filepath.Clean(p)
+	if p == "/" || p == as.ctx.Home || p == filepath.Clean(as.ctx.Cwd) {
+		return true
+	}
+	for _, dir := range systemDirs {
+		if p == dir || strings.HasPrefix(p, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt", "/sys", "/proc", "/dev", "/root"}
+
+// ---- writes ----
+
+func (as *assessor) writes(target string, truncates bool) {
+	if strings.ContainsAny(target, "$`") {
+		as.add(RiskMedium, "", "writes to a path computed at run time: "+target)
+		return
+	}
+	p := as.abs(target)
+	if strings.HasPrefix(p, "/dev/") {
+		if p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" {
+			return
+		}
+		as.add(RiskHigh, SystemModification, "writes to a device: "+p)
+		return
+	}
+	if !as.inside(p) {
+		cat := RiskCategory("")
+		if as.systemOrShellConfig(p) {
+			cat = SystemModification
+		}
+		as.add(RiskHigh, cat, "writes outside the workspace: "+as.display(p, false))
+		return
+	}
+	if truncates {
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
+			as.add(RiskMedium, DataDeletion, fmt.Sprintf("overwrites %s (%s)", as.display(p, false), humanBytes(info.Size())))
+		}
+	}
+}
+
+func (as *assessor) systemOrShellConfig(p string) bool {
+	for _, dir := range systemDirs {
+		if within(dir, p) {
+			return true
+		}
+	}
+	base := filepath.Base(p)
+	if filepath.Dir(p) == as.ctx.Home && (strings.HasPrefix(base, ".bash") || strings.HasPrefix(base, ".zsh") || base == ".profile" || base == ".gitconfig") {
+		return true
+	}
+	return strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".ssh")+"/") || strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".config", "autostart")+"/")
+}
+
+func (as *assessor) copyMove(prog string, args []string) {
+	ops := operands(args)
+	dest := ""
+	for i, a := range args {
+		if (a == "-t" || a == "--target-directory") && i+1 < len(args) {
+			dest = args[i+1]
+		} else if strings.HasPrefix(a, "--target-directory=") {
+			dest = strings.TrimPrefix(a, "--target-directory=")
+		}
+	}
+	if dest == "" && len(ops) >= 2 {
+		dest = ops[len(ops)-1]
+		ops = ops[:len(ops)-1]
+	}
+	if dest == "" {
+		return
+	}
+	as.writes(dest, false)
+	if prog == "mv" {
+		for _, src := range ops {
+			p := as.abs(src)
+			if !as.inside(p) {
+				as.add(RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
+			}
+		}
+	}
+	for _, src := range ops {
+		if isSecretPath(src) {
+			as.reads(src)
+		}
+	}
+}
+
+func (as *assessor) dd(args []string) {
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "of="):
+			as.writes(strings.TrimPrefix(a, "of="), true)
+		case a == "if=/dev/zero" || a == "if=/dev/urandom" || a == "if=/dev/random":
+			if !hasFlagPrefix(args, "count=") {
+				as.add(RiskHigh, ResourceExhaustion, "copies from "+strings.TrimPrefix(a, "if=")+" without a count")
+			}
+		case strings.HasPrefix(a, "if="):
+			as.reads(strings.TrimPrefix(a, "if="))
+		}
+	}
+}
+
+func (as *assessor) chmod(prog string, args []string) {
+	ops := operands(args)
+	if len(ops) < 2 {
+		return
+	}
+	mode := ops[0]
+	if prog == "chmod" && (strings.Contains(mode, "s") && (strings.Contains(mode, "+") || strings.Contains(mode, "=")) || len(mode) == 4 && mode[0] >= '2' && mode[0] <= '7') {
+		as.add(RiskHigh, PrivilegeEscalation, "sets the setuid/setgid bit ("+prog+" "+mode+")")
+	}
+	if prog == "chown" && (strings.HasPrefix(mode, "root") || strings.HasPrefix(mode, "0:")) {
+		as.add(RiskHigh, PrivilegeEscalation, "gives files to root (chown "+mode+")")
+	}
+	for _, f := range ops[1:] {
+		p := as.abs(f)
+		if !as.inside(p) {
+			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
+		}
+	}
+}
+
+// ---- reads of secrets ----
+
+func (as *assessor) reads(target string) {
+	if isSecretPath(target) {
+		d := as.display(as.abs(target), false)
+		for _, s := range as.secrets {
+			if s == d {
+				return
+			}
+		}
+		as.secrets = append(as.secrets, d)
+		as.add(RiskMedium, "", "reads secrets: "+d)
+	}
+}
+
+var secretPattern = regexp.MustCompile(`(^|/)(\.ssh/|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config|\.gnupg/|\.env(\.[a-z]+)?$|id_(rsa|dsa|ecdsa|ed25519)|[^/]*\.pem$|[^/]*\.key$|shadow$|\.git-credentials|gh/hosts\.yml)`)
+
+func isSecretPath(p string) bool { return secretPattern.MatchString(p) }
+
+// ---- network ----
+
+func (as *assessor) contacts(host string, level RiskLevel) {
+	if host == "" {
+		return
+	}
+	if !contains(as.hosts, host) {
+		as.hosts = append(as.hosts, host)
+	}
+	as.add(level, NetworkAccess, "contacts "+host)
+}
+
+func (as *assessor) fetch(prog string, args []string) {
+	var hosts []string
+	for _, a := range args {
+		if h := urlHost(a); h != "" {
+			hosts = append(hosts, h)
+		}
+	}
+	for _, h := range hosts {
+		as.contacts(h, RiskMedium)
+	}
+	dest := "the network"
+	if len(hosts) > 0 {
+		dest = hosts[0]
+	}
+	for i, a := range args {
+		var file string
+		switch {
+		case (a == "-d" || a == "--data" || a == "--data-binary" || a == "--data-raw" || a == "--data-urlencode" || a == "-F" || a == "--form") && i+1 < len(args):
+			if v := args[i+1]; strings.Contains(v, "@") {
+				file = v[strings.Index(v, "@")+1:]
+			}
+		case (a == "-T" || a == "--upload-file") && i+1 < len(args):
+			file = args[i+1]
+		case strings.HasPrefix(a, "--post-file="), strings.HasPrefix(a, "--body-file="):
+			file = a[strings.Index(a, "=")+1:]
+		case strings.HasPrefix(a, "-d@"):
+			file = a[3:]
+		}
+		if file != "" && file != "-" {
+			as.add(RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
+			as.reads(file)
+		}
+	}
+	if prog == "curl" || prog == "wget" {
+		for i, a := range args {
+			if (a == "-o" || a == "--output" || a == "-O" && prog == "wget") && i+1 < len(args) {
+				as.writes(args[i+1], true)
+			}
+		}
+	}
+}
+
+var sshHostArg = regexp.MustCompile(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*)(?::.*)?$`)
+
+func (as *assessor) remote(prog string, args []string) {
+	ops := operands(args)
+	switch prog {
+	case "scp", "rsync":
+		if len(ops) < 2 {
+			return
+		}
+		dest := ops[len(ops)-1]
+		for _, op := range ops {
+			if i := strings.Index(op, ":"); i > 0 && !strings.Contains(op[:i], "/") {
+				host := op[:i]
+				if at := strings.LastIndex(host, "@"); at >= 0 {
+					host = host[at+1:]
+				}
+				as.contacts(host, RiskMedium)
+				if op == dest {
+					for _, src := range ops[:len(ops)-1] {
+						as.add(RiskHigh, DataExfiltration, fmt.Sprintf("copies %s to %s", as.display(as.abs(src), false), host))
+						as.reads(src)
+					}
+				}
+			}
+		}
+		if !strings.Contains(dest, ":") {
+			as.writes(dest, false)
+		}
+	default:
+		// The first operand that is not a bare number (a count, a port).
+		for _, op := range ops {
+			if looksNumeric(op) && !strings.Contains(op, ".") {
+				continue
+			}
+			if m := sshHostArg.FindStringSubmatch(op); m != nil {
+				as.contacts(m[1], RiskMedium)
+			}
+			return
+		}
+	}
+}
+
+var registries = map[string]string{
+	"npm": "registry.npmjs.org", "pnpm": "registry.npmjs.org", "yarn": "registry.yarnpkg.com",
+	"pip": "pypi.org", "pip3": "pypi.org", "uv": "pypi.org", "poetry": "pypi.org",
+	"cargo": "crates.io", "go": "proxy.golang.org", "gem": "rubygems.org", "bundle": "rubygems.org",
+	"composer": "packagist.org",
+}
+
+var fetchingSubcommands = map[string][]string{
+	"npm": {"install", "i", "ci", "add", "update", "publish", "exec"}, "pnpm": {"install", "i", "add", "update", "dlx"},
+	"yarn": {"install", "add", "upgrade", "dlx"}, "pip": {"install", "download"}, "pip3": {"install", "download"},
+	"uv": {"pip", "add", "sync", "run"}, "poetry": {"install", "add", "update"},
+	"cargo": {"install", "fetch", "update", "publish", "build", "run", "test"},
+	"go":    {"get", "install", "mod"}, "gem": {"install", "update"}, "bundle": {"install", "update"},
+	"composer": {"install", "require", "update"},
+}
+
+func (as *assessor) packages(prog string, args []string) {
+	ops := operands(args)
+	if len(ops) == 0 || !contains(fetchingSubcommands[prog], ops[0]) {
+		return
+	}
+	host := registries[prog]
+	if ops[0] == "build" || ops[0] == "run" || ops[0] == "test" {
+		as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
+		return
+	}
+	as.contacts(host, RiskMedium)
+	if ops[0] == "publish" {
+		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("publishes this package to %s", registries[prog]))
+	}
+}
+
+// urlHost returns the host of a URL argument, or "".
+func urlHost(s string) string {
+	if !strings.Contains(s, "://") {
+		return ""
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	return u.Hostname()
+}
+
+// ---- git ----
+
+func (as *assessor) git(args []string) {
+	// Skip global options to find the subcommand.
+	i := 0
+	gitCwd := as.ctx.Cwd
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		if (args[i] == "-C" || args[i] == "-c") && i+1 < len(args) {
+			if args[i] == "-C" {
+				gitCwd = as.absFrom(as.ctx.Cwd, args[i+1])
+			}
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return
+	}
+	sub, rest := args[i], args[i+1:]
+	switch sub {
+	case "push":
+		force := false
+		var refs []string
+		for _, a := range rest {
+			switch {
+			case a == "-f" || a == "--force" || strings.HasPrefix(a, "--force-with-lease") || a == "--force-if-includes" || a == "--mirror":
+				force = true
+			case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f'):
+				force = true
+			case a == "-d" || a == "--delete":
+				as.add(RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
+			case !strings.HasPrefix(a, "-"):
+				refs = append(refs, a)
+			}
+		}
+		for _, r := range refs[min(1, len(refs)):] {
+			if strings.HasPrefix(r, "+") {
+				force = true
+			}
+			if strings.HasPrefix(r, ":") {
+				as.add(RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
+			}
+		}
+		if force {
+			as.add(RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
+		}
+		remote := "origin"
+		if len(refs) > 0 {
+			remote = refs[0]
+		}
+		as.contacts(gitRemoteHost(gitCwd, remote), RiskMedium)
+	case "fetch", "pull", "ls-remote", "remote":
+		if sub == "remote" && (len(rest) == 0 || rest[0] != "update") {
+			return
+		}
+		remote := "origin"
+		if ops := operands(rest); len(ops) > 0 && sub != "remote" {
+			remote = ops[0]
+		}
+		as.contacts(gitRemoteHost(gitCwd, remote), RiskMedium)
+	case "clone", "submodule":
+		for _, a := range operands(rest) {
+			if h := gitURLHost(a); h != "" {
+				as.contacts(h, RiskMedium)
+				return
+			}
+		}
+		if sub == "submodule" && contains(rest, "update") {
+			as.add(RiskMedium, NetworkAccess, "fetches submodules from their remotes")
+		}
+	case "reset":
+		if contains(rest, "--hard") {
+			as.add(RiskHigh, DataDeletion, "discards uncommitted changes (git reset --hard)")
+		} else {
+			as.add(RiskMedium, HistoryRewrite, "moves the branch head (git reset)")
+		}
+	case "clean":
+		for _, a := range rest {
+			if a == "--force" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f') {
+				as.add(RiskHigh, DataDeletion, "deletes untracked files (git clean -f)")
+				break
+			}
+		}
+	case "checkout", "restore":
+		if contains(rest, "--") || contains(rest, ".") || contains(rest, "-f") || contains(rest, "--force") {
+			as.add(RiskMedium, DataDeletion, "discards uncommitted changes (git "+sub+")")
+		}
+	case "rebase", "filter-branch", "filter-repo":
+		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git "+sub+")")
+	case "commit":
+		if contains(rest, "--amend") {
+			as.add(RiskMedium, HistoryRewrite, "rewrites the last commit (git commit --amend)")
+		}
+	case "branch":
+		if contains(rest, "-D") || contains(rest, "--delete") && contains(rest, "--force") {
+			as.add(RiskMedium, HistoryRewrite, "deletes branches with unmerged commits (git branch -D)")
+		}
+	case "stash":
+		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
+			as.add(RiskMedium, DataDeletion, "drops stashed changes (git stash "+rest[0]+")")
+		}
+	}
+}
+
+// gitRemoteHost reads the URL of remote from the repository containing dir
+// and returns its host ("" when unknown).
+func gitRemoteHost(dir, remote string) string {
+	if h := gitURLHost(remote); h != "" {
+		return h
+	}
+	cfg := gitConfigPath(dir)
+	if cfg == "" {
+		return ""
+	}
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		return ""
+	}
+	section := fmt.Sprintf(`[remote "%s"]`, remote)
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			in = line == section
+			continue
+		}
+		if in {
+			if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "url" {
+				return gitURLHost(strings.TrimSpace(v))
+			}
+		}
+	}
+	return ""
+}
+
+// gitConfigPath finds .git/config from dir upward, following worktree
+// .git files to the common directory.
+func gitConfigPath(dir string) string {
+	for d, n := filepath.Clean(dir), 0; n < 64; d, n = filepath.Dir(d), n+1 {
+		gitPath := filepath.Join(d, ".git")
+		info, err := os.Stat(gitPath)
+		if err == nil && info.IsDir() {
+			return filepath.Join(gitPath, "config")
+		}
+		if err == nil {
+			data, err := os.ReadFile(gitPath)
+			if err != nil {
+				return ""
+			}
+			gitdir := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
+			if !filepath.IsAbs(gitdir) {
+				gitdir = filepath.Join(d, gitdir)
+			}
+			if common, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+				c := strings.TrimSpace(string(common))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitdir, c)
+				}
+				return filepath.Join(c, "config")
+			}
+			return filepath.Join(gitdir, "config")
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return ""
+}
+
+var scpLikeURL = regexp.MustCompile(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
+
+func gitURLHost(s string) string {
+	if h := urlHost(s); h != "" {
+		return h
+	}
+	if m := scpLikeURL.FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
+		return m[1]
+	}
+	return ""
+}
+
+// ---- paths and formatting ----
+
+func (as *assessor) abs(p string) string { return as.absFrom(as.ctx.Cwd, p) }
+
+func (as *assessor) absFrom(base, p string) string {
+	if p == "~" {
+		return as.ctx.Home
+	}
+	if strings.HasPrefix(p, "~/") {
+		return filepath.Join(as.ctx.Home, p[2:])
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(base, p)
+}
+
+// inside reports whether p is inside one of the writable roots.
+func (as *assessor) inside(p string) bool {
+	for _, r := range as.roots {
+		if within(r, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(root, p string) bool {
+	root, p = filepath.Clean(root), filepath.Clean(p)
+	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
+}
+
+// display shows a path relative to the cwd when inside it, with ~ for the
+// home directory, and absolute otherwise.
+func (as *assessor) display(p string, dir bool) string {
+	s := p
+	cwd := filepath.Clean(as.ctx.Cwd)
+	switch {
+	case as.ctx.Cwd != "" && p == cwd:
+		s = "."
+	case as.ctx.Cwd != "" && within(cwd, p):
+		s = strings.TrimPrefix(p, strings.TrimSuffix(cwd, "/")+"/")
+	case as.ctx.Home != "" && p == as.ctx.Home:
+		s = "~"
+	case as.ctx.Home != "" && within(as.ctx.Home, p):
+		s = "~/" + strings.TrimPrefix(p, as.ctx.Home+"/")
+	}
+	if dir && !strings.HasSuffix(s, "/") {
+		s += "/"
+	}
+	return s
+}
+
+func operands(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i+1:]...)
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func hasFlag(args []string, flags ...string) bool {
+	for _, a := range args {
+		if contains(flags, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasFlagPrefix(args []string, prefix string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// commas writes 1204 as "1,204".
+func commas(n int64) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// humanBytes writes a size in decimal units: "512 bytes", "3.2 KB", "38 MB".
+func humanBytes(n int64) string {
+	if n < 1000 {
+		return fmt.Sprintf("%d %s", n, plural(n, "byte", "bytes"))
+	}
+	units := []string{"KB", "MB", "GB", "TB", "PB"}
+	v := float64(n) / 1000
+	u := 0
+	for v >= 1000 && u < len(units)-1 {
+		v /= 1000
+		u++
+	}
+	if v < 10 {
+		return fmt.Sprintf("%.1f %s", v, units[u])
+	}
+	return fmt.Sprintf("%.0f %s", v, units[u])
+}

@@ -1,0 +1,118 @@
+package approvals
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+)
+
+// SessionStore remembers "Allow for session" answers and makes concurrent
+// identical requests share one prompt. A request carries one or more keys (a
+// command has one; a patch has one per file) and skips the prompt only when
+// every key was approved for the session.
+type SessionStore struct {
+	mu       sync.Mutex
+	approved map[string]bool
+	pending  map[string]*pendingPrompt
+}
+
+type pendingPrompt struct {
+	done     chan struct{}
+	decision ReviewDecision
+	err      error
+}
+
+// NewSessionStore returns an empty store.
+func NewSessionStore() *SessionStore {
+	return &SessionStore{approved: map[string]bool{}, pending: map[string]*pendingPrompt{}}
+}
+
+// CommandKey is the session key of a command: argv, cwd and the sandbox it
+// runs under (so approving a sandboxed run never approves an escalated one).
+func CommandKey(argv []string, cwd, sandbox string) string {
+	b, _ := json.Marshal(struct {
+		Kind    string   `json:"kind"`
+		Argv    []string `json:"argv"`
+		Cwd     string   `json:"cwd"`
+		Sandbox string   `json:"sandbox"`
+	}{"command", argv, cwd, sandbox})
+	return string(b)
+}
+
+// PatchFileKey is the session key of one file a patch touches.
+func PatchFileKey(path string) string {
+	b, _ := json.Marshal(struct {
+		Kind string `json:"kind"`
+		Path string `json:"path"`
+	}{"patch", path})
+	return string(b)
+}
+
+// Remembered reports whether every key was approved for the session.
+func (s *SessionStore) Remembered(keys []string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rememberedLocked(keys)
+}
+
+func (s *SessionStore) rememberedLocked(keys []string) bool {
+	if len(keys) == 0 {
+		return false
+	}
+	for _, k := range keys {
+		if !s.approved[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// Ask returns ApprovedForSession at once when every key is remembered.
+// Otherwise it calls ask, unless an identical request is already waiting for
+// the user, in which case it waits for that answer instead of asking twice.
+// ApprovedForSession stores each key. cached reports an answer that did not
+// come from a prompt of this call.
+//
+// With remember false the remembered answers are not consulted (a high-risk
+// request is asked every time), but identical pending prompts are still
+// shared.
+func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, ask func(context.Context) (ReviewDecision, error)) (d ReviewDecision, cached bool, err error) {
+	id := strings.Join(keys, "\x00")
+	if !remember {
+		id = "ask-every-time\x00" + id
+	}
+	s.mu.Lock()
+	if remember && s.rememberedLocked(keys) {
+		s.mu.Unlock()
+		return ApprovedForSession, true, nil
+	}
+	if p, ok := s.pending[id]; ok {
+		s.mu.Unlock()
+		select {
+		case <-p.done:
+			return p.decision, true, p.err
+		case <-ctx.Done():
+			return Denied, false, ctx.Err()
+		}
+	}
+	p := &pendingPrompt{done: make(chan struct{})}
+	s.pending[id] = p
+	s.mu.Unlock()
+
+	p.decision, p.err = ask(ctx)
+	if p.err != nil {
+		p.decision = Denied // fail closed
+	}
+
+	s.mu.Lock()
+	if p.decision == ApprovedForSession {
+		for _, k := range keys {
+			s.approved[k] = true
+		}
+	}
+	delete(s.pending, id)
+	s.mu.Unlock()
+	close(p.done)
+	return p.decision, false, p.err
+}

@@ -1,0 +1,311 @@
+package approvals
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxCommandBytes is the largest command line Warden analyses. Anything
+// bigger is not parsed at all and always needs the user.
+const MaxCommandBytes = 256 << 10
+
+// maxShellDepth bounds how deep `bash -c "sh -c '...'"` nesting is followed.
+const maxShellDepth = 4
+
+// Segment is one simple command found in a command line: the whole argv of a
+// plain command, or one command of a shell script.
+type Segment struct {
+	// Argv holds the command's words with quotes removed. A word that is not
+	// a plain literal (it expands a variable, a command substitution...) is
+	// kept as its source text.
+	Argv []string
+	// Literal is true when every word is a plain literal, so Argv is exactly
+	// what would run.
+	Literal bool
+	// Assigns is true for `VAR=value cmd`: the command runs with a changed
+	// environment (LD_PRELOAD, PATH...).
+	Assigns bool
+	// Redirects are the segment's redirections to and from files.
+	Redirects []Redirect
+}
+
+// Redirect is one redirection of a segment to or from a file.
+type Redirect struct {
+	Op      string // ">", ">>", "<", "&>"...
+	Target  string // the file, or its source text when not literal
+	Write   bool
+	Literal bool
+}
+
+// writesFile reports whether the redirect writes somewhere that matters
+// (anything but /dev/null and the standard streams).
+func (r Redirect) writesFile() bool {
+	if !r.Write {
+		return false
+	}
+	switch r.Target {
+	case "/dev/null", "/dev/stdout", "/dev/stderr":
+		return false
+	}
+	return true
+}
+
+// Analysis is what Warden understands of one command line.
+type Analysis struct {
+	Argv []string
+	// Script is the shell script when Argv is `bash|sh|zsh -c|-lc SCRIPT`.
+	Script string
+	// Segments are the simple commands that would run, in source order.
+	Segments []Segment
+	// Problems say why the command cannot be fully understood, each in a few
+	// words: a parse error, a variable command name, a function definition.
+	// A command with problems is never known-safe.
+	Problems []string
+}
+
+// Understood reports whether every command the line runs is known.
+func (a *Analysis) Understood() bool { return len(a.Problems) == 0 && len(a.Segments) > 0 }
+
+var shellNames = map[string]syntax.LangVariant{
+	"bash": syntax.LangBash, "sh": syntax.LangBash, "dash": syntax.LangBash, "zsh": syntax.LangZsh,
+}
+
+// shellScript returns the script and its dialect when argv is a shell
+// invocation of the form `bash -c SCRIPT`, `bash -lc SCRIPT` or
+// `bash -l -c SCRIPT` (sh, dash and zsh alike).
+func shellScript(argv []string) (string, syntax.LangVariant, bool) {
+	if len(argv) < 3 || len(argv) > 4 {
+		return "", 0, false
+	}
+	lang, ok := shellNames[filepath.Base(argv[0])]
+	if !ok {
+		return "", 0, false
+	}
+	flags := argv[1 : len(argv)-1]
+	switch strings.Join(flags, " ") {
+	case "-c", "-lc", "-cl", "-l -c", "--login -c":
+		return argv[len(argv)-1], lang, true
+	}
+	return "", 0, false
+}
+
+// Analyze splits a command line into the simple commands it runs. A shell
+// invocation's script is parsed as a syntax tree and every command in it is
+// found, through && || ; | and newlines, subshells, $(...) and `...`,
+// process substitutions and control structures.
+func Analyze(argv []string) *Analysis {
+	a := &Analysis{Argv: argv}
+	size := 0
+	for i, arg := range argv {
+		size += len(arg) + 1
+		if !utf8.ValidString(arg) {
+			a.Problems = append(a.Problems, fmt.Sprintf("argument %d is not valid UTF-8", i))
+		}
+	}
+	if len(argv) == 0 {
+		a.Problems = append(a.Problems, "empty command")
+		return a
+	}
+	if size > MaxCommandBytes {
+		a.Problems = append(a.Problems, fmt.Sprintf("the command line is %d bytes; Warden analyses at most %d", size, MaxCommandBytes))
+		a.Segments = []Segment{{Argv: []string{argv[0]}, Literal: true}}
+		return a
+	}
+	if script, lang, ok := shellScript(argv); ok {
+		a.Script = script
+		a.addScript(script, lang, 0)
+		return a
+	}
+	a.Segments = []Segment{{Argv: argv, Literal: true}}
+	return a
+}
+
+var parserPool = sync.Pool{New: func() any { return syntax.NewParser() }}
+
+func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int) {
+	p := parserPool.Get().(*syntax.Parser)
+	syntax.Variant(lang)(p)
+	f, err := p.Parse(strings.NewReader(script), "")
+	parserPool.Put(p)
+	if err != nil {
+		a.Problems = append(a.Problems, "the shell cannot parse the script: "+err.Error())
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Stmt:
+			if n.Background {
+				a.Problems = append(a.Problems, "runs a background job (&)")
+			}
+			if n.Coprocess {
+				a.Problems = append(a.Problems, "starts a coprocess")
+			}
+			if call, ok := n.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+				a.addCall(call, n.Redirs, depth)
+				// Walk on into the words to find $(...) inside them.
+			} else if len(n.Redirs) > 0 {
+				// Redirections on a compound command or a bare `> file`:
+				// recorded on a no-op segment so the write is judged.
+				rs := redirects(n.Redirs)
+				for _, r := range rs {
+					if r.Write {
+						a.Segments = append(a.Segments, Segment{Argv: []string{":"}, Literal: true, Redirects: rs})
+						break
+					}
+				}
+			}
+		case *syntax.FuncDecl:
+			a.Problems = append(a.Problems, "defines a shell function")
+		case *syntax.DeclClause:
+			a.Problems = append(a.Problems, "declares variables ("+n.Variant.Value+")")
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 && len(n.Assigns) > 0 {
+				a.Problems = append(a.Problems, "assigns shell variables")
+			}
+		}
+		return true
+	})
+}
+
+func (a *Analysis) addCall(call *syntax.CallExpr, redirs []*syntax.Redirect, depth int) {
+	seg := Segment{Literal: true, Assigns: len(call.Assigns) > 0}
+	for i, w := range call.Args {
+		s, ok := wordLiteral(w)
+		if !ok {
+			seg.Literal = false
+			if i == 0 {
+				a.Problems = append(a.Problems, fmt.Sprintf("the command name %s is computed at run time", s))
+			}
+		}
+		seg.Argv = append(seg.Argv, s)
+	}
+	seg.Redirects = redirects(redirs)
+	// A nested shell: look inside its script too.
+	if script, innerLang, ok := shellScript(seg.Argv); ok && seg.Literal && depth < maxShellDepth {
+		a.addScript(script, innerLang, depth+1)
+		if len(seg.Redirects) == 0 && !seg.Assigns {
+			return
+		}
+		seg.Argv = seg.Argv[:1]
+	}
+	a.Segments = append(a.Segments, seg)
+}
+
+func redirects(rs []*syntax.Redirect) []Redirect {
+	var out []Redirect
+	for _, r := range rs {
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			continue
+		}
+		target, lit := wordLiteral(r.Word)
+		rd := Redirect{Op: r.Op.String(), Target: target, Literal: lit}
+		switch r.Op {
+		case syntax.RdrIn:
+		case syntax.DplIn, syntax.DplOut:
+			// 2>&1, >&2, <&-: a descriptor, not a file, unless bash's
+			// `>&file` shorthand for `&>file`.
+			if lit && (target == "-" || isDigits(target)) {
+				continue
+			}
+			rd.Write = r.Op == syntax.DplOut
+		default:
+			rd.Write = true
+		}
+		out = append(out, rd)
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// wordLiteral returns the word's value with quoting removed and true when it
+// is a plain literal; otherwise its source text and false.
+func wordLiteral(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescapeUnquoted(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar && strings.Contains(p.Value, `\`) {
+				return wordSource(w), false
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return wordSource(w), false
+				}
+				b.WriteString(unescapeDouble(lit.Value))
+			}
+		default:
+			return wordSource(w), false
+		}
+	}
+	return b.String(), true
+}
+
+func wordSource(w *syntax.Word) string {
+	var buf bytes.Buffer
+	if err := syntax.NewPrinter().Print(&buf, w); err != nil {
+		return "<expansion>"
+	}
+	return buf.String()
+}
+
+// unescapeUnquoted removes the backslashes of an unquoted word.
+func unescapeUnquoted(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// unescapeDouble removes the backslashes that are special inside "...".
+func unescapeDouble(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
