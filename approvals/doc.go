@@ -3,4 +3,44 @@
 // policies and decisions, Codex-compatible Starlark exec-policy rules, shell
 // syntax analysis, static risk assessment, the session approval store, the
 // orchestrator (approve → attempt → escalate) and the audit log.
+//
+// # Commands
+//
+// Evaluator.Evaluate turns a CommandRequest into an Evaluation: rules first
+// (rules.go: prefix_rule files, strictest decision wins), Codex's heuristics
+// for commands no rule covers (safety.go: known-safe and dangerous lists,
+// applied to every command a shell script runs, found by shell.go), then
+// Warden's risk rule (risk.go): a high-risk command always needs the user
+// and is never offered "Allow for session" or "Always allow".
+//
+// Orchestrator.Exec is the one flow: requirement → forbidden stops →
+// prompt (through Prompter, with the SessionStore) → first attempt in the
+// sandbox (through Runner) → on a sandbox denial, where the policy allows, a
+// "retry without the sandbox?" prompt and an escalated run → result. Time
+// spent waiting for the user is not charged to the command's timeout. Every
+// step is appended to the AuditLog.
+//
+// # Patches (the entry point for apply_patch)
+//
+// A patch asks Orchestrator.ApprovePatch with a PatchRequest: the absolute
+// paths it touches (PatchFile: add, update, delete, or move with MoveTo),
+// the cwd, the sandbox (its writable roots) and the agent's justification.
+// EvaluatePatch applies without asking when every path is inside the
+// writable roots and none is protected (.git, .warden, .codex under a root,
+// plus Orchestrator.ProtectedPaths), except under the untrusted policy. It
+// reports each file that needs the user with a PatchReason:
+// outside-writable-roots, protected-path, or policy. Approval for the
+// session is remembered per file (PatchFileKey): a later patch skips the
+// prompt only when every file it touches was approved. Under never, or
+// granular with patches rejected, a patch that would need the user is
+// refused. The caller applies the patch only when PatchApproval.Approved;
+// PatchApproval.Abort means the user chose "Deny and stop".
+//
+// # Prompts
+//
+// PromptRequest.Actions lists the dialog's choices in the order DESIGN.md
+// fixes (Allow once, Allow for session, Always allow `<prefix>`, Deny, Deny
+// and stop) and Message renders command, cwd, justification, sandbox and
+// risk. Any Prompter error — a dismissed dialog, a timeout, a lost client —
+// is a denial.
 package approvals

@@ -108,7 +108,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	for _, p := range a.Problems {
 		as.add(RiskMedium, "", "not fully analysed: "+p)
 	}
-	if forkBomb.MatchString(a.Script) {
+	if strings.Contains(a.Script, "()") && strings.Contains(a.Script, "&") && forkBomb.MatchString(a.Script) {
 		as.add(RiskHigh, ResourceExhaustion, "fork bomb: starts processes without end")
 	}
 	for _, seg := range a.Segments {
@@ -505,9 +505,31 @@ func (as *assessor) reads(target string) {
 	}
 }
 
-var secretPattern = regexp.MustCompile(`(^|/)(\.ssh/|\.aws/credentials|\.netrc|\.npmrc|\.pypirc|\.docker/config\.json|\.kube/config|\.gnupg/|\.env(\.[a-z]+)?$|id_(rsa|dsa|ecdsa|ed25519)|[^/]*\.pem$|[^/]*\.key$|shadow$|\.git-credentials|gh/hosts\.yml)`)
-
-func isSecretPath(p string) bool { return secretPattern.MatchString(p) }
+// isSecretPath recognises files that hold credentials: SSH and GnuPG keys,
+// cloud and registry credentials, .env files, private keys.
+func isSecretPath(p string) bool {
+	if strings.Contains(p, ".ssh/") || strings.Contains(p, ".gnupg/") {
+		return true
+	}
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	dir := p[:len(p)-len(base)]
+	switch base {
+	case ".netrc", ".npmrc", ".pypirc", ".git-credentials", "shadow", "gshadow":
+		return true
+	case "credentials":
+		return strings.HasSuffix(dir, ".aws/")
+	case "config.json":
+		return strings.HasSuffix(dir, ".docker/")
+	case "config":
+		return strings.HasSuffix(dir, ".kube/")
+	case "hosts.yml":
+		return strings.HasSuffix(dir, "gh/")
+	}
+	return base == ".env" || strings.HasPrefix(base, ".env.") ||
+		strings.HasPrefix(base, "id_rsa") || strings.HasPrefix(base, "id_dsa") ||
+		strings.HasPrefix(base, "id_ecdsa") || strings.HasPrefix(base, "id_ed25519") ||
+		strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".key")
+}
 
 // ---- network ----
 
@@ -699,7 +721,7 @@ func (as *assessor) git(args []string) {
 		if len(refs) > 0 {
 			remote = refs[0]
 		}
-		as.contacts(gitRemoteHost(gitCwd, remote), RiskMedium)
+		as.contactsRemote(gitCwd, remote)
 	case "fetch", "pull", "ls-remote", "remote":
 		if sub == "remote" && (len(rest) == 0 || rest[0] != "update") {
 			return
@@ -708,7 +730,7 @@ func (as *assessor) git(args []string) {
 		if ops := operands(rest); len(ops) > 0 && sub != "remote" {
 			remote = ops[0]
 		}
-		as.contacts(gitRemoteHost(gitCwd, remote), RiskMedium)
+		as.contactsRemote(gitCwd, remote)
 	case "clone", "submodule":
 		for _, a := range operands(rest) {
 			if h := gitURLHost(a); h != "" {
@@ -751,6 +773,14 @@ func (as *assessor) git(args []string) {
 			as.add(RiskMedium, DataDeletion, "drops stashed changes (git stash "+rest[0]+")")
 		}
 	}
+}
+
+func (as *assessor) contactsRemote(dir, remote string) {
+	if h := gitRemoteHost(dir, remote); h != "" {
+		as.contacts(h, RiskMedium)
+		return
+	}
+	as.add(RiskMedium, NetworkAccess, fmt.Sprintf("contacts the git remote %q (its host is unknown)", remote))
 }
 
 // gitRemoteHost reads the URL of remote from the repository containing dir

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/config"
+)
+
+type policyCheckFlags struct {
+	approval      string
+	sandbox       string
+	network       bool
+	writableRoots ruleFileList
+	rules         ruleFileList
+	cwd           string
+	json          bool
+}
+
+var policyOpts policyCheckFlags
+
+func (f *policyCheckFlags) register(fs *flag.FlagSet) {
+	*f = policyCheckFlags{}
+	fs.StringVar(&f.approval, "approval", "", "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
+	fs.StringVar(&f.sandbox, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
+	fs.BoolVar(&f.network, "network", false, "assume the sandbox allows network access")
+	fs.Var(&f.writableRoots, "writable-root", "an extra directory the sandbox may write (repeatable)")
+	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
+	fs.StringVar(&f.cwd, "cwd", "", "the directory the command would run in (default: the current directory)")
+	fs.BoolVar(&f.json, "json", false, "print the decision as one JSON object")
+}
+
+func init() {
+	register(&command{
+		name:    "policy",
+		summary: "explain what Warden's approval policy decides for a command (policy check)",
+		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
+		flags:   policyOpts.register,
+		run:     runPolicy,
+	})
+}
+
+func runPolicy(_ context.Context, env *cliEnv, args []string) int {
+	if len(args) == 0 || args[0] != "check" {
+		return usageError(env, "policy", "want the subcommand check: warden policy check [flags] -- CMD ARGS...")
+	}
+	// Flags may also follow "check".
+	fs := flag.NewFlagSet("warden policy check", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	sub := policyOpts
+	fs.StringVar(&sub.approval, "approval", sub.approval, "")
+	fs.StringVar(&sub.sandbox, "sandbox", sub.sandbox, "")
+	fs.BoolVar(&sub.network, "network", sub.network, "")
+	fs.Var(&sub.writableRoots, "writable-root", "")
+	fs.Var(&sub.rules, "rules", "")
+	fs.StringVar(&sub.cwd, "cwd", sub.cwd, "")
+	fs.BoolVar(&sub.json, "json", sub.json, "")
+	if err := fs.Parse(args[1:]); err != nil {
+		return exitUsage
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		return usageError(env, "policy", "no command given: put it after --")
+	}
+	cfg, err := config.Load(config.File())
+	if err != nil {
+		fmt.Fprintf(env.stderr, "warden policy: %v\n", err)
+		return exitUsage
+	}
+	cwd, err := resolveCwd(sub.cwd)
+	if err != nil {
+		return usageError(env, "policy", "--cwd: %v", err)
+	}
+	mode := cfg.SandboxMode
+	if sub.sandbox != "" {
+		mode = sub.sandbox
+	}
+	sbMode, err := approvals.ParseSandboxMode(mode)
+	if err != nil {
+		return usageError(env, "policy", "--sandbox: %v", err)
+	}
+	setup, err := loadApprovalSetup(cfg, sub.approval, sub.rules, cwd)
+	if err != nil {
+		return usageError(env, "policy", "%v", err)
+	}
+	if setup.rulesErr != nil {
+		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%v\n", setup.rulesErr)
+	}
+	roots := append([]string(nil), cfg.WritableRoots...)
+	for _, r := range sub.writableRoots {
+		if abs, err := filepath.Abs(r); err == nil {
+			roots = append(roots, abs)
+		}
+	}
+	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
+	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
+		Argv: argv, Cwd: cwd,
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, WritableRoots: roots},
+	})
+	if sub.json {
+		enc := json.NewEncoder(env.stdout)
+		if err := enc.Encode(ev); err != nil {
+			fmt.Fprintf(env.stderr, "warden policy: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	fmt.Fprintf(env.stdout, "decision:  %s\nreason:    %s\n", ev.Decision, ev.Reason)
+	fmt.Fprintf(env.stdout, "sandbox:   %s\n", map[bool]string{true: "bypassed (every command matched an allow rule)", false: "used"}[ev.BypassSandbox])
+	fmt.Fprintf(env.stdout, "known-safe: %v, dangerous: %v\n", ev.KnownSafe, ev.Dangerous)
+	for _, m := range ev.MatchedRules {
+		fmt.Fprintf(env.stdout, "rule:      %s %s (%s)%s\n", m.Decision, m.Pattern, m.Source, map[bool]string{true: ": " + m.Justification}[m.Justification != ""])
+	}
+	if len(ev.Amendment) > 0 {
+		fmt.Fprintf(env.stdout, "amendment: always allow `%s`\n", strings.Join(ev.Amendment, " "))
+	}
+	fmt.Fprintf(env.stdout, "risk:      %s: %s\n", ev.Risk.Level, ev.Risk.Summary)
+	for _, f := range ev.Risk.Facts {
+		fmt.Fprintf(env.stdout, "  - %s\n", f)
+	}
+	return 0
+}

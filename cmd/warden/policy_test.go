@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runWardenEnv runs the binary with an isolated config and state home.
+func runWardenEnv(t *testing.T, home string, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(wardenBin(t), args...)
+	cmd.Env = append(os.Environ(),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
+		"XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"HOME="+home)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	var exitErr *exec.ExitError
+	switch {
+	case errors.As(err, &exitErr):
+		code = exitErr.ExitCode()
+	case err != nil:
+		t.Fatalf("run warden %v: %v", args, err)
+	}
+	return out.String(), errOut.String(), code
+}
+
+type policyJSON struct {
+	Decision      string   `json:"decision"`
+	BypassSandbox bool     `json:"bypass_sandbox"`
+	KnownSafe     bool     `json:"known_safe"`
+	Dangerous     bool     `json:"dangerous"`
+	Amendment     []string `json:"amendment"`
+	Reason        string   `json:"reason"`
+	MatchedRules  []struct {
+		Pattern, Decision, Justification string
+	} `json:"matched_rules"`
+	Risk struct {
+		Level      string   `json:"level"`
+		Categories []string `json:"categories"`
+		Summary    string   `json:"summary"`
+		Facts      []string `json:"facts"`
+	} `json:"risk"`
+}
+
+func TestPolicyCheckJSON(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	os.MkdirAll(filepath.Join(ws, "build"), 0o755)
+	for i := 0; i < 3; i++ {
+		os.WriteFile(filepath.Join(ws, "build", string(rune('a'+i))), []byte("xx"), 0o644)
+	}
+	rules := filepath.Join(home, "team.rules")
+	os.WriteFile(rules, []byte(`prefix_rule(pattern=["make", "deploy"], decision="forbidden", justification="deploys go through CI")
+prefix_rule(pattern=["cargo", "test"], decision="allow")
+`), 0o644)
+	cases := []struct {
+		args  []string
+		check func(p policyJSON) string
+	}{
+		{[]string{"--", "ls", "-la"}, func(p policyJSON) string {
+			if p.Decision != "allow" || !p.KnownSafe || p.Risk.Level != "low" || p.Amendment != nil {
+				return "ls should be a known-safe allow"
+			}
+			return ""
+		}},
+		{[]string{"--approval", "untrusted", "--", "go", "test", "./..."}, func(p policyJSON) string {
+			if p.Decision != "prompt" || strings.Join(p.Amendment, " ") != "go test ./..." {
+				return "go test under untrusted should prompt with an amendment"
+			}
+			return ""
+		}},
+		{[]string{"--", "bash", "-lc", "ls && rm -rf build"}, func(p policyJSON) string {
+			if p.Decision != "prompt" || !p.Dangerous || p.Risk.Level != "high" || p.Amendment != nil {
+				return "rm -rf should prompt, dangerous, high, no amendment"
+			}
+			if len(p.Risk.Facts) == 0 || !strings.Contains(p.Risk.Facts[0], "deletes 3 files (6 bytes) under build/") {
+				return "missing the deletion fact"
+			}
+			return ""
+		}},
+		{[]string{"--rules", rules, "--", "make", "deploy"}, func(p policyJSON) string {
+			if p.Decision != "forbidden" || len(p.MatchedRules) != 1 || p.MatchedRules[0].Justification != "deploys go through CI" || p.MatchedRules[0].Decision != "forbidden" {
+				return "make deploy should be forbidden by the rule"
+			}
+			return ""
+		}},
+		{[]string{"--rules", rules, "--approval", "untrusted", "--", "cargo", "test"}, func(p policyJSON) string {
+			if p.Decision != "allow" || !p.BypassSandbox {
+				return "an allow rule should allow and bypass the sandbox"
+			}
+			return ""
+		}},
+		{[]string{"--approval", "never", "--", "rm", "-f", "x"}, func(p policyJSON) string {
+			if p.Decision != "forbidden" {
+				return "dangerous under never should be forbidden"
+			}
+			return ""
+		}},
+		{[]string{"--", "bash", "-lc", "echo 'unterminated"}, func(p policyJSON) string {
+			if p.Decision != "prompt" || !strings.Contains(p.Reason, "could not analyse") {
+				return "unparseable should prompt"
+			}
+			return ""
+		}},
+	}
+	for _, c := range cases {
+		args := append([]string{"policy", "check", "--json", "--cwd", ws}, c.args...)
+		out, errOut, code := runWardenEnv(t, home, "", args...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", c.args, code, errOut)
+			continue
+		}
+		var p policyJSON
+		if err := json.Unmarshal([]byte(out), &p); err != nil {
+			t.Errorf("%v: bad JSON %q: %v", c.args, out, err)
+			continue
+		}
+		if strings.Count(strings.TrimSpace(out), "\n") != 0 {
+			t.Errorf("%v: want one JSON object on one line, got %q", c.args, out)
+		}
+		if p.Reason == "" || p.Risk.Summary == "" || p.Risk.Facts == nil || p.MatchedRules == nil {
+			t.Errorf("%v: required fields missing: %s", c.args, out)
+		}
+		if msg := c.check(p); msg != "" {
+			t.Errorf("%v: %s; got %s", c.args, msg, out)
+		}
+	}
+}
+
+func TestPolicyCheckBadInput(t *testing.T) {
+	home := t.TempDir()
+	broken := filepath.Join(home, "broken.rules")
+	os.WriteFile(broken, []byte("prefix_rule(pattern=[\"git\"], decision=\"perhaps\")\n"), 0o644)
+	out, errOut, code := runWardenEnv(t, home, "", "policy", "check", "--json", "--rules", broken, "--", "make")
+	if code != 0 || !strings.Contains(errOut, "broken.rules:1") || !strings.Contains(errOut, `unknown decision "perhaps"`) {
+		t.Errorf("broken rules: exit %d, stderr %q", code, errOut)
+	}
+	var p policyJSON
+	if err := json.Unmarshal([]byte(out), &p); err != nil || p.Decision != "prompt" {
+		t.Errorf("broken rules must fall back to prompt: %q", out)
+	}
+	for _, args := range [][]string{
+		{"policy"},
+		{"policy", "check", "--json"},
+		{"policy", "check", "--approval", "sometimes", "--", "ls"},
+		{"policy", "check", "--sandbox", "wide-open", "--", "ls"},
+		{"policy", "check", "--rules", filepath.Join(home, "missing.rules"), "--", "ls"},
+		{"policy", "explain", "--", "ls"},
+	} {
+		_, errOut, code := runWardenEnv(t, home, "", args...)
+		if code != exitUsage || errOut == "" {
+			t.Errorf("%v: exit %d stderr %q, want a usage error", args, code, errOut)
+		}
+	}
+}
