@@ -49,7 +49,7 @@ type Evaluation struct {
 	// Escalate: the request runs outside the sandbox once approved.
 	Escalate bool `json:"-"`
 
-	Analysis *Analysis     `json:"-"`
+	Analysis *Analysis      `json:"-"`
 	category promptCategory // what kind of prompt this is, for granular
 }
 
