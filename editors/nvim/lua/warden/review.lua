@@ -602,7 +602,7 @@ function Session:finish()
   local words = { edited = 'applied as you edited it', rejected = 'rejected', stale = 'stale, not applied', failed = 'failed' }
   for _, o in ipairs({ 'edited', 'rejected', 'stale', 'failed' }) do
     if by[o] then
-      table.insert(parts, words[o] .. ': ' .. table.concat(by[o], '; '))
+      table.insert(parts, words[o] .. ': ' .. table.concat(by[o], ', '))
     end
   end
   local result = { applied = applied_all and #changes > 0 }
@@ -634,10 +634,13 @@ function Session:finish()
     table.insert(summary, table.concat(parts, '; '))
   end
   local level = (by.stale or by.failed) and vim.log.levels.ERROR or vim.log.levels.INFO
-  vim.notify(table.concat(summary), level)
-  if #unwritten > 0 then
-    vim.notify('Warden: applied but not written (review.write = false): ' .. table.concat(vim.tbl_map(rel, unwritten), ', '), vim.log.levels.WARN)
-  end
+  -- After the reply: a long message's hit-enter prompt must not hold it up.
+  vim.schedule(function()
+    vim.notify(table.concat(summary), level)
+    if #unwritten > 0 then
+      vim.notify('Warden: applied but not written (review.write = false): ' .. table.concat(vim.tbl_map(rel, unwritten), ', '), vim.log.levels.WARN)
+    end
+  end)
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'WardenReviewDone', modeline = false })
   if self.on_done then
     self.on_done(result)
@@ -757,6 +760,14 @@ function Session:modal()
     elseif in_review and k == 'q' then
       self:reject_all()
       handled = true
+    elseif k == ':' or k == '/' or k == '?' then
+      -- A command line fed alone is abandoned at once; read it whole here.
+      local ok, line = pcall(vim.fn.input, { prompt = k, completion = k == ':' and 'command' or nil })
+      if ok and line ~= '' then
+        k = k .. line .. '\r'
+      else
+        handled = true
+      end
     elseif needs_more[k] or k:match('^[1-9]$') then
       local seq = k
       while seq:match('^%d+$') do
