@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,7 +27,13 @@ func HelperMain(args []string) {
 	// command must happen on one thread.
 	runtime.LockOSThread()
 	status := os.NewFile(statusFD, "status")
-	unix.CloseOnExec(statusFD)
+	// Whatever warden's own parent left open without close-on-exec would
+	// otherwise reach the command: only stdio may cross into the sandbox.
+	if err := unix.CloseRange(statusFD, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		for fd := statusFD; fd < 1024; fd++ {
+			unix.CloseOnExec(fd)
+		}
+	}
 	fail := func(format string, a ...any) {
 		msg := strings.ReplaceAll(fmt.Sprintf(format, a...), "\n", " ")
 		fmt.Fprintf(status, "error %s\n", msg)
@@ -133,9 +140,13 @@ func setLimits(spec *helperSpec) error {
 
 // reap waits for the command, adopting and reaping orphans, and once the
 // command is gone (or the launcher asks) kills whatever it left behind.
-// It returns the command's exit status in shell form.
+// It returns the command's exit status in shell form. Everything runs on
+// the locked main thread: go-landlock restricts each thread separately
+// below ABI 8, so only this thread shares the command's Landlock domain and
+// may signal into it.
 func reap(pid int, term chan os.Signal, pidNS bool) int {
-	code := -1
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
 	killAll := func() {
 		if pidNS {
 			// We are init of the namespace: -1 reaches every other process in it.
@@ -144,48 +155,58 @@ func reap(pid int, term chan os.Signal, pidNS bool) int {
 		}
 		killDescendants()
 	}
-	go func() {
-		<-term
-		killAll()
-	}()
+	code := -1
 	for {
-		var ws unix.WaitStatus
-		wpid, err := unix.Wait4(-1, &ws, 0, nil)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil { // ECHILD: nothing left
-			break
-		}
-		if wpid == pid {
-			switch {
-			case ws.Exited():
-				code = ws.ExitStatus()
-			case ws.Signaled():
-				code = 128 + int(ws.Signal())
+		// Reap everything that has exited so far.
+		for {
+			var ws unix.WaitStatus
+			wpid, err := unix.Wait4(-1, &ws, unix.WNOHANG, nil)
+			if errors.Is(err, unix.EINTR) {
+				continue
 			}
-			// The command is done: nothing it started may outlive it.
+			if errors.Is(err, unix.ECHILD) {
+				if code < 0 {
+					code = 128 + int(unix.SIGKILL)
+				}
+				return code
+			}
+			if err != nil || wpid <= 0 {
+				break
+			}
+			if wpid == pid {
+				switch {
+				case ws.Exited():
+					code = ws.ExitStatus()
+				case ws.Signaled():
+					code = 128 + int(ws.Signal())
+				}
+				// The command is done: nothing it started may outlive it.
+				killAll()
+			}
+		}
+		select {
+		case <-chld:
+		case <-term:
 			killAll()
+		case <-time.After(100 * time.Millisecond):
+			// SIGCHLDs coalesce; look again now and then.
 		}
 	}
-	if code < 0 {
-		code = 128 + int(unix.SIGKILL)
-	}
-	return code
 }
 
 // killDescendants SIGKILLs every descendant of this process. As a subreaper
-// the helper inherits orphans, so they stay findable through the children
-// lists in /proc; it repeats until a pass finds nothing.
+// the helper inherits orphans, so they stay its descendants; it repeats
+// until a pass finds nothing (a process may fork while the pass runs).
 func killDescendants() {
 	self := os.Getpid()
 	for range 50 {
+		children := parentMap()
 		found := false
 		queue := []int{self}
 		for len(queue) > 0 {
 			p := queue[0]
 			queue = queue[1:]
-			for _, c := range childrenOf(p) {
+			for _, c := range children[p] {
 				unix.Kill(c, unix.SIGKILL)
 				queue = append(queue, c)
 				found = true
@@ -197,21 +218,31 @@ func killDescendants() {
 	}
 }
 
-func childrenOf(pid int) []int {
-	tasks, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+// parentMap maps each pid to its children, from /proc/PID/stat (the
+// per-task children files need CONFIG_PROC_CHILDREN, which kernels omit).
+func parentMap() map[int][]int {
+	out := map[int][]int{}
+	entries, err := os.ReadDir("/proc")
 	if err != nil {
-		return nil
+		return out
 	}
-	var out []int
-	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + t.Name() + "/children")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		for _, f := range strings.Fields(string(b)) {
-			if c, err := strconv.Atoi(f); err == nil {
-				out = append(out, c)
-			}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+		rest := string(b[strings.LastIndexByte(string(b), ')')+1:])
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			out[ppid] = append(out[ppid], pid)
 		}
 	}
 	return out

