@@ -30,6 +30,9 @@ type Turn struct {
 	Hold bool
 	// Delay is slept between chunks.
 	Delay time.Duration
+	// Done, if set, receives the time the last byte of the turn was flushed
+	// (benchmarks measure from there).
+	Done chan<- time.Time
 }
 
 // Call is one scripted tool call.
@@ -223,6 +226,9 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn) {
 	fmt.Fprint(w, "data: [DONE]\n\n")
 	if flusher != nil {
 		flusher.Flush()
+	}
+	if turn.Done != nil {
+		turn.Done <- time.Now()
 	}
 }
 
