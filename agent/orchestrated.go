@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"errors"
+
+	"github.com/wardenhq/warden/approvals"
+)
+
+// captureKeep bounds the output kept per command before truncation for the
+// model (which keeps far less): enough for a useful head and tail.
+const captureKeep = 256 << 10
+
+// Orchestrated runs the agent's commands through the approvals orchestrator:
+// policy, the user's approval, the sandbox and escalation.
+type Orchestrated struct {
+	Orchestrator *approvals.Orchestrator
+	// Sandbox is the sandbox commands run in (from the configuration).
+	Sandbox approvals.Sandbox
+}
+
+// RunCommand implements CommandRunner.
+func (o *Orchestrated) RunCommand(ctx context.Context, cmd Command) (CommandResult, error) {
+	if o.Orchestrator == nil {
+		return CommandResult{}, errors.New("no orchestrator: commands cannot run")
+	}
+	out := &Capture{Keep: captureKeep}
+	outcome, err := o.Orchestrator.Exec(ctx, approvals.ExecRequest{
+		CommandRequest: approvals.CommandRequest{
+			Argv: cmd.Argv, Cwd: cmd.Dir, Sandbox: o.Sandbox,
+			RequestEscalation: cmd.Escalate, Justification: cmd.Justification, PrefixRule: cmd.PrefixRule,
+		},
+		Timeout: cmd.Timeout,
+		Stdout:  out,
+		Stderr:  out,
+	})
+	if err != nil {
+		return CommandResult{}, err
+	}
+	return commandResult(outcome, out.String()), nil
+}
+
+// commandResult translates the orchestrator's outcome into what the model
+// is told.
+func commandResult(o *approvals.ExecOutcome, output string) CommandResult {
+	if o.Abort {
+		return CommandResult{Verdict: Stopped, Reason: o.Refused}
+	}
+	if !o.Ran {
+		v := Denied
+		if o.Evaluation != nil && o.Evaluation.Decision == approvals.Forbidden {
+			v = Forbidden
+		}
+		return CommandResult{Verdict: v, Reason: o.Refused}
+	}
+	res := CommandResult{
+		Verdict:   Ran,
+		ExitCode:  o.Result.ExitCode,
+		Output:    output,
+		Sandboxed: !o.Escalated,
+		TimedOut:  o.Result.TimedOut,
+		Duration:  o.Result.Duration,
+	}
+	if o.Refused != "" {
+		// It ran in the sandbox, was blocked, and running it again without
+		// the sandbox was refused.
+		res.Output += "\n[Warden: " + o.Refused + "]"
+	}
+	return res
+}
