@@ -24,8 +24,7 @@ type RunSpec struct {
 	Unsandboxed bool
 	// Timeout bounds this attempt's run time; zero means none.
 	Timeout        time.Duration
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
+	Stdout, Stderr io.Writer // nil discards
 }
 
 // RunResult is what one attempt did.
@@ -37,6 +36,7 @@ type RunResult struct {
 	// Denial is a short excerpt explaining the denial, for the retry prompt.
 	Denial   string
 	TimedOut bool
+	Canceled bool
 	Duration time.Duration
 }
 
@@ -64,7 +64,6 @@ type Orchestrator struct {
 type ExecRequest struct {
 	CommandRequest
 	Timeout        time.Duration // run time only: waiting for the user does not count
-	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 }
 
@@ -121,8 +120,8 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	if ev.Decision == Prompt {
 		sandboxed := !ev.BypassSandbox && !ev.Escalate && req.Sandbox.Restricted()
 		p := o.commandPrompt(PromptCommand, req, ev, sandboxed)
-		d, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))})
-		out.Asked, out.Decision = true, d
+		d, cached, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))})
+		out.Asked, out.Decision = !cached, d
 		if !d.IsApproval() {
 			out.Abort = d == Abort
 			return o.refuse(out, req, denialReason(ev, d, err)), nil
@@ -154,8 +153,8 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	p.Reason = "command failed in the sandbox; retry without sandbox?"
 	p.Blocked = res.Denial
 	p.Amendment = nil
-	d, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, true))})
-	out.Asked, out.Decision = true, d
+	d, cached, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, true))})
+	out.Asked, out.Decision = !cached, d
 	if !d.IsApproval() {
 		out.Abort = d == Abort
 		out.Refused = denialReason(ev, d, err)
@@ -179,7 +178,7 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
 		Argv: req.Argv, Cwd: req.Cwd, Sandbox: req.Sandbox, Unsandboxed: unsandboxed,
-		Timeout: *budget, Stdin: req.Stdin, Stdout: req.Stdout, Stderr: req.Stderr,
+		Timeout: *budget, Stdout: req.Stdout, Stderr: req.Stderr,
 	})
 	if req.Timeout > 0 {
 		*budget -= time.Since(start)
@@ -209,15 +208,16 @@ func (o *Orchestrator) commandPrompt(kind PromptKind, req ExecRequest, ev *Evalu
 }
 
 // ask puts p to the user through the session store, so remembered answers
-// skip the prompt and identical concurrent requests share one. Errors and
-// a missing prompter are denials.
-func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) (ReviewDecision, error) {
+// skip the prompt and identical concurrent requests share one; cached
+// reports an answer that was not asked for by this call. Errors and a
+// missing prompter are denials.
+func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) (d ReviewDecision, cached bool, err error) {
 	kind := "command"
 	if p.Kind == PromptPatch {
 		kind = "patch"
 	}
 	// A high-risk request is asked every time, whatever was remembered.
-	d, cached, err := o.session().Ask(ctx, keys, p.AllowSession, func(ctx context.Context) (ReviewDecision, error) {
+	d, cached, err = o.session().Ask(ctx, keys, p.AllowSession, func(ctx context.Context) (ReviewDecision, error) {
 		if o.Prompter == nil {
 			return Denied, ErrNoPrompter
 		}
@@ -240,7 +240,7 @@ func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) 
 		ev.Reason = err.Error()
 	}
 	o.audit(ev)
-	return d, err
+	return d, cached, err
 }
 
 func offered(p PromptRequest, d ReviewDecision) bool {

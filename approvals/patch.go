@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // PatchChange is what a patch does to one file.
@@ -67,11 +69,6 @@ type PatchApproval struct {
 	Refused    string
 	Abort      bool
 }
-
-// protectedNames are directories inside a writable root that a patch must
-// ask about: version-control internals (hooks run code) and policy files (a
-// workspace must not loosen its own policy).
-var protectedNames = []string{".git", ".warden", ".codex"}
 
 // EvaluatePatch decides whether a patch applies without asking: every file
 // inside the writable roots and none protected, under any policy but
@@ -153,7 +150,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 
 func (o *Orchestrator) protected(p string, roots []string, cwd string) bool {
 	for _, root := range roots {
-		for _, name := range protectedNames {
+		for _, name := range sandbox.ProtectedNames {
 			if within(filepath.Join(root, name), p) {
 				return true
 			}
@@ -201,8 +198,8 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 		Reason: ev.Reason, Sandboxed: false, Sandbox: req.Sandbox, Risk: ev.Risk,
 		AllowSession: ev.Risk.Level < RiskHigh,
 	}
-	d, err := o.ask(ctx, p, ev.Keys)
-	out.Asked, out.Decision = true, d
+	d, cached, err := o.ask(ctx, p, ev.Keys)
+	out.Asked, out.Decision = !cached, d
 	if !d.IsApproval() {
 		out.Abort = d == Abort
 		out.Refused = "patch rejected by user"

@@ -99,11 +99,11 @@ func (r PromptRequest) Message() string {
 	var b strings.Builder
 	switch r.Kind {
 	case PromptCommand:
-		fmt.Fprintf(&b, "Warden: the agent wants to run `%s`", r.Command)
+		fmt.Fprintf(&b, "Warden: run `%s`?", r.Command)
 	case PromptRetry:
 		fmt.Fprintf(&b, "Warden: the sandbox blocked `%s`. Run it again WITHOUT the sandbox?", r.Command)
 	case PromptPatch:
-		fmt.Fprintf(&b, "Warden: the agent wants to change %d %s: %s", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(r.Files, ", "))
+		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(r.Files, ", "))
 	}
 	fmt.Fprintf(&b, "\nin %s", r.Cwd)
 	if r.Justification != "" {

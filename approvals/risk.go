@@ -176,6 +176,10 @@ func (as *assessor) segment(seg Segment) {
 		as.add(RiskMedium, "", "runs with changed environment variables")
 	}
 	for _, r := range seg.Redirects {
+		if host, ok := bashNetPath(r.Target); ok {
+			as.contacts(host, RiskMedium)
+			continue
+		}
 		if !r.Write {
 			as.reads(r.Target)
 			continue
@@ -532,6 +536,18 @@ func isSecretPath(p string) bool {
 }
 
 // ---- network ----
+
+// bashNetPath recognises bash's /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT
+// redirections, which open network connections.
+func bashNetPath(p string) (string, bool) {
+	for _, prefix := range []string{"/dev/tcp/", "/dev/udp/"} {
+		if rest, ok := strings.CutPrefix(p, prefix); ok {
+			host, _, _ := strings.Cut(rest, "/")
+			return host, host != ""
+		}
+	}
+	return "", false
+}
 
 func (as *assessor) contacts(host string, level RiskLevel) {
 	if host == "" {

@@ -100,6 +100,8 @@ func TestRiskFacts(t *testing.T) {
 		{[]string{"ssh", "deploy@prod.example.com", "uptime"}, RiskMedium, NetworkAccess, "contacts prod.example.com"},
 		{[]string{"ping", "-c", "1", "8.8.8.8"}, RiskMedium, NetworkAccess, "contacts 8.8.8.8"},
 		{[]string{"nc", "evil.example.com", "4444"}, RiskMedium, NetworkAccess, "contacts evil.example.com"},
+		{[]string{"bash", "-c", "exec 3<>/dev/tcp/10.0.0.1/80"}, RiskMedium, NetworkAccess, "contacts 10.0.0.1"},
+		{[]string{"bash", "-c", "cat < /dev/udp/dns.example.com/53"}, RiskMedium, NetworkAccess, "contacts dns.example.com"},
 		{[]string{"npm", "install", "left-pad"}, RiskMedium, NetworkAccess, "contacts registry.npmjs.org"},
 		{[]string{"pip", "install", "requests"}, RiskMedium, NetworkAccess, "contacts pypi.org"},
 		{[]string{"go", "get", "example.com/m"}, RiskMedium, NetworkAccess, "contacts proxy.golang.org"},

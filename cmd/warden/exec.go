@@ -24,6 +24,7 @@ type execFlags struct {
 	network       bool
 	writableRoots stringList
 	timeout       time.Duration
+	approval      approvalExecFlags
 }
 
 var execOpts execFlags
@@ -41,13 +42,14 @@ func (f *execFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.network, "network", false, "allow network access (default: network_access from config.toml)")
 	fs.Var(&f.writableRoots, "writable-root", "an extra directory the command may write (repeatable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command and everything it started after this long (e.g. 30s; default: none)")
+	f.approval.register(fs)
 }
 
 func init() {
 	register(&command{
 		name:    "exec",
-		summary: "run one command through Warden's sandbox",
-		usage:   "exec [--cwd D] [--sandbox MODE] [--network] [--writable-root D]... -- CMD ARGS...",
+		summary: "run one command through Warden's approval policy and sandbox",
+		usage:   "exec [--cwd D] [--sandbox MODE] [--network] [--writable-root D]... [--approval X] [--rules F]... [--yes|--deny] -- CMD ARGS...",
 		flags:   execOpts.register,
 		run:     runExec,
 	})
@@ -85,36 +87,7 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 			return usageError(env, "exec", "--cwd: %v", err)
 		}
 	}
-	res, err := sandbox.Run(ctx, sandbox.Command{
-		Argv:    args,
-		Cwd:     cwd,
-		Policy:  policy,
-		Timeout: execOpts.timeout,
-		OnOutput: func(s sandbox.Stream, b []byte) {
-			if s == sandbox.Stderr {
-				env.stderr.Write(b)
-			} else {
-				env.stdout.Write(b)
-			}
-		},
-	})
-	if err != nil {
-		// Refused by the sandbox or not startable at all: nothing ran.
-		fmt.Fprintf(env.stderr, "warden exec: %v\n", err)
-		return exitRefused
-	}
-	for _, gap := range res.NotEnforced {
-		fmt.Fprintf(env.stderr, "warden exec: warning: not enforced on this machine: %s\n", gap)
-	}
-	switch {
-	case res.TimedOut:
-		fmt.Fprintf(env.stderr, "warden exec: timed out after %s; the command and everything it started were killed\n", execOpts.timeout)
-	case res.Canceled:
-		fmt.Fprintln(env.stderr, "warden exec: interrupted; the command and everything it started were killed")
-	case res.SandboxDenied:
-		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", res.DenialReason, policy.Summary(cwdOr(cwd)))
-	}
-	return res.ExitCode
+	return runApproved(ctx, env, cfg, args, cwdOr(cwd), policy, execOpts.timeout, execOpts.approval)
 }
 
 func absPath(p string) (string, error) {

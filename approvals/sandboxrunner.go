@@ -1,0 +1,102 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// SandboxRunner is the Runner that runs attempts through package sandbox: a
+// sandboxed attempt under the request's sandbox, an escalated one with no
+// sandbox at all.
+type SandboxRunner struct {
+	// Env is the environment policy commands get.
+	Env sandbox.EnvPolicy
+	// Helper is the warden binary that re-executes itself as the sandbox
+	// helper; empty means this executable.
+	Helper string
+	// OnNotEnforced, if set, hears what this machine could not enforce for a
+	// sandboxed run (an attempt with gaps still ran: the sandbox refuses
+	// outright only what it cannot enforce at all).
+	OnNotEnforced func(gaps []string)
+}
+
+// Run implements Runner. A *sandbox.RefusedError means nothing started.
+func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
+	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network, WritableRoots: spec.Sandbox.WritableRoots}
+	if spec.Unsandboxed {
+		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
+	}
+	res, err := sandbox.Run(ctx, sandbox.Command{
+		Argv: spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,
+		OnOutput: func(s sandbox.Stream, b []byte) {
+			w := spec.Stdout
+			if s == sandbox.Stderr {
+				w = spec.Stderr
+			}
+			if w != nil {
+				w.Write(b)
+			}
+		},
+	})
+	if err != nil {
+		return RunResult{ExitCode: -1}, err
+	}
+	if len(res.NotEnforced) > 0 && r.OnNotEnforced != nil {
+		r.OnNotEnforced(res.NotEnforced)
+	}
+	out := RunResult{
+		ExitCode: res.ExitCode, SandboxDenied: res.SandboxDenied, TimedOut: res.TimedOut,
+		Canceled: res.Canceled, Duration: res.Duration,
+	}
+	if res.SandboxDenied {
+		out.Denial = res.DenialReason
+		if tail := lastLine(res.Stderr); tail != "" {
+			out.Denial += ": " + tail
+		}
+	}
+	return out, nil
+}
+
+// lastLine is the last non-empty line of output, shortened for a dialog.
+func lastLine(b []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	s := strings.TrimSpace(lines[len(lines)-1])
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// SandboxFor describes a sandbox policy for approvals: its mode, network,
+// and every writable root it grants for cwd (the cwd, extra roots, and the
+// temporary directories workspace-write includes), so risk facts call
+// "outside the workspace" exactly what the sandbox would block.
+func SandboxFor(p sandbox.Policy, cwd string) (Sandbox, error) {
+	mode := SandboxMode(p.Mode)
+	if mode == "" {
+		mode = WorkspaceWrite
+	}
+	if _, err := ParseSandboxMode(string(mode)); err != nil {
+		return Sandbox{}, err
+	}
+	s := Sandbox{Mode: mode, Network: p.Network}
+	if mode == WorkspaceWrite {
+		roots, err := p.Roots(cwd)
+		if err != nil {
+			return Sandbox{}, fmt.Errorf("sandbox roots for %s: %w", cwd, err)
+		}
+		for _, root := range roots {
+			s.WritableRoots = append(s.WritableRoots, root.Path)
+		}
+		// Roots are symlink-resolved; keep the unresolved cwd too so paths
+		// written the way the user wrote them still count as inside.
+		if abs, err := filepath.Abs(cwd); err == nil {
+			s.WritableRoots = append(s.WritableRoots, abs)
+		}
+	}
+	return s, nil
+}
