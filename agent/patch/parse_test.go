@@ -2,6 +2,7 @@ package patch
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,5 +144,35 @@ func checkApply(t *testing.T, content string, hunks []Hunk) {
 	}
 	if splice(content, edits) != after {
 		t.Fatal("edits do not produce the result")
+	}
+}
+
+func TestLandedHunks(t *testing.T) {
+	before := "a\nb\nc\nd\ne\n"
+	hunks := []Hunk{
+		{Lines: []Line{{Remove, "b"}, {Insert, "B"}}},
+		{Lines: []Line{{Context, "c"}, {Insert, "c2"}}},
+		{Lines: []Line{{Remove, "e"}}},
+	}
+	after, edits, err := applyHunks("f", before, hunks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, subset := range [][]int{{}, {0}, {1}, {2}, {0, 2}, {0, 1, 2}} {
+		var picked []Edit
+		for _, i := range subset {
+			picked = append(picked, edits[i])
+		}
+		cur := splice(before, picked)
+		got, ok := LandedHunks(before, cur, edits)
+		if !ok || fmt.Sprint(got) != fmt.Sprint(subset) && !(len(got) == 0 && len(subset) == 0) {
+			t.Errorf("subset %v: LandedHunks = %v, %v", subset, got, ok)
+		}
+	}
+	if got, ok := LandedHunks(before, after, edits); !ok || len(got) != 3 {
+		t.Errorf("all: %v %v", got, ok)
+	}
+	if _, ok := LandedHunks(before, "something else\n", edits); ok {
+		t.Error("unrelated text matched")
 	}
 }

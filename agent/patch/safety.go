@@ -1,8 +1,8 @@
 package patch
 
 import (
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"

@@ -124,3 +124,45 @@ func allLanded(plan *Plan) *Result {
 	}
 	return r
 }
+
+// LandedHunks works out which of a file's edits an editor applied, given the
+// text before and the text now: the user may have accepted only some hunks.
+// ok is false when the text is not before with some subset of the edits
+// applied (someone else changed it too).
+func LandedHunks(before, current string, edits []Edit) (landed []int, ok bool) {
+	type key struct{ i, at int }
+	dead := map[key]bool{}
+	var walk func(i, prevEnd, at int) bool
+	walk = func(i, prevEnd, at int) bool {
+		if i == len(edits) {
+			return current[at:] == before[prevEnd:]
+		}
+		if dead[key{i, at}] {
+			return false
+		}
+		e := edits[i]
+		gap := before[prevEnd:e.Start]
+		if !strings.HasPrefix(current[at:], gap) {
+			dead[key{i, at}] = true
+			return false
+		}
+		at += len(gap)
+		if strings.HasPrefix(current[at:], e.Text) && walk(i+1, e.End, at+len(e.Text)) {
+			landed = append(landed, e.Hunk)
+			return true
+		}
+		if old := before[e.Start:e.End]; strings.HasPrefix(current[at:], old) && walk(i+1, e.End, at+len(old)) {
+			return true
+		}
+		dead[key{i, at - len(gap)}] = true
+		return false
+	}
+	if !walk(0, 0, 0) {
+		return nil, false
+	}
+	// Collected on the way back out: put them in order.
+	for i, j := 0, len(landed)-1; i < j; i, j = i+1, j-1 {
+		landed[i], landed[j] = landed[j], landed[i]
+	}
+	return landed, true
+}

@@ -1,0 +1,264 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/agent/patch"
+)
+
+// EditorWorkspace is the patch.Workspace of the editor: a plan becomes one
+// workspace/applyEdit, and what the editor really did is read back from the
+// documents afterwards. Files are read as the editor has them (open buffers,
+// unsaved text included), so patches apply to what the user sees.
+type EditorWorkspace struct {
+	s *Server
+	// Settle bounds how long Apply waits for the editor's didOpen/didChange
+	// after it answered (Neovim sends didChange 150 ms late, and answers
+	// applied=true even for an edit it skipped).
+	Settle time.Duration
+}
+
+// PatchWorkspace returns the editor-backed patch workspace of this connection.
+func (s *Server) PatchWorkspace() *EditorWorkspace {
+	return &EditorWorkspace{s: s, Settle: 2 * time.Second}
+}
+
+// ReadFile reads the open buffer, or the disk for files the editor has not open.
+func (w *EditorWorkspace) ReadFile(path string) ([]byte, int32, bool, error) {
+	return w.s.Docs().ReadFile(path)
+}
+
+// Apply sends the plan as one workspace/applyEdit and reports, file by file
+// and hunk by hunk, what the documents show afterwards.
+func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.Result, error) {
+	caps := w.s.Capabilities()
+	if !caps.ApplyEdit {
+		return nil, errors.New("the editor cannot apply workspace edits (it did not announce workspace.applyEdit); nothing was changed")
+	}
+	// An open buffer that moved on since the plan was made would make the
+	// editor skip (Neovim) or refuse (VS Code) the edit: say so up front.
+	for _, f := range plan.Files {
+		if !f.Open {
+			continue
+		}
+		if v, open := w.s.Docs().Version(PathToURI(f.Path)); !open || v != f.Version {
+			return nil, fmt.Errorf("%s changed in the editor since the patch was checked (version %d, now %d); nothing was changed, run the patch again", f.Rel, f.Version, v)
+		}
+	}
+	params := &ApplyWorkspaceEditParams{Label: "Warden: " + plan.Summary(), Edit: workspaceEditFor(plan, caps.ChangeAnnotations)}
+	answer, err := w.s.Client().ApplyEdit(ctx, params)
+	if err != nil {
+		return nil, fmt.Errorf("the editor did not apply the patch: %w", err)
+	}
+	return w.verify(ctx, plan, answer), nil
+}
+
+// workspaceEditFor turns a plan into documentChanges, in plan order. With
+// annotations every hunk and file operation asks for confirmation, so VS
+// Code's Refactor Preview lets the user accept them one by one.
+//
+// Neovim 0.7 bugs shape the file operations: CreateFile with ignoreIfExists
+// never creates the file and without options truncates an existing one, and
+// RenameFile with ignoreIfExists is always skipped. So files are created
+// only when they do not exist, replaced by a whole-text edit when they do,
+// and renamed with overwrite only.
+func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
+	var we WorkspaceEdit
+	if annotate {
+		we.ChangeAnnotations = map[string]protocol.ChangeAnnotation{}
+	}
+	note := func(id, label, description string) string {
+		if !annotate {
+			return ""
+		}
+		we.ChangeAnnotations[id] = protocol.ChangeAnnotation{Label: label, NeedsConfirmation: true, Description: description}
+		return id
+	}
+	add := func(c DocumentChange) { we.DocumentChanges = append(we.DocumentChanges, c) }
+	for fi := range plan.Files {
+		f := &plan.Files[fi]
+		uri := PathToURI(f.Path)
+		version := func() *int32 {
+			if f.Open {
+				v := f.Version
+				return &v
+			}
+			return nil // a closed file: the disk content is what was patched
+		}
+		switch {
+		case f.Deleted():
+			id := note(fmt.Sprintf("f%d", fi), "Delete "+f.Rel, "")
+			add(DocumentChange{DeleteFile: &protocol.DeleteFile{URI: uri, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
+		case f.Change.Kind == patch.Add && !f.Existed:
+			id := note(fmt.Sprintf("f%d", fi), "Create "+f.Rel, "")
+			add(DocumentChange{CreateFile: &protocol.CreateFile{URI: uri, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
+			if f.After != "" {
+				add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
+					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}},
+					Edits:        []AnnotatedTextEdit{{Range: protocol.Range{}, NewText: f.After, AnnotationID: id}},
+				}})
+			}
+		case f.Change.Kind == patch.Add:
+			// Add over an existing file replaces its whole text.
+			id := note(fmt.Sprintf("f%d", fi), "Replace "+f.Rel, "the patch adds a file that exists")
+			starts := lineStarts(f.Before)
+			add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
+				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: version()},
+				Edits: []AnnotatedTextEdit{{
+					Range:   protocol.Range{End: positionAt(f.Before, starts, len(f.Before))},
+					NewText: f.After, AnnotationID: id,
+				}},
+			}})
+		default: // update, perhaps with a move
+			if len(f.Edits) > 0 {
+				starts := lineStarts(f.Before)
+				edits := make([]AnnotatedTextEdit, 0, len(f.Edits))
+				for _, e := range f.Edits {
+					id := note(fmt.Sprintf("f%dh%d", fi, e.Hunk), fmt.Sprintf("%s: chunk %d (line %d)", f.Rel, e.Hunk+1, e.FirstLine+1), "")
+					edits = append(edits, AnnotatedTextEdit{
+						Range:   protocol.Range{Start: positionAt(f.Before, starts, e.Start), End: positionAt(f.Before, starts, e.End)},
+						NewText: e.Text, AnnotationID: id,
+					})
+				}
+				add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
+					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: version()},
+					Edits:        edits,
+				}})
+			}
+			if f.MoveTo != "" {
+				id := note(fmt.Sprintf("f%dm", fi), "Move "+f.Rel+" to "+f.RelTo, "")
+				var opts *protocol.RenameFileOptions
+				if f.DestExisted {
+					opts = &protocol.RenameFileOptions{Overwrite: true}
+				}
+				add(DocumentChange{RenameFile: &protocol.RenameFile{OldURI: uri, NewURI: PathToURI(f.MoveTo), Options: opts, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
+			}
+		}
+	}
+	return we
+}
+
+// verify waits (up to Settle) until every file shows an outcome, then
+// reports what landed. Only the documents are trusted, never the answer
+// alone.
+func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer ApplyWorkspaceEditResult) *patch.Result {
+	deadline := time.Now().Add(w.Settle)
+	if !answer.Applied {
+		deadline = time.Now() // the editor says nothing changed: look once
+	}
+	timer := time.NewTimer(w.Settle)
+	defer timer.Stop()
+	for {
+		changed := w.s.Docs().Changed()
+		res, settled := w.inspect(plan)
+		if settled || !time.Now().Before(deadline) {
+			for i := range res.Files {
+				fr := &res.Files[i]
+				if fr.Status != patch.Landed && fr.Reason == "" {
+					fr.Reason = notLandedReason(answer)
+				}
+			}
+			return res
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+		case <-ctx.Done():
+			deadline = time.Now()
+		}
+	}
+}
+
+func notLandedReason(answer ApplyWorkspaceEditResult) string {
+	switch {
+	case !answer.Applied && answer.FailureReason != "":
+		return "the editor refused the edit: " + answer.FailureReason
+	case !answer.Applied:
+		return "the editor refused the edit"
+	}
+	return "the editor did not make this change (the user declined it, or the editor skipped it)"
+}
+
+// state is what a path looks like now, as the editor reports it.
+type state struct {
+	text    string
+	version int32
+	open    bool
+	exists  bool
+}
+
+func (w *EditorWorkspace) state(path string) state {
+	data, version, open, err := w.s.Docs().ReadFile(path)
+	if err != nil {
+		return state{exists: !errors.Is(err, fs.ErrNotExist), open: open}
+	}
+	return state{text: string(data), version: version, open: open, exists: true}
+}
+
+// inspect reports each file's outcome, and whether all of them have settled:
+// reached the planned result, or been reported changed by the editor.
+func (w *EditorWorkspace) inspect(plan *patch.Plan) (*patch.Result, bool) {
+	res := &patch.Result{Files: make([]patch.FileResult, 0, len(plan.Files))}
+	all := true
+	for i := range plan.Files {
+		fr, settled := w.inspectFile(&plan.Files[i])
+		res.Files = append(res.Files, fr)
+		all = all && settled
+	}
+	return res, all
+}
+
+func (w *EditorWorkspace) inspectFile(f *patch.FileEdit) (patch.FileResult, bool) {
+	fr := patch.FileResult{Path: f.Rel, MoveTo: f.RelTo, Kind: f.Change.Kind, Total: len(f.Edits)}
+	switch {
+	case f.Deleted():
+		if now := w.state(f.Path); !now.exists {
+			fr.Status = patch.Landed
+			return fr, true
+		}
+		return fr, false
+	case f.Change.Kind == patch.Add:
+		now := w.state(f.Path)
+		if now.exists && now.text == f.After {
+			fr.Status = patch.Landed
+			return fr, true
+		}
+		return fr, false
+	}
+	src := w.state(f.Path)
+	now := src
+	if f.MoveTo != "" {
+		now = w.state(f.MoveTo)
+		if !now.exists || src.exists {
+			// Not moved (yet): the hunks may still have landed in the source.
+			now = src
+		}
+	}
+	moved := f.MoveTo == "" || !src.exists
+	changed := now.open && now.version > f.Version || now.open != f.Open
+	if !now.exists {
+		return fr, false
+	}
+	landed, ok := patch.LandedHunks(f.Before, now.text, f.Edits)
+	switch {
+	case !ok:
+		fr.Reason = "the document changed in other ways meanwhile; Warden cannot tell which hunks landed"
+		return fr, changed
+	case len(landed) == len(f.Edits) && moved:
+		fr.Status, fr.Hunks = patch.Landed, landed
+		return fr, true
+	case len(landed) > 0 || (moved && f.MoveTo != ""):
+		fr.Status, fr.Hunks = patch.Partial, landed
+		if !moved {
+			fr.Reason = "not moved to " + f.RelTo
+		}
+		return fr, changed
+	}
+	return fr, changed && moved
+}
