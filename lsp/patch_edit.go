@@ -241,7 +241,10 @@ func (w *EditorWorkspace) inspectFile(f *patch.FileEdit) (patch.FileResult, bool
 		}
 	}
 	moved := f.MoveTo == "" || !src.exists
-	changed := now.open && now.version > f.Version || now.open != f.Open
+	// The editor reported a change to a buffer that was open. A file that
+	// was closed settles only when its content shows the result: its didOpen
+	// may come before the didChange that carries the edit.
+	changed := f.Open && now.open && now.version > f.Version
 	if !now.exists {
 		return fr, false
 	}

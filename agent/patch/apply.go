@@ -19,7 +19,7 @@ func Apply(ctx context.Context, ws Workspace, plan *Plan, cps *Checkpoints) (*Re
 	res, err := ws.Apply(ctx, plan)
 	if cp != nil {
 		// Settle even after an error: an editor may have applied part of it.
-		if serr := cps.settle(cp, ws); serr != nil && err == nil {
+		if serr := cps.settle(cp, ws, plan, res); serr != nil && err == nil {
 			err = serr
 		}
 	}

@@ -78,9 +78,24 @@ func (c *Checkpoints) record(plan *Plan) (*Checkpoint, error) {
 
 // settle fingerprints what each file looks like now that the patch landed,
 // drops files it did not change, and deletes the checkpoint if nothing changed.
-func (c *Checkpoints) settle(cp *Checkpoint, src Source) error {
+// Files the workspace reports as not landed are dropped even if they differ
+// now: that difference is someone else's edit, which undo must not revert.
+func (c *Checkpoints) settle(cp *Checkpoint, src Source, plan *Plan, res *Result) error {
+	landed := map[string]bool{}
+	for i, f := range plan.Files {
+		if res == nil || i >= len(res.Files) || res.Files[i].Status == NotLanded {
+			continue
+		}
+		landed[f.Path] = true
+		if f.MoveTo != "" {
+			landed[f.MoveTo] = true
+		}
+	}
 	kept := cp.Files[:0]
 	for _, s := range cp.Files {
+		if !landed[s.Path] {
+			continue
+		}
 		data, _, _, err := src.ReadFile(s.Path)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {

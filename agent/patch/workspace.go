@@ -43,6 +43,7 @@ type FileResult struct {
 
 // Result is what a Workspace reports after applying a plan.
 type Result struct {
+	// Files are in the plan's order, one per FileEdit.
 	Files []FileResult
 }
 

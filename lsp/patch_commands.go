@@ -1,0 +1,249 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/agent/patch"
+	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/config"
+)
+
+func init() {
+	RegisterCommand(Command{Name: "warden.patch.apply", Title: "Applying a patch", Start: startPatchApply})
+	RegisterCommand(Command{Name: "warden.undo", Title: "Undoing Warden's last change", Start: startUndo})
+}
+
+// patchApplyArgs is warden.patch.apply's argument: the patch text (Codex
+// format or a unified/git diff) and optionally the workspace root its paths
+// are relative to (default: the first workspace folder).
+type patchApplyArgs struct {
+	Patch string `json:"patch"`
+	Root  string `json:"root,omitempty"`
+}
+
+// undoArgs is warden.undo's optional argument.
+type undoArgs struct {
+	// Force undoes even when the files were edited since Warden's change,
+	// throwing those edits away.
+	Force bool   `json:"force,omitempty"`
+	Root  string `json:"root,omitempty"`
+}
+
+func startPatchApply(s *Server, args []json.RawMessage) (JobFunc, error) {
+	var a patchApplyArgs
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] == '"' {
+		if err := DecodeArg(args, 0, &a.Patch); err != nil {
+			return nil, err
+		}
+	} else if err := DecodeArg(args, 0, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Patch) == "" {
+		return nil, InvalidParams("arguments[0].patch is empty: pass the patch text")
+	}
+	if a.Root != "" && !filepath.IsAbs(a.Root) {
+		return nil, InvalidParams("arguments[0].root must be an absolute path, got %q", a.Root)
+	}
+	return func(ctx context.Context, job *Job) (string, error) {
+		job.Report("checking the patch", -1)
+		root := s.patchRoots(a.Root)[0]
+		res, err := s.applyPatchText(ctx, a.Patch, root, "")
+		if err != nil {
+			return "", err
+		}
+		if !res.Complete() {
+			s.client.ShowMessage(protocol.MessageTypeWarning, "Warden: "+res.String())
+		}
+		return strings.TrimSpace(res.String()), nil
+	}, nil
+}
+
+// applyPatchText takes a patch through the whole review path: parse, compute
+// against the editor's buffers, approval when the patch touches files that
+// need it, one workspace/applyEdit, then a read-back of what landed (with a
+// checkpoint for warden.undo).
+func (s *Server) applyPatchText(ctx context.Context, text, root, justification string) (*patch.Result, error) {
+	changes, err := patch.Parse(text)
+	if err != nil {
+		return nil, fmt.Errorf("the patch was not applied, nothing changed: %w", err)
+	}
+	ws := s.PatchWorkspace()
+	plan, err := patch.Prepare(changes, ws, patch.Options{Root: root, WritableRoots: s.Config().WritableRoots})
+	if err != nil {
+		return nil, fmt.Errorf("the patch was not applied, nothing changed: %w", err)
+	}
+	approval, err := s.approvePatch(ctx, plan, justification)
+	if err != nil {
+		return nil, err
+	}
+	if !approval.Approved {
+		return nil, fmt.Errorf("the patch was not applied: %s", approval.Refused)
+	}
+	return patch.Apply(ctx, ws, plan, s.Checkpoints())
+}
+
+// approvePatch asks the approvals orchestrator whether the plan may land.
+// Files the patch model flags (symlinks leading out, binaries, protected
+// names the policy does not list) are handed over as protected paths, so
+// they are asked about too and remembered per file for the session.
+func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justification string) (*approvals.PatchApproval, error) {
+	cfg := s.Config()
+	policy, err := approvals.ParsePolicy(cfg.ApprovalPolicy, cfg.Granular)
+	if err != nil {
+		return nil, err
+	}
+	mode, err := approvals.ParseSandboxMode(cfg.SandboxMode)
+	if err != nil {
+		return nil, err
+	}
+	o := &approvals.Orchestrator{Policy: policy, Prompter: &EditorPrompter{s: s}, Session: s.approvalSession()}
+	var concerns []string
+	for _, c := range plan.Concerns {
+		o.ProtectedPaths = append(o.ProtectedPaths, c.Path)
+		concerns = append(concerns, c.String())
+	}
+	if len(concerns) > 0 {
+		if justification != "" {
+			justification += "; "
+		}
+		justification += "Warden flags: " + strings.Join(concerns, "; ")
+	}
+	req := approvals.PatchRequest{
+		Cwd:           plan.Root,
+		Sandbox:       approvals.Sandbox{Mode: mode, Network: cfg.Network, WritableRoots: cfg.WritableRoots},
+		Justification: justification,
+	}
+	for _, f := range plan.Files {
+		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate}
+		switch {
+		case f.MoveTo != "":
+			pf.Change = approvals.PatchMove
+		case f.Change.Kind == patch.Add:
+			pf.Change = approvals.PatchAdd
+		case f.Change.Kind == patch.Delete:
+			pf.Change = approvals.PatchDelete
+		}
+		req.Files = append(req.Files, pf)
+	}
+	return o.ApprovePatch(ctx, req)
+}
+
+type approvalSessionKey struct{}
+
+// approvalSession is the connection's approved-for-session store.
+func (s *Server) approvalSession() *approvals.SessionStore {
+	return s.Value(approvalSessionKey{}, func() any { return approvals.NewSessionStore() }).(*approvals.SessionStore)
+}
+
+type checkpointsKey struct{}
+
+// Checkpoints is where patches applied through this server record what they
+// changed, for warden.undo: the state directory, so undo survives a restart.
+func (s *Server) Checkpoints() *patch.Checkpoints {
+	return s.Value(checkpointsKey{}, func() any {
+		return patch.NewCheckpoints(filepath.Join(config.StateDir(), "checkpoints"))
+	}).(*patch.Checkpoints)
+}
+
+// patchRoots lists the roots a patch or undo may concern: the one asked for,
+// else the workspace folders, else the working directory. Never empty.
+func (s *Server) patchRoots(asked string) []string {
+	if asked != "" {
+		return []string{filepath.Clean(asked)}
+	}
+	var roots []string
+	for _, f := range s.WorkspaceFolders() {
+		if f.Path != "" {
+			roots = append(roots, f.Path)
+		}
+	}
+	if len(roots) == 0 {
+		dir, _ := filepath.Abs(".")
+		roots = append(roots, dir)
+	}
+	return roots
+}
+
+func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
+	var a undoArgs
+	if len(args) > 0 && string(args[0]) != "null" {
+		if err := DecodeArg(args, 0, &a); err != nil {
+			return nil, err
+		}
+	}
+	if a.Root != "" && !filepath.IsAbs(a.Root) {
+		return nil, InvalidParams("arguments[0].root must be an absolute path, got %q", a.Root)
+	}
+	return func(ctx context.Context, job *Job) (string, error) {
+		cps := s.Checkpoints()
+		// The root whose last change is the most recent.
+		root := ""
+		var newest *patch.Checkpoint
+		for _, r := range s.patchRoots(a.Root) {
+			cp, err := cps.Last(r)
+			if err != nil {
+				return "", err
+			}
+			if cp != nil && (newest == nil || cp.Created.After(newest.Created)) {
+				root, newest = r, cp
+			}
+		}
+		if newest == nil {
+			return "", patch.ErrNothingToUndo
+		}
+		job.Report("undoing "+newest.Summary, -1)
+		res, err := cps.Undo(ctx, s.PatchWorkspace(), root, a.Force)
+		var edited *patch.EditedSinceError
+		if errors.As(err, &edited) {
+			return "", fmt.Errorf("%w (run warden.undo with {\"force\": true})", err)
+		}
+		if err != nil {
+			return "", err
+		}
+		if !res.Complete() {
+			s.client.ShowMessage(protocol.MessageTypeWarning, "Warden: undo of "+newest.Summary+": "+res.String())
+			return "undo incomplete: " + strings.TrimSpace(res.String()), nil
+		}
+		return "undid " + newest.Summary, nil
+	}, nil
+}
+
+// EditorPrompter asks approval questions with window/showMessageRequest, with
+// the contract's action titles. A dismissed dialog, a timeout (the configured
+// approval_timeout) or a lost editor is a denial.
+type EditorPrompter struct{ s *Server }
+
+// Prompt implements approvals.Prompter.
+func (p *EditorPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
+	if timeout := p.s.Config().ApprovalTimeout.D(); timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	acts := req.Actions()
+	items := make([]protocol.MessageActionItem, len(acts))
+	for i, a := range acts {
+		items[i] = protocol.MessageActionItem{Title: a.Title}
+	}
+	// VS Code hides warnings after a while (and all of them in Do Not
+	// Disturb); errors stay, so risky questions are errors.
+	typ := protocol.MessageTypeWarning
+	if req.Risk.Level >= approvals.RiskHigh {
+		typ = protocol.MessageTypeError
+	}
+	item, err := p.s.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: req.Message(), Actions: items})
+	if err != nil {
+		return approvals.Denied, err
+	}
+	if item == nil {
+		return approvals.Denied, nil
+	}
+	return req.DecisionFor(item.Title), nil
+}
