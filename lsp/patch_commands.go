@@ -103,7 +103,7 @@ func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justificati
 	if err != nil {
 		return nil, err
 	}
-	o := &approvals.Orchestrator{Policy: policy, Prompter: &EditorPrompter{s: s}, Session: s.approvalSession()}
+	o := &approvals.Orchestrator{Policy: policy, Prompter: s.Prompter(), Session: s.ApprovalSession()}
 	var concerns []string
 	for _, c := range plan.Concerns {
 		o.ProtectedPaths = append(o.ProtectedPaths, c.Path)
@@ -137,8 +137,10 @@ func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justificati
 
 type approvalSessionKey struct{}
 
-// approvalSession is the connection's approved-for-session store.
-func (s *Server) approvalSession() *approvals.SessionStore {
+// ApprovalSession is the connection's approved-for-session store: share it
+// with every orchestrator of this connection, so "Allow for session" holds
+// for the agent's patches and commands and for warden.patch.apply alike.
+func (s *Server) ApprovalSession() *approvals.SessionStore {
 	return s.Value(approvalSessionKey{}, func() any { return approvals.NewSessionStore() }).(*approvals.SessionStore)
 }
 
@@ -214,6 +216,9 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 		return "undid " + newest.Summary, nil
 	}, nil
 }
+
+// Prompter returns the connection's approvals.Prompter (an EditorPrompter).
+func (s *Server) Prompter() approvals.Prompter { return &EditorPrompter{s: s} }
 
 // EditorPrompter asks approval questions with window/showMessageRequest, with
 // the contract's action titles. A dismissed dialog, a timeout (the configured

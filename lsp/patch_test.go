@@ -499,3 +499,37 @@ func TestPatchApplyBadPatch(t *testing.T) {
 		t.Error("an edit was sent for a bad patch")
 	}
 }
+
+// Under the untrusted policy every patch asks; "Allow for session" is
+// remembered per file, so a later patch to the same file does not ask again
+// while one touching another file does.
+func TestPatchApprovalRememberedPerFile(t *testing.T) {
+	c := lsptest.Start(t, lsptest.Options{})
+	c.Initialize(map[string]any{"approvalPolicy": "untrusted"})
+	ed := newFakeEditor(t, c)
+	ed.open("a.txt", "1\n2\n3\n")
+	ed.open("b.txt", "x\n")
+	asked := make(chan json.RawMessage, 8)
+	c.OnRequest("window/showMessageRequest", lsptest.Record(asked, lsptest.Choose("Allow for session")))
+	apply := func(p string) string {
+		return runPatchJob(t, c, "warden.patch.apply", map[string]any{"patch": p})
+	}
+	if msg := apply("*** Begin Patch\n*** Update File: a.txt\n@@\n-1\n+one\n*** End Patch"); !strings.HasPrefix(msg, "Success.") {
+		t.Fatalf("first patch: %q", msg)
+	}
+	if len(asked) != 1 {
+		t.Fatalf("first patch asked %d times, want 1", len(asked))
+	}
+	if msg := apply("*** Begin Patch\n*** Update File: a.txt\n@@\n-2\n+two\n*** End Patch"); !strings.HasPrefix(msg, "Success.") {
+		t.Fatalf("second patch: %q", msg)
+	}
+	if len(asked) != 1 {
+		t.Errorf("a patch to a file approved for the session asked again")
+	}
+	if msg := apply("*** Begin Patch\n*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch"); !strings.HasPrefix(msg, "Success.") {
+		t.Fatalf("third patch: %q", msg)
+	}
+	if len(asked) != 2 {
+		t.Errorf("a patch to another file did not ask (asked %d times)", len(asked))
+	}
+}
