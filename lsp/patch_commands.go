@@ -103,7 +103,7 @@ func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justificati
 	if err != nil {
 		return nil, err
 	}
-	o := &approvals.Orchestrator{Policy: policy, Prompter: s.Prompter(), Session: s.ApprovalSession()}
+	o := &approvals.Orchestrator{Policy: policy, Prompter: &patchPrompter{s: s}, Session: s.patchApprovalSession()}
 	var concerns []string
 	for _, c := range plan.Concerns {
 		o.ProtectedPaths = append(o.ProtectedPaths, c.Path)
@@ -135,13 +135,12 @@ func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justificati
 	return o.ApprovePatch(ctx, req)
 }
 
-type approvalSessionKey struct{}
+type patchSessionKey struct{}
 
-// ApprovalSession is the connection's approved-for-session store: share it
-// with every orchestrator of this connection, so "Allow for session" holds
-// for the agent's patches and commands and for warden.patch.apply alike.
-func (s *Server) ApprovalSession() *approvals.SessionStore {
-	return s.Value(approvalSessionKey{}, func() any { return approvals.NewSessionStore() }).(*approvals.SessionStore)
+// patchApprovalSession remembers "Allow for session" answers of
+// warden.patch.apply for the connection, per file.
+func (s *Server) patchApprovalSession() *approvals.SessionStore {
+	return s.Value(patchSessionKey{}, func() any { return approvals.NewSessionStore() }).(*approvals.SessionStore)
 }
 
 type checkpointsKey struct{}
@@ -217,16 +216,13 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 	}, nil
 }
 
-// Prompter returns the connection's approvals.Prompter (an EditorPrompter).
-func (s *Server) Prompter() approvals.Prompter { return &EditorPrompter{s: s} }
-
-// EditorPrompter asks approval questions with window/showMessageRequest, with
+// patchPrompter asks approval questions with window/showMessageRequest, with
 // the contract's action titles. A dismissed dialog, a timeout (the configured
 // approval_timeout) or a lost editor is a denial.
-type EditorPrompter struct{ s *Server }
+type patchPrompter struct{ s *Server }
 
 // Prompt implements approvals.Prompter.
-func (p *EditorPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
+func (p *patchPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
 	if timeout := p.s.Config().ApprovalTimeout.D(); timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
