@@ -6,7 +6,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet gotest nvim-test bench fuzz lint install clean
+.PHONY: all build test vet gotest nvim-test bench fuzz lint install clean vsix vscodetest
 
 all: build
 
@@ -15,7 +15,7 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warden
 
-test: build vet gotest nvim-test
+test: build vet gotest nvim-test vscodetest
 
 vet:
 	$(GO) vet ./...
@@ -27,6 +27,26 @@ gotest: build
 # The Neovim plugin's headless tests, in real Neovim against bin/warden.
 nvim-test: build
 	WARDEN_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
+
+# The VS Code extension (editors/vscode). Node 24 and code-server come from
+# .ci/vscode-setup.sh, which installs them into a cache outside the repo.
+VSIX       := dist/warden-vscode.vsix
+VSCODE_ENV := eval "$$(.ci/vscode-setup.sh --print-env)" && \
+	if [ ! -x "$$WARDEN_NODE_BIN/node" ] || [ ! -x "$$WARDEN_CODE_SERVER" ]; then \
+		echo "Node 24 or code-server missing: run .ci/vscode-setup.sh first" >&2; exit 1; fi && \
+	export PATH="$$WARDEN_NODE_BIN:$$PATH" && cd editors/vscode
+
+vsix:
+	@mkdir -p dist
+	$(VSCODE_ENV) && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && \
+		npm run --silent package -- -o $(CURDIR)/$(VSIX)
+
+# Unit tests of the extension's own logic, then the end-to-end test in a real
+# VS Code (code-server + chromium). Screenshots land in editors/vscode/test-results/.
+vscodetest: build vsix
+	$(VSCODE_ENV) && npm run --silent test:unit && \
+		WARDEN_BIN=$(CURDIR)/$(BIN) WARDEN_VSIX=$(CURDIR)/$(VSIX) WARDEN_CODE_SERVER="$$WARDEN_CODE_SERVER" \
+		npm run --silent test:e2e
 
 # Benchmarks: Go testing.B everywhere, plus whole-command comparisons.
 bench: build

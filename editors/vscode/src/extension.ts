@@ -1,0 +1,218 @@
+// Warden for VS Code: starts `warden serve` as a language server and gives it
+// a VS Code face: modal approval dialogs, palette commands, a status bar item.
+// Patches need nothing here: the server sends annotated edits with
+// needsConfirmation, and VS Code opens its Refactor Preview for them.
+
+import * as os from 'node:os';
+import * as vscode from 'vscode';
+import {
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ShowMessageRequest,
+  State,
+} from 'vscode-languageclient/node';
+import { ShowMessageRequestParams, answer, dialogFor } from './approval';
+import { registerCommands } from './commands';
+import { resolveServerPath } from './serverpath';
+import { needsRestart, toServerSettings } from './settings';
+import { ProgressTracker, ProgressValue, ServerStatus, statusView } from './status';
+
+export class Warden implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel('Warden', { log: true });
+  private readonly item = vscode.window.createStatusBarItem('warden.status', vscode.StatusBarAlignment.Left, 100);
+  private client: LanguageClient | undefined;
+  private state: 'starting' | 'running' | 'stopped' = 'stopped';
+  private sent: string[] = [];
+  private serverPathSetting: string | undefined;
+  private readonly progress = new ProgressTracker();
+  status: ServerStatus | undefined;
+  /** The transcript the server last opened (window/showDocument). */
+  lastTranscript: string | undefined;
+
+  constructor() {
+    this.item.name = 'Warden';
+    this.item.command = 'warden.statusMenu';
+    this.render();
+    this.item.show();
+  }
+
+  /** The settings the user set, as Warden's config JSON. */
+  private settings() {
+    const cfg = vscode.workspace.getConfiguration('warden');
+    // Only the user's own (global) values: these settings are application
+    // scoped, so a workspace's .vscode/settings.json cannot loosen policy.
+    const t = toServerSettings((key) => cfg.inspect(key)?.globalValue);
+    for (const p of t.problems) {
+      void vscode.window.showWarningMessage(`Warden: ignoring ${p}`);
+    }
+    return t;
+  }
+
+  async start(): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration('warden');
+    this.serverPathSetting = cfg.get<string>('server.path');
+    let command: string;
+    try {
+      command = resolveServerPath(this.serverPathSetting, process.env, os.homedir());
+    } catch (err) {
+      this.state = 'stopped';
+      this.render();
+      void vscode.window.showErrorMessage(`Warden: ${(err as Error).message}`, 'Open Settings').then((open) => {
+        if (open) void vscode.commands.executeCommand('workbench.action.openSettings', 'warden.server.path');
+      });
+      return;
+    }
+    const initial = this.settings();
+    this.sent = initial.sent;
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+      outputChannel: this.output,
+      initializationOptions: initial.settings,
+      middleware: {
+        handleWorkDoneProgress: (token, params, next) => {
+          if (this.progress.update(token, params as ProgressValue)) this.render();
+          if (params.kind !== 'report') void this.refreshStatus();
+          next(token, params);
+        },
+        window: {
+          showDocument: async (params, token, next) => {
+            if (params.uri.endsWith('.md')) this.lastTranscript = params.uri;
+            return next(params, token);
+          },
+        },
+      },
+    };
+    const client = new LanguageClient('warden', 'Warden', { command, args: ['serve'] }, clientOptions);
+    // Installed after the client's own handler at start, so it replaces the
+    // toast with a modal dialog.
+    client.onRequest(ShowMessageRequest.method, async (params: ShowMessageRequestParams) => {
+      const dialog = dialogFor(params);
+      const show = dialog.severity === 'error'
+        ? vscode.window.showErrorMessage
+        : dialog.severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      const picked = await show(
+        dialog.message,
+        { modal: true, detail: dialog.detail },
+        ...dialog.buttons.map((b) => ({ title: b.title, isCloseAffordance: b.isCloseAffordance })),
+      );
+      this.output.appendLine(`[approval] ${dialog.message} -> ${picked?.title ?? 'dismissed'}`);
+      return answer(dialog, picked?.title);
+    });
+    client.onDidChangeState((e) => {
+      this.state = e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped';
+      if (this.state !== 'running') {
+        this.progress.clear();
+        this.status = undefined;
+      }
+      this.render();
+      if (this.state === 'running') void this.refreshStatus();
+    });
+    this.client = client;
+    this.state = 'starting';
+    this.render();
+    try {
+      await client.start();
+    } catch (err) {
+      this.output.appendLine(`warden serve failed to start: ${(err as Error).message}`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) await client.stop().catch(() => undefined);
+    this.state = 'stopped';
+    this.render();
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** Sends changed settings, restarting when the server must forget one. */
+  async settingsChanged(): Promise<void> {
+    const path = vscode.workspace.getConfiguration('warden').get<string>('server.path');
+    const next = this.settings();
+    if (!this.client || path !== this.serverPathSetting || needsRestart(this.sent, next.sent)) {
+      await this.restart();
+      return;
+    }
+    this.sent = next.sent;
+    await this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: next.settings });
+    await this.refreshStatus();
+  }
+
+  /** The server's commands, as advertised at initialize. */
+  serverCommands(): string[] {
+    return this.client?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+  }
+
+  /**
+   * Runs one of the server's warden.* commands. Errors are shown to the user
+   * and come back as undefined.
+   */
+  async execute(command: string, ...args: unknown[]): Promise<unknown> {
+    if (!this.client || this.state !== 'running') {
+      void vscode.window.showErrorMessage('Warden: the server is not running. Check the Warden output, or run "Warden: Restart Server".');
+      return undefined;
+    }
+    if (!this.serverCommands().includes(command)) {
+      void vscode.window.showErrorMessage(`Warden: this warden server has no ${command} command; update the warden binary.`);
+      return undefined;
+    }
+    try {
+      return await this.client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args });
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Warden: ${command} failed: ${(err as Error).message}`);
+      return undefined;
+    } finally {
+      void this.refreshStatus();
+    }
+  }
+
+  async refreshStatus(): Promise<ServerStatus | undefined> {
+    if (!this.client || this.state !== 'running') return undefined;
+    try {
+      this.status = (await this.client.sendRequest(ExecuteCommandRequest.type, { command: 'warden.status', arguments: [] })) as ServerStatus;
+    } catch (err) {
+      this.output.appendLine(`warden.status failed: ${(err as Error).message}`);
+    }
+    this.render();
+    return this.status;
+  }
+
+  private render(): void {
+    const view = statusView(this.state, this.status, this.progress.current());
+    this.item.text = view.text;
+    this.item.tooltip = view.tooltip;
+    this.item.backgroundColor = view.alarm ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.item.dispose();
+    this.output.dispose();
+  }
+}
+
+let warden: Warden | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  warden = new Warden();
+  context.subscriptions.push(warden);
+  registerCommands(context, warden);
+  context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration('warden') && !e.affectsConfiguration('warden.trace')) void warden?.settingsChanged();
+  }));
+  // Not awaited: activation must not wait on the server (or on a dialog
+  // about a missing binary).
+  void warden.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await warden?.stop();
+  warden = undefined;
+}

@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { answer, dialogFor, isApproval, riskLevel } from '../approval';
+
+const actions = [
+  { title: 'Allow once' },
+  { title: 'Allow for session' },
+  { title: 'Always allow `git push`', amendment: ['git', 'push'] },
+  { title: 'Deny' },
+  { title: 'Deny and stop' },
+];
+
+const message = [
+  'Run `git push --force origin main`?',
+  'in /home/me/proj, outside the sandbox',
+  'Why: the agent wants to publish the fix',
+  'Risk: high: rewrites remote history (force push)',
+].join('\n');
+
+test('an approval becomes a modal with the first line as heading and the risk facts as detail', () => {
+  const d = dialogFor({ type: 2, message, actions });
+  assert.equal(d.message, 'Run `git push --force origin main`? [high risk]');
+  assert.equal(d.detail, 'in /home/me/proj, outside the sandbox\nWhy: the agent wants to publish the fix\nRisk: high: rewrites remote history (force push)');
+  assert.equal(d.risk, 'high');
+  assert.equal(d.severity, 'error', 'high risk is shown as an error dialog');
+});
+
+test('buttons keep the server order, Allow once first, and Deny is the close affordance', () => {
+  const d = dialogFor({ type: 2, message, actions });
+  assert.deepEqual(d.buttons.map((b) => b.title), actions.map((a) => a.title));
+  assert.deepEqual(d.buttons.filter((b) => b.isCloseAffordance).map((b) => b.title), ['Deny']);
+});
+
+test('the picked action goes back as the server sent it; a dismissed dialog is null (deny)', () => {
+  const d = dialogFor({ type: 2, message, actions });
+  assert.deepEqual(answer(d, 'Always allow `git push`'), { title: 'Always allow `git push`', amendment: ['git', 'push'] });
+  assert.equal(answer(d, undefined), null);
+  assert.equal(answer(d, 'Something else'), null);
+});
+
+test('risk level is read from the message wherever it is stated', () => {
+  assert.equal(riskLevel('Risk: medium — writes 3 files'), 'medium');
+  assert.equal(riskLevel('risk low'), 'low');
+  assert.equal(riskLevel('RISK (HIGH): deletes the repository'), 'high');
+  assert.equal(riskLevel('Delete the high score table?'), undefined);
+});
+
+test('a heading that already names the level is not tagged again; low risk stays a warning', () => {
+  const d = dialogFor({ type: 3, message: 'Low risk: run `ls`\nRisk: low', actions });
+  assert.equal(d.message, 'Low risk: run `ls`');
+  assert.equal(d.severity, 'warning');
+});
+
+test('leading blank lines and CRLF are tolerated; non-approval requests are recognised', () => {
+  const d = dialogFor({ type: 3, message: '\r\n\r\nRestart?\r\nthe config changed', actions: [{ title: 'Yes' }, { title: 'No' }] });
+  assert.equal(d.message, 'Restart?');
+  assert.equal(d.detail, 'the config changed');
+  assert.equal(d.severity, 'info');
+  assert.equal(isApproval({ type: 3, message: 'x', actions: [{ title: 'Yes' }] }), false);
+  assert.equal(isApproval({ type: 3, message: 'x', actions }), true);
+  assert.deepEqual(d.buttons.filter((b) => b.isCloseAffordance), []);
+});

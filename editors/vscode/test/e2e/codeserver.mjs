@@ -1,0 +1,128 @@
+// A real VS Code for end-to-end tests: code-server (VS Code in a browser) with
+// the packaged extension installed, driven by playwright-core in Debian's
+// chromium. .ci/vscode-setup.sh installs both; their locations come from the
+// environment that the Makefile sets.
+import { spawn, execFile } from 'node:child_process';
+import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+
+const run = promisify(execFile);
+
+/** Where the tools are; null members are missing. */
+export function tools() {
+  const codeServer = process.env.WARDEN_CODE_SERVER || null;
+  const browser = [process.env.WARDEN_CHROMIUM, '/usr/lib/chromium/chromium', '/usr/bin/chromium']
+    .find((p) => p && existsSync(p)) || null;
+  return {
+    codeServer: codeServer && existsSync(codeServer) ? codeServer : null,
+    browser,
+    vsix: process.env.WARDEN_VSIX && existsSync(process.env.WARDEN_VSIX) ? process.env.WARDEN_VSIX : null,
+    warden: process.env.WARDEN_BIN && existsSync(process.env.WARDEN_BIN) ? process.env.WARDEN_BIN : null,
+  };
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHTTP(url, proc, output, deadlineMs) {
+  const end = Date.now() + deadlineMs;
+  while (Date.now() < end) {
+    if (proc.exitCode !== null) {
+      throw new Error(`code-server exited with ${proc.exitCode}:\n${output()}`);
+    }
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`code-server did not answer at ${url} within ${deadlineMs} ms:\n${output()}`);
+}
+
+/**
+ * Starts code-server on a free loopback port with fresh user data, installs
+ * the .vsix, writes the user settings, and opens the workspace folder in a
+ * headless chromium. Returns the page and a stop function that ends both.
+ */
+export async function openVSCode({ codeServer, browser, vsix, workspace, settings, env = {}, artifacts }) {
+  const home = await mkdtemp(join(tmpdir(), 'warden-vscode-'));
+  const userData = join(home, 'user-data');
+  const extensions = join(home, 'extensions');
+  await mkdir(join(userData, 'User'), { recursive: true });
+  await writeFile(join(userData, 'User', 'settings.json'), JSON.stringify({
+    'security.workspace.trust.enabled': false,
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'chat.disableAIFeatures': true,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    ...settings,
+  }, null, 2));
+
+  const base = ['--user-data-dir', userData, '--extensions-dir', extensions];
+  await run(codeServer, [...base, '--install-extension', vsix], { env: { ...process.env, ...env } });
+
+  const port = await freePort();
+  let log = '';
+  const proc = spawn(codeServer, [
+    ...base,
+    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth', 'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    workspace,
+  ], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout.on('data', (d) => { log += d; });
+  proc.stderr.on('data', (d) => { log += d; });
+  const url = `http://127.0.0.1:${port}/`;
+  let chrome;
+  const stop = async () => {
+    if (chrome) await chrome.close().catch(() => {});
+    if (proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    // WARDEN_E2E_KEEP=1 keeps code-server's logs and user data for a look.
+    if (process.env.WARDEN_E2E_KEEP) console.log(`kept ${home}`);
+    else await rm(home, { recursive: true, force: true });
+  };
+  try {
+    await waitForHTTP(url + 'healthz', proc, () => log, 60_000);
+    chrome = await chromium.launch({
+      executablePath: browser,
+      headless: true,
+      args: [
+        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      ],
+    });
+    const context = await chrome.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
+    return { page, url, home, log: () => log, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
