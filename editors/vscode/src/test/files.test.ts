@@ -1,10 +1,19 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveServerPath } from '../serverpath';
 import { newestTranscript, stateDir } from '../transcript';
+
+const temps: string[] = [];
+after(() => temps.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function temp(prefix: string): string {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(d);
+  return d;
+}
 
 function fakeBinary(dir: string, mode = 0o755): string {
   mkdirSync(dir, { recursive: true });
@@ -15,14 +24,14 @@ function fakeBinary(dir: string, mode = 0o755): string {
 }
 
 test('the server path setting wins, with ~/ expanded', () => {
-  const home = mkdtempSync(join(tmpdir(), 'home-'));
+  const home = temp('home-');
   const bin = fakeBinary(join(home, 'bin'));
   assert.equal(resolveServerPath('~/bin/warden', { PATH: '' }, home), bin);
   assert.equal(resolveServerPath(bin, { PATH: '' }, home), bin);
 });
 
 test('a bad setting says what is wrong and what to do', () => {
-  const home = mkdtempSync(join(tmpdir(), 'home-'));
+  const home = temp('home-');
   const notExec = fakeBinary(join(home, 'x'), 0o644);
   assert.throws(() => resolveServerPath('bin/warden', {}, home), /give an absolute path/);
   assert.throws(() => resolveServerPath(notExec, {}, home), /not an executable file.*make build/);
@@ -30,7 +39,7 @@ test('a bad setting says what is wrong and what to do', () => {
 });
 
 test('without a setting, warden is found on PATH, skipping directories without it', () => {
-  const home = mkdtempSync(join(tmpdir(), 'home-'));
+  const home = temp('home-');
   const bin = fakeBinary(join(home, 'b'));
   fakeBinary(join(home, 'c'), 0o644);
   assert.equal(resolveServerPath('  ', { PATH: [join(home, 'a'), join(home, 'c'), join(home, 'b')].join(':') }, home), bin);
@@ -44,7 +53,7 @@ test('state dir follows XDG_STATE_HOME like the server', () => {
 });
 
 test('the newest Markdown transcript is found below the state dir', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'state-'));
+  const dir = temp('state-');
   mkdirSync(join(dir, 'sessions', 'old'), { recursive: true });
   const old = join(dir, 'sessions', 'old', 'a.md');
   const newer = join(dir, 'sessions', 'b.md');

@@ -74,6 +74,12 @@ export async function openVSCode({ codeServer, browser, vsix, workspace, setting
     'update.mode': 'none',
     'chat.disableAIFeatures': true,
     'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    // Text typed by the test lands exactly as typed.
+    'editor.autoClosingBrackets': 'never',
+    'editor.autoClosingQuotes': 'never',
+    'editor.autoIndent': 'none',
+    'editor.formatOnType': false,
+    'editor.acceptSuggestionOnEnter': 'off',
     ...settings,
   }, null, 2));
 
@@ -117,6 +123,7 @@ export async function openVSCode({ codeServer, browser, vsix, workspace, setting
       ],
     });
     const context = await chrome.newContext({ viewport: { width: 1400, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url.slice(0, -1) });
     const page = await context.newPage();
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });

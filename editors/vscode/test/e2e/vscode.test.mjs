@@ -3,7 +3,7 @@
 // real bin/warden as the language server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ async function runCommand(label) {
   await input.fill(`>${label}`);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
   await row.waitFor();
+  await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: label }).waitFor();
   await page.keyboard.press('Enter');
 }
 
@@ -46,26 +47,74 @@ before(async () => {
 
 after(async () => {
   await vs?.stop();
+  if (workspace && !process.env.WARDEN_E2E_KEEP) await rm(workspace, { recursive: true, force: true });
 });
 
-test('the extension is installed and active: its commands are in the palette', async () => {
+/**
+ * Edits the user's settings.json in VS Code's own editor (Preferences: Open
+ * User Settings (JSON)) and saves it, as a user would.
+ */
+async function updateUserSettings(change) {
+  const path = join(vs.home, 'user-data', 'User', 'settings.json');
+  const settings = JSON.parse(await readFile(path, 'utf8'));
+  change(settings);
+  await runCommand('Preferences: Open User Settings (JSON)');
+  const editor = vs.page.locator('.editor-instance .monaco-editor').first();
+  await editor.waitFor();
+  await editor.click();
+  // Pasted, not typed, so the editor's auto-closing cannot add to it.
+  await vs.page.evaluate((t) => navigator.clipboard.writeText(t), JSON.stringify(settings, null, 2));
+  await vs.page.keyboard.press('Control+A');
+  await vs.page.keyboard.press('Control+V');
+  await vs.page.keyboard.press('Control+S');
+  const want = JSON.stringify(settings);
+  const deadline = Date.now() + 15_000;
+  let saved;
+  const text = async () => {
+    const t = await readFile(path, 'utf8');
+    try {
+      return JSON.stringify(JSON.parse(t));
+    } catch {
+      return t;
+    }
+  };
+  while ((saved = await text()) !== want && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.equal(saved, want, 'settings.json was not saved');
+  await vs.page.keyboard.press('Control+W');
+}
+
+/** The Warden status bar item. */
+function statusItem() {
+  return vs.page.locator('.statusbar-item[id$="warden.status"]');
+}
+
+test('the server starts and the status bar shows its policy', async () => {
+  const item = statusItem();
+  // The policy comes from warden.status on the running server: the defaults,
+  // since the test sets no policy.
+  await item.filter({ hasText: 'on-request · workspace-write · net off' }).waitFor({ timeout: 120_000 });
+  await shot('status-bar');
+});
+
+test('the palette has every Warden command', async () => {
   const page = vs.page;
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill('>Warden:');
-  const rows = page.locator('.quick-input-list .monaco-list-row');
-  await rows.first().waitFor();
-  const labels = await rows.allInnerTexts();
-  await shot('palette');
-  await page.keyboard.press('Escape');
   for (const want of ['Ask…', 'Fix Problems', 'Explain', 'Run Command…', 'Cancel', 'Undo Last Change', 'Set Policy…', 'Show Transcript']) {
-    assert.ok(labels.some((l) => l.includes(`Warden: ${want}`)), `palette lacks "Warden: ${want}"; it shows:\n${labels.join('\n')}`);
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill(`>Warden: ${want}`);
+    const rows = page.locator('.quick-input-list .monaco-list-row');
+    await rows.first().waitFor();
+    const labels = await rows.allInnerTexts();
+    await page.keyboard.press('Escape');
+    assert.ok(labels.some((l) => l.startsWith(`Warden: ${want}`)), `palette lacks "Warden: ${want}"; it shows:\n${labels.join('\n')}`);
   }
 });
 
-test('the status bar item is there', async () => {
-  const item = vs.page.locator('#warden\\.status');
-  await item.waitFor({ timeout: 30_000 });
-  assert.ok((await item.innerText()).length > 0);
+test('a changed setting reaches the server; a removed one falls back after a restart', async () => {
+  await updateUserSettings((s) => { s['warden.approvalPolicy'] = 'untrusted'; s['warden.networkAccess'] = true; });
+  await statusItem().filter({ hasText: 'untrusted · workspace-write · net on' }).waitFor({ timeout: 30_000 });
+  await updateUserSettings((s) => { delete s['warden.approvalPolicy']; delete s['warden.networkAccess']; });
+  await statusItem().filter({ hasText: 'on-request · workspace-write · net off' }).waitFor({ timeout: 30_000 });
 });
