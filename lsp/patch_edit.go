@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -51,12 +53,58 @@ func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.R
 			return nil, fmt.Errorf("%s changed in the editor since the patch was checked (version %d, now %d); nothing was changed, run the patch again", f.Rel, f.Version, v)
 		}
 	}
+	// Neovim 0.7 cannot create a file in a directory that does not exist
+	// (and then abandons the rest of the edit): make the directories first,
+	// and remove them again if nothing ends up in them.
+	made, err := makeParents(plan)
+	defer removeEmpty(made)
+	if err != nil {
+		return nil, err
+	}
 	params := &ApplyWorkspaceEditParams{Label: "Warden: " + plan.Summary(), Edit: workspaceEditFor(plan, caps.ChangeAnnotations)}
 	answer, err := w.s.Client().ApplyEdit(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("the editor did not apply the patch: %w", err)
 	}
 	return w.verify(ctx, plan, answer), nil
+}
+
+// makeParents creates the missing directories of files the plan creates or
+// moves to, returning them outermost first.
+func makeParents(plan *patch.Plan) ([]string, error) {
+	var made []string
+	for _, f := range plan.Files {
+		target := ""
+		switch {
+		case f.MoveTo != "":
+			target = f.MoveTo
+		case f.Change.Kind == patch.Add && !f.Existed:
+			target = f.Path
+		default:
+			continue
+		}
+		var missing []string
+		for d := filepath.Dir(target); ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(d); err == nil || filepath.Dir(d) == d {
+				break
+			}
+			missing = append([]string{d}, missing...)
+		}
+		for _, d := range missing {
+			if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+				return made, fmt.Errorf("create directory %s for %s: %w; nothing was changed", d, f.Rel, err)
+			}
+			made = append(made, d)
+		}
+	}
+	return made, nil
+}
+
+// removeEmpty removes directories (innermost first) that stayed empty.
+func removeEmpty(dirs []string) {
+	for i := len(dirs) - 1; i >= 0; i-- {
+		os.Remove(dirs[i]) // fails, as it should, when not empty
+	}
 }
 
 // workspaceEditFor turns a plan into documentChanges, in plan order. With
@@ -150,7 +198,9 @@ func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
 func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer ApplyWorkspaceEditResult) *patch.Result {
 	deadline := time.Now().Add(w.Settle)
 	if !answer.Applied {
-		deadline = time.Now() // the editor says nothing changed: look once
+		// The editor says it failed, but Neovim 0.7 fails half-way through
+		// and keeps what it did before: give its (debounced) didChange time.
+		deadline = time.Now().Add(min(w.Settle, 500*time.Millisecond))
 	}
 	timer := time.NewTimer(w.Settle)
 	defer timer.Stop()
@@ -161,7 +211,7 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer A
 			for i := range res.Files {
 				fr := &res.Files[i]
 				if fr.Status != patch.Landed && fr.Reason == "" {
-					fr.Reason = notLandedReason(answer)
+					fr.Reason = notLandedReason(answer, &plan.Files[i])
 				}
 			}
 			return res
@@ -175,12 +225,14 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer A
 	}
 }
 
-func notLandedReason(answer ApplyWorkspaceEditResult) string {
+func notLandedReason(answer ApplyWorkspaceEditResult, f *patch.FileEdit) string {
 	switch {
 	case !answer.Applied && answer.FailureReason != "":
 		return "the editor refused the edit: " + answer.FailureReason
 	case !answer.Applied:
 		return "the editor refused the edit"
+	case !f.Open && !f.Deleted():
+		return "the editor did not report this file changed; it was not open, so the change may sit unsaved in a buffer the server does not see"
 	}
 	return "the editor did not make this change (the user declined it, or the editor skipped it)"
 }
