@@ -89,5 +89,10 @@
 // UpdateConfig changes it (validated, all or nothing); OnConfigChange watches.
 // Per-connection state for a feature: Server.Value(key, init).
 //
+// Patches: PatchWorkspace() is the editor's patch.Workspace (one
+// workspace/applyEdit per plan, outcome read back from the documents) and
+// Checkpoints() the connection's undo store; warden.patch.apply and
+// warden.undo (patch_commands.go) use both.
+//
 // Tests: lsp/lsptest drives the real binary over pipes; see its doc.
 package lsp

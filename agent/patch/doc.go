@@ -18,4 +18,18 @@
 // whitespace, surrounding whitespace, and typographic punctuation), and never
 // at an ambiguous place: two equally good matches is an error naming both.
 // Checkpoints.Undo reverts the last patch through the same Workspace.
+//
+// A Workspace reports a Result with one FileResult per plan file, in plan
+// order: landed, partly landed (which hunks) or not, and why. Editor
+// workspaces use LandedHunks to tell which hunks a document shows.
+// Checkpoints keep only what really landed, so undo never reverts someone
+// else's edit, and undo refuses (EditedSinceError) when a file changed since,
+// unless forced.
+//
+// Where Warden differs from Codex on purpose: the whole patch is checked
+// before anything is written and a failure changes nothing; an ambiguous
+// hunk is an error, not the first match; a pure addition under an @@ anchor
+// goes right after the anchor (without one it appends, as in Codex); several
+// @@ lines narrow the search step by step; context lines keep the file's own
+// text; files keep their line endings, modes and missing final newline.
 package patch

@@ -176,3 +176,13 @@ func TestLandedHunks(t *testing.T) {
 		t.Error("unrelated text matched")
 	}
 }
+
+func TestHeredocForms(t *testing.T) {
+	body := "*** Begin Patch\n*** Add File: x\n+x\n*** End Patch\n"
+	for _, first := range []string{"<<EOF", "<<'EOF'", `<<"EOF"`, "apply_patch <<'EOF'", "applypatch <<EOF"} {
+		changes, err := Parse(first + "\n" + body + "EOF\n")
+		if err != nil || len(changes) != 1 || changes[0].Content != "x\n" {
+			t.Errorf("%s: %v %+v", first, err, changes)
+		}
+	}
+}
