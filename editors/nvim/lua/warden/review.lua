@@ -8,10 +8,10 @@
 -- applied. Created, renamed and deleted files are listed with the rest.
 --
 -- Accepted files are applied to their buffers and written (config
--- review.write), then the server gets the reply: `applied` is true when every
--- change landed as proposed, and `failureReason` names what was rejected,
--- edited or stale. The server reads the real outcome back from the didChange
--- and didSave notifications that the writes send before the reply.
+-- review.write), then the server gets the reply: `applied` is true when
+-- anything landed, and `failureReason` names what was rejected, edited or
+-- stale. The server reads the real outcome back from the didChange and
+-- didSave notifications, which the writes send before the reply.
 --
 -- A change whose buffer was edited after the agent made its proposal (the
 -- edit's document version is older than the buffer's, or the buffer changed
@@ -203,11 +203,18 @@ local function build_items(edit, encoding)
             error(('cannot rename %s: %s already exists'):format(rel(old), rel(new)))
           end
         else
-          local base, bufnr = base_of(old)
-          if not base then
-            error(('cannot rename %s: it does not exist'):format(rel(old)))
+          -- Edits to the old name earlier in the list travel with the file.
+          local item = by_uri[change.oldUri]
+          if item and item.kind == 'edit' then
+            item.kind, item.uri, item.path = 'rename', change.newUri, new
+            by_uri[change.newUri] = item
+          else
+            local base, bufnr = base_of(old)
+            if not base then
+              error(('cannot rename %s: it does not exist'):format(rel(old)))
+            end
+            item = new_item('rename', change.newUri, new, base, bufnr)
           end
-          local item = new_item('rename', change.newUri, new, base, bufnr)
           item.old_path = old
           item.overwrite = uv.fs_stat(new) ~= nil
           by_uri[change.oldUri] = nil
@@ -259,7 +266,7 @@ local letters = { edit = 'M', create = 'A', rename = 'R', delete = 'D' }
 function Session:summary_lines()
   local lines = {
     ('Warden patch review%s — %d change%s'):format(
-      self.label and (': ' .. self.label) or '',
+      self.label and (': ' .. self.label:gsub('^Warden:%s*', '')) or '',
       #self.items,
       #self.items == 1 and '' or 's'
     ),
@@ -605,9 +612,12 @@ function Session:finish()
       table.insert(parts, words[o] .. ': ' .. table.concat(by[o], ', '))
     end
   end
-  local result = { applied = applied_all and #changes > 0 }
-  if not result.applied then
-    local accepted = #(by.accepted or {}) + #(by.edited or {})
+  -- applied is true when anything landed (as VS Code says for a partly
+  -- ticked Refactor Preview): the server then reads back what did. What
+  -- did not land is named in failureReason either way.
+  local accepted = #(by.accepted or {}) + #(by.edited or {})
+  local result = { applied = accepted > 0 }
+  if not applied_all then
     result.failureReason = ('the user accepted %d of %d change%s%s'):format(
       accepted,
       #changes,
@@ -625,7 +635,7 @@ function Session:finish()
   result.warden = { changes = changes }
 
   M.last = { result = result, changes = changes, label = self.label }
-  local summary = { 'Warden: ' .. (self.label or 'patch') .. ': ' }
+  local summary = { 'Warden: ' .. (self.label or 'patch'):gsub('^Warden:%s*', '') .. ': ' }
   if by.accepted then
     table.insert(summary, 'applied: ' .. table.concat(by.accepted, ', '))
   end
