@@ -1,0 +1,198 @@
+-- Patch review against the real server: warden.patch.apply sends a real
+-- workspace/applyEdit; the review tab decides what lands; the server's own
+-- read-back (the job's closing message) says what it learned. Then undo.
+local H = require('helpers')
+
+local function patch(lines)
+  return table.concat(lines, '\n') .. '\n'
+end
+
+-- The job's end: the server reports what landed in its closing $/progress
+-- message, and warns with window/showMessage when not everything did.
+local ends, warnings = {}, {}
+
+local function apply(text, ws)
+  local n = #ends
+  local res, err = H.execute('warden.patch.apply', { { patch = text, root = ws } })
+  H.eq(nil, err, 'warden.patch.apply error')
+  H.truthy(res and res.jobId, 'a job was started')
+  H.wait(20000, function()
+    return #ends > n
+  end, 'the patch job to end')
+  return ends[#ends]
+end
+
+-- Decide the next review with fn(session) when it opens.
+local function on_review(fn)
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'WardenReviewOpen',
+    once = true,
+    callback = function()
+      fn(require('warden.review').current())
+    end,
+  })
+end
+
+H.run('patch review: accept, reject, partly, edited, stale, undo', function()
+  local ws = H.workspace({
+    ['a.txt'] = 'alpha\nbeta\ngamma',
+    ['b.txt'] = 'one\ntwo',
+    ['old.txt'] = 'moving',
+    ['gone.txt'] = 'bye',
+  })
+  H.setup()
+  local client, a_buf = H.open(ws .. '/a.txt')
+
+  vim.lsp.handlers['window/showMessage'] = function(_, r)
+    table.insert(warnings, r.message)
+  end
+  local progress = require('warden.progress')
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'WardenProgress',
+    callback = function()
+      if progress.last_finished and progress.last_finished ~= ends[#ends] then
+        table.insert(ends, progress.last_finished)
+      end
+    end,
+  })
+  local function end_message()
+    return ends[#ends].message or ''
+  end
+
+  -- 1. Accepted: one file edited (open in a buffer), one created, one
+  -- renamed, one deleted; the review lists all four, accept all.
+  local listed
+  on_review(function(s)
+    listed = s:summary_lines()
+    vim.api.nvim_feedkeys('gA', 't', false) -- the keys, as a user would
+  end)
+  apply(patch({
+    '*** Begin Patch',
+    '*** Update File: a.txt',
+    '@@',
+    ' alpha',
+    '-beta',
+    '+BETA',
+    ' gamma',
+    '*** Add File: new/c.txt',
+    '+created',
+    '*** Update File: old.txt',
+    '*** Move to: moved.txt',
+    '@@',
+    '-moving',
+    '+moved',
+    '*** Delete File: gone.txt',
+    '*** End Patch',
+  }), ws)
+  local text = table.concat(listed, '\n')
+  H.contains(text, 'M  a.txt', 'edited file listed')
+  H.contains(text, 'A  new/c.txt', 'created file listed')
+  H.contains(text, 'R  old.txt → moved.txt', 'renamed file listed')
+  H.contains(text, 'D  gone.txt', 'deleted file listed')
+  H.eq({ 'alpha', 'BETA', 'gamma' }, H.read(ws .. '/a.txt'), 'a.txt written')
+  H.eq({ 'alpha', 'BETA', 'gamma' }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false), 'a.txt buffer')
+  H.eq(false, vim.bo[a_buf].modified, 'the applied buffer is written, not left modified')
+  H.eq({ 'created' }, H.read(ws .. '/new/c.txt'), 'created')
+  H.eq({ 'moved' }, H.read(ws .. '/moved.txt'), 'renamed and edited')
+  H.eq(false, H.exists(ws .. '/old.txt'), 'rename source gone')
+  H.eq(false, H.exists(ws .. '/gone.txt'), 'deleted')
+  H.contains(end_message(), 'Success', 'the server saw everything land')
+  H.eq(1, #vim.api.nvim_list_tabpages(), 'the review tab is closed')
+
+  -- 2. Rejected: nothing changes, and the server knows.
+  on_review(function()
+    vim.api.nvim_feedkeys('gR', 't', false)
+  end)
+  apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-one', '+ONE', '*** End Patch' }), ws)
+  H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'b.txt untouched')
+  H.contains(end_message(), 'not applied', 'the server saw the rejection')
+
+  -- 3. Partly accepted: a.txt accepted, b.txt rejected, c.txt accepted
+  -- after the user edited the proposed side.
+  on_review(function(s)
+    for i, item in ipairs(s.items) do
+      if item.path:match('c%.txt$') then
+        s:set_proposed(i, { 'created', 'and edited by hand' })
+      end
+    end
+    for i, item in ipairs(s.items) do
+      if item.path:match('b%.txt$') then
+        s:reject(i)
+      else
+        s:accept(i)
+      end
+    end
+  end)
+  apply(patch({
+    '*** Begin Patch',
+    '*** Update File: a.txt',
+    '@@',
+    '-alpha',
+    '+ALPHA',
+    '*** Update File: b.txt',
+    '@@',
+    '-two',
+    '+TWO',
+    '*** Update File: new/c.txt',
+    '@@',
+    '-created',
+    '+created',
+    '+by the agent',
+    '*** End Patch',
+  }), ws)
+  H.eq({ 'ALPHA', 'BETA', 'gamma' }, H.read(ws .. '/a.txt'), 'a.txt accepted')
+  H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'b.txt rejected')
+  H.eq({ 'created', 'and edited by hand' }, H.read(ws .. '/new/c.txt'), 'c.txt as the user edited it')
+  local last = require('warden.review').last
+  H.eq(true, last.result.applied, 'applied: something landed')
+  H.contains(last.result.failureReason, 'rejected: b.txt', 'failureReason names the rejection')
+  H.contains(end_message(), 'only in part', 'the server learned it was partial')
+  H.contains(end_message(), 'b.txt', 'the server names b.txt')
+
+  -- 4. Stale: the buffer is edited while the review is open; the change is
+  -- not applied, the user is told, the server learns it did not land.
+  local errors = {}
+  local notify = vim.notify
+  vim.notify = function(msg, level)
+    if level == vim.log.levels.ERROR then
+      table.insert(errors, msg)
+    end
+  end
+  on_review(function(s)
+    vim.api.nvim_buf_set_lines(a_buf, 2, 3, false, { 'gamma edited meanwhile' })
+    s:accept_all()
+  end)
+  apply(patch({ '*** Begin Patch', '*** Update File: a.txt', '@@', '-BETA', '+beta again', '*** End Patch' }), ws)
+  vim.wait(200)
+  vim.notify = notify
+  H.eq({ 'ALPHA', 'BETA', 'gamma edited meanwhile' }, vim.api.nvim_buf_get_lines(a_buf, 0, -1, false), 'stale edit not applied')
+  H.eq('stale', require('warden.review').last.changes[1].outcome, 'reported stale')
+  H.contains(table.concat(errors, '\n'), 'stale, not applied: a.txt', 'the user is told')
+  H.contains(end_message(), 'not applied', 'the server learned it did not land')
+  vim.api.nvim_buf_call(a_buf, function()
+    vim.cmd('silent write')
+  end)
+
+  -- 5. Undo: a patch lands, then warden.undo takes it back, through a
+  -- review like any other edit.
+  on_review(function(s)
+    s:accept_all()
+  end)
+  apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-two', '+two, patched', '*** End Patch' }), ws)
+  H.eq({ 'one', 'two, patched' }, H.read(ws .. '/b.txt'), 'patched before undo')
+  local undo_listed
+  on_review(function(s)
+    undo_listed = table.concat(s:summary_lines(), '\n')
+    s:accept_all()
+  end)
+  local n = #ends
+  local res, err = H.execute('warden.undo', { { root = ws } })
+  H.eq(nil, err, 'warden.undo error')
+  H.truthy(res and res.jobId, 'undo job started')
+  H.wait(20000, function()
+    return #ends > n
+  end, 'undo to end')
+  H.contains(undo_listed or '', 'M  b.txt', 'the undo was reviewed')
+  H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'undone')
+  H.contains(end_message(), 'undid', 'the server reports the undo')
+end)
