@@ -185,17 +185,17 @@ func (s *Documents) ReadFile(path string) (content []byte, version int32, open b
 	}
 	path = filepath.Clean(path)
 	s.mu.Lock()
-	u, isOpen := s.byPath[path]
-	var e *docEntry
-	if isOpen {
-		e = s.docs[u]
+	var doc *Document
+	var syncErr error
+	if u, isOpen := s.byPath[path]; isOpen {
+		doc, syncErr = s.docs[u].doc, s.docs[u].syncErr
 	}
 	s.mu.Unlock()
-	if e != nil {
-		if e.syncErr != nil {
-			return nil, 0, true, fmt.Errorf("%s: %w (%v); reopen the file in the editor", path, ErrOutOfSync, e.syncErr)
-		}
-		return []byte(e.doc.Text), e.doc.Version, true, nil
+	if syncErr != nil {
+		return nil, 0, true, fmt.Errorf("%s: %w (%v); reopen the file in the editor", path, ErrOutOfSync, syncErr)
+	}
+	if doc != nil {
+		return []byte(doc.Text), doc.Version, true, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -221,17 +221,21 @@ func (s *Documents) WaitVersion(ctx context.Context, u protocol.DocumentURI, ver
 	for {
 		s.mu.Lock()
 		e, ok := s.docs[u]
+		var have int32
+		if ok {
+			have = e.doc.Version
+		}
 		ch := s.changed
 		s.mu.Unlock()
 		if !ok {
 			return 0, fmt.Errorf("%s is not open in the editor", u)
 		}
-		if e.doc.Version >= version {
-			return e.doc.Version, nil
+		if have >= version {
+			return have, nil
 		}
 		select {
 		case <-ctx.Done():
-			return e.doc.Version, fmt.Errorf("waiting for version %d of %s (has %d): %w", version, u, e.doc.Version, ctx.Err())
+			return have, fmt.Errorf("waiting for version %d of %s (has %d): %w", version, u, have, ctx.Err())
 		case <-ch:
 		}
 	}

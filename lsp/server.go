@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -61,13 +62,6 @@ type Server struct {
 
 	jobs *jobTable
 
-	// queue carries requests and notifications, in arrival order, from the
-	// read loop to the single goroutine that handles them.
-	queue *requestQueue
-	// pending maps the ids of queued or running requests to their cancel.
-	pendingMu sync.Mutex
-	pending   map[string]context.CancelFunc
-
 	exitCode int
 }
 
@@ -92,8 +86,6 @@ func New(opts Options) *Server {
 		cfg:         opts.Config,
 		cfgWatchers: make(map[int]func(config.Config)),
 		values:      make(map[any]any),
-		pending:     make(map[string]context.CancelFunc),
-		queue:       newRequestQueue(),
 	}
 	s.jobs = newJobTable(s)
 	return s
@@ -109,19 +101,15 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.client = &Client{conn: s.conn, connCtx: s.connCtx, log: s.log, caps: s.Capabilities}
 	s.exitCode = 1
 
-	workerDone := make(chan struct{})
-	go func() { s.work(); close(workerDone) }()
 	s.conn.Go(s.connCtx, s.receive)
 	select {
 	case <-s.conn.Done():
-		// The input ended: answer what was already read, then stop.
+		// The input ended (everything read was answered on the way).
 		if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, context.Canceled) {
 			s.log.Error("connection ended", "err", err)
 		} else {
 			s.log.Info("the editor closed the connection")
 		}
-		s.queue.close()
-		<-workerDone
 	case <-s.connCtx.Done():
 		// exit, or the process is stopping. Closing a blocking stdin does
 		// not interrupt a pending read, so do not wait for the read loop.
@@ -130,7 +118,6 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		case <-s.conn.Done():
 		case <-time.After(100 * time.Millisecond):
 		}
-		s.queue.close()
 	}
 	s.cancelConn()
 	s.jobs.wait()
@@ -182,29 +169,93 @@ func (s *Server) Value(key any, init func() any) any {
 	return v
 }
 
-// receive runs on the read loop: it handles $/cancelRequest at once (so a
-// cancel overtakes queued work) and queues everything else in order.
-func (s *Server) receive(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-	if req.Method() == "$/cancelRequest" {
+// receive handles each message on the read loop, in arrival order. Handlers
+// are quick and never wait on the client (work that does runs as a job), so
+// nothing queues behind them and a reply costs no goroutine hand-off.
+func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	method := req.Method()
+	if method == "$/cancelRequest" {
 		s.cancelRequest(req.Params())
 		return nil
 	}
-	item := &queued{reply: reply, req: req, ctx: s.connCtx}
-	if call, ok := req.(*jsonrpc2.Call); ok {
-		key := fmt.Sprintf("%q", call.ID())
-		var cancel context.CancelFunc
-		item.ctx, cancel = context.WithCancel(context.WithValue(s.connCtx, requestKeyCtx{}, key))
-		item.key = key
-		s.pendingMu.Lock()
-		s.pending[key] = cancel
-		s.pendingMu.Unlock()
+	ctx := s.connCtx
+	call, isCall := req.(*jsonrpc2.Call)
+	if isCall {
+		ctx = context.WithValue(ctx, requestKeyCtx{}, fmt.Sprintf("%q", call.ID()))
 	}
-	s.queue.push(item)
+	respond := func(result any, err error) {
+		if !isCall {
+			return
+		}
+		// Replies go out even when ctx has ended: the stream refuses to
+		// write under a cancelled ctx.
+		if rerr := reply(context.WithoutCancel(ctx), result, err); rerr != nil {
+			s.log.Debug("reply failed", "method", method, "err", rerr)
+		}
+	}
+
+	h, known := handlers[method]
+	s.mu.Lock()
+	state := s.state
+	s.mu.Unlock()
+	switch {
+	case method == "exit":
+		s.exit()
+		return nil
+	case state == stateNew && method != "initialize":
+		if isCall {
+			respond(nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, fmt.Sprintf("%s before initialize: send initialize first", method)))
+		} else {
+			s.log.Warn("notification before initialize dropped", "method", method)
+		}
+		return nil
+	case state == stateShutdown:
+		respond(nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, fmt.Sprintf("%s after shutdown: the server only accepts exit now", method)))
+		return nil
+	case !known:
+		if isCall {
+			respond(nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by warden", method)))
+		} else {
+			s.log.Debug("notification ignored", "method", method)
+		}
+		return nil
+	}
+
+	result, err := s.call(h, ctx, method, req.Params())
+	if !isCall {
+		if err != nil {
+			s.log.Error("notification failed", "method", method, "err", err)
+		}
+		return nil
+	}
+	if err != nil {
+		var rpcErr *jsonrpc2.Error
+		if !errors.As(err, &rpcErr) {
+			s.log.Error("request failed", "method", method, "err", err)
+			err = jsonrpc2.NewError(requestFailed, err.Error())
+		}
+		respond(nil, err)
+		return nil
+	}
+	respond(result, nil)
 	return nil
 }
 
-// cancelRequest cancels a queued or running request, or the job an
-// executeCommand request started.
+// call runs a handler, turning a panic into an error: one bad request must
+// not take the editor's server down.
+func (s *Server) call(h handlerFunc, ctx context.Context, method string, params json.RawMessage) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("handler panicked", "method", method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, fmt.Errorf("internal error in %s: %v", method, r)
+		}
+	}()
+	return h(s, ctx, params)
+}
+
+// cancelRequest cancels the job an executeCommand request started. Other
+// requests are answered before the next message is read, so there is
+// nothing else to cancel.
 func (s *Server) cancelRequest(raw json.RawMessage) {
 	var p cancelParams
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -216,103 +267,12 @@ func (s *Server) cancelRequest(raw json.RawMessage) {
 		s.log.Error("$/cancelRequest: id must be a number or a string", "id", string(p.ID))
 		return
 	}
-	s.pendingMu.Lock()
-	cancel := s.pending[key]
-	s.pendingMu.Unlock()
-	if cancel != nil {
-		s.log.Debug("request cancelled", "id", key)
-		cancel()
-	}
 	s.jobs.cancelByRequest(key)
-}
-
-// work handles queued messages one at a time, in order.
-func (s *Server) work() {
-	for {
-		item, ok := s.queue.pop()
-		if !ok {
-			return
-		}
-		s.handle(item)
-	}
-}
-
-func (s *Server) handle(item *queued) {
-	method := item.req.Method()
-	_, isCall := item.req.(*jsonrpc2.Call)
-	reply := func(result any, err error) {
-		if item.key != "" {
-			s.pendingMu.Lock()
-			delete(s.pending, item.key)
-			s.pendingMu.Unlock()
-		}
-		// The reply must go out even if the request was cancelled: the
-		// stream refuses to write under a cancelled ctx.
-		if rerr := item.reply(context.WithoutCancel(item.ctx), result, err); rerr != nil {
-			s.log.Debug("reply failed", "method", method, "err", rerr)
-		}
-	}
-	if isCall && item.ctx.Err() != nil {
-		reply(nil, jsonrpc2.NewError(requestCancelled, method+" was cancelled"))
-		return
-	}
-
-	h, known := handlers[method]
-	s.mu.Lock()
-	state := s.state
-	s.mu.Unlock()
-	switch {
-	case method == "exit":
-		s.exit()
-		return
-	case state == stateNew && method != "initialize":
-		if isCall {
-			reply(nil, jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, fmt.Sprintf("%s before initialize: send initialize first", method)))
-		} else {
-			s.log.Warn("notification before initialize dropped", "method", method)
-		}
-		return
-	case state == stateShutdown:
-		if isCall {
-			reply(nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest, fmt.Sprintf("%s after shutdown: the server only accepts exit now", method)))
-		}
-		return
-	case !known:
-		if isCall {
-			reply(nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method %q is not supported by warden", method)))
-		} else {
-			s.log.Debug("notification ignored", "method", method)
-		}
-		return
-	}
-
-	result, err := h(s, item.ctx, item.req.Params())
-	if !isCall {
-		if err != nil {
-			s.log.Error("notification failed", "method", method, "err", err)
-		}
-		return
-	}
-	if err != nil {
-		var rpcErr *jsonrpc2.Error
-		if !errors.As(err, &rpcErr) {
-			if item.ctx.Err() != nil {
-				err = jsonrpc2.NewError(requestCancelled, method+" was cancelled")
-			} else {
-				s.log.Error("request failed", "method", method, "err", err)
-				err = jsonrpc2.NewError(requestFailed, err.Error())
-			}
-		}
-		reply(nil, err)
-		return
-	}
-	reply(result, nil)
 }
 
 // LSP error codes jsonrpc2 v0.10.0 does not define.
 const (
-	requestFailed    jsonrpc2.Code = -32803
-	requestCancelled jsonrpc2.Code = -32800
+	requestFailed jsonrpc2.Code = -32803
 )
 
 // handlerFunc handles one method. For notifications the result is ignored
@@ -328,54 +288,4 @@ func handle(method string, h handlerFunc) {
 		panic("lsp: method handled twice: " + method)
 	}
 	handlers[method] = h
-}
-
-// requestQueue is an unbounded FIFO: the read loop never blocks on it.
-type requestQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	items  []*queued
-	closed bool
-}
-
-type queued struct {
-	ctx   context.Context
-	key   string // request id key; "" for notifications
-	reply jsonrpc2.Replier
-	req   jsonrpc2.Request
-}
-
-func newRequestQueue() *requestQueue {
-	q := &requestQueue{}
-	q.cond = sync.NewCond(&q.mu)
-	return q
-}
-
-func (q *requestQueue) push(it *queued) {
-	q.mu.Lock()
-	q.items = append(q.items, it)
-	q.mu.Unlock()
-	q.cond.Signal()
-}
-
-func (q *requestQueue) pop() (*queued, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.items) == 0 && !q.closed {
-		q.cond.Wait()
-	}
-	if len(q.items) == 0 {
-		return nil, false
-	}
-	it := q.items[0]
-	q.items[0] = nil
-	q.items = q.items[1:]
-	return it, true
-}
-
-func (q *requestQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	q.cond.Broadcast()
 }

@@ -290,8 +290,15 @@ func orUnknown(method string) string {
 	return method
 }
 
+// indexFold finds an ASCII substr in s ignoring case, in bytes of s (unlike
+// strings.ToLower, which changes lengths on invalid UTF-8).
 func indexFold(s, substr string) int {
-	return strings.Index(strings.ToLower(s), substr)
+	for i := 0; i+len(substr) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(substr)], substr) {
+			return i
+		}
+	}
+	return -1
 }
 
 func truncate(s string, n int) string {

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/lsp/lsptest"
+)
+
+func TestServeFlags(t *testing.T) {
+	_, stderr, code := runWarden(t, "serve", "--log-level", "loud")
+	if code != exitUsage || !strings.Contains(stderr, `--log-level "loud"`) {
+		t.Errorf("bad level: exit %d, %q", code, stderr)
+	}
+	_, stderr, code = runWarden(t, "serve", "extra")
+	if code != exitUsage || !strings.Contains(stderr, "extra") {
+		t.Errorf("extra argument: exit %d, %q", code, stderr)
+	}
+	stdout, _, code := runWarden(t, "serve", "--help")
+	if code != 0 || !strings.Contains(stdout, "--log-file") {
+		t.Errorf("help: exit %d, %q", code, stdout)
+	}
+}
+
+// Logs go to --log-file; stdout carries nothing but the protocol (lsptest
+// fails on any byte that is not a framed message).
+func TestServeLogsToFileNeverStdout(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "warden.log")
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Args: []string{"--log-file", logFile, "--log-level", "debug"}})
+	c.Initialize(nil)
+	c.Open("a.txt", "plaintext", "x")
+	c.Status()
+	if code := c.Shutdown(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"warden serve starting", "msg=initialize", "didOpen", "msg=exit"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("log file lacks %q:\n%s", want, data)
+		}
+	}
+	if c.Stderr() != "" {
+		t.Errorf("with --log-file, stderr should stay empty: %q", c.Stderr())
+	}
+}
+
+// A broken config.toml does not stop the server, but it is shown and the
+// server falls back to asking before everything.
+func TestServeWithBrokenConfigFailsClosed(t *testing.T) {
+	home := t.TempDir()
+	cfgDir := filepath.Join(home, "warden")
+	os.MkdirAll(cfgDir, 0o700)
+	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("approval_policy = \"never\"\nsandbox = 1\n"), 0o600)
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Env: []string{"XDG_CONFIG_HOME=" + home}})
+	c.Initialize(nil)
+	c.WaitFor("window/showMessage", lsptest.MessageContains("unknown keys sandbox"))
+	if st := c.Status(); st.Policy.ApprovalPolicy != "untrusted" {
+		t.Errorf("policy with a broken config = %+v, want untrusted", st.Policy)
+	}
+}
