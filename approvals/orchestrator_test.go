@@ -324,13 +324,13 @@ func TestOrchestratorConcurrentIdenticalRequestsShareOnePrompt(t *testing.T) {
 func TestOrchestratorWaitingForTheUserDoesNotCountAgainstTheTimeout(t *testing.T) {
 	f := newOrch(t, Untrusted, Approved)
 	f.user.block = make(chan struct{})
-	go func() { time.Sleep(1500 * time.Millisecond); close(f.user.block) }()
+	go func() { time.Sleep(4 * time.Second); close(f.user.block) }()
 	res, err := f.o.Exec(context.Background(), ExecRequest{
-		CommandRequest: CommandRequest{Argv: []string{"sleep", "0.2"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}},
-		Timeout:        time.Second,
+		CommandRequest: CommandRequest{Argv: []string{"sleep", "0.1"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}},
+		Timeout:        3 * time.Second,
 	})
 	if err != nil || !res.Ran || res.Result.TimedOut || res.Result.ExitCode != 0 {
-		t.Errorf("outcome %+v err %v: the 1.5 s wait for the user was charged to the 1 s timeout", res, err)
+		t.Errorf("outcome %+v err %v: the 4 s wait for the user was charged to the 3 s timeout", res, err)
 	}
 	// The timeout still applies to the run itself.
 	f = newOrch(t, OnRequest)

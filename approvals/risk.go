@@ -398,6 +398,10 @@ func (as *assessor) writes(target string, truncates bool) {
 		as.add(RiskHigh, SystemModification, "writes to a device: "+p)
 		return
 	}
+	if !as.inside(p) && as.ctx.Sandbox.Mode == ReadOnly && as.ctx.Cwd != "" && within(as.ctx.Cwd, p) {
+		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (the read-only sandbox blocks writes)")
+		return
+	}
 	if !as.inside(p) {
 		cat := RiskCategory("")
 		if as.systemOrShellConfig(p) {

@@ -1,0 +1,96 @@
+package lsp
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// approvalState lives as long as the connection: one session store (so
+// "Allow for session" lasts the session), one audit log, and one watched
+// rule book per workspace root.
+type approvalState struct {
+	mu      sync.Mutex
+	session *approvals.SessionStore
+	audit   *approvals.AuditLog
+	books   map[string]*approvals.RuleBook
+}
+
+type approvalStateKey struct{}
+
+func (s *Server) approvalState() *approvalState {
+	return s.Value(approvalStateKey{}, func() any {
+		return &approvalState{session: approvals.NewSessionStore(), books: map[string]*approvals.RuleBook{}}
+	}).(*approvalState)
+}
+
+// Orchestrator returns the approvals orchestrator for work in the workspace
+// root, built from the current settings (policy, sandbox), with the
+// connection's session store, audit log and rule book, and this editor as
+// the prompter. It also returns the sandbox commands there run in. An error
+// means nothing may run: the audit log or the sandbox policy is unusable.
+func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.Sandbox, error) {
+	cfg := s.Config()
+	policy, err := approvals.ParsePolicy(cfg.ApprovalPolicy, cfg.Granular)
+	if err != nil {
+		return nil, approvals.Sandbox{}, err
+	}
+	sbPolicy, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+	if err != nil {
+		return nil, approvals.Sandbox{}, fmt.Errorf("sandbox settings: %w", err)
+	}
+	sb, err := approvals.SandboxFor(sbPolicy, root)
+	if err != nil {
+		return nil, approvals.Sandbox{}, err
+	}
+	st := s.approvalState()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.audit == nil {
+		audit, err := approvals.OpenAuditLog(config.StateDir())
+		if err != nil {
+			return nil, approvals.Sandbox{}, err
+		}
+		st.audit = audit
+		go func() {
+			<-s.Context().Done()
+			audit.Close()
+		}()
+	}
+	trusted := slices.ContainsFunc(cfg.TrustedWorkspaces, func(t string) bool { return filepath.Clean(t) == filepath.Clean(root) })
+	bookKey := fmt.Sprintf("%s\x00%v\x00%s", root, trusted, cfg.CodexRulesDir)
+	book, ok := st.books[bookKey]
+	if !ok {
+		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trusted), nil)
+		if err != nil {
+			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %v", err))
+		}
+		if werr := book.Watch(s.Context(), func(err error) {
+			if err != nil {
+				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %v", err))
+			} else {
+				s.Logger().Info("exec-policy rules reloaded", "root", root)
+			}
+		}); werr != nil {
+			s.Logger().Warn("rules are not watched", "err", werr)
+		}
+		st.books[bookKey] = book
+	}
+	return &approvals.Orchestrator{
+		Policy:   policy,
+		Rules:    book,
+		RulesDir: config.RulesDir(),
+		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
+		Runner:   &approvals.SandboxRunner{},
+		Session:  st.session,
+		Audit:    st.audit,
+		Notify:   func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, msg) },
+	}, sb, nil
+}

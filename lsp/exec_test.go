@@ -1,0 +1,192 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/lsp/lsptest"
+)
+
+// execServer starts the real binary with its own config home, so the test
+// can read the rules "Always allow" writes, and the given settings.
+func execServer(t *testing.T, settings map[string]any) (c *lsptest.Client, configHome string) {
+	t.Helper()
+	configHome = t.TempDir()
+	c = lsptest.Start(t, lsptest.Options{Env: []string{"XDG_CONFIG_HOME=" + configHome}})
+	c.Initialize(settings)
+	return c, configHome
+}
+
+// runExec runs warden.exec and returns the summary message it ends with.
+func runExec(t *testing.T, c *lsptest.Client, args map[string]any) string {
+	t.Helper()
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.exec", args); err != nil {
+		t.Fatalf("warden.exec %v: %v", args, err)
+	}
+	m := c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden: `"))
+	var p protocol.ShowMessageParams
+	m.Decode(&p)
+	return p.Message
+}
+
+func dialogs(c *lsptest.Client, mark int) []protocol.ShowMessageRequestParams {
+	var out []protocol.ShowMessageRequestParams
+	for _, m := range c.Messages()[mark:] {
+		if m.Method == "window/showMessageRequest" {
+			var p protocol.ShowMessageRequestParams
+			m.Decode(&p)
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func titles(p protocol.ShowMessageRequestParams) []string {
+	var out []string
+	for _, a := range p.Actions {
+		out = append(out, a.Title)
+	}
+	return out
+}
+
+// TestExecApprovalDialogEachAction answers the approval dialog of a
+// command with each action, through the real server and the real sandbox,
+// and checks what happened.
+func TestExecApprovalDialogEachAction(t *testing.T) {
+	untrusted := map[string]any{"approvalPolicy": "untrusted"}
+	cases := []struct {
+		name      string
+		answer    lsptest.Handler
+		ran       bool
+		summary   string
+		rule      bool // Always allow wrote a rule
+		asksAgain bool // a second identical request shows a dialog
+	}{
+		{"Allow once", lsptest.Choose("Allow once"), true, "exited 0 (sandboxed)", false, true},
+		{"Allow for session", lsptest.Choose("Allow for session"), true, "exited 0 (sandboxed)", false, false},
+		{"Always allow", lsptest.Choose("Always allow `touch made`"), true, "exited 0 (sandboxed)", true, false},
+		{"Deny", lsptest.Choose("Deny"), false, "did not run: rejected by user", false, true},
+		{"Deny and stop", lsptest.Choose("Deny and stop"), false, "did not run: rejected by user (deny and stop)", false, true},
+		{"dismissed", lsptest.Dismiss(), false, "dialog was dismissed", false, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c, configHome := execServer(t, untrusted)
+			c.OnRequest("window/showMessageRequest", tc.answer)
+			mark := c.Mark()
+			summary := runExec(t, c, map[string]any{"command": []string{"touch", "made"}, "justification": "the test needs a file"})
+			if !strings.Contains(summary, tc.summary) {
+				t.Errorf("summary %q lacks %q", summary, tc.summary)
+			}
+			_, err := os.Stat(filepath.Join(c.Dir, "made"))
+			if (err == nil) != tc.ran {
+				t.Errorf("file created = %v, want %v", err == nil, tc.ran)
+			}
+			ds := dialogs(c, mark)
+			if len(ds) != 1 {
+				t.Fatalf("%d dialogs, want 1", len(ds))
+			}
+			d := ds[0]
+			want := []string{"Allow once", "Allow for session", "Always allow `touch made`", "Deny", "Deny and stop"}
+			if strings.Join(titles(d), "|") != strings.Join(want, "|") {
+				t.Errorf("actions %q, want %q", titles(d), want)
+			}
+			for _, s := range []string{"touch made", c.Dir, "the test needs a file", "runs sandboxed", "Risk: low"} {
+				if !strings.Contains(d.Message, s) {
+					t.Errorf("dialog message lacks %q:\n%s", s, d.Message)
+				}
+			}
+			if d.Type != protocol.MessageTypeInfo {
+				t.Errorf("low risk dialog type %v, want Info", d.Type)
+			}
+			rules, _ := os.ReadFile(filepath.Join(configHome, "warden", "rules", "default.rules"))
+			if tc.rule != strings.Contains(string(rules), `prefix_rule(pattern=["touch", "made"], decision="allow")`) {
+				t.Errorf("default.rules = %q", rules)
+			}
+			// The same request again.
+			c.OnRequest("window/showMessageRequest", lsptest.Choose("Deny"))
+			mark = c.Mark()
+			runExec(t, c, map[string]any{"command": []string{"touch", "made"}})
+			if got := len(dialogs(c, mark)) == 1; got != tc.asksAgain {
+				t.Errorf("second request showed a dialog = %v, want %v", got, tc.asksAgain)
+			}
+		})
+	}
+}
+
+func TestExecHighRiskDialogAndSandboxRetry(t *testing.T) {
+	// High risk: an Error dialog without session or always actions.
+	c, _ := execServer(t, map[string]any{"approvalPolicy": "on-request"})
+	os.MkdirAll(filepath.Join(c.Dir, "build", "obj"), 0o755)
+	for _, n := range []string{"a.o", "b.o", "c.o"} {
+		os.WriteFile(filepath.Join(c.Dir, "build", "obj", n), []byte("1234"), 0o644)
+	}
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	mark := c.Mark()
+	summary := runExec(t, c, map[string]any{"command": "rm -rf build"})
+	ds := dialogs(c, mark)
+	if len(ds) != 1 || ds[0].Type != protocol.MessageTypeError || strings.Join(titles(ds[0]), "|") != "Allow once|Deny|Deny and stop" {
+		t.Fatalf("high-risk dialogs %+v", ds)
+	}
+	if !strings.Contains(ds[0].Message, "deletes 3 files (12 bytes) under build/") {
+		t.Errorf("dialog lacks the deletion fact:\n%s", ds[0].Message)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, "build")); err == nil || !strings.Contains(summary, "exited 0") {
+		t.Errorf("rm -rf build was approved but build/ remains (summary %q)", summary)
+	}
+
+	// A sandbox denial under on-failure asks to retry without the sandbox.
+	c, _ = execServer(t, map[string]any{"approvalPolicy": "on-failure", "sandboxMode": "read-only"})
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	mark = c.Mark()
+	summary = runExec(t, c, map[string]any{"command": []string{"touch", "outside-the-sandbox"}})
+	ds = dialogs(c, mark)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "sandbox blocked") || !strings.Contains(ds[0].Message, "NOT sandboxed") {
+		t.Fatalf("retry dialogs %+v", ds)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, "outside-the-sandbox")); err != nil || !strings.Contains(summary, "without the sandbox") {
+		t.Errorf("approved retry did not run unsandboxed: %q %v", summary, err)
+	}
+	// The output went to the log.
+	var logged bool
+	for _, m := range c.Messages() {
+		if m.Method == "window/logMessage" && strings.Contains(string(m.Params), "[warden.exec]") {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Error("the command's output did not reach window/logMessage")
+	}
+}
+
+func TestExecBadArguments(t *testing.T) {
+	c, _ := execServer(t, nil)
+	for _, args := range []any{
+		map[string]any{},
+		map[string]any{"command": []string{}},
+		map[string]any{"command": ""},
+		map[string]any{"command": 7},
+		map[string]any{"command": []string{"ls"}, "cwd": "relative"},
+		map[string]any{"command": []string{"ls"}, "cwd": "/no/such/dir"},
+	} {
+		_, err := c.ExecuteCommand("warden.exec", args)
+		var rpcErr *lsptest.RPCError
+		if b, _ := json.Marshal(args); err == nil || !asRPC(err, &rpcErr) || rpcErr.Code != lsptest.CodeInvalidParams {
+			t.Errorf("warden.exec %s: err %v, want InvalidParams", b, err)
+		}
+	}
+}
+
+func asRPC(err error, target **lsptest.RPCError) bool {
+	e, ok := err.(*lsptest.RPCError)
+	if ok {
+		*target = e
+	}
+	return ok
+}
