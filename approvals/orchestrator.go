@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
 
@@ -58,6 +59,8 @@ type Orchestrator struct {
 	// Notify, if set, is told about things the user should know that are not
 	// errors, such as a persisted rule.
 	Notify func(msg string)
+
+	sessionOnce sync.Once
 }
 
 // ExecRequest is a command plus how to run it.
@@ -89,9 +92,11 @@ type ExecOutcome struct {
 var ErrNoPrompter = errors.New("approval needed but no prompter is available")
 
 func (o *Orchestrator) session() *SessionStore {
-	if o.Session == nil {
-		o.Session = NewSessionStore()
-	}
+	o.sessionOnce.Do(func() {
+		if o.Session == nil {
+			o.Session = NewSessionStore()
+		}
+	})
 	return o.Session
 }
 
