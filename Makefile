@@ -6,7 +6,7 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet gotest nvim-test bench fuzz lint install clean vsix vscodetest
+.PHONY: all build test vet gotest nvim-test bench fuzz lint install clean vsix vscodetest demo
 
 all: build
 
@@ -51,6 +51,11 @@ vscodetest: build vsix
 # Benchmarks: Go testing.B everywhere, plus whole-command comparisons.
 bench: build
 	WARDEN_BIN=$(CURDIR)/$(BIN) $(GO) test -run '^$$' -bench . -benchmem -count=1 ./...
+
+# The main job, shown: a scripted tour of approvals through `warden exec` in
+# a temporary workspace (no config, no model needed).
+demo: build
+	WARDEN_BIN=$(CURDIR)/$(BIN) scripts/demo.sh
 
 # A short run of every fuzz target.
 fuzz:

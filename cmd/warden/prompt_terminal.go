@@ -95,7 +95,11 @@ func (p fixedPrompter) Prompt(_ context.Context, req approvals.PromptRequest) (a
 	if p.decision == approvals.Approved {
 		flag = "--yes"
 	}
-	fmt.Fprintf(p.out, "\n%s\n\n(%s: %s)\n", req.Message(), flag, p.decision)
+	titles := make([]string, 0, 5)
+	for _, a := range req.Actions() {
+		titles = append(titles, a.Title)
+	}
+	fmt.Fprintf(p.out, "\n%s\n\nActions: %s\n(%s: %s)\n", req.Message(), strings.Join(titles, " | "), flag, p.decision)
 	return p.decision, nil
 }
 
