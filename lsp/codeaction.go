@@ -162,8 +162,14 @@ func (s *Server) resolveCodeAction(ctx context.Context, params json.RawMessage) 
 	if err := decodeParams(params, &a); err != nil {
 		return nil, err
 	}
+	if len(a.Data) == 0 || string(a.Data) == "null" {
+		// Nothing to resolve: an action that only carries a command (the
+		// agent's). Neovim asks to resolve every action without an edit when
+		// the server has resolveProvider, so answer with the action as is.
+		return a, nil
+	}
 	var rd resolveData
-	if len(a.Data) == 0 || json.Unmarshal(a.Data, &rd) != nil || rd.Provider == "" {
+	if json.Unmarshal(a.Data, &rd) != nil || rd.Provider == "" {
 		return nil, InvalidParams("params.data: not a code action warden can resolve (its data was changed or dropped)")
 	}
 	providersMu.RLock()

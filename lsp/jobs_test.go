@@ -271,6 +271,18 @@ func TestCodeActionResolveRoundTrip(t *testing.T) {
 	if string(resolved.Data) != string(actions[0].Data) {
 		t.Errorf("resolve changed data: %s vs %s", resolved.Data, actions[0].Data)
 	}
+	// An action without data (a command action) resolves to itself, as
+	// Neovim resolves every action that has no edit.
+	plain := actions[0]
+	plain.Data = nil
+	plain.Command = &protocol.Command{Title: "t", Command: "warden.status"}
+	var same lsp.CodeAction
+	if err := c.Call("codeAction/resolve", plain, &same); err != nil {
+		t.Fatalf("resolve without data: %v", err)
+	}
+	if same.Command == nil || same.Command.Command != "warden.status" || same.Edit != nil || same.Title != plain.Title {
+		t.Errorf("resolve without data changed the action: %+v", same)
+	}
 	bad := actions[0]
 	bad.Data = json.RawMessage(`{"x":1}`)
 	if err := c.Call("codeAction/resolve", bad, nil); err == nil || !strings.Contains(err.Error(), "params.data") {
