@@ -1,0 +1,98 @@
+-- Approval dialogs from the real server (warden.exec under the untrusted
+-- policy), answered through a stubbed vim.ui.select with each choice, and
+-- the effect checked on disk and in the server's answer.
+local H = require('helpers')
+
+H.run('approval dialog: every choice and its effect', function()
+  local ws = H.workspace({ ['main.txt'] = 'hello' })
+  H.setup({ config = { settings = { approvalPolicy = 'untrusted' } } })
+  H.open(ws .. '/main.txt')
+
+  local messages = {}
+  vim.lsp.handlers['window/showMessage'] = function(_, r)
+    table.insert(messages, r.message)
+  end
+
+  -- Runs `touch name` through warden.exec, answering the dialog (if one
+  -- comes) with the action titled `choice` (nil cancels the picker).
+  -- Returns the dialogs shown and the server's closing message.
+  local function run(name, choice)
+    local shown = {}
+    vim.ui.select = function(items, opts, on_choice)
+      local titles = vim.tbl_map(opts.format_item, items)
+      table.insert(shown, { titles = titles, opts = opts, status = require('warden').status() })
+      for i, it in ipairs(items) do
+        if choice and titles[i] == choice then
+          return on_choice(it, i)
+        end
+      end
+      H.truthy(choice == nil, ('choice %q offered among %s'):format(tostring(choice), vim.inspect(titles)))
+      on_choice(nil, nil)
+    end
+    local n = #messages
+    local _, err = H.execute('warden.exec', { { command = { 'touch', name }, cwd = ws } })
+    H.eq(nil, err, 'warden.exec error')
+    local outcome
+    H.wait(20000, function()
+      for i = n + 1, #messages do
+        local m = messages[i]
+        if m:find('touch ' .. name, 1, true) and (m:find('did not run', 1, true) or m:find('exited', 1, true)) then
+          outcome = m
+          return true
+        end
+      end
+    end, 'warden.exec to finish for ' .. name)
+    return shown, outcome
+  end
+
+  -- Allow once: it runs, and the dialog said what and how risky.
+  local shown, msg = run('once.txt', 'Allow once')
+  H.eq(1, #shown, 'one dialog')
+  H.eq('Allow once', shown[1].titles[1], 'Allow once comes first')
+  H.eq({ 'Deny', 'Deny and stop' }, vim.list_slice(shown[1].titles, #shown[1].titles - 1), 'denials come last')
+  H.eq('warden.approval', shown[1].opts.kind, 'vim.ui.select kind')
+  H.contains(shown[1].opts.prompt, 'touch once.txt', 'the prompt names the command')
+  H.contains(shown[1].status, 'warden: Running a command', 'statusline shows the job while it waits')
+  local last = require('warden.approval').last
+  local view = table.concat(last.view.lines, '\n')
+  H.contains(view, 'in ' .. ws, 'the float names the directory')
+  H.contains(view, 'Sandbox:', 'the float says how it runs')
+  H.contains(view, 'Risk: ', 'the float shows the risk')
+  H.truthy(last.view.level, 'a risk level was recognised')
+  H.truthy(#vim.tbl_filter(function(h)
+    return h[1] == 'WardenRisk' .. last.view.level:sub(1, 1):upper() .. last.view.level:sub(2)
+  end, last.view.highlights) >= 1, 'the level is highlighted')
+  H.eq(true, H.exists(ws .. '/once.txt'), 'allowed once: it ran')
+  H.contains(msg, 'exited 0', 'the server reports the run')
+
+  -- Allow once is not remembered.
+  shown = run('once.txt', 'Allow once')
+  H.eq(1, #shown, 'asked again after Allow once')
+
+  -- Deny, Deny and stop, and a cancelled picker: nothing runs.
+  for _, case in ipairs({ { 'deny.txt', 'Deny' }, { 'stop.txt', 'Deny and stop' }, { 'cancel.txt', nil } }) do
+    shown, msg = run(case[1], case[2])
+    H.eq(1, #shown, 'a dialog for ' .. case[1])
+    H.eq(false, H.exists(ws .. '/' .. case[1]), tostring(case[2]) .. ': did not run')
+    H.contains(msg, 'did not run', tostring(case[2]) .. ': the server reports the refusal')
+  end
+
+  -- Allow for session: runs, and the same command is not asked again.
+  shown = run('session.txt', 'Allow for session')
+  H.eq(true, H.exists(ws .. '/session.txt'), 'allowed for session: it ran')
+  vim.fn.delete(ws .. '/session.txt')
+  shown, msg = run('session.txt', nil)
+  H.eq(0, #shown, 'not asked again in this session')
+  H.eq(true, H.exists(ws .. '/session.txt'), 'ran again without asking')
+
+  -- Always allow: the offered prefix is saved as a rule, and the command
+  -- runs again (in a later session too) without a dialog.
+  shown = run('always.txt', 'Always allow `touch always.txt`')
+  H.eq(true, H.exists(ws .. '/always.txt'), 'always allowed: it ran')
+  local rules = vim.env.XDG_CONFIG_HOME .. '/warden/rules/default.rules'
+  H.contains(table.concat(H.read(rules), '\n'), 'prefix_rule(pattern=["touch", "always.txt"], decision="allow")', 'the rule was saved')
+  vim.fn.delete(ws .. '/always.txt')
+  shown = run('always.txt', nil)
+  H.eq(0, #shown, 'the rule allows it without asking')
+  H.eq(true, H.exists(ws .. '/always.txt'), 'ran under the saved rule')
+end)
