@@ -15,9 +15,22 @@ H.run('checkhealth warden', function()
   H.contains(text, 'found ' .. H.bin(), 'binary')
   H.contains(text, 'version: ', 'version')
   H.contains(text, 'Warden: sandbox (warden doctor)', 'doctor section')
+  local doctor = vim.fn.system({ H.bin(), 'doctor', '--json' })
+  if vim.v.shell_error == 2 then
+    H.contains(text, 'has no `doctor` command', 'no doctor yet')
+  else
+    local rep = vim.json.decode(doctor).sandbox
+    if rep.refused and rep.refused ~= '' then
+      H.contains(text, 'sandboxed commands are refused on this machine', 'doctor: refused')
+    else
+      H.contains(text, 'OK: sandbox: ' .. rep.mechanism .. '; self-test: ', 'doctor: mechanism and self-test')
+    end
+    for _, layer in ipairs(rep.layers) do
+      H.contains(text, layer.name .. ': ' .. (layer.enforced and 'enforced' or 'NOT enforced'), 'doctor layer ' .. layer.name)
+    end
+  end
   H.contains(text, 'no model configured', 'model missing')
   H.contains(text, 'no Warden client is running', 'no client yet')
-  H.truthy(not text:find('ERROR', 1, true) or text:find('doctor', 1, true), 'no unexpected errors')
 
   -- A model named in config.toml is found.
   vim.fn.writefile({ '[model]', 'name = "qwen-test"', 'base_url = "http://127.0.0.1:9/v1"' }, vim.env.XDG_CONFIG_HOME .. '/warden/config.toml')

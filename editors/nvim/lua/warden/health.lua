@@ -109,19 +109,32 @@ function M.check()
   end
 
   start('Warden: sandbox (warden doctor)')
-  out, status = run(path, { 'doctor' })
-  local lines = vim.tbl_filter(function(l)
-    return l ~= ''
-  end, vim.split(out, '\n', { plain = true }))
+  out, status = run(path, { 'doctor', '--json' })
+  local decoded_ok, rep = pcall(vim.json.decode, out)
   if status == 2 and out:find('unknown command', 1, true) then
     warn('this warden has no `doctor` command, so what its sandbox enforces here is unknown')
-  elseif status == 0 then
-    ok('the sandbox can be enforced on this machine')
-    for _, l in ipairs(lines) do
-      info(l)
-    end
+  elseif status ~= 0 or not decoded_ok or type(rep) ~= 'table' or type(rep.sandbox) ~= 'table' then
+    err('`warden doctor --json` failed (exit ' .. status .. '): ' .. trim(out))
   else
-    err('`warden doctor` reports that the sandbox cannot be fully enforced (exit ' .. status .. ')', lines)
+    local sb = rep.sandbox
+    if sb.refused and sb.refused ~= '' then
+      err('sandboxed commands are refused on this machine: ' .. sb.refused, {
+        'Warden never runs a command unsandboxed in their place; see `warden doctor`.',
+      })
+    else
+      ok(('sandbox: %s; self-test: %s'):format(sb.mechanism or '?', sb.self_test or '?'))
+    end
+    for _, layer in ipairs(sb.layers or {}) do
+      local line = ('%s: %s — %s'):format(layer.name, layer.enforced and 'enforced' or 'NOT enforced', layer.detail or '')
+      if layer.enforced then
+        ok(line)
+      else
+        warn(line)
+      end
+    end
+    for _, gap in ipairs(sb.not_enforced or {}) do
+      warn('not enforced here: ' .. gap)
+    end
   end
 
   start('Warden: model')
