@@ -48,18 +48,23 @@ type diskRemoval struct {
 // Apply writes the plan to disk, all or nothing. It first checks that no file
 // changed since the plan was prepared.
 func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
+	err := parallel(len(plan.Files), func(i int) error {
+		f := &plan.Files[i]
+		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before, f.disk); err != nil {
+			return err
+		}
+		if f.MoveTo != "" {
+			return unchanged(f.MoveTo, f.RelTo, f.DestExisted, f.DestBefore, f.destDisk)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	var writes []diskWrite
 	var removals []diskRemoval
 	for i := range plan.Files {
 		f := &plan.Files[i]
-		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before, f.disk); err != nil {
-			return nil, err
-		}
-		if f.MoveTo != "" {
-			if err := unchanged(f.MoveTo, f.RelTo, f.DestExisted, f.DestBefore, f.destDisk); err != nil {
-				return nil, err
-			}
-		}
 		mode := f.Mode
 		if mode == 0 {
 			mode = 0o644
@@ -90,23 +95,30 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		}
 	}
 	for i := range writes {
-		w := &writes[i]
-		dir := filepath.Dir(w.target)
-		var made []string
-		var err error
-		if !known[dir] {
-			made, err = mkdirs(dir)
-			known[dir] = err == nil
+		dir := filepath.Dir(writes[i].target)
+		if known[dir] {
+			continue
 		}
+		made, err := mkdirs(dir)
+		known[dir] = err == nil
 		created = append(created, made...)
 		if err != nil {
 			cleanup()
-			return nil, fmt.Errorf("create directory for %s: %w; nothing was changed", w.target, err)
+			return nil, fmt.Errorf("create directory for %s: %w; nothing was changed", writes[i].target, err)
 		}
-		if w.tmp, err = stage(dir, filepath.Base(w.target), w.content, w.mode); err != nil {
-			cleanup()
-			return nil, fmt.Errorf("write %s: %w; nothing was changed", w.target, err)
+	}
+	// Staging waits on the disk: write several temporary files at once.
+	err = parallel(len(writes), func(i int) error {
+		w := &writes[i]
+		var err error
+		if w.tmp, err = stage(filepath.Dir(w.target), filepath.Base(w.target), w.content, w.mode); err != nil {
+			return fmt.Errorf("write %s: %w; nothing was changed", w.target, err)
 		}
+		return nil
+	})
+	if err != nil {
+		cleanup()
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		cleanup()

@@ -1,7 +1,6 @@
 package patch
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"regexp"
@@ -47,6 +46,10 @@ func Parse(text string) ([]FileChange, error) {
 	if strings.TrimSpace(text) == "" {
 		return nil, ErrEmpty
 	}
+	if first := firstLine(text); (strings.HasPrefix(first, "diff --git ") || strings.HasPrefix(first, "--- ")) && !strings.Contains(text, "\r") {
+		// A plain unified diff: hand the text to go-gitdiff as it is.
+		return parseUnified(text, 1)
+	}
 	lines, first := unwrapHeredoc(splitLines(text))
 	if len(lines) > 0 && strings.TrimSpace(lines[0]) == beginMarker {
 		return parseCodex(lines, first)
@@ -55,6 +58,18 @@ func Parse(text string) ([]FileChange, error) {
 		return parseUnified(strings.Join(lines, "\n")+"\n", first)
 	}
 	return nil, parseErrorf(first, "not a patch: expected %q on the first line, or a unified diff (\"--- a/file\", \"+++ b/file\", \"@@ -l,n +l,n @@\")", beginMarker)
+}
+
+// firstLine is the first line of text that is not blank.
+func firstLine(text string) string {
+	for text != "" {
+		line, rest, _ := strings.Cut(text, "\n")
+		if strings.TrimSpace(line) != "" {
+			return line
+		}
+		text = rest
+	}
+	return ""
 }
 
 // splitLines splits text into lines without terminators (a trailing "\r" is
@@ -103,11 +118,8 @@ func looksUnified(lines []string) bool {
 	return false
 }
 
-// hasNUL reports whether data looks binary, by git's rule: a NUL byte in the
+// hasNUL reports whether text looks binary, by git's rule: a NUL byte in the
 // first 8000 bytes.
-func hasNUL(data []byte) bool {
-	if len(data) > 8000 {
-		data = data[:8000]
-	}
-	return bytes.IndexByte(data, 0) >= 0
+func hasNUL(text string) bool {
+	return strings.IndexByte(text[:min(len(text), 8000)], 0) >= 0
 }

@@ -8,11 +8,16 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 // Source reads a file's current content: the editor's buffer when the file is
 // open there (version is the buffer's LSP version), else the disk. A missing
-// file is an error satisfying errors.Is(err, fs.ErrNotExist).
+// file is an error satisfying errors.Is(err, fs.ErrNotExist). The returned
+// slice belongs to the caller and must not be changed by the Source later.
+// ReadFile may be called from several goroutines at once.
 type Source interface {
 	ReadFile(path string) (content []byte, version int32, open bool, err error)
 }
@@ -174,13 +179,63 @@ func Prepare(changes []FileChange, src Source, opt Options) (*Plan, error) {
 				}
 			}
 		}
-		if err := compute(&f, src); err != nil {
-			return nil, err
-		}
-		plan.Concerns = append(plan.Concerns, g.check(&f)...)
 		plan.Files = append(plan.Files, f)
 	}
+	// Reading and matching each file is independent, and waits on the disk
+	// more than the CPU: do it for several files at once.
+	concerns := make([][]Concern, len(plan.Files))
+	err = parallel(len(plan.Files), func(i int) error {
+		f := &plan.Files[i]
+		if err := compute(f, src); err != nil {
+			return err
+		}
+		concerns[i] = g.check(f)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range concerns {
+		plan.Concerns = append(plan.Concerns, c...)
+	}
 	return plan, nil
+}
+
+// parallel runs fn(0..n-1) on a few goroutines and returns the error of the
+// lowest index that failed, so errors do not depend on scheduling.
+func parallel(n int, fn func(i int) error) error {
+	workers := min(n, 8)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			if err := fn(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				errs[i] = fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fileState is a file as found while preparing: its content from the Source
@@ -221,7 +276,10 @@ func read(src Source, path, rel string) (fileState, error) {
 	if err != nil {
 		return st, fmt.Errorf("%s: %w", rel, err)
 	}
-	st.content, st.version, st.open, st.exists = string(data), version, open, true
+	// The Source hands over a fresh slice it never touches again (Disk reads
+	// it, the document store copies it), so it can become the string as is:
+	// patches read every file they touch, and this halves the copying.
+	st.content, st.version, st.open, st.exists = unsafe.String(unsafe.SliceData(data), len(data)), version, open, true
 	return st, nil
 }
 
@@ -259,7 +317,7 @@ func compute(f *FileEdit, src Source) error {
 		if !f.Existed {
 			return &RefusedError{Path: f.Rel, Reason: "does not exist; Update File needs an existing file (use Add File to create one)"}
 		}
-		if len(c.Hunks) > 0 && hasNUL([]byte(f.Before)) {
+		if len(c.Hunks) > 0 && hasNUL(f.Before) {
 			return &RefusedError{Path: f.Rel, Reason: "is a binary file; Warden patches text files only"}
 		}
 		if f.After, f.Edits, err = applyHunks(f.Rel, f.Before, c.Hunks); err != nil {

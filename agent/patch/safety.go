@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // ProtectedDirs are directories whose contents configure tools that run code
@@ -21,6 +22,7 @@ type guard struct {
 	root      string
 	roots     []string // root and the writable roots, cleaned
 	realRoots []string // the same with symlinks resolved
+	mu        sync.Mutex
 	realDirs  map[string]string
 }
 
@@ -92,7 +94,7 @@ func (g *guard) check(f *FileEdit) []Concern {
 			add(p, "leads through a symlink to a protected path (%s)", name)
 		}
 	}
-	if f.Existed && hasNUL([]byte(f.Before)) {
+	if f.Existed && hasNUL(f.Before) {
 		add(f.Path, "is a binary file the editor cannot show as a diff")
 	}
 	return out
@@ -104,10 +106,14 @@ func (g *guard) real(p string) string {
 		return realPath(p)
 	}
 	dir := filepath.Dir(p)
+	g.mu.Lock()
 	r, ok := g.realDirs[dir]
+	g.mu.Unlock()
 	if !ok {
 		r = realPath(dir)
+		g.mu.Lock()
 		g.realDirs[dir] = r
+		g.mu.Unlock()
 	}
 	return filepath.Join(r, filepath.Base(p))
 }

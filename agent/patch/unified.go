@@ -146,20 +146,20 @@ func convertFragment(frag *gitdiff.TextFragment) Hunk {
 // unifiedPositions finds the patch lines of file headers and hunk headers, in
 // order, so errors can name them (go-gitdiff does not keep positions).
 func unifiedPositions(text string, first int) (files, hunks []int) {
-	lines := strings.Split(text, "\n")
 	inGitHeader := false
-	for i, l := range lines {
-		n := first + i
+	for n := first; text != ""; n++ {
+		line, rest, _ := strings.Cut(text, "\n")
 		switch {
-		case strings.HasPrefix(l, "diff --git "):
+		case strings.HasPrefix(line, "diff --git "):
 			files = append(files, n)
 			inGitHeader = true
-		case strings.HasPrefix(l, "@@ -"):
+		case strings.HasPrefix(line, "@@ -"):
 			hunks = append(hunks, n)
 			inGitHeader = false
-		case strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ") && !inGitHeader:
+		case strings.HasPrefix(line, "--- ") && strings.HasPrefix(rest, "+++ ") && !inGitHeader:
 			files = append(files, n)
 		}
+		text = rest
 	}
 	return files, hunks
 }
