@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
@@ -34,22 +35,7 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 	if err != nil {
 		return PatchResult{}, err
 	}
-	req := approvals.PatchRequest{Cwd: dir, Sandbox: p.Sandbox}
-	for _, f := range plan.Files {
-		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo}
-		switch {
-		case f.MoveTo != "":
-			pf.Change = approvals.PatchMove
-		case f.Change.Kind == patch.Add:
-			pf.Change = approvals.PatchAdd
-		case f.Change.Kind == patch.Delete:
-			pf.Change = approvals.PatchDelete
-		default:
-			pf.Change = approvals.PatchUpdate
-		}
-		req.Files = append(req.Files, pf)
-	}
-	approval, err := p.Orchestrator.ApprovePatch(ctx, req)
+	approval, err := ApprovePlan(ctx, p.Orchestrator, p.Sandbox, plan, "")
 	if err != nil {
 		return PatchResult{}, err
 	}
@@ -72,4 +58,42 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 		return PatchResult{}, err
 	}
 	return PatchResult{Summary: landed.String()}, nil
+}
+
+// ApprovePlan asks the orchestrator whether plan may land. Files the patch
+// model flags (symlinks leading out, binaries, protected names) are handed
+// over as protected paths, so they are asked about too, and named in the
+// dialog.
+func ApprovePlan(ctx context.Context, o *approvals.Orchestrator, sb approvals.Sandbox, plan *patch.Plan, justification string) (*approvals.PatchApproval, error) {
+	if len(plan.Concerns) > 0 {
+		oc := *o // ProtectedPaths for this plan only; Session and Audit stay shared
+		if oc.Session == nil {
+			return nil, errors.New("the orchestrator needs a session store")
+		}
+		oc.ProtectedPaths = append([]string(nil), o.ProtectedPaths...)
+		var flags []string
+		for _, c := range plan.Concerns {
+			oc.ProtectedPaths = append(oc.ProtectedPaths, c.Path)
+			flags = append(flags, c.String())
+		}
+		if justification != "" {
+			justification += "; "
+		}
+		justification += "Warden flags: " + strings.Join(flags, "; ")
+		o = &oc
+	}
+	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification}
+	for _, f := range plan.Files {
+		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate}
+		switch {
+		case f.MoveTo != "":
+			pf.Change = approvals.PatchMove
+		case f.Change.Kind == patch.Add:
+			pf.Change = approvals.PatchAdd
+		case f.Change.Kind == patch.Delete:
+			pf.Change = approvals.PatchDelete
+		}
+		req.Files = append(req.Files, pf)
+	}
+	return o.ApprovePatch(ctx, req)
 }

@@ -8,13 +8,13 @@ import (
 func TestCommentInstruction(t *testing.T) {
 	for line, want := range map[string]string{
 		"\t// warden: handle the error here":      "handle the error here",
-		"x = 1  # warden: use a constant":          "use a constant",
-		"-- warden: add an index":                  "add an index",
-		"/* warden: split this function */":        "split this function",
-		"<!-- warden: translate to French -->":     "translate to French",
-		"   * warden: document the fields":         "document the fields",
-		`fmt.Println("warden: not a comment")`:     "",
-		"// warden:":                               "",
+		"x = 1  # warden: use a constant":         "use a constant",
+		"-- warden: add an index":                 "add an index",
+		"/* warden: split this function */":       "split this function",
+		"<!-- warden: translate to French -->":    "translate to French",
+		"   * warden: document the fields":        "document the fields",
+		`fmt.Println("warden: not a comment")`:    "",
+		"// warden:":                              "",
 		"// a comment that mentions warden later": "",
 	} {
 		got, ok := CommentInstruction(line)

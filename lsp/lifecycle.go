@@ -45,6 +45,10 @@ type ClientCapabilities struct {
 	CodeActionData          bool `json:"codeActionData"`
 	WorkspaceFolders        bool `json:"workspaceFolders"`
 	Configuration           bool `json:"configuration"`
+	// AskAgent: experimental.wardenAskAgent. The client prompts the user for
+	// the instruction of a warden.agent.run sent without one, so the "Ask
+	// agent…" code action may be offered.
+	AskAgent bool `json:"askAgent"`
 }
 
 // initializeParams is the part of InitializeParams Warden reads, decoded
@@ -92,6 +96,8 @@ type clientCapsWire struct {
 			Support bool `json:"support"`
 		} `json:"showDocument"`
 	} `json:"window"`
+	// Experimental is free-form; read in flags so no shape fails initialize.
+	Experimental json.RawMessage `json:"experimental"`
 }
 
 func (w clientCapsWire) flags() ClientCapabilities {
@@ -111,7 +117,19 @@ func (w clientCapsWire) flags() ClientCapabilities {
 		CodeActionData:          td.CodeAction.DataSupport,
 		WorkspaceFolders:        ws.WorkspaceFolders,
 		Configuration:           ws.Configuration,
+		AskAgent:                experimentalFlag(w.Experimental, "wardenAskAgent"),
 	}
+}
+
+// experimentalFlag reads a boolean from capabilities.experimental; any
+// other shape means false.
+func experimentalFlag(raw json.RawMessage, name string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	var v bool
+	return json.Unmarshal(m[name], &v) == nil && v
 }
 
 // SupportsResourceOperation reports whether the client applies create,

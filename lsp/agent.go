@@ -1,0 +1,308 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/config"
+)
+
+func init() {
+	RegisterCommand(Command{Name: "warden.agent.run", Title: "Warden agent", Start: startAgentRun})
+	RegisterCommand(Command{Name: "warden.agent.cancel", Run: cancelAgent})
+}
+
+// AgentRunArgs is the argument of warden.agent.run.
+type AgentRunArgs struct {
+	Instruction string               `json:"instruction"`
+	URI         protocol.DocumentURI `json:"uri,omitempty"`
+	Range       *protocol.Range      `json:"range,omitempty"`
+	// Diagnostics are the problems to fix (the Fix with agent action).
+	Diagnostics []protocol.Diagnostic `json:"diagnostics,omitempty"`
+}
+
+// agentJobs are the connection's running agent jobs, for warden.agent.cancel.
+type agentJobs struct {
+	mu   sync.Mutex
+	jobs map[string]*Job
+}
+
+type agentJobsKey struct{}
+
+func agentJobsOf(s *Server) *agentJobs {
+	return s.Value(agentJobsKey{}, func() any { return &agentJobs{jobs: map[string]*Job{}} }).(*agentJobs)
+}
+
+func (a *agentJobs) add(j *Job) {
+	a.mu.Lock()
+	a.jobs[j.ID] = j
+	a.mu.Unlock()
+}
+
+func (a *agentJobs) remove(j *Job) {
+	a.mu.Lock()
+	delete(a.jobs, j.ID)
+	a.mu.Unlock()
+}
+
+func (a *agentJobs) ids() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	ids := make([]string, 0, len(a.jobs))
+	for id := range a.jobs {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// startAgentRun validates the request and snapshots the editor context (the
+// selection as it is now), then returns the job that runs the session.
+func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
+	var a AgentRunArgs
+	if len(args) != 1 {
+		return nil, InvalidParams("warden.agent.run takes one argument {instruction, uri?, range?}, got %d", len(args))
+	}
+	if err := DecodeArg(args, 0, &a); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.Instruction) == "" {
+		return nil, InvalidParams("arguments[0].instruction is required: say what the agent should do")
+	}
+	if a.Range != nil && a.URI == "" {
+		return nil, InvalidParams("arguments[0].range needs arguments[0].uri")
+	}
+	task := agent.Task{Instruction: a.Instruction}
+	if a.URI != "" {
+		path := uriToPath(a.URI)
+		if path == "" {
+			return nil, InvalidParams("arguments[0].uri %q is not a file: URI", a.URI)
+		}
+		task.File = path
+		if a.Range != nil {
+			doc, err := s.docs.Get(a.URI)
+			if err != nil {
+				return nil, InvalidParams("arguments[0].uri: %v", err)
+			}
+			// Whole lines: the model sees the code around a diagnostic or a
+			// cursor, not a fragment of a line.
+			rng := *a.Range
+			if rng.End.Character > 0 || rng.End.Line == rng.Start.Line {
+				rng.End = protocol.Position{Line: rng.End.Line + 1}
+			}
+			rng.Start.Character = 0
+			if int(rng.End.Line) >= doc.LineCount() {
+				rng.End = doc.PositionAt(len(doc.Text))
+			}
+			sel, err := doc.Slice(rng)
+			if err != nil {
+				return nil, InvalidParams("arguments[0].range: %v", err)
+			}
+			task.Selection = sel
+			task.StartLine, task.EndLine = int(rng.Start.Line)+1, int(rng.End.Line)
+			if rng.End.Character > 0 {
+				task.EndLine++ // the last line has no line break
+			}
+		}
+		for _, d := range a.Diagnostics {
+			line := fmt.Sprintf("line %d: %s", d.Range.Start.Line+1, d.Message)
+			if d.Source != "" {
+				line += " (" + d.Source + ")"
+			}
+			task.Diagnostics = append(task.Diagnostics, line)
+		}
+	}
+	return func(ctx context.Context, job *Job) (string, error) {
+		return runAgent(ctx, s, job, task)
+	}, nil
+}
+
+// runAgent runs one task as a session and tells the user how it ended.
+func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string, error) {
+	jobs := agentJobsOf(s)
+	jobs.add(job)
+	defer jobs.remove(job)
+
+	cfg := s.Config()
+	model, err := agent.NewClient(cfg.Model)
+	if err != nil {
+		return "", err
+	}
+	root := s.rootFor(task.File)
+	tools, err := s.agentTools(root, model)
+	if err != nil {
+		return "", err
+	}
+	obs := &jobObserver{job: job, s: s}
+	sess, err := agent.NewSession(agent.SessionConfig{
+		Model: model,
+		Env: agent.ToolEnv{
+			Dir: root, Roots: s.readableRoots(root),
+			Runner: tools.runner, Patcher: tools.patcher,
+			Files: documentFiles{s.docs}, Observer: obs,
+		},
+		Facts:         agentFacts(cfg, s.ClientInfo().Name),
+		TranscriptDir: filepath.Join(config.StateDir(), "sessions"),
+	})
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close()
+	s.log.Info("agent session started", "session", sess.ID, "root", root, "transcript", sess.Transcript.MarkdownPath)
+
+	res, runErr := sess.Run(ctx, task.Prompt())
+	s.showTranscript(sess.Transcript.MarkdownPath)
+	switch {
+	case runErr != nil:
+		return "", runErr
+	case res.Stopped:
+		s.client.ShowMessage(protocol.MessageTypeWarning, "Warden agent stopped: "+res.Reason)
+		return "stopped: " + res.Reason, nil
+	}
+	answer := strings.TrimSpace(res.Answer)
+	if answer == "" {
+		answer = "(the agent finished without a message)"
+	}
+	s.client.ShowMessage(protocol.MessageTypeInfo, "Warden agent: "+answer)
+	return "done", nil
+}
+
+// showTranscript opens the Markdown transcript beside the code where the
+// client can (window/showDocument), and logs where it is otherwise.
+func (s *Server) showTranscript(path string) {
+	s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent transcript: "+path)
+	if !s.Capabilities().ShowDocument || s.connCtx.Err() != nil {
+		return
+	}
+	if _, err := s.client.ShowDocument(s.connCtx, &ShowDocumentParams{URI: PathToURI(path), TakeFocus: false}); err != nil {
+		s.log.Debug("showDocument of the transcript failed", "err", err)
+	}
+}
+
+// rootFor is the workspace folder that holds file, else the first folder,
+// else the file's directory, else the server's working directory.
+func (s *Server) rootFor(file string) string {
+	folders := s.WorkspaceFolders()
+	best := ""
+	for _, f := range folders {
+		if f.Path != "" && file != "" && isWithin(file, f.Path) && len(f.Path) > len(best) {
+			best = f.Path
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, f := range folders {
+		if f.Path != "" {
+			return f.Path
+		}
+	}
+	if file != "" {
+		return filepath.Dir(file)
+	}
+	dir, _ := filepath.Abs(".")
+	return dir
+}
+
+// readableRoots are the workspace folders (the agent may read across them)
+// with root first.
+func (s *Server) readableRoots(root string) []string {
+	roots := []string{root}
+	for _, f := range s.WorkspaceFolders() {
+		if f.Path != "" && f.Path != root {
+			roots = append(roots, f.Path)
+		}
+	}
+	return roots
+}
+
+func isWithin(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+func agentFacts(cfg config.Config, editor string) []string {
+	net := "no network"
+	if cfg.Network {
+		net = "network allowed"
+	}
+	facts := []string{
+		"Sandbox: " + cfg.SandboxMode + ", " + net,
+		"Approval policy: " + cfg.ApprovalPolicy,
+	}
+	if editor != "" {
+		facts = append(facts, "Editor: "+editor)
+	}
+	return facts
+}
+
+// cancelAgent cancels one agent run ({jobId}) or, with no argument, all of
+// them. It answers with the ids it cancelled.
+func cancelAgent(_ context.Context, s *Server, args []json.RawMessage) (any, error) {
+	var a struct {
+		JobID string `json:"jobId"`
+	}
+	if len(args) > 0 {
+		if err := DecodeArg(args, 0, &a); err != nil {
+			return nil, err
+		}
+	}
+	running := agentJobsOf(s).ids()
+	var cancelled []string
+	for _, id := range running {
+		if a.JobID == "" || a.JobID == id {
+			if s.CancelJob(id) {
+				cancelled = append(cancelled, id)
+			}
+		}
+	}
+	if a.JobID != "" && len(cancelled) == 0 {
+		return nil, InvalidParams("arguments[0].jobId %q is not a running agent job (running: %s)", a.JobID, strings.Join(running, ", "))
+	}
+	if cancelled == nil {
+		cancelled = []string{}
+	}
+	return map[string]any{"cancelled": cancelled}, nil
+}
+
+// jobObserver shows the session as the job's $/progress.
+type jobObserver struct {
+	s   *Server
+	job *Job
+}
+
+func (o *jobObserver) Step(text string) { o.job.Report(text, -1) }
+
+func (o *jobObserver) Plan(plan []agent.PlanStep) {
+	done, current := 0, ""
+	for _, p := range plan {
+		switch p.Status {
+		case "completed":
+			done++
+		case "in_progress":
+			current = p.Step
+		}
+	}
+	msg := fmt.Sprintf("Plan %d/%d", done, len(plan))
+	if current != "" {
+		msg += ": " + current
+	}
+	o.job.Report(msg, done*100/len(plan))
+	o.s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent plan:\n"+agent.PlanText(plan))
+}
+
+// documentFiles reads through the document store: open buffers first.
+type documentFiles struct{ docs *Documents }
+
+func (d documentFiles) ReadFile(path string) ([]byte, error) {
+	data, _, _, err := d.docs.ReadFile(path)
+	return data, err
+}

@@ -1,0 +1,350 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/agent/modeltest"
+	"github.com/wardenhq/warden/lsp"
+	"github.com/wardenhq/warden/lsp/lsptest"
+)
+
+// startAgentServer runs warden serve against the fake model, with an editor
+// that applies edits to its buffers.
+func startAgentServer(t *testing.T, srv *modeltest.Server, caps map[string]any, env ...string) (*lsptest.Client, *fakeEditor) {
+	t.Helper()
+	env = append(env, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=sk-test", "WARDEN_MODEL=fake-model")
+	c, ed := startPatchServer(t, caps, env...)
+	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
+		return lsp.ShowDocumentResult{Success: true}, nil
+	})
+	return c, ed
+}
+
+// runAction executes a code action's command and returns the job id.
+func runAction(t *testing.T, c *lsptest.Client, a lsp.CodeAction) string {
+	t.Helper()
+	if a.Command == nil {
+		t.Fatalf("action %q has no command", a.Title)
+	}
+	raw, err := c.ExecuteCommand(a.Command.Command, a.Command.Arguments...)
+	if err != nil {
+		t.Fatalf("%s: %v", a.Title, err)
+	}
+	var started lsp.JobStarted
+	if err := json.Unmarshal(raw, &started); err != nil || started.JobID == "" {
+		t.Fatalf("%s answered %s", a.Title, raw)
+	}
+	return started.JobID
+}
+
+func findAction(t *testing.T, actions []lsp.CodeAction, title string) lsp.CodeAction {
+	t.Helper()
+	var titles []string
+	for _, a := range actions {
+		if a.Title == title {
+			return a
+		}
+		titles = append(titles, a.Title)
+	}
+	t.Fatalf("no action %q among %q", title, titles)
+	return lsp.CodeAction{}
+}
+
+// progressEnd waits for the $/progress end of the job started after mark
+// and returns its message.
+func progressEnd(t *testing.T, c *lsptest.Client, mark int) string {
+	t.Helper()
+	end := c.WaitFrom(mark, "$/progress", lsptest.ProgressKind("end"))
+	var p struct {
+		Value struct {
+			Message string `json:"message"`
+		} `json:"value"`
+	}
+	end.Decode(&p)
+	return p.Value.Message
+}
+
+func toolResult(t *testing.T, srv *modeltest.Server, id string) string {
+	t.Helper()
+	for _, req := range srv.Requests() {
+		for _, m := range req.Messages {
+			if m.Role == "tool" && m.ToolCallID == id {
+				return m.Content
+			}
+		}
+	}
+	t.Fatalf("the model never received a result for %s", id)
+	return ""
+}
+
+const agentSource = "package main\n\nfunc main() {\n\t// warden: print hello\n}\n"
+
+// The whole story: a `warden:` comment becomes a code action; the agent
+// reads the unsaved buffer, asks to delete a directory (the dialog shows
+// high risk and the user denies), patches the buffer at its version, and
+// answers. The model hears exactly what happened; progress ends; the
+// transcript opens.
+func TestAgentStory(t *testing.T) {
+	srv := modeltest.New(t,
+		modeltest.Turn{Text: "Looking. ", Chunk: 3, Calls: []modeltest.Call{
+			{ID: "plan", Name: "update_plan", Args: `{"plan":[{"step":"read main.go","status":"in_progress"},{"step":"print hello","status":"pending"}]}`},
+			{ID: "read", Name: "read_file", Args: `{"path":"main.go"}`},
+		}},
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "rm", Name: "shell", Args: `{"command":["rm","-rf","build"],"justification":"start clean"}`}}},
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "patch", Name: "apply_patch", Args: `{"input":"*** Begin Patch\n*** Update File: main.go\n@@ func main() {\n-\t// warden: print hello\n+\tprintln(\"hello\")\n*** End Patch\n"}`}}},
+		modeltest.Turn{Text: "main now prints hello."},
+	)
+	c, ed := startAgentServer(t, srv, lsptest.FullCapabilities())
+	write(t, c.Dir, map[string]string{"main.go": "package main // on disk\n", "build/a.o": "x", "build/b.o": "y"})
+	uri := ed.open("main.go", agentSource)
+	ed.type_(uri, agentSource) // version 2, unsaved
+	dialogs := make(chan json.RawMessage, 4)
+	c.OnRequest("window/showMessageRequest", lsptest.Record(dialogs, lsptest.Choose("Deny")))
+
+	actions := c.CodeActions(uri, protocol.Range{Start: protocol.Position{Line: 3, Character: 2}, End: protocol.Position{Line: 3, Character: 2}})
+	for _, a := range actions {
+		if a.Title == "Warden: Fix with agent" || a.Title == "Warden: Ask agent…" {
+			t.Errorf("offered %q without diagnostics / without a client that asks", a.Title)
+		}
+	}
+	findAction(t, actions, "Warden: Explain")
+	findAction(t, actions, "Warden: Write tests")
+	mark := c.Mark()
+	runAction(t, c, findAction(t, actions, "Warden: Do what this comment says"))
+
+	if msg := progressEnd(t, c, mark); msg != "done" {
+		t.Errorf("progress ended with %q", msg)
+	}
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden agent: main now prints hello."))
+
+	// The task carried the comment's instruction and its place.
+	task := srv.Requests()[0].Messages[1].Content
+	if !strings.Contains(task, "print hello") || !strings.Contains(task, filepath.Join(c.Dir, "main.go")+" (line 4)") {
+		t.Errorf("task = %q", task)
+	}
+	// The model read the unsaved buffer, not the disk.
+	if got := toolResult(t, srv, "read"); !strings.Contains(got, "// warden: print hello") {
+		t.Errorf("read_file = %q", got)
+	}
+	// The dialog: the command, its risk, and no session approval for high risk.
+	var dialog protocol.ShowMessageRequestParams
+	json.Unmarshal(<-dialogs, &dialog)
+	for _, want := range []string{"rm -rf build", "start clean", "Risk: high", "in " + c.Dir} {
+		if !strings.Contains(dialog.Message, want) {
+			t.Errorf("dialog lacks %q:\n%s", want, dialog.Message)
+		}
+	}
+	var titles []string
+	for _, a := range dialog.Actions {
+		titles = append(titles, a.Title)
+	}
+	if strings.Join(titles, "|") != "Allow once|Deny|Deny and stop" || dialog.Type != protocol.MessageTypeError {
+		t.Errorf("high-risk dialog: type %v, actions %q", dialog.Type, titles)
+	}
+	if got := toolResult(t, srv, "rm"); !strings.Contains(got, "The user denied this command") {
+		t.Errorf("denial reported as %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, "build", "a.o")); err != nil {
+		t.Errorf("the denied command ran: %v", err)
+	}
+	// The edit went to the buffer at its version; the model heard it landed.
+	edit := ed.lastEdit()
+	te := edit.Edit.DocumentChanges[0].TextDocumentEdit
+	if te == nil || te.TextDocument.Version == nil || *te.TextDocument.Version != 2 {
+		t.Errorf("edit = %+v, want a TextDocumentEdit at version 2", edit.Edit.DocumentChanges[0])
+	}
+	if got := ed.text(uri); got != "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n" {
+		t.Errorf("buffer = %q", got)
+	}
+	if got := toolResult(t, srv, "patch"); !strings.Contains(got, "M main.go") {
+		t.Errorf("patch result = %q", got)
+	}
+	// Progress showed the plan and the steps.
+	var reports []string
+	for _, m := range c.Messages()[mark:] {
+		if m.Method == "$/progress" && lsptest.ProgressKind("report")(m) {
+			var p struct {
+				Value struct{ Message string } `json:"value"`
+			}
+			m.Decode(&p)
+			reports = append(reports, p.Value.Message)
+		}
+	}
+	joined := strings.Join(reports, "\n")
+	for _, want := range []string{"Plan 0/2: read main.go", "Reading main.go", "Running rm -rf build", "Proposing a patch"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("progress lacks %q:\n%s", want, joined)
+		}
+	}
+	// The Markdown transcript was opened and records the story.
+	show := c.WaitFrom(mark, "window/showDocument", nil)
+	var sd lsp.ShowDocumentParams
+	show.Decode(&sd)
+	md, err := os.ReadFile(strings.TrimPrefix(string(sd.URI), "file://"))
+	if err != nil || !strings.Contains(string(md), "print hello") || !strings.Contains(string(md), "main now prints hello.") || !strings.Contains(string(md), "Result: denied") {
+		t.Errorf("transcript %s (%v):\n%s", sd.URI, err, md)
+	}
+}
+
+// Cancelling while the model streams closes the stream at once.
+func TestAgentCancelStopsTheStream(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Turn{Hold: true})
+	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
+	mark := c.Mark()
+	raw, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "think hard"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started lsp.JobStarted
+	json.Unmarshal(raw, &started)
+	<-srv.Served()
+	c.WaitFrom(mark, "$/progress", lsptest.ProgressKind("begin"))
+	raw, err = c.ExecuteCommand("warden.agent.cancel", map[string]any{"jobId": started.JobID})
+	if err != nil || !strings.Contains(string(raw), `"cancelled":["`+started.JobID+`"]`) {
+		t.Fatalf("cancel answered %s, %v", raw, err)
+	}
+	if msg := progressEnd(t, c, mark); msg != "cancelled" {
+		t.Errorf("progress ended with %q", msg)
+	}
+	select {
+	case <-srv.Canceled():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the model stream was not closed")
+	}
+	if _, err := c.ExecuteCommand("warden.agent.cancel", map[string]any{"jobId": started.JobID}); err == nil || !strings.Contains(err.Error(), "not a running agent job") {
+		t.Errorf("cancelling a finished job: %v", err)
+	}
+}
+
+// Cancelling while a command runs kills it (and what it started), and the
+// model is not asked again.
+func TestAgentCancelStopsTheCommand(t *testing.T) {
+	srv := modeltest.New(t,
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "sleep", Name: "shell", Args: `{"command":["bash","-c","sleep 31.25; echo late"]}`}}},
+		modeltest.Turn{Text: "never asked"},
+	)
+	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "wait"}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFrom(mark, "$/progress", func(m lsptest.Message) bool {
+		return lsptest.ProgressKind("report")(m) && strings.Contains(string(m.Params), "Running bash")
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !sleeping() {
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	if _, err := c.ExecuteCommand("warden.agent.cancel"); err != nil {
+		t.Fatal(err)
+	}
+	if msg := progressEnd(t, c, mark); msg != "cancelled" {
+		t.Errorf("progress ended with %q", msg)
+	}
+	for sleeping() {
+		if time.Since(start) > 5*time.Second {
+			t.Fatal("the command still runs after cancel")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("the model was asked %d times; a cancelled task must stop", n)
+	}
+}
+
+// sleeping reports whether a process runs `sleep 31.25`.
+func sleeping() bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && string(b) == "sleep\x0031.25\x00" {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAgentBadRequests(t *testing.T) {
+	srv := modeltest.New(t)
+	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
+	for args, want := range map[string]string{
+		`[]`:                   "takes one argument",
+		`[{"instruction":""}]`: "instruction is required",
+		`[{"instruction":7}]`:  "instruction",
+		`[{"instruction":"x","range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}}}]`: "range needs",
+		`[{"instruction":"x","uri":"untitled:1"}]`:                                                        "not a file: URI",
+	} {
+		var a []any
+		json.Unmarshal([]byte(args), &a)
+		_, err := c.ExecuteCommand("warden.agent.run", a...)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", args, err, want)
+		}
+	}
+	if len(srv.Requests()) != 0 {
+		t.Error("a rejected request reached the model")
+	}
+}
+
+func TestAgentWithoutAModelSaysHowToConfigureOne(t *testing.T) {
+	c := lsptest.Start(t, lsptest.Options{})
+	c.Initialize(nil)
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	m := c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("no model configured"))
+	var p protocol.ShowMessageParams
+	m.Decode(&p)
+	for _, want := range []string{"WARDEN_MODEL", "OPENAI_BASE_URL", "config.toml", "[model]", `{"model": {"name", "baseURL", "apiKey"}}`} {
+		if !strings.Contains(p.Message, want) {
+			t.Errorf("message lacks %q: %s", want, p.Message)
+		}
+	}
+	// Everything else keeps working.
+	if st := c.Status(); st.Version == "" {
+		t.Errorf("status = %+v", st)
+	}
+}
+
+// Fix with agent is a quickfix for the diagnostics in range, and the model
+// gets them with the code.
+func TestAgentFixWithDiagnostics(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Turn{Text: "Fixed nothing; this is a test."})
+	c, ed := startAgentServer(t, srv, lsptest.FullCapabilities())
+	uri := ed.open("main.go", agentSource)
+	diag := protocol.Diagnostic{Range: protocol.Range{Start: protocol.Position{Line: 2, Character: 5}, End: protocol.Position{Line: 2, Character: 9}},
+		Message: "main redeclared in this block", Source: "compiler"}
+	var actions []lsp.CodeAction
+	err := c.Call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        diag.Range,
+		"context":      map[string]any{"diagnostics": []any{diag}, "only": []string{"quickfix"}},
+	}, &actions)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(actions) != 1 || actions[0].Title != "Warden: Fix with agent" || actions[0].Kind != protocol.QuickFix || len(actions[0].Diagnostics) != 1 {
+		t.Fatalf("quickfix actions = %+v", actions)
+	}
+	mark := c.Mark()
+	runAction(t, c, actions[0])
+	progressEnd(t, c, mark)
+	task := srv.Requests()[0].Messages[1].Content
+	for _, want := range []string{"Fix the problems", "line 3: main redeclared in this block (compiler)", "func main() {"} {
+		if !strings.Contains(task, want) {
+			t.Errorf("task lacks %q:\n%s", want, task)
+		}
+	}
+}
