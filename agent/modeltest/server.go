@@ -26,7 +26,7 @@ type Turn struct {
 	// body instead of a stream.
 	Status int
 	// Hold streams the turn's first chunk, then keeps the stream open until
-	// the client goes away; Canceled then fires.
+	// the client goes away.
 	Hold bool
 	// Delay is slept between chunks.
 	Delay time.Duration
@@ -107,7 +107,8 @@ func (s *Server) Requests() []Request {
 	return append([]Request(nil), s.requests...)
 }
 
-// Canceled receives once for each held stream whose client went away.
+// Canceled receives once for each stream whose client went away before it
+// ended.
 func (s *Server) Canceled() <-chan struct{} { return s.canceled }
 
 // Served receives the number of requests received, after each one.
@@ -154,6 +155,12 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.stream(w, r, turn)
+	if r.Context().Err() != nil {
+		select {
+		case s.canceled <- struct{}{}:
+		default:
+		}
+	}
 }
 
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn) {
@@ -185,7 +192,6 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn) {
 	}
 	if turn.Hold {
 		<-r.Context().Done()
-		s.canceled <- struct{}{}
 		return
 	}
 	for _, word := range splitWords(turn.Text) {
