@@ -66,11 +66,16 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 // dialog.
 func ApprovePlan(ctx context.Context, o *approvals.Orchestrator, sb approvals.Sandbox, plan *patch.Plan, justification string) (*approvals.PatchApproval, error) {
 	if len(plan.Concerns) > 0 {
-		oc := *o // ProtectedPaths for this plan only; Session and Audit stay shared
-		if oc.Session == nil {
+		if o.Session == nil {
 			return nil, errors.New("the orchestrator needs a session store")
 		}
-		oc.ProtectedPaths = append([]string(nil), o.ProtectedPaths...)
+		// The same orchestrator, with this plan's flagged paths protected;
+		// the session store and audit log stay shared.
+		oc := &approvals.Orchestrator{
+			Policy: o.Policy, Rules: o.Rules, RulesDir: o.RulesDir, Prompter: o.Prompter, Runner: o.Runner,
+			Session: o.Session, Audit: o.Audit, Notify: o.Notify,
+			ProtectedPaths: append([]string(nil), o.ProtectedPaths...),
+		}
 		var flags []string
 		for _, c := range plan.Concerns {
 			oc.ProtectedPaths = append(oc.ProtectedPaths, c.Path)
@@ -80,7 +85,7 @@ func ApprovePlan(ctx context.Context, o *approvals.Orchestrator, sb approvals.Sa
 			justification += "; "
 		}
 		justification += "Warden flags: " + strings.Join(flags, "; ")
-		o = &oc
+		o = oc
 	}
 	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification}
 	for _, f := range plan.Files {
