@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -189,4 +190,58 @@ func asRPC(err error, target **lsptest.RPCError) bool {
 		*target = e
 	}
 	return ok
+}
+
+// TestConfigAndRulesReloadOnChange edits config.toml and a rules file under
+// a running server: the new policy and rules apply without a restart, and
+// broken edits are reported while the last good settings stay.
+func TestConfigAndRulesReloadOnChange(t *testing.T) {
+	c, configHome := execServer(t, nil)
+	dir := filepath.Join(configHome, "warden")
+	os.MkdirAll(filepath.Join(dir, "rules"), 0o755)
+	if got := c.Status().Policy.ApprovalPolicy; got != "on-request" {
+		t.Fatalf("starting policy %q", got)
+	}
+	waitPolicy := func(want string) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for c.Status().Policy.ApprovalPolicy != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("policy is %q, want %q after editing config.toml", c.Status().Policy.ApprovalPolicy, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("approval_policy = \"untrusted\"\n"), 0o644)
+	waitPolicy("untrusted")
+	mark := c.Mark()
+	os.WriteFile(filepath.Join(dir, "config.toml"), []byte("approval_policy = \"whenever\"\n"), 0o644)
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("config.toml not reloaded"))
+	if got := c.Status().Policy.ApprovalPolicy; got != "untrusted" {
+		t.Errorf("a broken config.toml changed the policy to %q", got)
+	}
+
+	// Rules: a forbid rule written while the server runs applies to the next command.
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	if s := runExec(t, c, map[string]any{"command": []string{"touch", "f"}}); !strings.Contains(s, "exited 0") {
+		t.Fatalf("before the rule: %q", s)
+	}
+	os.WriteFile(filepath.Join(dir, "rules", "team.rules"), []byte(`prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")`+"\n"), 0o644)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		s := runExec(t, c, map[string]any{"command": []string{"touch", "g"}})
+		if strings.Contains(s, "no touching") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new rule never applied: %q", s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	mark = c.Mark()
+	os.WriteFile(filepath.Join(dir, "rules", "team.rules"), []byte(`prefix_rule(pattern=["touch"], decision="nope")`+"\n"), 0o644)
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("team.rules:1"))
+	if s := runExec(t, c, map[string]any{"command": []string{"touch", "h"}}); !strings.Contains(s, "no touching") {
+		t.Errorf("a broken rules edit dropped the last good rules: %q", s)
+	}
 }

@@ -206,6 +206,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	if err != nil {
 		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: initializationOptions ignored: %v", err))
 	}
+	s.watchConfigFile()
 	return nil, nil
 }
 

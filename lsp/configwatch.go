@@ -1,0 +1,100 @@
+package lsp
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/config"
+)
+
+// watchConfigFile reloads config.toml when it changes, for the life of the
+// connection. Only the keys that changed in the file are applied, so
+// settings the editor sent for other keys stay. A broken edit changes
+// nothing and is reported; the last good settings stay in force. (Exec-
+// policy rules are watched by their approvals.RuleBook.)
+func (s *Server) watchConfigFile() {
+	path := config.File()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		s.log.Warn("config.toml is not watched", "err", err)
+		return
+	}
+	// Watch the directory: editors replace the file by renaming over it.
+	// If it does not exist yet, watch its parent until it is created.
+	dir := filepath.Dir(path)
+	if err := w.Add(dir); err != nil {
+		if err := w.Add(filepath.Dir(dir)); err != nil {
+			w.Close()
+			s.log.Info("config.toml is not watched: neither its directory nor the parent exists", "dir", dir)
+			return
+		}
+	}
+	last := s.opts.Config
+	go func() {
+		defer w.Close()
+		var settle <-chan time.Time
+		for {
+			select {
+			case <-s.connCtx.Done():
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				switch filepath.Clean(ev.Name) {
+				case filepath.Clean(dir):
+					if ev.Has(fsnotify.Create) {
+						w.Add(dir)
+						settle = time.After(50 * time.Millisecond)
+					}
+				case filepath.Clean(path):
+					settle = time.After(50 * time.Millisecond)
+				}
+			case <-settle:
+				next, err := config.Load(path)
+				if err != nil {
+					s.client.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: config.toml not reloaded, keeping the current settings: %v", err))
+					continue
+				}
+				prev := last
+				if err := s.UpdateConfig(func(c *config.Config) error {
+					applyChangedFields(reflect.ValueOf(c).Elem(), reflect.ValueOf(prev), reflect.ValueOf(next))
+					return nil
+				}); err != nil {
+					s.client.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: config.toml not reloaded: %v", err))
+					continue
+				}
+				last = next
+				s.log.Info("config.toml reloaded")
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				s.log.Warn("watching config.toml", "err", err)
+			}
+		}
+	}()
+}
+
+// applyChangedFields sets each field of dst that differs between prev and
+// next to next's value, descending into nested structs.
+func applyChangedFields(dst, prev, next reflect.Value) {
+	for i := 0; i < dst.NumField(); i++ {
+		if !dst.Field(i).CanSet() {
+			continue
+		}
+		p, n := prev.Field(i), next.Field(i)
+		if n.Kind() == reflect.Struct {
+			applyChangedFields(dst.Field(i), p, n)
+			continue
+		}
+		if !reflect.DeepEqual(p.Interface(), n.Interface()) {
+			dst.Field(i).Set(n)
+		}
+	}
+}
