@@ -6,6 +6,7 @@
 --   local model = require('fake_model').start({
 --     { text = 'Done.' },
 --     { calls = { { name = 'apply_patch', args = vim.json.encode({ input = patch }) } } },
+--     { hold = true },  -- streams, then waits until the client goes away
 --   })
 --   -- model.url is OPENAI_BASE_URL; model.requests holds each decoded request.
 local M = {}
@@ -63,7 +64,7 @@ end
 --- Starts the server on 127.0.0.1 with a script of turns (played in order).
 --- respond(request) may choose a turn when the script has none left.
 function M.start(turns, responder)
-  local self = { requests = {}, script = vim.deepcopy(turns or {}) }
+  local self = { requests = {}, script = vim.deepcopy(turns or {}), held = {}, abandoned = 0 }
   local server = uv.new_tcp()
   assert(server:bind('127.0.0.1', 0))
   local port = server:getsockname().port
@@ -107,6 +108,21 @@ function M.start(turns, responder)
         if not turn then
           return respond(sock, 500, 'application/json', vim.json.encode({ error = { message = ('fake model: request %d has no scripted turn'):format(#self.requests) } }))
         end
+        if turn.hold then
+          -- Start the stream, then keep it open until the client goes away
+          -- (a cancelled run) or the server stops.
+          sock:write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n' .. chunk({ role = 'assistant' }))
+          table.insert(self.held, sock)
+          sock:read_start(function(_, more)
+            if not more then
+              self.abandoned = self.abandoned + 1
+              if not sock:is_closing() then
+                sock:close()
+              end
+            end
+          end)
+          return
+        end
         respond(sock, 200, 'text/event-stream', stream(turn))
       end)
     end)
@@ -115,6 +131,11 @@ function M.start(turns, responder)
     table.insert(self.script, turn)
   end
   function self.stop()
+    for _, sock in ipairs(self.held) do
+      if not sock:is_closing() then
+        sock:close()
+      end
+    end
     server:close()
   end
   return self

@@ -65,6 +65,17 @@ H.run('approval dialog: every choice and its effect', function()
   H.eq(true, H.exists(ws .. '/once.txt'), 'allowed once: it ran')
   H.contains(msg, 'exited 0', 'the server reports the run')
 
+  -- The same through the user command: :Warden run.
+  vim.ui.select = function(items, opts, on_choice)
+    on_choice(items[1], 1) -- Allow once
+  end
+  local n = #messages
+  vim.cmd('Warden run touch by-command.txt')
+  H.wait(20000, function()
+    return #messages > n and messages[#messages]:find('exited', 1, true) ~= nil
+  end, ':Warden run to finish')
+  H.eq(true, H.exists(ws .. '/by-command.txt'), ':Warden run ran the command in the workspace')
+
   -- Allow once is not remembered.
   shown = run('once.txt', 'Allow once')
   H.eq(1, #shown, 'asked again after Allow once')
