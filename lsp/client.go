@@ -30,6 +30,11 @@ func (c *Client) Capabilities() ClientCapabilities { return c.caps() }
 
 // call sends a request and decodes the result into result (which may be nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	if ctx.Value(readLoopKey{}) != nil {
+		err := fmt.Errorf("%s called from a request handler, which would deadlock: call the client from a job (Command.Start)", method)
+		c.log.Error("client call refused", "err", err)
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(c.connCtx, cancel)

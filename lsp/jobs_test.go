@@ -293,3 +293,37 @@ func TestCodeActionResolveRoundTrip(t *testing.T) {
 		t.Errorf("resolve with foreign data: %v", err)
 	}
 }
+
+// An editor that goes away while a dialog is open: the pending call fails
+// (for approvals, a denial), the job ends, and the server exits.
+func TestLostClientEndsPendingCallsAndExits(t *testing.T) {
+	c := startTest(t)
+	release := make(chan struct{})
+	defer close(release)
+	c.OnRequest("window/showMessageRequest", lsptest.Hold(release, lsptest.Choose("Allow once")))
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.test.ask", askArgs("Allow?", "Allow once", "Deny")); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFrom(mark, "window/showMessageRequest", nil)
+	c.CloseStdin()
+	if code := c.WaitExit(); code != 1 {
+		t.Errorf("exit status after losing the editor = %d, want 1 (no shutdown)", code)
+	}
+	c.WaitLog("job cancelled")
+	if strings.Contains(c.Stderr(), "chose Allow once") {
+		t.Error("the job went on as if allowed")
+	}
+}
+
+func TestClientCallFromAHandlerIsRefusedNotDeadlocked(t *testing.T) {
+	c := startTest(t)
+	raw, err := c.ExecuteCommand("warden.test.callFromHandler")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "would deadlock") {
+		t.Errorf("answer %s", raw)
+	}
+	c.Status()
+}

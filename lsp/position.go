@@ -43,6 +43,11 @@ func lineEnd(text string, starts []int, i int) int {
 // means the end of the line, as the specification says.
 func offsetOf(text string, starts []int, pos protocol.Position) (int, error) {
 	line := int(pos.Line)
+	if line == len(starts) && pos.Character == 0 {
+		// The start of the line after the last: clients that assume a final
+		// line break send it for the end of the document.
+		return len(text), nil
+	}
 	if line >= len(starts) {
 		return 0, fmt.Errorf("line %d is past the end of the document (%d lines)", pos.Line, len(starts))
 	}

@@ -178,7 +178,7 @@ func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2
 		s.cancelRequest(req.Params())
 		return nil
 	}
-	ctx := s.connCtx
+	ctx := context.WithValue(s.connCtx, readLoopKey{}, true)
 	call, isCall := req.(*jsonrpc2.Call)
 	if isCall {
 		ctx = context.WithValue(ctx, requestKeyCtx{}, fmt.Sprintf("%q", call.ID()))
@@ -240,6 +240,10 @@ func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2
 	respond(result, nil)
 	return nil
 }
+
+// readLoopKey marks the contexts of handlers: a client call made with one
+// would wait for an answer that only the blocked read loop could read.
+type readLoopKey struct{}
 
 // call runs a handler, turning a panic into an error: one bad request must
 // not take the editor's server down.

@@ -188,6 +188,11 @@ func (s *stream) trimOverlongBody(body []byte) []byte {
 
 // rejectBody answers a body that is not a JSON-RPC message.
 func (s *stream) rejectBody(body []byte, decodeErr error) {
+	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
+		s.log.Error("skipped a JSON-RPC batch")
+		s.sendError(nil, jsonrpc2.InvalidRequest, "JSON-RPC batches are not part of LSP: send each message on its own")
+		return
+	}
 	var probe struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`

@@ -148,3 +148,14 @@ func TestHugeMessageIsSkippedWithoutBuffering(t *testing.T) {
 	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("textDocument/didOpen"))
 	stillServes(t, c)
 }
+
+func TestBatchIsRefused(t *testing.T) {
+	c := lsptest.Start(t, lsptest.Options{})
+	c.Initialize(nil)
+	mark := c.Mark()
+	c.WriteRaw([]byte(frame(`[{"jsonrpc":"2.0","id":90,"method":"shutdown"}]`)))
+	if msg := errorReply(t, c, mark, "null", lsptest.CodeInvalidRequest); !strings.Contains(msg, "batches") {
+		t.Errorf("batch reply %q", msg)
+	}
+	stillServes(t, c)
+}

@@ -108,6 +108,15 @@ func init() {
 			}, nil
 		},
 	})
+	// A Run command that wrongly calls the client: the call must be
+	// refused, not deadlock the server.
+	RegisterCommand(Command{
+		Name: "warden.test.callFromHandler",
+		Run: func(ctx context.Context, s *Server, _ []json.RawMessage) (any, error) {
+			_, err := s.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Message: "x", Actions: []protocol.MessageActionItem{{Title: "ok"}}})
+			return fmt.Sprint(err), nil
+		},
+	})
 	RegisterCodeActions(CodeActionProvider{
 		Name:  "test",
 		Kinds: []protocol.CodeActionKind{"quickfix", "refactor.rewrite"},
