@@ -39,8 +39,13 @@ func TestOffsetOfCountsUTF16Units(t *testing.T) {
 			t.Errorf("offsetOf(%v) = %d, %v; want %d", tc.p, got, err, tc.want)
 		}
 	}
-	if _, err := offsetOf(text, starts, pos(4, 0)); err == nil {
-		t.Error("a line past the end must be an error")
+	if got, err := offsetOf(text, starts, pos(4, 0)); err != nil || got != len(text) {
+		t.Errorf("the start of the line after the last = %d, %v; want the end of the text", got, err)
+	}
+	for _, p := range []protocol.Position{pos(4, 1), pos(5, 0)} {
+		if _, err := offsetOf(text, starts, p); err == nil {
+			t.Errorf("%v is past the end and must be an error", p)
+		}
 	}
 }
 

@@ -218,15 +218,21 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	return s.writeRaw(data)
 }
 
+// writeRaw frames data and writes header and body with one write, so the
+// client wakes once per message.
 func (s *stream) writeRaw(data []byte) (int64, error) {
+	frame := make([]byte, 0, len(data)+32)
+	frame = append(frame, "Content-Length: "...)
+	frame = strconv.AppendInt(frame, int64(len(data)), 10)
+	frame = append(frame, "\r\n\r\n"...)
+	frame = append(frame, data...)
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	n, err := fmt.Fprintf(s.out, "Content-Length: %d\r\n\r\n", len(data))
+	n, err := s.out.Write(frame)
 	if err != nil {
-		return int64(n), fmt.Errorf("writing header: %w", err)
+		return int64(n), fmt.Errorf("writing message: %w", err)
 	}
-	m, err := s.out.Write(data)
-	return int64(n + m), err
+	return int64(n), nil
 }
 
 // sendError writes an error response; a nil id is written as null, as
