@@ -20,9 +20,12 @@ func init() {
 	RegisterCommand(Command{Name: "warden.agent.cancel", Run: cancelAgent})
 }
 
-// AgentRunArgs is the argument of warden.agent.run.
+// AgentRunArgs is the argument of warden.agent.run. Mode, when set, picks a
+// built-in instruction (fix, explain, tests, comment); an instruction given
+// as well is added to it.
 type AgentRunArgs struct {
 	Instruction string               `json:"instruction"`
+	Mode        string               `json:"mode,omitempty"`
 	URI         protocol.DocumentURI `json:"uri,omitempty"`
 	Range       *protocol.Range      `json:"range,omitempty"`
 	// Diagnostics are the problems to fix (the Fix with agent action).
@@ -74,13 +77,14 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if err := DecodeArg(args, 0, &a); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(a.Instruction) == "" {
-		return nil, InvalidParams("arguments[0].instruction is required: say what the agent should do")
-	}
 	if a.Range != nil && a.URI == "" {
 		return nil, InvalidParams("arguments[0].range needs arguments[0].uri")
 	}
-	task := agent.Task{Instruction: a.Instruction}
+	instruction, err := modeInstruction(s, a)
+	if err != nil {
+		return nil, err
+	}
+	task := agent.Task{Instruction: instruction}
 	if a.URI != "" {
 		path := uriToPath(a.URI)
 		if path == "" {
@@ -123,6 +127,44 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	return func(ctx context.Context, job *Job) (string, error) {
 		return runAgent(ctx, s, job, task)
 	}, nil
+}
+
+// modeInstruction is the task's instruction: the mode's built-in one, the
+// user's, or both.
+func modeInstruction(s *Server, a AgentRunArgs) (string, error) {
+	given := strings.TrimSpace(a.Instruction)
+	var builtin string
+	switch a.Mode {
+	case "", "ask":
+	case "fix":
+		builtin = agent.FixInstruction
+	case "explain":
+		builtin = agent.ExplainInstruction
+	case "tests":
+		builtin = agent.TestsInstruction
+	case "comment":
+		if given == "" && a.URI != "" && a.Range != nil {
+			if doc, err := s.docs.Get(a.URI); err == nil {
+				if _, text, ok := commentIn(doc, *a.Range); ok {
+					builtin = commentInstruction(text)
+				}
+			}
+		}
+		if builtin == "" && given == "" {
+			return "", InvalidParams("arguments[0]: mode comment needs a range holding a `warden:` comment")
+		}
+	default:
+		return "", InvalidParams("arguments[0].mode %q: want fix, explain, tests, comment or ask", a.Mode)
+	}
+	switch {
+	case builtin == "" && given == "":
+		return "", InvalidParams("arguments[0].instruction is required: say what the agent should do")
+	case builtin == "":
+		return given, nil
+	case given == "" || given == builtin:
+		return builtin, nil
+	}
+	return builtin + "\n\nThe user adds: " + given, nil
 }
 
 // runAgent runs one task as a session and tells the user how it ended.

@@ -45,7 +45,7 @@ func agentActions(_ context.Context, s *Server, req CodeActionRequest) ([]CodeAc
 	var actions []CodeAction
 	if len(req.Diagnostics) > 0 {
 		a := run("Warden: Fix with agent", protocol.QuickFix, AgentRunArgs{
-			Instruction: agent.FixInstruction, URI: doc.URI, Range: &rng, Diagnostics: req.Diagnostics,
+			Mode: "fix", URI: doc.URI, Range: &rng, Diagnostics: req.Diagnostics,
 		})
 		a.Diagnostics = req.Diagnostics
 		actions = append(actions, a)
@@ -53,18 +53,17 @@ func agentActions(_ context.Context, s *Server, req CodeActionRequest) ([]CodeAc
 	if line, instruction, ok := commentIn(doc, rng); ok {
 		lineRange := protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line + 1}}
 		actions = append(actions, run("Warden: Do what this comment says", kindAgentComment, AgentRunArgs{
-			Instruction: "Do what this comment in the code says, then remove the comment: " + instruction,
-			URI:         doc.URI, Range: &lineRange,
+			Instruction: commentInstruction(instruction), URI: doc.URI, Range: &lineRange,
 		}))
 	}
 	actions = append(actions,
-		run("Warden: Explain", kindAgentExplain, AgentRunArgs{Instruction: agent.ExplainInstruction, URI: doc.URI, Range: &rng}),
-		run("Warden: Write tests", kindAgentTests, AgentRunArgs{Instruction: agent.TestsInstruction, URI: doc.URI, Range: &rng}),
+		run("Warden: Explain", kindAgentExplain, AgentRunArgs{Mode: "explain", URI: doc.URI, Range: &rng}),
+		run("Warden: Write tests", kindAgentTests, AgentRunArgs{Mode: "tests", URI: doc.URI, Range: &rng}),
 	)
 	if clientAsks(s) {
 		// No instruction: the client asks the user for one and fills it in
 		// before executing the command.
-		actions = append(actions, run("Warden: Ask agent…", kindAgentAsk, AgentRunArgs{URI: doc.URI, Range: &rng}))
+		actions = append(actions, run("Warden: Ask agent…", kindAgentAsk, AgentRunArgs{Mode: "ask", URI: doc.URI, Range: &rng}))
 	}
 	return actions, nil
 }
@@ -83,6 +82,10 @@ func commentIn(doc *Document, rng protocol.Range) (line uint32, instruction stri
 		}
 	}
 	return 0, "", false
+}
+
+func commentInstruction(comment string) string {
+	return "Do what this comment in the code says, then remove the comment: " + comment
 }
 
 // clientAsks reports whether the client said (experimental.wardenAskAgent)

@@ -348,3 +348,93 @@ func TestAgentFixWithDiagnostics(t *testing.T) {
 		}
 	}
 }
+
+// Clients that send a mode (the Neovim plugin's :Warden fix / explain) get
+// the built-in instruction, with theirs added.
+func TestAgentRunModes(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Turn{Text: "a"}, modeltest.Turn{Text: "b"}, modeltest.Turn{Text: "c"})
+	c, ed := startAgentServer(t, srv, lsptest.FullCapabilities())
+	uri := ed.open("main.go", agentSource)
+	line := protocol.Range{Start: protocol.Position{Line: 3}, End: protocol.Position{Line: 3, Character: 4}}
+	for _, args := range []map[string]any{
+		{"mode": "explain", "uri": uri, "range": line},
+		{"mode": "fix", "instruction": "keep the API", "uri": uri, "range": line},
+		{"mode": "comment", "uri": uri, "range": line},
+	} {
+		mark := c.Mark()
+		if _, err := c.ExecuteCommand("warden.agent.run", args); err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		progressEnd(t, c, mark)
+	}
+	reqs := srv.Requests()
+	for i, want := range []string{"Explain what the selected code does", "Fix the problems the editor reports below. Make the smallest change that fixes them, then check it if you can.\n\nThe user adds: keep the API", "Do what this comment in the code says, then remove the comment: print hello"} {
+		if got := reqs[i].Messages[1].Content; !strings.HasPrefix(got, want) {
+			t.Errorf("mode %d: task %q, want it to start with %q", i, got, want)
+		}
+	}
+	for args, want := range map[string]string{
+		`{"mode":"dance"}`:   `mode "dance": want fix, explain, tests, comment or ask`,
+		`{"mode":"ask"}`:     "instruction is required",
+		`{"mode":"comment"}`: "needs a range holding a `warden:` comment",
+	} {
+		var a any
+		json.Unmarshal([]byte(args), &a)
+		if _, err := c.ExecuteCommand("warden.agent.run", a); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", args, err, want)
+		}
+	}
+}
+
+// warden.policy.set changes what the next command needs: under never, a
+// risky command the agent asks for is refused without a dialog, and the
+// model is told.
+func TestPolicySet(t *testing.T) {
+	srv := modeltest.New(t,
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "rm", Name: "shell", Args: `{"command":["rm","-rf","build"]}`}}},
+		modeltest.Turn{Text: "I could not clean up."},
+	)
+	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
+	write(t, c.Dir, map[string]string{"build/a.o": "x"})
+	raw, err := c.ExecuteCommand("warden.policy.set", map[string]any{"approvalPolicy": "never", "networkAccess": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pol lsp.StatusPolicy
+	json.Unmarshal(raw, &pol)
+	if pol.ApprovalPolicy != "never" || !pol.NetworkAccess || pol.SandboxMode != "workspace-write" {
+		t.Errorf("policy = %+v", pol)
+	}
+	if st := c.Status(); st.Policy.ApprovalPolicy != "never" {
+		t.Errorf("status policy = %+v", st.Policy)
+	}
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "clean up"}); err != nil {
+		t.Fatal(err)
+	}
+	progressEnd(t, c, mark)
+	if _, asked := c.Find(mark, "window/showMessageRequest", nil); asked {
+		t.Error("a dialog was shown under the never policy")
+	}
+	if got := toolResult(t, srv, "rm"); !strings.Contains(got, "denied") && !strings.Contains(got, "forbids") {
+		t.Errorf("the model was told %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, "build", "a.o")); err != nil {
+		t.Errorf("the refused command ran: %v", err)
+	}
+	for args, want := range map[string]string{
+		`{"approvalPolicy":"sometimes"}`: `approval_policy "sometimes"`,
+		`{"sandbox":"read-only"}`:        "the policy fields are approvalPolicy",
+		`{}`:                             "sets nothing",
+		`{"networkAccess":"yes"}`:        "networkAccess",
+	} {
+		var a any
+		json.Unmarshal([]byte(args), &a)
+		if _, err := c.ExecuteCommand("warden.policy.set", a); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", args, err, want)
+		}
+	}
+	if st := c.Status(); st.Policy.ApprovalPolicy != "never" || !st.Policy.NetworkAccess {
+		t.Errorf("a rejected change altered the policy: %+v", st.Policy)
+	}
+}
