@@ -89,21 +89,18 @@ func (s *Server) applyPatchText(ctx context.Context, text, root, justification s
 	return patch.Apply(ctx, ws, plan, s.Checkpoints())
 }
 
-// approvePatch asks the approvals orchestrator whether the plan may land.
+// approvePatch asks the connection's approvals orchestrator whether the plan
+// may land (policy, session approvals per file, the editor's dialog, audit).
 // Files the patch model flags (symlinks leading out, binaries, protected
-// names the policy does not list) are handed over as protected paths, so
-// they are asked about too and remembered per file for the session.
+// names the policy does not list) are handed over as protected paths of this
+// request, so they are asked about too, and named in the dialog.
 func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justification string) (*approvals.PatchApproval, error) {
-	cfg := s.Config()
-	policy, err := approvals.ParsePolicy(cfg.ApprovalPolicy, cfg.Granular)
+	// A new orchestrator each call: ProtectedPaths are this plan's alone,
+	// while the session store and audit log are the connection's.
+	o, sb, err := s.Orchestrator(plan.Root)
 	if err != nil {
 		return nil, err
 	}
-	mode, err := approvals.ParseSandboxMode(cfg.SandboxMode)
-	if err != nil {
-		return nil, err
-	}
-	o := &approvals.Orchestrator{Policy: policy, Prompter: &patchPrompter{s: s}, Session: s.patchApprovalSession()}
 	var concerns []string
 	for _, c := range plan.Concerns {
 		o.ProtectedPaths = append(o.ProtectedPaths, c.Path)
@@ -115,11 +112,7 @@ func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justificati
 		}
 		justification += "Warden flags: " + strings.Join(concerns, "; ")
 	}
-	req := approvals.PatchRequest{
-		Cwd:           plan.Root,
-		Sandbox:       approvals.Sandbox{Mode: mode, Network: cfg.Network, WritableRoots: cfg.WritableRoots},
-		Justification: justification,
-	}
+	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification}
 	for _, f := range plan.Files {
 		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate}
 		switch {
@@ -133,14 +126,6 @@ func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justificati
 		req.Files = append(req.Files, pf)
 	}
 	return o.ApprovePatch(ctx, req)
-}
-
-type patchSessionKey struct{}
-
-// patchApprovalSession remembers "Allow for session" answers of
-// warden.patch.apply for the connection, per file.
-func (s *Server) patchApprovalSession() *approvals.SessionStore {
-	return s.Value(patchSessionKey{}, func() any { return approvals.NewSessionStore() }).(*approvals.SessionStore)
 }
 
 type checkpointsKey struct{}
@@ -214,37 +199,4 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 		}
 		return "undid " + newest.Summary, nil
 	}, nil
-}
-
-// patchPrompter asks approval questions with window/showMessageRequest, with
-// the contract's action titles. A dismissed dialog, a timeout (the configured
-// approval_timeout) or a lost editor is a denial.
-type patchPrompter struct{ s *Server }
-
-// Prompt implements approvals.Prompter.
-func (p *patchPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
-	if timeout := p.s.Config().ApprovalTimeout.D(); timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
-	}
-	acts := req.Actions()
-	items := make([]protocol.MessageActionItem, len(acts))
-	for i, a := range acts {
-		items[i] = protocol.MessageActionItem{Title: a.Title}
-	}
-	// VS Code hides warnings after a while (and all of them in Do Not
-	// Disturb); errors stay, so risky questions are errors.
-	typ := protocol.MessageTypeWarning
-	if req.Risk.Level >= approvals.RiskHigh {
-		typ = protocol.MessageTypeError
-	}
-	item, err := p.s.Client().ShowMessageRequest(ctx, &protocol.ShowMessageRequestParams{Type: typ, Message: req.Message(), Actions: items})
-	if err != nil {
-		return approvals.Denied, err
-	}
-	if item == nil {
-		return approvals.Denied, nil
-	}
-	return req.DecisionFor(item.Title), nil
 }
