@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { Warden } from './extension';
-import { AgentRun, Problem, Range, explainInstruction, fixInstruction } from './instructions';
+import { AgentRun, Problem, Range, explainInstruction, fixInstruction, looksLikePatch } from './instructions';
 import { approvalPolicies, sandboxModes } from './settings';
 import { newestTranscript, stateDir } from './transcript';
 
@@ -109,6 +109,16 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
       job = pick.job;
     }
     await warden.execute('warden.agent.cancel', { jobId: job.id });
+  });
+
+  register('warden.applyPatch', async () => {
+    const editor = vscode.window.activeTextEditor;
+    const text = editor ? (editor.selection.isEmpty ? editor.document.getText() : editor.document.getText(editor.selection)) : '';
+    if (!looksLikePatch(text)) {
+      void vscode.window.showErrorMessage('Warden: open a patch (Codex "*** Begin Patch" or a unified/git diff), or select its text, then run "Warden: Apply Patch" again.');
+      return;
+    }
+    await warden.execute('warden.patch.apply', { patch: text, root: workspaceDir() });
   });
 
   register('warden.undoLastChange', () => warden.execute('warden.undo'));

@@ -46,3 +46,12 @@ export function explainInstruction(file: string, selection?: Range): string {
   }
   return `Explain the code in ${file} from line ${selection.start.line + 1} to line ${selection.end.line + 1}.`;
 }
+
+/**
+ * Whether text is a patch warden.patch.apply reads: the Codex format or a
+ * unified/git diff (possibly after a few lines of prose, as in a mail).
+ */
+export function looksLikePatch(text: string): boolean {
+  if (/^\s*\*\*\* Begin Patch\b/.test(text) || /^diff --git /m.test(text)) return true;
+  return /^--- \S/m.test(text) && /^\+\+\+ \S/m.test(text) && /^@@ -\d/m.test(text);
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Problem, explainInstruction, fixInstruction } from '../instructions';
+import { Problem, explainInstruction, fixInstruction, looksLikePatch } from '../instructions';
 
 const at = (line: number, a = 0, b = 5) => ({ start: { line, character: a }, end: { line, character: b } });
 const problems: Problem[] = [
@@ -30,4 +30,14 @@ test('explain names the lines of a selection, or the file', () => {
   assert.equal(explainInstruction('a.go', at(4, 2, 2)), 'Explain what a.go does.');
   assert.equal(explainInstruction('a.go', { start: { line: 4, character: 0 }, end: { line: 11, character: 3 } }),
     'Explain the code in a.go from line 5 to line 12.');
+});
+
+test('patches are recognised in both formats; other text is not', () => {
+  assert.equal(looksLikePatch('*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+b\n*** End Patch\n'), true);
+  assert.equal(looksLikePatch('  *** Begin Patch\n'), true);
+  assert.equal(looksLikePatch('diff --git a/x b/x\nindex 1..2\n'), true);
+  assert.equal(looksLikePatch('Fix:\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n'), true);
+  assert.equal(looksLikePatch('--- a heading\nsome text\n'), false);
+  assert.equal(looksLikePatch('hello world'), false);
+  assert.equal(looksLikePatch(''), false);
 });

@@ -12,6 +12,29 @@ import { openVSCode, tools } from './codeserver.mjs';
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-results');
 let vs;
 let workspace;
+let scratch;
+
+// notes.txt, and a patch with two hunks far apart, so that each is its own
+// change in the Refactor Preview.
+const lines = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`);
+const original = lines.join('\n') + '\n';
+const fixPatch = [
+  '*** Begin Patch',
+  '*** Update File: notes.txt',
+  '@@',
+  ' line 1',
+  '-line 2',
+  '+line two',
+  ' line 3',
+  '@@',
+  ' line 17',
+  '-line 18',
+  '+line eighteen',
+  ' line 19',
+  '*** End Patch',
+  '',
+].join('\n');
+const firstHunkOnly = original.replace('line 2\n', 'line two\n');
 
 async function shot(name) {
   await vs.page.screenshot({ path: join(artifacts, `${name}.png`) });
@@ -35,19 +58,23 @@ before(async () => {
   const missing = Object.entries(t).filter(([, v]) => !v).map(([k]) => k);
   assert.deepEqual(missing, [], `missing ${missing.join(', ')}: run .ci/vscode-setup.sh and use \`make vscodetest\` (it sets WARDEN_BIN, WARDEN_VSIX, WARDEN_CODE_SERVER)`);
   await mkdir(artifacts, { recursive: true });
-  workspace = await mkdtemp(join(tmpdir(), 'warden-ws-'));
-  await writeFile(join(workspace, 'greet.txt'), 'hello\nworld\n');
+  scratch = await mkdtemp(join(tmpdir(), 'warden-e2e-'));
+  workspace = join(scratch, 'ws');
+  await mkdir(workspace);
+  await writeFile(join(workspace, 'notes.txt'), original);
+  await writeFile(join(workspace, 'fix.patch'), fixPatch);
   vs = await openVSCode({
     ...t,
     workspace,
     settings: { 'warden.server.path': t.warden, 'warden.trace.server': 'messages' },
-    env: { XDG_CONFIG_HOME: join(workspace, '.xdg-config'), XDG_STATE_HOME: join(workspace, '.xdg-state') },
+    // Warden's (and code-server's) config and state stay out of the user's.
+    env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state') },
   });
 });
 
 after(async () => {
   await vs?.stop();
-  if (workspace && !process.env.WARDEN_E2E_KEEP) await rm(workspace, { recursive: true, force: true });
+  if (scratch && !process.env.WARDEN_E2E_KEEP) await rm(scratch, { recursive: true, force: true });
 });
 
 /**
@@ -85,6 +112,33 @@ async function updateUserSettings(change) {
   await vs.page.keyboard.press('Control+W');
 }
 
+/** Opens a workspace file in an editor tab by Quick Open. */
+async function openFile(name) {
+  const page = vs.page;
+  await page.keyboard.press('Control+P');
+  await page.locator('.quick-input-widget input').fill(name);
+  await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: name }).waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor();
+}
+
+/** Waits until a file on disk has the wanted content; returns what it has. */
+async function diskContent(name, want, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  let got;
+  while ((got = await readFile(join(workspace, name), 'utf8')) !== want && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return got;
+}
+
+/** The modal dialog, once it is shown. */
+async function dialog() {
+  const box = vs.page.locator('.monaco-dialog-box');
+  await box.waitFor({ timeout: 30_000 });
+  return box;
+}
+
 /** The Warden status bar item. */
 function statusItem() {
   return vs.page.locator('.statusbar-item[id$="warden.status"]');
@@ -117,4 +171,79 @@ test('a changed setting reaches the server; a removed one falls back after a res
   await statusItem().filter({ hasText: 'untrusted · workspace-write · net on' }).waitFor({ timeout: 30_000 });
   await updateUserSettings((s) => { delete s['warden.approvalPolicy']; delete s['warden.networkAccess']; });
   await statusItem().filter({ hasText: 'on-request · workspace-write · net off' }).waitFor({ timeout: 30_000 });
+});
+
+test('Apply Patch: a modal approval with the risk, then the Refactor Preview hunk by hunk; one hunk lands on disk', async () => {
+  const page = vs.page;
+  await updateUserSettings((s) => { s['warden.approvalPolicy'] = 'untrusted'; });
+  await statusItem().filter({ hasText: 'untrusted' }).waitFor({ timeout: 30_000 });
+  // notes.txt open in the editor: the patch is computed against its buffer.
+  await openFile('notes.txt');
+  await openFile('fix.patch');
+  await runCommand('Warden: Apply Patch');
+
+  const box = await dialog();
+  const heading = await box.locator('.dialog-message-text').innerText();
+  const detail = await box.locator('.dialog-message-detail').innerText();
+  assert.match(heading, /apply a patch to 1 file: notes\.txt\? \[low risk\]/);
+  assert.match(detail, /the untrusted policy asks before every patch/);
+  assert.match(detail, /Risk: low: Edits 1 file inside the workspace/);
+  const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
+  assert.deepEqual([...buttons].sort(), ['Allow for session', 'Allow once', 'Deny', 'Deny and stop']);
+  // "Allow once" is the primary (default) button.
+  assert.equal(await box.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText(), 'Allow once');
+  await shot('approval-dialog');
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+
+  // Every hunk arrives unticked in the Refactor Preview.
+  const preview = page.locator('#refactorPreview');
+  const hunks = preview.locator('.monaco-list-row[aria-level="2"]');
+  await hunks.nth(1).waitFor({ timeout: 30_000 });
+  assert.equal(await hunks.count(), 2);
+  assert.deepEqual(await hunks.locator('.edit-checkbox').evaluateAll((els) => els.map((e) => e.getAttribute('aria-checked'))), ['false', 'false']);
+  // Accept the first hunk only.
+  await hunks.nth(0).locator('.edit-checkbox').click();
+  await shot('refactor-preview');
+  await preview.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await preview.waitFor({ state: 'hidden' });
+  // The server read back what landed and says so.
+  await page.locator('.notifications-toasts', { hasText: /applied only in part.*only chunks 1 of 2 applied/s }).waitFor({ timeout: 30_000 });
+
+  await openFile('notes.txt');
+  await page.keyboard.press('Control+S');
+  assert.equal(await diskContent('notes.txt', firstHunkOnly), firstHunkOnly);
+});
+
+test('Undo Last Change puts the file back, through the preview', async () => {
+  const page = vs.page;
+  await runCommand('Warden: Undo Last Change');
+  const preview = page.locator('#refactorPreview');
+  // Undo may ask first under the untrusted policy.
+  const first = await Promise.race([
+    preview.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 }).then(() => 'preview'),
+    page.locator('.monaco-dialog-box').waitFor({ timeout: 30_000 }).then(() => 'dialog'),
+  ]);
+  if (first === 'dialog') {
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Allow once$/ }).click();
+  }
+  await preview.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
+  await preview.locator('.monaco-list-row[aria-level="1"] .edit-checkbox').first().click();
+  await preview.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await preview.waitFor({ state: 'hidden' });
+  await openFile('notes.txt');
+  await page.keyboard.press('Control+S');
+  assert.equal(await diskContent('notes.txt', original), original);
+});
+
+test('closing the approval dialog denies: nothing changes', async () => {
+  const page = vs.page;
+  await openFile('fix.patch');
+  await runCommand('Warden: Apply Patch');
+  const box = await dialog();
+  await page.keyboard.press('Escape');
+  await box.waitFor({ state: 'hidden' });
+  // The server reports the refusal; no preview opens and the file stays.
+  await page.locator('.notifications-toasts', { hasText: /rejected/ }).waitFor({ timeout: 30_000 });
+  assert.equal(await page.locator('#refactorPreview .monaco-list-row').count(), 0);
+  assert.equal(await readFile(join(workspace, 'notes.txt'), 'utf8'), original);
 });
