@@ -3,7 +3,7 @@
 // real bin/warden as the language server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,6 +63,8 @@ before(async () => {
   await mkdir(workspace);
   await writeFile(join(workspace, 'notes.txt'), original);
   await writeFile(join(workspace, 'fix.patch'), fixPatch);
+  await mkdir(join(workspace, 'build'));
+  await writeFile(join(workspace, 'build', 'out.txt'), 'built\n');
   vs = await openVSCode({
     ...t,
     workspace,
@@ -246,4 +248,39 @@ test('closing the approval dialog denies: nothing changes', async () => {
   await page.locator('.notifications-toasts', { hasText: /rejected/ }).waitFor({ timeout: 30_000 });
   assert.equal(await page.locator('#refactorPreview .monaco-list-row').count(), 0);
   assert.equal(await readFile(join(workspace, 'notes.txt'), 'utf8'), original);
+});
+
+/** Runs "Warden: Run Command…" with this command line. */
+async function runShell(line) {
+  await runCommand('Warden: Run Command…');
+  const input = vs.page.locator('.quick-input-widget input');
+  await vs.page.locator('.quick-input-widget', { hasText: 'Warden: Run Command' }).waitFor();
+  await input.fill(line);
+  await vs.page.keyboard.press('Enter');
+}
+
+const exists = (p) => access(p).then(() => true, () => false);
+
+test('Run Command: a high-risk command asks in an error dialog with its facts; Deny keeps the files, Allow once runs it sandboxed', async () => {
+  const page = vs.page;
+  await runShell('rm -rf build');
+  let box = await dialog();
+  assert.equal(await box.locator('.dialog-message-text').innerText(), 'Warden: run `rm -rf build`? [high risk]');
+  const detail = await box.locator('.dialog-message-detail').innerText();
+  assert.match(detail, /Risk: high: Deletes 1 file \(6 bytes\) under build\//);
+  assert.match(detail, /Sandbox: runs sandboxed \(workspace-write, no network\)/);
+  assert.equal(await box.locator('.codicon-dialog-error').count(), 1, 'high risk is an error dialog');
+  const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
+  assert.ok(buttons.includes('Allow once') && buttons.includes('Deny'), buttons.join(', '));
+  assert.ok(!buttons.some((b) => b.startsWith('Always allow')), 'a high-risk command is never offered "Always allow"');
+  await shot('approval-high-risk');
+  await box.locator('.monaco-button', { hasText: /^Deny$/ }).click();
+  await page.locator('.notifications-toasts', { hasText: '`rm -rf build` did not run' }).waitFor({ timeout: 30_000 });
+  assert.equal(await exists(join(workspace, 'build', 'out.txt')), true);
+
+  await runShell('rm -rf build');
+  box = await dialog();
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+  await page.locator('.notifications-toasts', { hasText: '`rm -rf build` exited 0 (sandboxed)' }).waitFor({ timeout: 30_000 });
+  assert.equal(await exists(join(workspace, 'build')), false);
 });
