@@ -161,7 +161,7 @@ type cancelParams struct {
 // as #N, strings quoted, so 5 and "5" differ.
 func idKey(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
+	if len(raw) == 0 || string(raw) == "null" {
 		return "", false
 	}
 	if raw[0] == '"' {
