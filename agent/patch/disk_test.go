@@ -71,6 +71,28 @@ func TestDiskRollsBackAFailedCommit(t *testing.T) {
 	assertSame(t, snapshot(t, root), before)
 }
 
+// A deletion that fails after every new file was renamed into place puts
+// all of them back.
+func TestDiskRollsBackAFailedDelete(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.txt": "a\n", "old.txt": "o\n", "gone.txt": "g\n"})
+	before := snapshot(t, root)
+	plan := prepare(t, root, "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: old.txt\n*** Move to: new/moved.txt\n@@\n-o\n+O\n*** Delete File: gone.txt\n*** End Patch")
+	calls := 0
+	removeFile = func(p string) error {
+		calls++
+		if calls == 2 {
+			return errors.New("read-only file system")
+		}
+		return os.Remove(p)
+	}
+	defer func() { removeFile = os.Remove }()
+	if _, err := (Disk{}).Apply(context.Background(), plan); err == nil || !strings.Contains(err.Error(), "every file was restored") {
+		t.Fatalf("err = %v", err)
+	}
+	assertSame(t, snapshot(t, root), before)
+}
+
 func TestDiskRefusesFilesChangedSincePrepare(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{"a.txt": "a\n"})

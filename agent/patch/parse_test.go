@@ -186,3 +186,21 @@ func TestHeredocForms(t *testing.T) {
 		}
 	}
 }
+
+func TestConflictingChangesAreRefused(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "a.txt"), []byte("a\n"), 0o644)
+	for _, text := range []string{
+		"*** Begin Patch\n*** Update File: a.txt\n*** Move to: b.txt\n*** Add File: b.txt\n+b\n*** End Patch",
+		"*** Begin Patch\n*** Delete File: a.txt\n*** Update File: ./a.txt\n@@\n-a\n+b\n*** End Patch",
+		"*** Begin Patch\n*** Add File: n.txt\n+1\n*** Add File: sub/../n.txt\n+2\n*** End Patch",
+	} {
+		changes, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Prepare(changes, Disk{}, Options{Root: root}); err == nil || !strings.Contains(err.Error(), "is changed twice in this patch") {
+			t.Errorf("%q: err = %v", text, err)
+		}
+	}
+}
