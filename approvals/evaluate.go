@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/shlex"
 )
@@ -316,17 +317,29 @@ func bannedAmendment(prefix []string) bool {
 	return len(prefix) == 2 && strings.HasPrefix(prefix[1], "-")
 }
 
+// maxDisplayBytes bounds a command shown in messages and dialogs.
+const maxDisplayBytes = 400
+
 // DisplayCommand renders argv for messages: the script of a shell
-// invocation, else the words joined with shell quoting where needed.
+// invocation, else the words joined with shell quoting where needed. Very
+// long commands are cut, saying how long they were.
 func DisplayCommand(argv []string) string {
-	if script, _, ok := shellScript(argv); ok {
-		return script
+	s, ok := "", false
+	if s, _, ok = shellScript(argv); !ok {
+		q := make([]string, len(argv))
+		for i, a := range argv {
+			q[i] = shellQuote(a)
+		}
+		s = strings.Join(q, " ")
 	}
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
+	if len(s) > maxDisplayBytes {
+		cut := maxDisplayBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 	}
-	return strings.Join(q, " ")
+	return s
 }
 
 func shellQuote(s string) string {

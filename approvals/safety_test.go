@@ -239,8 +239,8 @@ func TestAnalyzeBadInput(t *testing.T) {
 		if ev.Decision != Prompt {
 			t.Errorf("%s: decision %s, want prompt (the safe default); reason %q", name, ev.Decision, ev.Reason)
 		}
-		if ev.Reason == "" {
-			t.Errorf("%s: no reason", name)
+		if ev.Reason == "" || len(ev.Reason) > 2000 {
+			t.Errorf("%s: reason missing or too long for a dialog (%d bytes)", name, len(ev.Reason))
 		}
 	}
 }
