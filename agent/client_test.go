@@ -15,7 +15,7 @@ import (
 	"github.com/wardenhq/warden/config"
 )
 
-func testClient(t *testing.T, url string) *Client {
+func testClient(t testing.TB, url string) *Client {
 	t.Helper()
 	c, err := NewClient(config.Model{Name: "fake-model", BaseURL: url, APIKey: "sk-test"})
 	if err != nil {

@@ -438,3 +438,53 @@ func TestPolicySet(t *testing.T) {
 		t.Errorf("a rejected change altered the policy: %+v", st.Policy)
 	}
 }
+
+// The model may come from the editor's settings instead of the environment.
+func TestAgentModelFromEditorSettings(t *testing.T) {
+	srv := modeltest.New(t, modeltest.Turn{Text: "configured from the editor"})
+	c := lsptest.Start(t, lsptest.Options{})
+	c.Initialize(map[string]any{"model": map[string]any{"name": "editor-model", "baseURL": srv.URL}})
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("configured from the editor"))
+	if got := srv.Requests()[0].Model; got != "editor-model" {
+		t.Errorf("model %q", got)
+	}
+}
+
+// When the user accepts only part of a patch (VS Code's Refactor Preview),
+// the model is told exactly which hunks landed.
+func TestAgentPartialPatchReportedToTheModel(t *testing.T) {
+	patchText := "*** Begin Patch\n*** Update File: list.txt\n@@\n-one\n+ONE\n@@\n-nine\n+NINE\n*** End Patch\n"
+	args, _ := json.Marshal(map[string]string{"input": patchText})
+	srv := modeltest.New(t,
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "patch", Name: "apply_patch", Args: string(args)}}},
+		modeltest.Turn{Text: "done"},
+	)
+	c, ed := startAgentServer(t, srv, lsptest.FullCapabilities())
+	text := "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\n"
+	write(t, c.Dir, map[string]string{"list.txt": text})
+	uri := ed.open("list.txt", text)
+	ticked := false
+	ed.accept = func(string) bool { ok := !ticked; ticked = true; return ok } // tick one hunk only
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "shout"}); err != nil {
+		t.Fatal(err)
+	}
+	progressEnd(t, c, mark)
+	got := toolResult(t, srv, "patch")
+	landed := ""
+	switch ed.text(uri) {
+	case strings.Replace(text, "one", "ONE", 1):
+		landed = "only chunks 1 of 2"
+	case strings.Replace(text, "nine", "NINE", 1):
+		landed = "only chunks 2 of 2"
+	default:
+		t.Fatalf("buffer = %q, want exactly one hunk applied", ed.text(uri))
+	}
+	if !strings.Contains(got, "applied only in part") || !strings.Contains(got, landed) {
+		t.Errorf("the buffer shows %s, the model was told %q", landed, got)
+	}
+}

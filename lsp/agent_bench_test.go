@@ -1,0 +1,64 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/agent/modeltest"
+	"github.com/wardenhq/warden/lsp"
+	"github.com/wardenhq/warden/lsp/lsptest"
+)
+
+// BenchmarkAgentToolCallToDialog is issue 6's target, end to end through the
+// real binary: from the moment the fake model flushed the last byte of a
+// streamed shell tool call to the moment the editor receives the approval
+// dialog, with static risk only. Target: median under 5 ms. The baseline is
+// a warden.status round trip on the same connection.
+func BenchmarkAgentToolCallToDialog(b *testing.B) {
+	srv := modeltest.New(b)
+	c := lsptest.Start(b, lsptest.Options{Env: []string{"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test", "WARDEN_MODEL=fake-model"}})
+	c.Initialize(nil)
+	os.MkdirAll(filepath.Join(c.Dir, "build"), 0o755)
+	os.WriteFile(filepath.Join(c.Dir, "build", "a.o"), []byte("x"), 0o644)
+	shown := make(chan time.Time, 1)
+	c.OnRequest("window/showMessageRequest", func(params json.RawMessage) (any, *lsptest.RPCError) {
+		shown <- time.Now()
+		return lsptest.Choose("Deny")(params)
+	})
+	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
+		return lsp.ShowDocumentResult{Success: true}, nil
+	})
+
+	var base []time.Duration
+	for range 50 {
+		t0 := time.Now()
+		c.Status()
+		base = append(base, time.Since(t0))
+	}
+	var lat []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		flushed := make(chan time.Time, 1)
+		srv.Push(modeltest.Turn{Calls: []modeltest.Call{{Name: "shell", Args: `{"command":["rm","-rf","build"]}`}}, Done: flushed},
+			modeltest.Turn{Text: "ok"})
+		mark := c.Mark()
+		if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "clean"}); err != nil {
+			b.Fatal(err)
+		}
+		t1 := <-shown
+		lat = append(lat, t1.Sub(<-flushed))
+		c.WaitFrom(mark, "$/progress", lsptest.ProgressKind("end"))
+	}
+	b.StopTimer()
+	med := percentile(lat, 0.5)
+	b.ReportMetric(ms(med), "median-ms")
+	b.ReportMetric(ms(percentile(lat, 0.9)), "p90-ms")
+	b.ReportMetric(ms(percentile(base, 0.5)), "status-roundtrip-median-ms")
+	b.ReportMetric(float64(med)/float64(percentile(base, 0.5)), "x-status-roundtrip")
+	if med > 5*time.Millisecond {
+		b.Errorf("streamed tool call to dialog: median %v, want under 5 ms", med)
+	}
+}
