@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -213,8 +214,23 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 	if answer == "" {
 		answer = "(the agent finished without a message)"
 	}
-	s.client.ShowMessage(protocol.MessageTypeInfo, "Warden agent: "+answer)
+	s.client.ShowMessage(protocol.MessageTypeInfo, "Warden agent: "+shortAnswer(answer))
 	return "done", nil
+}
+
+// maxMessageAnswer bounds the answer in a notification; the transcript has
+// all of it.
+const maxMessageAnswer = 4000
+
+func shortAnswer(answer string) string {
+	if len(answer) <= maxMessageAnswer {
+		return answer
+	}
+	cut := maxMessageAnswer
+	for cut > 0 && !utf8.RuneStart(answer[cut]) {
+		cut--
+	}
+	return answer[:cut] + "… (the whole answer is in the transcript)"
 }
 
 // showTranscript opens the Markdown transcript beside the code where the
