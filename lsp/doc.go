@@ -89,6 +89,13 @@
 // UpdateConfig changes it (validated, all or nothing); OnConfigChange watches.
 // Per-connection state for a feature: Server.Value(key, init).
 //
+// Approvals: Server.Orchestrator(root) returns the approvals orchestrator for
+// work in a workspace root, from the current settings, sharing the
+// connection's session store ("Allow for session"), audit log and a watched
+// rule book per root; its Prompter is EditorPrompter (showMessageRequest, the
+// dialog contract in DESIGN.md). warden.exec {command, cwd?, justification?}
+// runs one command through it. config.toml is reloaded on change.
+//
 // Patches: PatchWorkspace() is the editor's patch.Workspace (one
 // workspace/applyEdit per plan, outcome read back from the documents) and
 // Checkpoints() the connection's undo store; warden.patch.apply and

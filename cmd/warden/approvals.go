@@ -44,9 +44,26 @@ func loadApprovalSetup(cfg config.Config, approvalFlag string, ruleFiles []strin
 			return nil, fmt.Errorf("--rules %s: %w", f, err)
 		}
 	}
-	sources := approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, cwd, trustedWorkspace(cfg, cwd))
+	root := workspaceRoot(cwd)
+	sources := approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trustedWorkspace(cfg, root))
 	book, err := approvals.NewRuleBook(sources, ruleFiles)
 	return &approvalSetup{policy: policy, rules: book, rulesErr: err}, nil
+}
+
+// workspaceRoot is the nearest directory at or above cwd that holds a
+// .warden directory or a .git entry (the project's root, whose .warden/rules
+// apply), else cwd itself.
+func workspaceRoot(cwd string) string {
+	for d := cwd; ; d = filepath.Dir(d) {
+		for _, marker := range []string{".warden", ".git"} {
+			if _, err := os.Lstat(filepath.Join(d, marker)); err == nil {
+				return d
+			}
+		}
+		if d == filepath.Dir(d) {
+			return cwd
+		}
+	}
 }
 
 // trustedWorkspace reports whether cwd is inside a workspace the user marked

@@ -162,3 +162,37 @@ func TestPolicyCheckBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicyCheckWorkspaceRulesMayOnlyTighten(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "project")
+	sub := filepath.Join(ws, "src", "pkg")
+	os.MkdirAll(sub, 0o755)
+	os.MkdirAll(filepath.Join(ws, ".warden", "rules"), 0o755)
+	os.WriteFile(filepath.Join(ws, ".warden", "rules", "project.rules"), []byte(`prefix_rule(pattern=["make", "release"], decision="forbidden", justification="releases come from CI")
+prefix_rule(pattern=["curl"], decision="allow")
+`), 0o644)
+	check := func(argv ...string) policyJSON {
+		t.Helper()
+		out, errOut, code := runWardenEnv(t, home, "", append([]string{"policy", "check", "--json", "--approval", "untrusted", "--cwd", sub, "--"}, argv...)...)
+		var p policyJSON
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("%v: exit %d %s %s", argv, code, out, errOut)
+		}
+		return p
+	}
+	// From a subdirectory, the project's rules are found and its forbid applies.
+	if p := check("make", "release"); p.Decision != "forbidden" || !strings.Contains(p.Reason, "releases come from CI") {
+		t.Errorf("project forbid rule: %+v", p)
+	}
+	// The untrusted project's allow rule is ignored.
+	if p := check("curl", "https://example.com"); p.Decision != "prompt" {
+		t.Errorf("an untrusted project allowed curl: %+v", p)
+	}
+	// Trusted in config.toml, it may allow.
+	os.MkdirAll(filepath.Join(home, "config", "warden"), 0o755)
+	os.WriteFile(filepath.Join(home, "config", "warden", "config.toml"), []byte("trusted_workspaces = [\""+ws+"\"]\n"), 0o644)
+	if p := check("curl", "https://example.com"); p.Decision != "allow" {
+		t.Errorf("a trusted project's allow rule did not apply: %+v", p)
+	}
+}
