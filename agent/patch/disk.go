@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
+	"unsafe"
 )
 
 // Disk is the Workspace of files on disk (the CLI, and tests). It applies a
@@ -17,15 +21,24 @@ type Disk struct{}
 
 // ReadFile reads path from disk (never open in an editor: version 0).
 func (Disk) ReadFile(path string) ([]byte, int32, bool, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	return data, 0, false, err
 }
 
 // Hooks for tests that make a step fail half-way through a commit.
 var (
-	renameFile = os.Rename
+	renameFile = rename
 	removeFile = os.Remove
 )
+
+// rename is os.Rename without its Lstat of the target: the targets here are
+// files Warden just checked.
+func rename(from, to string) error {
+	if err := syscall.Rename(from, to); err != nil {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: err}
+	}
+	return nil
+}
 
 // diskWrite is one file to be written: its content staged in tmp.
 type diskWrite struct {
@@ -50,11 +63,11 @@ type diskRemoval struct {
 func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	err := parallel(len(plan.Files), func(i int) error {
 		f := &plan.Files[i]
-		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before, f.disk); err != nil {
+		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before, f.fromDisk, f.lstat); err != nil {
 			return err
 		}
 		if f.MoveTo != "" {
-			return unchanged(f.MoveTo, f.RelTo, f.DestExisted, f.DestBefore, f.destDisk)
+			return unchanged(f.MoveTo, f.RelTo, f.DestExisted, f.DestBefore, f.fromDisk, f.destLstat)
 		}
 		return nil
 	})
@@ -73,11 +86,11 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		case f.Deleted():
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		case f.MoveTo != "":
-			w := diskWrite{target: writeTarget(f.MoveTo, f.destDisk), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore, oldMode: mode}
+			w := diskWrite{target: writeTarget(f.MoveTo, f.fromDisk, f.destLstat), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore, oldMode: mode}
 			writes = append(writes, w)
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		default:
-			w := diskWrite{target: writeTarget(f.Path, f.disk), content: f.After, mode: mode, existed: f.Existed, before: f.Before, oldMode: mode}
+			w := diskWrite{target: writeTarget(f.Path, f.fromDisk, f.lstat), content: f.After, mode: mode, existed: f.Existed, before: f.Before, oldMode: mode}
 			writes = append(writes, w)
 		}
 	}
@@ -178,8 +191,8 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 // When the plan came from the disk, an identical Lstat (same file, size and
 // modification time) is enough, as git's index trusts it; otherwise the
 // content is compared.
-func unchanged(path, rel string, existed bool, before string, was fs.FileInfo) error {
-	if was != nil {
+func unchanged(path, rel string, existed bool, before string, fromDisk bool, was fs.FileInfo) error {
+	if fromDisk && was != nil {
 		if now, err := os.Lstat(path); err == nil && os.SameFile(was, now) && now.Size() == was.Size() && now.ModTime().Equal(was.ModTime()) && now.Mode() == was.Mode() {
 			return nil
 		}
@@ -197,8 +210,8 @@ func unchanged(path, rel string, existed bool, before string, was fs.FileInfo) e
 
 // writeTarget is where writing path should land: through a symlink to its
 // target, so the link itself survives.
-func writeTarget(path string, info fs.FileInfo) string {
-	if info == nil {
+func writeTarget(path string, known bool, info fs.FileInfo) string {
+	if !known {
 		info, _ = os.Lstat(path)
 	}
 	if info != nil && info.Mode()&fs.ModeSymlink != 0 {
@@ -232,18 +245,78 @@ func mkdirs(dir string) ([]string, error) {
 }
 
 // stage writes content to a new temporary file in dir and returns its name.
+// It calls the system directly: os.CreateTemp also registers the descriptor
+// with the runtime poller, which costs more system calls than the write of a
+// source file, and a patch writes hundreds of them.
 func stage(dir, base, content string, mode fs.FileMode) (string, error) {
-	f, err := os.CreateTemp(dir, "."+base+".warden-*")
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, "."+base+".warden-"+strconv.FormatUint(uint64(rand.Uint32()), 36))
+		fd, err := ignoringEINTR(func() (int, error) {
+			return syscall.Open(name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, uint32(mode.Perm()))
+		})
+		if errors.Is(err, syscall.EEXIST) && try < 100 {
+			continue
+		}
+		if err != nil {
+			return "", &fs.PathError{Op: "create", Path: name, Err: err}
+		}
+		werr := writeAll(fd, content)
+		// Open applied the umask; the file must have the mode asked for.
+		cerr := syscall.Fchmod(fd, uint32(mode.Perm()))
+		if err := errors.Join(werr, cerr, syscall.Close(fd)); err != nil {
+			syscall.Unlink(name)
+			return "", &fs.PathError{Op: "write", Path: name, Err: err}
+		}
+		return name, nil
+	}
+}
+
+func writeAll(fd int, content string) error {
+	data := unsafe.Slice(unsafe.StringData(content), len(content)) // only read
+	for len(data) > 0 {
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Write(fd, data) })
+		if err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return nil
+}
+
+// readFile reads a whole file, with as few system calls as stage writes one.
+func readFile(path string) ([]byte, error) {
+	fd, err := ignoringEINTR(func() (int, error) { return syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0) })
 	if err != nil {
-		return "", err
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
-	_, werr := f.WriteString(content)
-	cerr := f.Chmod(mode)
-	if err := errors.Join(werr, cerr, f.Close()); err != nil {
-		os.Remove(f.Name())
-		return "", err
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: path, Err: err}
 	}
-	return f.Name(), nil
+	buf := make([]byte, 0, int(st.Size)+1) // one more byte sees the end at once
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := ignoringEINTR(func() (int, error) { return syscall.Read(fd, buf[len(buf):cap(buf)]) })
+		if err != nil {
+			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		}
+		if n == 0 {
+			return buf, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+func ignoringEINTR(fn func() (int, error)) (int, error) {
+	for {
+		n, err := fn()
+		if err != syscall.EINTR {
+			return n, err
+		}
+	}
 }
 
 // writeAtomic replaces path with content through a temporary file.

@@ -60,7 +60,7 @@ func TestDiskRollsBackAFailedCommit(t *testing.T) {
 		}
 		return os.Rename(from, to)
 	}
-	defer func() { renameFile = os.Rename }()
+	defer func() { renameFile = rename }()
 	_, err := Disk{}.Apply(context.Background(), plan)
 	if err == nil || !strings.Contains(err.Error(), "disk full") || !strings.Contains(err.Error(), "every file was restored") {
 		t.Fatalf("err = %v", err)

@@ -318,6 +318,11 @@ func fromText(from int) string {
 // matched only loosely); added lines take the file's usual terminator.
 func (c *content) edit(ops []Line, at int) Edit {
 	var b strings.Builder
+	size := 0
+	for _, l := range ops {
+		size += len(l.Text) + len(c.eol)
+	}
+	b.Grow(size)
 	i := at
 	for _, l := range ops {
 		switch l.Op {

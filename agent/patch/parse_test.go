@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -202,5 +203,33 @@ func TestConflictingChangesAreRefused(t *testing.T) {
 		if _, err := Prepare(changes, Disk{}, Options{Root: root}); err == nil || !strings.Contains(err.Error(), "is changed twice in this patch") {
 			t.Errorf("%q: err = %v", text, err)
 		}
+	}
+}
+
+// A big git diff is parsed in parts at once; the result, and the line an
+// error names, are the same as parsing it whole.
+func TestBigGitDiffParsedInParts(t *testing.T) {
+	text := makeBenchTree(300, 160, 20).patch
+	if parts := splitGitDiff(text, 1, 4); len(parts) < 2 {
+		t.Fatalf("a %d-byte diff was not split", len(text))
+	}
+	whole, err := parseUnifiedPart(text, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := parseUnified(text, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(whole, split) {
+		t.Fatal("split parse differs from the whole parse")
+	}
+	// Break the last hunk's count: both name the same patch line.
+	i := strings.LastIndex(text, "@@ -")
+	bad := text[:i] + strings.Replace(text[i:], ",8 +", ",9 +", 1)
+	_, errWhole := parseUnifiedPart(bad, 1)
+	_, errSplit := parseUnified(bad, 1)
+	if errWhole == nil || errSplit == nil || errWhole.Error() != errSplit.Error() {
+		t.Fatalf("errors differ:\n whole %v\n split %v", errWhole, errSplit)
 	}
 }

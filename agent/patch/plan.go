@@ -60,9 +60,11 @@ type FileEdit struct {
 	// (undo removes the directories a patch created).
 	PruneDirs []string
 
-	// What the disk said while preparing, when the content came from the
-	// disk: Disk.Apply compares it to notice a file changed since.
-	disk, destDisk fs.FileInfo
+	// What Lstat said of Path and MoveTo while preparing (nil: absent).
+	// When the content came from the disk too (fromDisk), Disk.Apply compares
+	// them to notice a file changed since.
+	lstat, destLstat fs.FileInfo
+	fromDisk         bool
 }
 
 // Target is where the file's content ends up: the move destination or Path.
@@ -291,9 +293,8 @@ func compute(f *FileEdit, src Source) error {
 		return err
 	}
 	f.Before, f.Version, f.Open, f.Existed, f.Mode = st.content, st.version, st.open, st.exists, st.mode
-	if _, onDisk := src.(Disk); onDisk {
-		f.disk = st.disk
-	}
+	f.lstat = st.disk
+	_, f.fromDisk = src.(Disk)
 	if c.Mode != 0 {
 		f.Mode = c.Mode
 	}
@@ -329,9 +330,7 @@ func compute(f *FileEdit, src Source) error {
 				return err
 			}
 			f.DestBefore, f.DestVersion, f.DestOpen, f.DestExisted = dest.content, dest.version, dest.open, dest.exists
-			if _, onDisk := src.(Disk); onDisk {
-				f.destDisk = dest.disk
-			}
+			f.destLstat = dest.disk
 		}
 	}
 	return nil

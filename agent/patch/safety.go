@@ -82,7 +82,12 @@ func (g *guard) check(f *FileEdit) []Concern {
 			}
 			continue
 		}
-		real := g.real(p)
+		info, known := f.lstat, true
+		if p == f.MoveTo {
+			info = f.destLstat
+			known = f.Change.Kind == Update // MoveTo was read only for updates
+		}
+		real := g.real(p, info, known)
 		realRoot, realInside := g.containing(real, g.realRoots)
 		if !realInside {
 			add(p, "leads through a symlink outside the workspace, to %s", real)
@@ -101,8 +106,11 @@ func (g *guard) check(f *FileEdit) []Concern {
 }
 
 // real resolves symlinks in p, resolving each directory once per patch.
-func (g *guard) real(p string) string {
-	if info, err := os.Lstat(p); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+func (g *guard) real(p string, info fs.FileInfo, known bool) string {
+	if !known {
+		info, _ = os.Lstat(p)
+	}
+	if info != nil && info.Mode()&fs.ModeSymlink != 0 {
 		return realPath(p)
 	}
 	dir := filepath.Dir(p)

@@ -3,6 +3,7 @@ package patch
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -13,8 +14,59 @@ import (
 var gitdiffLine = regexp.MustCompile(`^gitdiff: line (\d+): `)
 
 // parseUnified reads a unified or git diff with go-gitdiff and converts its
-// files to FileChanges. first is the patch line of text's first line.
+// files to FileChanges. first is the patch line of text's first line. A big
+// git diff is cut at file boundaries and its parts parsed at once.
 func parseUnified(text string, first int) ([]FileChange, error) {
+	parts := splitGitDiff(text, first, runtime.GOMAXPROCS(0))
+	if len(parts) == 1 {
+		return parseUnifiedPart(text, first)
+	}
+	results := make([][]FileChange, len(parts))
+	err := parallel(len(parts), func(i int) error {
+		var err error
+		results[i], err = parseUnifiedPart(parts[i].text, parts[i].first)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var changes []FileChange
+	for _, r := range results {
+		changes = append(changes, r...)
+	}
+	return changes, nil
+}
+
+type diffPart struct {
+	text  string
+	first int
+}
+
+// splitGitDiff cuts a git diff of a megabyte or more into about n parts, each
+// starting at a "diff --git" line, with the patch line each starts on.
+func splitGitDiff(text string, first, n int) []diffPart {
+	const minPart = 512 << 10
+	if n < 2 || len(text) < 2*minPart {
+		return []diffPart{{text, first}}
+	}
+	size := max(len(text)/n, minPart)
+	var parts []diffPart
+	start := 0
+	for start < len(text) {
+		cut := len(text)
+		if start+size < len(text) {
+			if i := strings.Index(text[start+size:], "\ndiff --git "); i >= 0 {
+				cut = start + size + i + 1
+			}
+		}
+		parts = append(parts, diffPart{text[start:cut], first})
+		first += strings.Count(text[start:cut], "\n")
+		start = cut
+	}
+	return parts
+}
+
+func parseUnifiedPart(text string, first int) ([]FileChange, error) {
 	files, _, err := gitdiff.Parse(strings.NewReader(text))
 	if err != nil {
 		msg := err.Error()
