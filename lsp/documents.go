@@ -34,6 +34,15 @@ func newDocument(u protocol.DocumentURI, lang string, version int32, text string
 // LineCount is the number of lines (a final line break starts an empty line).
 func (d *Document) LineCount() int { return len(d.starts) }
 
+// Line returns line i without its line break ("" past the end). It costs
+// nothing per call: prefer it to splitting Text.
+func (d *Document) Line(i int) string {
+	if i < 0 || i >= len(d.starts) {
+		return ""
+	}
+	return d.Text[d.starts[i]:lineEnd(d.Text, d.starts, i)]
+}
+
 // Offset converts an LSP position (UTF-16 columns) to a byte offset in Text.
 func (d *Document) Offset(p protocol.Position) (int, error) { return offsetOf(d.Text, d.starts, p) }
 

@@ -168,3 +168,15 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+func TestLineStripsEachKindOfLineBreak(t *testing.T) {
+	d := newDocument("file:///a", "go", 1, "one\r\ntwo\rthree\nfour")
+	for i, want := range []string{"one", "two", "three", "four", ""} {
+		if got := d.Line(i); got != want {
+			t.Errorf("Line(%d) = %q, want %q", i, got, want)
+		}
+	}
+	if d.LineCount() != 4 || d.Line(-1) != "" {
+		t.Errorf("LineCount = %d", d.LineCount())
+	}
+}

@@ -60,7 +60,8 @@ type Server struct {
 	// initSettingsErr is a bad initializationOptions, shown at initialized.
 	initSettingsErr error
 
-	jobs *jobTable
+	jobs    *jobTable
+	latency latencies
 
 	exitCode int
 }
@@ -173,6 +174,7 @@ func (s *Server) Value(key any, init func() any) any {
 // are quick and never wait on the client (work that does runs as a job), so
 // nothing queues behind them and a reply costs no goroutine hand-off.
 func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	began := time.Now()
 	method := req.Method()
 	if method == "$/cancelRequest" {
 		s.cancelRequest(req.Params())
@@ -222,6 +224,9 @@ func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2
 	}
 
 	result, err := s.call(h, ctx, method, req.Params())
+	if s.log.Enabled(ctx, slog.LevelDebug) {
+		s.log.Debug("handled", "method", method, "took", time.Since(began), "err", err)
+	}
 	if !isCall {
 		if err != nil {
 			s.log.Error("notification failed", "method", method, "err", err)
@@ -234,10 +239,10 @@ func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2
 			s.log.Error("request failed", "method", method, "err", err)
 			err = jsonrpc2.NewError(requestFailed, err.Error())
 		}
-		respond(nil, err)
-		return nil
+		result = nil
 	}
-	respond(result, nil)
+	respond(result, err)
+	s.latency.record(method, time.Since(began))
 	return nil
 }
 

@@ -33,6 +33,9 @@ type Status struct {
 	Model            StatusModel        `json:"model"`
 	Jobs             []JobInfo          `json:"jobs"`
 	Commands         []string           `json:"commands"`
+	// Latency is the server's own handling time per request method, from
+	// reading the message to writing the reply.
+	Latency map[string]LatencyStats `json:"latency"`
 }
 
 // StatusFolder is one workspace folder.
@@ -77,6 +80,7 @@ func (s *Server) Status() Status {
 		Model:            StatusModel{Configured: cfg.Model.Configured(), Name: cfg.Model.Name, BaseURL: cfg.Model.BaseURL},
 		Jobs:             s.Jobs(),
 		Commands:         CommandNames(),
+		Latency:          s.latency.stats(),
 	}
 }
 

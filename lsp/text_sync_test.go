@@ -116,6 +116,9 @@ func TestStatusReportsState(t *testing.T) {
 	if st.Version == "" || len(st.Jobs) != 0 {
 		t.Errorf("version %q jobs %v", st.Version, st.Jobs)
 	}
+	if l := c.Status().Latency["workspace/executeCommand"]; l.Count < 1 || l.MaxMs <= 0 {
+		t.Errorf("status latency for executeCommand = %+v", l)
+	}
 
 	// Settings changes merge; bad ones are refused with a message and the
 	// old settings stay.
