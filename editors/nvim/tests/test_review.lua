@@ -193,4 +193,27 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   H.contains(undo_listed or '', 'M  b.txt', 'the undo was reviewed')
   H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'undone')
   H.contains(end_message(), 'undid', 'the server reports the undo')
+
+  -- 6. review.write = false: the accepted buffer is left modified but
+  -- listed, marked and announced, never hidden; the server reads the buffer.
+  require('warden').config.review.write = false
+  local warned = {}
+  vim.notify = function(msg, level)
+    if level == vim.log.levels.WARN then
+      table.insert(warned, msg)
+    end
+  end
+  on_review(function(s)
+    s:accept_all()
+  end)
+  apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-one', '+one, unsaved', '*** End Patch' }), ws)
+  vim.wait(200)
+  vim.notify = notify
+  local b_buf = vim.fn.bufnr(ws .. '/b.txt')
+  H.eq({ 'one, unsaved', 'two' }, vim.api.nvim_buf_get_lines(b_buf, 0, -1, false), 'applied to the buffer')
+  H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'not written')
+  H.eq(true, vim.bo[b_buf].modified and vim.bo[b_buf].buflisted, 'modified and listed')
+  H.eq(true, vim.b[b_buf].warden_applied, 'marked b:warden_applied')
+  H.contains(table.concat(warned, '\n'), 'applied but not written', 'the user is told')
+  H.contains(end_message(), 'Success', 'the server read the buffer')
 end)

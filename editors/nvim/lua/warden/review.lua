@@ -432,6 +432,13 @@ local function load_buf(path)
   b = vim.fn.bufadd(path)
   vim.fn.bufload(b)
   vim.bo[b].buflisted = true
+  -- bufload() detects no file type, so FileType (and with it the language
+  -- servers, Warden's own included) would never see the buffer.
+  if vim.bo[b].filetype == '' then
+    vim.api.nvim_buf_call(b, function()
+      vim.cmd('silent! filetype detect')
+    end)
+  end
   return b
 end
 
