@@ -4,6 +4,21 @@ local H = {}
 
 local uv = vim.loop
 
+-- Headless Neovim would wait for ever on the built-in prompts: a test that
+-- reaches one without stubbing it fails at once, saying where.
+local function unexpected(what)
+  return function(_, opts)
+    H.log(('FAIL unexpected %s (%s)\n%s'):format(what, vim.inspect(opts and opts.prompt), debug.traceback()))
+    vim.cmd('cquit 1')
+  end
+end
+vim.ui.input = function(opts)
+  unexpected('vim.ui.input')(nil, opts)
+end
+vim.ui.select = function(_, opts)
+  unexpected('vim.ui.select')(nil, opts)
+end
+
 function H.log(...)
   local parts = {}
   for _, v in ipairs({ ... }) do

@@ -46,7 +46,10 @@ function M.run_agent_command(command, ctx)
   local function send()
     warden().execute('warden.agent.run', { arg }, started('agent'), ctx and ctx.bufnr, client)
   end
-  if arg.instruction and vim.trim(arg.instruction) ~= '' then
+  -- A built-in mode (fix, explain, tests, comment) is an instruction of its
+  -- own; only a bare or "ask" request needs the user's words.
+  local has_words = arg.instruction and vim.trim(arg.instruction) ~= ''
+  if has_words or (arg.mode and arg.mode ~= '' and arg.mode ~= 'ask') then
     return send()
   end
   vim.ui.input({ prompt = 'Warden, please: ' }, function(text)
@@ -105,8 +108,10 @@ local function agent_action(kind, extra, cmd)
     for _, a in ipairs(actions or {}) do
       local c = a.command
       if type(c) == 'table' and c.command == 'warden.agent.run' then
-        if extra and c.arguments and c.arguments[1] then
-          c.arguments[1].instruction = (c.arguments[1].instruction or '') .. '\n' .. extra
+        local arg = c.arguments and c.arguments[1]
+        if extra and arg then
+          local given = arg.instruction and vim.trim(arg.instruction) or ''
+          arg.instruction = given == '' and extra or (given .. '\n' .. extra)
         end
         return M.run_agent_command(c, { bufnr = loc.bufnr, client_id = client.id })
       end
