@@ -39,6 +39,20 @@ H.run('attach, status, checkhealth with a client', function()
   H.contains(shown, 'policy: approval untrusted, sandbox workspace-write', ':Warden status text')
   H.contains(shown, 'model: not configured', ':Warden status model')
 
+  -- :Warden policy changes this session's approval policy.
+  shown = nil
+  vim.notify = function(msg)
+    shown = msg
+  end
+  vim.cmd('Warden policy on-failure')
+  H.wait(5000, function()
+    return shown ~= nil
+  end, ':Warden policy to answer')
+  vim.notify = notify
+  H.eq('Warden: approval policy is now on-failure', shown, ':Warden policy message')
+  st = H.execute('warden.status', {})
+  H.eq('on-failure', st.policy.approvalPolicy, 'the server took the new policy')
+
   -- The health check now lists the running client.
   vim.cmd('checkhealth warden')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
