@@ -2,9 +2,10 @@
 // the server does the work and asks for approval itself.
 
 import * as os from 'node:os';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Warden } from './extension';
-import { AgentRun, Problem, Range, explainInstruction, fixInstruction, looksLikePatch } from './instructions';
+import { AgentRun, Problem, Range, fixRange, looksLikePatch, problemsToFix, toDiagnostic } from './instructions';
 import { approvalPolicies, sandboxModes } from './settings';
 import { newestTranscript, stateDir } from './transcript';
 
@@ -53,19 +54,23 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
       return;
     }
     const doc = editor.document;
-    const problems: Problem[] = vscode.languages.getDiagnostics(doc.uri).map((d) => ({
+    const selection = editor.selection.isEmpty ? undefined : lspRange(editor.selection);
+    const problems = problemsToFix(vscode.languages.getDiagnostics(doc.uri).map((d) => ({
       range: lspRange(d.range),
       message: d.message,
       severity: severities[d.severity] ?? 'info',
       source: d.source,
-    }));
-    const file = vscode.workspace.asRelativePath(doc.uri);
-    const instruction = fixInstruction(file, problems, editor.selection.isEmpty ? undefined : lspRange(editor.selection));
-    if (!instruction) {
-      void vscode.window.showInformationMessage(`Warden: ${file} has no errors or warnings. Use "Warden: Ask" to say what to change.`);
+    })), selection);
+    if (problems.length === 0) {
+      void vscode.window.showInformationMessage(`Warden: ${vscode.workspace.asRelativePath(doc.uri)} has no errors or warnings. Use "Warden: Ask" to say what to change.`);
       return;
     }
-    await runAgent({ instruction, ...target(editor) });
+    await runAgent({
+      mode: 'fix',
+      uri: doc.uri.toString(),
+      range: fixRange(problems, selection),
+      diagnostics: problems.map(toDiagnostic),
+    });
   });
 
   register('warden.explain', async () => {
@@ -74,11 +79,10 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
       void vscode.window.showInformationMessage('Warden: open the file to explain first.');
       return;
     }
-    const file = vscode.workspace.asRelativePath(editor.document.uri);
-    await runAgent({
-      instruction: explainInstruction(file, editor.selection.isEmpty ? undefined : lspRange(editor.selection)),
-      ...target(editor),
-    });
+    // The selection, else the whole file.
+    const doc = editor.document;
+    const range = editor.selection.isEmpty ? lspRange(new vscode.Range(0, 0, doc.lineCount, 0)) : lspRange(editor.selection);
+    await runAgent({ mode: 'explain', uri: doc.uri.toString(), range });
   });
 
   register('warden.runCommand', async (given?: unknown) => {
@@ -108,7 +112,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
       if (!pick) return;
       job = pick.job;
     }
-    await warden.execute('warden.agent.cancel', { jobId: job.id });
+    await warden.cancel(job);
   });
 
   register('warden.applyPatch', async () => {
@@ -152,7 +156,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
   });
 
   register('warden.showTranscript', async () => {
-    const path = warden.lastTranscript ?? await newestTranscript(stateDir(process.env, os.homedir()));
+    const path = warden.lastTranscript ?? await newestTranscript(join(stateDir(process.env, os.homedir()), 'sessions'));
     if (!path) {
       void vscode.window.showInformationMessage('Warden: no transcript yet. Transcripts are written when the agent runs.');
       return;
@@ -170,7 +174,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
     const items: Item[] = (status?.jobs ?? []).map((j) => ({
       label: `$(debug-stop) Cancel: ${j.title ?? j.command ?? `job ${j.id}`}`,
       description: j.message,
-      run: () => warden.execute('warden.agent.cancel', { jobId: j.id }),
+      run: () => warden.cancel(j),
     }));
     items.push(
       { label: '$(shield) Set Policy…', description: status?.policy ? `${status.policy.approvalPolicy} · ${status.policy.sandboxMode}` : undefined, run: () => vscode.commands.executeCommand('warden.setPolicy') },

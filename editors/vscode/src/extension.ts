@@ -12,12 +12,13 @@ import {
   LanguageClientOptions,
   ShowMessageRequest,
   State,
+  WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
 import { ShowMessageRequestParams, answer, dialogFor } from './approval';
 import { registerCommands } from './commands';
 import { resolveServerPath } from './serverpath';
 import { needsRestart, toServerSettings } from './settings';
-import { ProgressTracker, ProgressValue, ServerStatus, statusView } from './status';
+import { JobInfo, ProgressTracker, ProgressValue, ServerStatus, statusView } from './status';
 
 export class Warden implements vscode.Disposable {
   readonly output = vscode.window.createOutputChannel('Warden', { log: true });
@@ -171,6 +172,23 @@ export class Warden implements vscode.Disposable {
     } finally {
       void this.refreshStatus();
     }
+  }
+
+  /**
+   * Cancels a job: an agent run through warden.agent.cancel, any other job
+   * (a command, a patch) through its progress, as the progress UI would.
+   */
+  async cancel(job: JobInfo): Promise<void> {
+    if (job.command === 'warden.agent.run') {
+      await this.execute('warden.agent.cancel', { jobId: job.id });
+      return;
+    }
+    const token = this.progress.tokenFor(job.title ?? '');
+    if (!this.client || token === undefined) {
+      void vscode.window.showErrorMessage(`Warden: cannot cancel "${job.title ?? job.id}": it reports no progress to cancel.`);
+      return;
+    }
+    await this.client.sendNotification(WorkDoneProgressCancelNotification.type, { token });
   }
 
   async refreshStatus(): Promise<ServerStatus | undefined> {

@@ -13,9 +13,13 @@ export interface Problem {
 
 /** warden.agent.run's argument. */
 export interface AgentRun {
-  instruction: string;
+  /** What to do; with a mode, added to the mode's own instruction. */
+  instruction?: string;
+  /** A built-in instruction on the server: fix, explain, tests, comment. */
+  mode?: 'fix' | 'explain' | 'tests' | 'comment';
   uri?: string;
   range?: Range;
+  diagnostics?: ReturnType<typeof toDiagnostic>[];
 }
 
 function overlaps(a: Range, b: Range): boolean {
@@ -24,27 +28,37 @@ function overlaps(a: Range, b: Range): boolean {
 }
 
 /**
- * The Fix instruction: the problems in the selection (or in the whole file
- * when the selection is empty or holds none), errors first, each with its
- * 1-based line. Undefined when there is nothing to fix.
+ * The problems the Fix command hands the agent: the errors and warnings in
+ * the selection (or in the whole file when the selection is empty or holds
+ * none), errors first, then by line. Empty when there is nothing to fix.
  */
-export function fixInstruction(file: string, problems: Problem[], selection?: Range): string | undefined {
+export function problemsToFix(problems: Problem[], selection?: Range): Problem[] {
   const order = { error: 0, warning: 1, info: 2, hint: 3 };
   let chosen = selection ? problems.filter((p) => overlaps(p.range, selection)) : problems;
-  if (chosen.length === 0) chosen = problems;
-  chosen = chosen.filter((p) => p.severity === 'error' || p.severity === 'warning');
-  if (chosen.length === 0) return undefined;
-  chosen = [...chosen].sort((a, b) => order[a.severity] - order[b.severity] || a.range.start.line - b.range.start.line);
-  const list = chosen.map((p) => `- line ${p.range.start.line + 1}: ${p.severity}${p.source ? ` (${p.source})` : ''}: ${p.message}`);
-  return `Fix these problems in ${file}:\n${list.join('\n')}`;
+  if (!chosen.some(serious)) chosen = problems;
+  return chosen.filter(serious)
+    .sort((a, b) => order[a.severity] - order[b.severity] || a.range.start.line - b.range.start.line);
 }
 
-/** The Explain instruction, for the selection or the whole file. */
-export function explainInstruction(file: string, selection?: Range): string {
-  if (!selection || (selection.start.line === selection.end.line && selection.start.character === selection.end.character)) {
-    return `Explain what ${file} does.`;
-  }
-  return `Explain the code in ${file} from line ${selection.start.line + 1} to line ${selection.end.line + 1}.`;
+function serious(p: Problem): boolean {
+  return p.severity === 'error' || p.severity === 'warning';
+}
+
+/** A problem as an LSP Diagnostic, for warden.agent.run's diagnostics. */
+export function toDiagnostic(p: Problem): { range: Range; message: string; severity: number; source?: string } {
+  return { range: p.range, message: p.message, severity: { error: 1, warning: 2, info: 3, hint: 4 }[p.severity], source: p.source };
+}
+
+/**
+ * The range of whole lines the agent is pointed at for the Fix command: the
+ * selection, else from the first to the last problem.
+ */
+export function fixRange(problems: Problem[], selection?: Range): Range | undefined {
+  if (selection) return selection;
+  if (problems.length === 0) return undefined;
+  const first = Math.min(...problems.map((p) => p.range.start.line));
+  const last = Math.max(...problems.map((p) => p.range.end.line));
+  return { start: { line: first, character: 0 }, end: { line: last, character: 0 } };
 }
 
 /**

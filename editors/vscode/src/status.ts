@@ -32,6 +32,7 @@ export interface ProgressValue {
 }
 
 export interface Progress {
+  token: string | number;
   title: string;
   message?: string;
   percentage?: number;
@@ -46,7 +47,7 @@ export class ProgressTracker {
     const key = String(token);
     switch (value.kind) {
       case 'begin':
-        this.running.set(key, { title: value.title ?? 'Warden', message: value.message, percentage: value.percentage });
+        this.running.set(key, { token, title: value.title ?? 'Warden', message: value.message, percentage: value.percentage });
         return true;
       case 'report': {
         const p = this.running.get(key);
@@ -69,6 +70,13 @@ export class ProgressTracker {
     let last: Progress | undefined;
     for (const p of this.running.values()) last = p;
     return last;
+  }
+
+  /** The token of the newest running work with this title. */
+  tokenFor(title: string): string | number | undefined {
+    let token: string | number | undefined;
+    for (const p of this.running.values()) if (p.title === title) token = p.token;
+    return token;
   }
 
   get size(): number {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Problem, explainInstruction, fixInstruction, looksLikePatch } from '../instructions';
+import { Problem, fixRange, looksLikePatch, problemsToFix, toDiagnostic } from '../instructions';
 
 const at = (line: number, a = 0, b = 5) => ({ start: { line, character: a }, end: { line, character: b } });
 const problems: Problem[] = [
@@ -9,27 +9,23 @@ const problems: Problem[] = [
   { range: at(20), message: 'consider a constant', severity: 'hint' },
 ];
 
-test('fix lists errors first, then warnings, with 1-based lines; hints are left out', () => {
-  assert.equal(fixInstruction('main.go', problems),
-    'Fix these problems in main.go:\n- line 3: error (compiler): undefined: foo\n- line 10: warning (go vet): unused variable x');
+test('fix takes errors first, then warnings, by line; hints and infos are left out', () => {
+  assert.deepEqual(problemsToFix(problems).map((p) => p.message), ['undefined: foo', 'unused variable x']);
 });
 
 test('fix keeps to the selection when it holds problems, else takes the whole file', () => {
-  assert.equal(fixInstruction('main.go', problems, at(9, 0, 2)),
-    'Fix these problems in main.go:\n- line 10: warning (go vet): unused variable x');
-  assert.match(fixInstruction('main.go', problems, at(30))!, /line 3: error/);
+  assert.deepEqual(problemsToFix(problems, at(9, 0, 2)).map((p) => p.message), ['unused variable x']);
+  assert.deepEqual(problemsToFix(problems, at(30)).map((p) => p.message), ['undefined: foo', 'unused variable x']);
+  // A selection holding only a hint counts as holding nothing to fix.
+  assert.deepEqual(problemsToFix(problems, at(20)).map((p) => p.message), ['undefined: foo', 'unused variable x']);
+  assert.deepEqual(problemsToFix([problems[2]]), []);
 });
 
-test('nothing to fix when only hints and infos are left', () => {
-  assert.equal(fixInstruction('a.go', [problems[2]]), undefined);
-  assert.equal(fixInstruction('a.go', []), undefined);
-});
-
-test('explain names the lines of a selection, or the file', () => {
-  assert.equal(explainInstruction('a.go'), 'Explain what a.go does.');
-  assert.equal(explainInstruction('a.go', at(4, 2, 2)), 'Explain what a.go does.');
-  assert.equal(explainInstruction('a.go', { start: { line: 4, character: 0 }, end: { line: 11, character: 3 } }),
-    'Explain the code in a.go from line 5 to line 12.');
+test('problems go to the server as LSP diagnostics, pointing the agent at their lines', () => {
+  assert.deepEqual(toDiagnostic(problems[1]), { range: at(2), message: 'undefined: foo', severity: 1, source: 'compiler' });
+  assert.deepEqual(fixRange(problemsToFix(problems)), { start: { line: 2, character: 0 }, end: { line: 9, character: 0 } });
+  assert.deepEqual(fixRange([], at(4)), at(4));
+  assert.equal(fixRange([]), undefined);
 });
 
 test('patches are recognised in both formats; other text is not', () => {

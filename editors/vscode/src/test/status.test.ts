@@ -31,6 +31,8 @@ test('progress: latest job wins, end removes it, reports for unknown tokens are 
   p.update('b', { kind: 'begin', title: 'second' });
   assert.equal(p.current()?.title, 'second');
   assert.equal(p.update('zzz', { kind: 'report', message: 'x' }), false);
+  assert.equal(p.tokenFor('first'), 'a');
+  assert.equal(p.tokenFor('nothing'), undefined);
   p.update('b', { kind: 'end' });
   assert.equal(p.current()?.title, 'first');
   p.update('a', { kind: 'end' });

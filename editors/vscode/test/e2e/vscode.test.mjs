@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openVSCode, tools } from './codeserver.mjs';
+import { startFakeModel } from './fakemodel.mjs';
 
 const artifacts = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'test-results');
 let vs;
 let workspace;
 let scratch;
+let model;
 
 // notes.txt, and a patch with two hunks far apart, so that each is its own
 // change in the Refactor Preview.
@@ -34,6 +36,21 @@ const fixPatch = [
   '*** End Patch',
   '',
 ].join('\n');
+// The agent's story, one turn per request: run a command, then patch
+// notes.txt, then answer. Each turn follows from the tool results so far.
+const agentPatch = '*** Begin Patch\n*** Update File: notes.txt\n@@\n line 9\n-line 10\n+line ten (from the agent)\n line 11\n*** End Patch\n';
+function agentScript(request) {
+  const results = request.messages.filter((m) => m.role === 'tool');
+  switch (results.length) {
+    case 0:
+      return { text: 'Let me record the date first. ', calls: [{ name: 'shell', args: { command: ['bash', '-c', 'echo checked > agent-was-here.txt'], justification: 'leave a marker the user asked for' } }] };
+    case 1:
+      return { calls: [{ name: 'apply_patch', args: { input: agentPatch } }] };
+    default:
+      return { text: 'All done: notes.txt line 10 now says ten.' };
+  }
+}
+
 const firstHunkOnly = original.replace('line 2\n', 'line two\n');
 
 async function shot(name) {
@@ -65,10 +82,17 @@ before(async () => {
   await writeFile(join(workspace, 'fix.patch'), fixPatch);
   await mkdir(join(workspace, 'build'));
   await writeFile(join(workspace, 'build', 'out.txt'), 'built\n');
+  model = await startFakeModel(agentScript);
   vs = await openVSCode({
     ...t,
     workspace,
-    settings: { 'warden.server.path': t.warden, 'warden.trace.server': 'messages' },
+    settings: {
+      'warden.server.path': t.warden,
+      'warden.trace.server': 'messages',
+      'warden.model.baseURL': model.url,
+      'warden.model.name': 'fake-model',
+      'warden.model.apiKey': 'test-key',
+    },
     // Warden's (and code-server's) config and state stay out of the user's.
     env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state') },
   });
@@ -76,6 +100,7 @@ before(async () => {
 
 after(async () => {
   await vs?.stop();
+  await model?.close();
   if (scratch && !process.env.WARDEN_E2E_KEEP) await rm(scratch, { recursive: true, force: true });
 });
 
@@ -283,4 +308,50 @@ test('Run Command: a high-risk command asks in an error dialog with its facts; D
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
   await page.locator('.notifications-toasts', { hasText: '`rm -rf build` exited 0 (sandboxed)' }).waitFor({ timeout: 30_000 });
   assert.equal(await exists(join(workspace, 'build')), false);
+});
+
+test('Ask: the agent\'s command and patch each ask in a modal, the patch is reviewed in the preview, the model hears what happened', async () => {
+  const page = vs.page;
+  await openFile('notes.txt');
+  await runCommand('Warden: Ask…');
+  await page.locator('.quick-input-widget', { hasText: 'Ask Warden' }).waitFor();
+  await page.locator('.quick-input-widget input').fill('Change line 10 of notes.txt to say ten');
+  await page.keyboard.press('Enter');
+
+  // The command the agent wants to run, with its justification.
+  let box = await dialog();
+  assert.match(await box.locator('.dialog-message-text').innerText(), /^Warden: run `echo checked > agent-was-here\.txt`\?/);
+  assert.match(await box.locator('.dialog-message-detail').innerText(), /Why \(agent\): leave a marker the user asked for/);
+  // The status bar shows the running agent.
+  await statusItem().filter({ hasText: 'Warden agent' }).waitFor();
+  await shot('agent-approval');
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+
+  // Its patch: asked (untrusted policy), then reviewed.
+  box = await dialog();
+  assert.match(await box.locator('.dialog-message-text').innerText(), /apply a patch to 1 file: notes\.txt/);
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+  const preview = page.locator('#refactorPreview');
+  await preview.locator('.monaco-list-row[aria-level="2"]').first().waitFor({ timeout: 30_000 });
+  await preview.locator('.monaco-list-row[aria-level="1"] .edit-checkbox').first().click();
+  await preview.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await preview.waitFor({ state: 'hidden' });
+
+  await page.locator('.notifications-toasts', { hasText: 'All done: notes.txt line 10 now says ten.' }).waitFor({ timeout: 30_000 });
+  await openFile('notes.txt');
+  await page.keyboard.press('Control+S');
+  const want = original.replace('line 10\n', 'line ten (from the agent)\n');
+  assert.equal(await diskContent('notes.txt', want), want);
+  assert.equal(await readFile(join(workspace, 'agent-was-here.txt'), 'utf8'), 'checked\n');
+
+  // The model was told the command's output and that the patch landed.
+  const results = model.requests.at(-1).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+  assert.equal(results.length, 2);
+  assert.match(results[1], /Success\. Updated the following files:\nM .*notes\.txt/);
+
+  // The transcript is a click away.
+  await runCommand('Warden: Show Transcript');
+  await page.locator('.tab.active', { hasText: /\.md$/ }).waitFor();
+  await page.locator('.editor-instance', { hasText: 'Change line 10 of notes.txt' }).first().waitFor();
+  await shot('transcript');
 });
