@@ -104,10 +104,11 @@ func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
 			if len(trimmedOps) == len(ops) || !hasChange(trimmedOps) {
 				return "", nil, err
 			}
-			if at, err = locate(c, h, trimmedOps, from, fail); err != nil {
-				return "", nil, err
+			retryAt, retryErr := locate(c, h, trimmedOps, from, fail)
+			if retryErr != nil {
+				return "", nil, err // the error about the lines as written
 			}
-			ops = trimmedOps
+			at, ops = retryAt, trimmedOps
 		}
 		e := c.edit(ops, at)
 		e.Hunk = hi

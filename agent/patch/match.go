@@ -97,8 +97,8 @@ func (t *text) matchesAt(l level, pattern []string, i int) bool {
 }
 
 // find returns every line in [lo, hi] where pattern starts, on the strictest
-// rung with any match, stopping after max matches (0: no limit).
-func (t *text) find(pattern []string, lo, hi, max int) ([]int, level) {
+// rung with any match, stopping after limit matches (0: no limit).
+func (t *text) find(pattern []string, lo, hi, limit int) ([]int, level) {
 	if hi > len(t.lines)-len(pattern) {
 		hi = len(t.lines) - len(pattern)
 	}
@@ -120,7 +120,7 @@ func (t *text) find(pattern []string, lo, hi, max int) ([]int, level) {
 				}
 			}
 			found = append(found, i)
-			if max > 0 && len(found) == max {
+			if limit > 0 && len(found) == limit {
 				break
 			}
 		}

@@ -90,25 +90,3 @@ type Line struct {
 	Op   Op
 	Text string
 }
-
-// oldCount is how many lines of the existing file the hunk covers.
-func (h *Hunk) oldCount() int {
-	n := 0
-	for _, l := range h.Lines {
-		if l.Op != Insert {
-			n++
-		}
-	}
-	return n
-}
-
-// oldLines are the lines the hunk expects to find.
-func (h *Hunk) oldLines() []string {
-	out := make([]string, 0, len(h.Lines))
-	for _, l := range h.Lines {
-		if l.Op != Insert {
-			out = append(out, l.Text)
-		}
-	}
-	return out
-}
