@@ -339,6 +339,15 @@ func (s *Documents) change(u protocol.DocumentURI, version int32, changes []Cont
 	return next, nil
 }
 
+// markOutOfSync records that Warden missed a change to u.
+func (s *Documents) markOutOfSync(u protocol.DocumentURI, reason error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.docs[u]; ok {
+		e.syncErr = reason
+	}
+}
+
 func (s *Documents) close(u protocol.DocumentURI) error {
 	s.mu.Lock()
 	e, ok := s.docs[u]

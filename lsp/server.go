@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/config"
 )
@@ -76,6 +77,9 @@ const (
 
 // New creates a server; Serve runs it on a connection.
 func New(opts Options) *Server {
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = DefaultMaxMessageBytes
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -98,6 +102,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.connCtx, s.cancelConn = context.WithCancel(ctx)
 	defer s.cancelConn()
 	st := newStream(rwc, s.opts.MaxMessageBytes, s.log)
+	st.onSkip = s.skippedMessage
 	s.conn = jsonrpc2.NewConn(st)
 	s.client = &Client{conn: s.conn, connCtx: s.connCtx, log: s.log, caps: s.Capabilities}
 	s.exitCode = 1
@@ -244,6 +249,23 @@ func (s *Server) receive(_ context.Context, reply jsonrpc2.Replier, req jsonrpc2
 	respond(result, err)
 	s.latency.record(method, time.Since(began))
 	return nil
+}
+
+// skippedMessage keeps the document store honest when a change was too big
+// to read: the document it changed (or, if that is unknown, every open
+// document) is out of sync until the editor sends its whole text again.
+func (s *Server) skippedMessage(method string, u protocol.DocumentURI) {
+	if method != "textDocument/didChange" {
+		return
+	}
+	reason := fmt.Errorf("a didChange over the %d-byte message limit was skipped", s.opts.MaxMessageBytes)
+	if u != "" {
+		s.docs.markOutOfSync(u, reason)
+		return
+	}
+	for _, d := range s.docs.All() {
+		s.docs.markOutOfSync(d.URI, reason)
+	}
 }
 
 // readLoopKey marks the contexts of handlers: a client call made with one

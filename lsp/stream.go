@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
 )
 
 // DefaultMaxMessageBytes bounds one incoming message. The largest legitimate
@@ -38,6 +39,10 @@ type stream struct {
 
 	writeMu sync.Mutex
 	out     io.Writer
+
+	// onSkip, if set, hears about a message skipped for its size, with the
+	// document URI when one could be found in it.
+	onSkip func(method string, uri protocol.DocumentURI)
 }
 
 func newStream(rwc io.ReadWriteCloser, max int64, log *slog.Logger) *stream {
@@ -153,9 +158,18 @@ func (s *stream) skipHuge(length int64) {
 	head, _ := s.in.Peek(min(int(length), 4096))
 	id := findTopID(head)
 	method := findMethod(head)
+	uri := findURI(head, false)
 	s.log.Error("skipped a message over the size limit", "bytes", length, "limit", s.max, "method", method)
-	if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
+	tail := &tailWriter{keep: 4096}
+	if _, err := io.CopyN(tail, s.in, length); err != nil {
 		return
+	}
+	if uri == "" {
+		// Editors that sort keys put textDocument after the content.
+		uri = findURI(tail.buf, true)
+	}
+	if s.onSkip != nil {
+		s.onSkip(method, protocol.DocumentURI(uri))
 	}
 	msg := fmt.Sprintf("warden skipped a %d-byte %s message: the limit is %d bytes", length, orUnknown(method), s.max)
 	if id != nil {
@@ -163,6 +177,20 @@ func (s *stream) skipHuge(length int64) {
 		return
 	}
 	s.notify("window/showMessage", map[string]any{"type": 1, "message": msg})
+}
+
+// tailWriter discards what it is given but keeps the last keep bytes.
+type tailWriter struct {
+	keep int
+	buf  []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.buf = append(w.buf, p[max(0, len(p)-w.keep):]...)
+	if over := len(w.buf) - w.keep; over > 0 {
+		w.buf = append(w.buf[:0], w.buf[over:]...)
+	}
+	return len(p), nil
 }
 
 // trimOverlongBody handles a Content-Length that was too large: when the body
@@ -275,7 +303,21 @@ func validID(id json.RawMessage) bool {
 var (
 	topID     = regexp.MustCompile(`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"]*"\s*,)*\s*"id"\s*:\s*(-?\d+|"[^"]*")`)
 	topMethod = regexp.MustCompile(`"method"\s*:\s*"([^"]{1,100})"`)
+	docURI    = regexp.MustCompile(`"textDocument"\s*:\s*\{[^{}]*?"uri"\s*:\s*"([^"]{1,1000})"`)
 )
+
+// findURI finds a textDocument's uri in part of a message: the first one, or
+// the last when last is set.
+func findURI(b []byte, last bool) string {
+	all := docURI.FindAllSubmatch(b, -1)
+	if len(all) == 0 {
+		return ""
+	}
+	if last {
+		return string(all[len(all)-1][1])
+	}
+	return string(all[0][1])
+}
 
 // findTopID finds the id of a message from its first bytes, when it comes
 // before params (as every editor writes it).

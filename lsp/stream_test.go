@@ -159,3 +159,29 @@ func TestBatchIsRefused(t *testing.T) {
 	}
 	stillServes(t, c)
 }
+
+// A didChange too big to read leaves its document out of sync (never stale),
+// found by its URI even when it comes after the content (Neovim sorts keys).
+func TestHugeDidChangeMarksItsDocumentOutOfSync(t *testing.T) {
+	c := startTest(t)
+	big := c.Open("big.txt", "plaintext", "small\n")
+	other := c.Open("other.txt", "plaintext", "fine\n")
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"contentChanges":[{"text":"`)
+	b.Write(bytes.Repeat([]byte("y"), 33<<20))
+	fmt.Fprintf(&b, `"}],"textDocument":{"uri":%q,"version":2}}}`, big)
+	mark := c.Mark()
+	go c.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n", b.Len()) + b.String()))
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("textDocument/didChange"))
+	err := c.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]any{"uri": big}, "range": rng(0, 0, 0, 1), "context": map[string]any{"diagnostics": []any{}}}, nil)
+	if err == nil || !strings.Contains(err.Error(), "out of sync") {
+		t.Fatalf("code action after a skipped change: %v", err)
+	}
+	if got := selected(t, c, other, rng(0, 0, 0, 4)); got != "«fine» (v1)" {
+		t.Errorf("the other document: %q", got)
+	}
+	c.Change(big, lsptest.Edit{Text: "resent\n"})
+	if got := selected(t, c, big, rng(0, 0, 0, 6)); !strings.HasPrefix(got, "«resent»") {
+		t.Errorf("after the editor resent the text: %q", got)
+	}
+}
