@@ -129,7 +129,7 @@ func BenchmarkPatchVsGitApply(b *testing.B) {
 			run  func()
 		}{"warden-cli", command("warden-cli", bin, "apply-patch", "--cwd", root, patchFile)})
 	}
-	const rounds = 5
+	const rounds = 9
 	times := make([][]time.Duration, len(tools))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
