@@ -350,7 +350,7 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 // deletion removes; past them the fact says "more than".
 const (
 	maxCountedFiles = 1_000_000
-	maxCountTime    = 200 * time.Millisecond
+	maxCountTime    = time.Second
 )
 
 // expand resolves a target against the cwd and expands glob characters the

@@ -88,9 +88,11 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		Rules:    book,
 		RulesDir: config.RulesDir(),
 		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
-		Runner:   &approvals.SandboxRunner{},
-		Session:  st.session,
-		Audit:    st.audit,
-		Notify:   func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, msg) },
+		Runner: &approvals.SandboxRunner{OnNotEnforced: func(gaps []string) {
+			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
+		}},
+		Session: st.session,
+		Audit:   st.audit,
+		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, msg) },
 	}, sb, nil
 }
