@@ -88,6 +88,58 @@ H.run('approval dialog: every choice and its effect', function()
     H.contains(msg, 'did not run', tostring(case[2]) .. ': the server reports the refusal')
   end
 
+  -- A high-risk command: the level is HIGH and highlighted as such, and
+  -- "Always allow" and "Allow for session" are not offered.
+  vim.fn.mkdir(ws .. '/build/obj', 'p')
+  vim.fn.writefile({ 'x' }, ws .. '/build/obj/a.o')
+  vim.ui.select = function(items, opts, on_choice)
+    shown = vim.tbl_map(opts.format_item, items)
+    on_choice(items[#items - 1], #items - 1) -- Deny
+  end
+  local n = #messages
+  H.execute('warden.exec', { { command = { 'rm', '-rf', 'build' }, cwd = ws } })
+  H.wait(20000, function()
+    return #messages > n and messages[#messages]:find('did not run', 1, true) ~= nil
+  end, 'rm -rf to be denied')
+  last = require('warden.approval').last
+  H.eq('high', last.view.level, 'rm -rf is high risk')
+  H.eq('Warden asks — HIGH risk', last.view.lines[1], 'the float title names the level')
+  H.truthy(vim.tbl_contains(vim.tbl_map(function(h)
+    return h[1]
+  end, last.view.highlights), 'WardenRiskHigh'), 'highlighted as high')
+  H.eq({ 'Allow once', 'Deny', 'Deny and stop' }, shown, 'no standing approval offered for high risk')
+  H.eq(true, H.exists(ws .. '/build/obj/a.o'), 'denied: nothing deleted')
+
+  -- Neovim 0.7 must answer before it returns to its loop: a picker that
+  -- answers later (Telescope and friends) gets inputlist() instead, and its
+  -- late answer is ignored.
+  local late
+  vim.ui.select = function(items, _, on_choice)
+    late = function()
+      on_choice(items[1], 1)
+    end
+  end
+  local inputlist = vim.fn.inputlist
+  local listed
+  vim.fn.inputlist = function(lines)
+    listed = lines
+    for i, l in ipairs(lines) do
+      if l:match('%. Deny$') then
+        return i - 1
+      end
+    end
+  end
+  n = #messages
+  H.execute('warden.exec', { { command = { 'touch', 'late.txt' }, cwd = ws } })
+  H.wait(20000, function()
+    return #messages > n and messages[#messages]:find('did not run', 1, true) ~= nil
+  end, 'touch late.txt to be denied')
+  vim.fn.inputlist = inputlist
+  H.truthy(listed and listed[1]:find('Esc denies', 1, true), 'inputlist was used: ' .. vim.inspect(listed))
+  H.eq(false, H.exists(ws .. '/late.txt'), 'the inputlist answer (Deny) stood')
+  late()
+  H.eq(false, H.exists(ws .. '/late.txt'), 'the late pick changed nothing')
+
   -- Allow for session: runs, and the same command is not asked again.
   shown = run('session.txt', 'Allow for session')
   H.eq(true, H.exists(ws .. '/session.txt'), 'allowed for session: it ran')
