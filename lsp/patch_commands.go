@@ -10,6 +10,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
@@ -90,42 +91,14 @@ func (s *Server) applyPatchText(ctx context.Context, text, root, justification s
 }
 
 // approvePatch asks the connection's approvals orchestrator whether the plan
-// may land (policy, session approvals per file, the editor's dialog, audit).
-// Files the patch model flags (symlinks leading out, binaries, protected
-// names the policy does not list) are handed over as protected paths of this
-// request, so they are asked about too, and named in the dialog.
+// may land, the same way the agent's patches are asked about
+// (agent.ApprovePlan: policy, per-file session approvals, flagged files).
 func (s *Server) approvePatch(ctx context.Context, plan *patch.Plan, justification string) (*approvals.PatchApproval, error) {
-	// A new orchestrator each call: ProtectedPaths are this plan's alone,
-	// while the session store and audit log are the connection's.
 	o, sb, err := s.Orchestrator(plan.Root)
 	if err != nil {
 		return nil, err
 	}
-	var concerns []string
-	for _, c := range plan.Concerns {
-		o.ProtectedPaths = append(o.ProtectedPaths, c.Path)
-		concerns = append(concerns, c.String())
-	}
-	if len(concerns) > 0 {
-		if justification != "" {
-			justification += "; "
-		}
-		justification += "Warden flags: " + strings.Join(concerns, "; ")
-	}
-	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification}
-	for _, f := range plan.Files {
-		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate}
-		switch {
-		case f.MoveTo != "":
-			pf.Change = approvals.PatchMove
-		case f.Change.Kind == patch.Add:
-			pf.Change = approvals.PatchAdd
-		case f.Change.Kind == patch.Delete:
-			pf.Change = approvals.PatchDelete
-		}
-		req.Files = append(req.Files, pf)
-	}
-	return o.ApprovePatch(ctx, req)
+	return agent.ApprovePlan(ctx, o, sb, plan, justification)
 }
 
 type checkpointsKey struct{}
