@@ -161,11 +161,17 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		e.Decision = Allow
 		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh
 		if e.Escalate && !e.BypassSandbox {
-			// A low-risk command staying inside the writable roots does not
-			// need to leave the sandbox: it runs sandboxed without asking,
-			// and a sandbox denial can still be escalated afterwards.
+			// Leaving the sandbox always takes an approval. A low-risk
+			// command staying inside the writable roots does not need to
+			// leave it, and under never or on-failure nobody is asked first:
+			// either way it runs sandboxed, and a sandbox denial can still be
+			// escalated afterwards where the policy allows.
 			e.Escalate = false
-			e.Reason += "; escalation not needed: low risk and inside the writable roots"
+			if e.Risk.Level == RiskLow {
+				e.Reason += "; escalation not needed: low risk and inside the writable roots"
+			} else {
+				e.Reason += fmt.Sprintf("; the %s policy does not ask before running, so it runs sandboxed", pol)
+			}
 		}
 		return e
 	}

@@ -71,6 +71,8 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		// Never: asks nobody.
 		{"never make", Policy{Ask: Never}, []string{"make"}, false, nil, "", want{Allow, false, nil, ""}},
 		{"never escalation runs sandboxed", Policy{Ask: Never}, []string{"make"}, true, nil, "", want{Allow, false, nil, ""}},
+		{"never medium-risk escalation runs sandboxed", Policy{Ask: Never}, []string{"curl", "https://example.com"}, true, nil, "", want{Allow, false, nil, "does not ask before running, so it runs sandboxed"}},
+		{"on-failure escalation runs sandboxed first", Policy{Ask: OnFailure}, []string{"npm", "install"}, true, nil, "", want{Allow, false, nil, "runs sandboxed"}},
 		{"never prompt rule is forbidden", Policy{Ask: Never}, []string{"npm", "publish"}, false, nil, "", want{Forbidden, false, nil, "approval policy is never"}},
 		{"never unparseable is forbidden", Policy{Ask: Never}, []string{"bash", "-lc", "echo 'x"}, false, nil, "", want{Forbidden, false, nil, "could not analyse"}},
 		// On-failure: runs sandboxed; retries are asked later.
