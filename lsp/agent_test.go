@@ -135,7 +135,12 @@ func TestAgentStory(t *testing.T) {
 	}
 	// The dialog: the command, its risk, and no session approval for high risk.
 	var dialog protocol.ShowMessageRequestParams
-	json.Unmarshal(<-dialogs, &dialog)
+	select {
+	case raw := <-dialogs:
+		json.Unmarshal(raw, &dialog)
+	default:
+		t.Fatalf("no dialog; the model was told %q", toolResult(t, srv, "rm"))
+	}
 	for _, want := range []string{"rm -rf build", "start clean", "Risk: high", "in " + c.Dir} {
 		if !strings.Contains(dialog.Message, want) {
 			t.Errorf("dialog lacks %q:\n%s", want, dialog.Message)
@@ -486,5 +491,63 @@ func TestAgentPartialPatchReportedToTheModel(t *testing.T) {
 	}
 	if !strings.Contains(got, "applied only in part") || !strings.Contains(got, landed) {
 		t.Errorf("the buffer shows %s, the model was told %q", landed, got)
+	}
+}
+
+// With risk_summary on, the dialog carries the model's summary, which raises
+// the static level of `make share` (and takes "Allow for session" away); the
+// agent's own conversation never sees that side conversation.
+func TestAgentModelRiskSummaryInTheDialog(t *testing.T) {
+	srv := modeltest.New(t,
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "up", Name: "shell", Args: `{"command":["make","share"],"justification":"share the notes"}`}}},
+		modeltest.Turn{Text: "not shared"},
+	)
+	srv.Respond(func(req modeltest.Request) modeltest.Turn {
+		return modeltest.Turn{Text: `{"summary":"Runs the share target, which may upload notes.txt.","level":"high"}`}
+	})
+	c := lsptest.Start(t, lsptest.Options{Env: []string{"OPENAI_BASE_URL=" + srv.URL, "WARDEN_MODEL=fake-model"}})
+	c.Initialize(map[string]any{"approvalPolicy": "untrusted", "model": map[string]any{"riskSummary": true, "riskDeadline": "2s"}})
+	write(t, c.Dir, map[string]string{"notes.txt": "private"})
+	dialogs := make(chan json.RawMessage, 1)
+	c.OnRequest("window/showMessageRequest", lsptest.Record(dialogs, lsptest.Choose("Deny")))
+	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) { return lsp.ShowDocumentResult{Success: true}, nil })
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "share my notes"}); err != nil {
+		t.Fatal(err)
+	}
+	progressEnd(t, c, mark)
+	var d protocol.ShowMessageRequestParams
+	select {
+	case raw := <-dialogs:
+		json.Unmarshal(raw, &d)
+	default:
+		t.Fatalf("no dialog; the model was told %q", toolResult(t, srv, "up"))
+	}
+	if !strings.Contains(d.Message, "model (high): Runs the share target") || !strings.Contains(d.Message, "Risk: high") || !strings.Contains(d.Message, "raised to high by the model") {
+		t.Errorf("dialog:\n%s", d.Message)
+	}
+	for _, a := range d.Actions {
+		if a.Title == "Allow for session" {
+			t.Errorf("a high-risk dialog offers %q", a.Title)
+		}
+	}
+	var riskReqs, agentReqs int
+	for _, r := range srv.Requests() {
+		if r.ResponseFormat != nil {
+			riskReqs++
+			if len(r.Tools) != 0 {
+				t.Error("the risk conversation has tools")
+			}
+		} else {
+			agentReqs++
+			for _, m := range r.Messages {
+				if strings.Contains(m.Content, "Runs the share target") {
+					t.Error("the risk summary leaked into the agent's conversation")
+				}
+			}
+		}
+	}
+	if riskReqs != 1 || agentReqs != 2 {
+		t.Errorf("%d risk requests, %d agent requests", riskReqs, agentReqs)
 	}
 }
