@@ -52,14 +52,17 @@ local function find_buf(path)
   end
 end
 
--- The version Neovim last reported to servers for a buffer.
+-- The version Neovim reports to servers for a buffer: util.buf_versions up
+-- to 0.10 (0 at didOpen on 0.7), the changedtick from 0.11 on (where
+-- buf_versions is deprecated and only forwards to it).
 local function buf_version(bufnr)
-  local versions = vim.lsp.util.buf_versions
-  local v = versions and versions[bufnr]
-  if v == nil then
-    v = vim.api.nvim_buf_get_changedtick(bufnr)
+  if vim.fn.has('nvim-0.11') == 0 then
+    local v = vim.lsp.util.buf_versions and rawget(vim.lsp.util.buf_versions, bufnr)
+    if v ~= nil then
+      return v
+    end
   end
-  return v
+  return vim.api.nvim_buf_get_changedtick(bufnr)
 end
 
 local function read_file(path)
