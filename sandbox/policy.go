@@ -147,6 +147,9 @@ func resolveDir(p string) (string, error) {
 		return "", fmt.Errorf("%q is not an absolute path", p)
 	}
 	rp, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s does not exist", p)
+	}
 	if err != nil {
 		return "", err
 	}

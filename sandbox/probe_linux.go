@@ -13,14 +13,15 @@ import (
 
 // KernelInfo is what the running kernel offers the sandbox.
 type KernelInfo struct {
-	OS, Kernel string
+	OS     string `json:"os"`
+	Kernel string `json:"kernel"`
 	// LandlockABI is the Landlock ABI version (0: none). LandlockErrata is
 	// its errata bitmask.
-	LandlockABI    int
-	LandlockErrata int
-	Seccomp        bool // seccomp filters (SECCOMP_SET_MODE_FILTER)
-	NoNewPrivs     bool // already set on this process
-	Root           bool
+	LandlockABI    int  `json:"landlock_abi"`
+	LandlockErrata int  `json:"landlock_errata"`
+	Seccomp        bool `json:"seccomp"`      // seccomp filters (SECCOMP_SET_MODE_FILTER)
+	NoNewPrivs     bool `json:"no_new_privs"` // already set on this process
+	Root           bool `json:"root"`
 }
 
 var (

@@ -6,12 +6,13 @@ import "runtime"
 
 // KernelInfo is what the running kernel offers the sandbox.
 type KernelInfo struct {
-	OS, Kernel     string
-	LandlockABI    int
-	LandlockErrata int
-	Seccomp        bool
-	NoNewPrivs     bool
-	Root           bool
+	OS             string `json:"os"`
+	Kernel         string `json:"kernel"`
+	LandlockABI    int    `json:"landlock_abi"`
+	LandlockErrata int    `json:"landlock_errata"`
+	Seccomp        bool   `json:"seccomp"`
+	NoNewPrivs     bool   `json:"no_new_privs"`
+	Root           bool   `json:"root"`
 }
 
 // Probe reports the system; only Linux has the features it lists.

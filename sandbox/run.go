@@ -191,6 +191,9 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	if err != nil {
 		// Report it as a shell would, so callers see one shape of failure.
 		msg := fmt.Sprintf("warden: %s: %v\n", c.Argv[0], err)
+		if c.OnOutput != nil {
+			c.OnOutput(Stderr, []byte(msg))
+		}
 		p.result = Result{ExitCode: 127, Stderr: []byte(msg), Output: []byte(msg), Sandbox: "none"}
 		close(p.done)
 		return p, nil

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+var doctorJSON bool
+
+func init() {
+	register(&command{
+		name:    "doctor",
+		summary: "show what this machine's sandbox enforces, layer by layer, and what it cannot",
+		usage:   "doctor [--json]",
+		flags: func(fs *flag.FlagSet) {
+			doctorJSON = false
+			fs.BoolVar(&doctorJSON, "json", false, "print one JSON object instead of text")
+		},
+		run: runDoctor,
+	})
+}
+
+// doctorReport is the JSON shape of `warden doctor --json`.
+type doctorReport struct {
+	Warden  string         `json:"warden"`
+	Go      string         `json:"go"`
+	OS      string         `json:"os"`
+	Arch    string         `json:"arch"`
+	Sandbox sandbox.Report `json:"sandbox"`
+}
+
+func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) > 0 {
+		return usageError(env, "doctor", "unexpected argument %q", args[0])
+	}
+	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, "")}
+	if doctorJSON {
+		enc := json.NewEncoder(env.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(env.stderr, "warden doctor: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	printDoctor(env.stdout, rep)
+	return 0
+}
+
+func printDoctor(w io.Writer, rep doctorReport) {
+	s := rep.Sandbox
+	fmt.Fprintf(w, "warden %s, %s, %s/%s\n", rep.Warden, rep.Go, rep.OS, rep.Arch)
+	if s.Kernel.Kernel != "" {
+		fmt.Fprintf(w, "kernel %s; Landlock ABI %d; seccomp filters %s; running as %s\n",
+			s.Kernel.Kernel, s.Kernel.LandlockABI, yesNo(s.Kernel.Seccomp), map[bool]string{true: "root", false: "an unprivileged user"}[s.Kernel.Root])
+	}
+	var ns []string
+	for _, n := range []string{"user", "mount", "pid", "net", "ipc"} {
+		if why := s.Namespaces[n]; why != "" {
+			ns = append(ns, n+" no ("+why+")")
+		} else {
+			ns = append(ns, n+" yes")
+		}
+	}
+	fmt.Fprintf(w, "namespaces: %s\n", strings.Join(ns, ", "))
+	mech := s.Mechanism
+	if mech == "" {
+		mech = "none"
+	}
+	fmt.Fprintf(w, "\nsandbox for workspace-write, network off: %s\nself-test: %s\n", mech, s.SelfTest)
+	for _, l := range s.Layers {
+		state := "enforced"
+		if !l.Enforced {
+			state = "NOT enforced"
+		}
+		fmt.Fprintf(w, "\n%s: %s — %s\n", l.Name, state, l.Detail)
+		for _, c := range l.Covers {
+			fmt.Fprintf(w, "  - %s\n", c)
+		}
+	}
+	if len(s.NotEnforced) > 0 {
+		fmt.Fprintln(w, "\nnot enforced on this machine:")
+		for _, g := range s.NotEnforced {
+			fmt.Fprintf(w, "  - %s\n", g)
+		}
+	}
+	if s.Refused != "" {
+		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
+	}
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

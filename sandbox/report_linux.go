@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"fmt"
+	"strings"
+)
+
+func layersFor(r Report) []Layer {
+	ns := r.Mechanism == "linux"
+	var missing []string
+	for _, n := range []string{"user", "mount", "pid", "net", "ipc"} {
+		if why := r.Namespaces[n]; why != "" {
+			missing = append(missing, n+": "+why)
+		}
+	}
+	nsDetail := "user, mount, pid, ipc and (network off) net namespaces"
+	if !ns {
+		nsDetail = "unavailable: " + strings.Join(missing, "; ")
+		if len(missing) == 0 {
+			nsDetail = "not used"
+		}
+	}
+	abi := effectiveLandlockABI()
+	ll := Layer{Name: "landlock", Enforced: abi >= 1, Detail: fmt.Sprintf("ABI %d (kernel reports %d, errata %#x)", abi, r.Kernel.LandlockABI, r.Kernel.LandlockErrata)}
+	if abi >= 1 {
+		ll.Covers = append(ll.Covers, "writes only inside the writable roots and to /dev/null; read and execute elsewhere; raw devices unreadable")
+	}
+	if abi >= 2 {
+		ll.Covers = append(ll.Covers, "links and renames across the writable roots' boundary (refer)")
+	}
+	if abi >= 3 {
+		ll.Covers = append(ll.Covers, "truncate outside the writable roots")
+	}
+	if abi >= 4 {
+		ll.Covers = append(ll.Covers, "TCP bind and connect when the network is off")
+	}
+	if abi >= 5 {
+		ll.Covers = append(ll.Covers, "ioctl on devices other than the terminal and /dev/null")
+	}
+	if abi >= 6 {
+		ll.Covers = append(ll.Covers, "signals and abstract unix sockets to processes outside the sandbox")
+	}
+	return []Layer{
+		{Name: "namespaces", Enforced: ns, Detail: nsDetail, Covers: nsCovers(ns)},
+		ll,
+		{Name: "seccomp", Enforced: r.Kernel.Seccomp, Detail: "BPF filter, EPERM on match, architecture and x32 checks", Covers: []string{
+			"sockets other than AF_UNIX when the network is off (TCP, UDP, MPTCP, raw, packet, netlink, vsock, ...)",
+			"io_uring, ptrace, process_vm_readv/writev, pidfd_getfd",
+			"bpf, perf_event_open, userfaultfd, keyctl/add_key/request_key",
+			"mount and the new mount API, unshare, setns, namespace flags to clone, clone3 (ENOSYS)",
+			"module loading, kexec, reboot, swap, clock and hostname changes, open_by_handle_at",
+			"TIOCSTI and TIOCLINUX terminal injection, unusual personality flags",
+		}},
+		{Name: "capabilities", Enforced: true, Detail: "every set emptied (bounding, ambient, effective, permitted, inheritable); securebits keep uid 0 from regaining them"},
+		{Name: "no_new_privs", Enforced: true, Detail: "setuid and file capabilities grant nothing"},
+		{Name: "limits", Enforced: true, Detail: "no core dumps; file size and process count capped (RLIMIT_FSIZE, RLIMIT_NPROC, pid_max of the pid namespace)"},
+	}
+}
+
+func nsCovers(ns bool) []string {
+	if !ns {
+		return nil
+	}
+	return []string{
+		"every mount read-only and nosuid, writable roots writable",
+		"protected subpaths (" + strings.Join(ProtectedNames, " ") + ", gitdir: targets) read-only, missing ones masked so they cannot be created",
+		"chmod, chown and utime outside the writable roots (read-only mounts)",
+		"existing unix sockets in /run, /tmp, $TMPDIR, $XDG_RUNTIME_DIR and $HOME masked",
+		"other processes invisible; the command and all it started die together",
+		"no network interfaces but an unconfigured loopback when the network is off",
+		"fresh /proc, minimal /dev, private /dev/shm and /dev/pts, private SysV IPC",
+	}
+}
+
+func residualGaps(r Report) []string {
+	gaps := []string{
+		"reads are not restricted: the command can read every file this user can (~/.ssh, ~/.aws, browser profiles)",
+		"memory and disk use are not capped (no cgroup limits)",
+	}
+	if effectiveLandlockABI() < 9 && r.Mechanism == "linux" {
+		gaps = append(gaps, "pathname unix sockets created after the command starts, or outside the scanned directories, can be connected to (Landlock ABI < 9 cannot restrict connect)")
+	}
+	return gaps
+}

@@ -1,0 +1,109 @@
+package sandbox
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the Seatbelt golden files")
+
+// Seatbelt cannot run here: the generated profiles are checked against
+// reviewed golden files instead.
+func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
+	ws := "/Users/dev/project"
+	roots := func(paths ...string) []Root {
+		var out []Root
+		for _, p := range paths {
+			out = append(out, Root{Path: p, Protected: protectedFor(p)})
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		policy Policy
+		roots  []Root
+	}{
+		{"workspace-write-no-network", Policy{Mode: WorkspaceWrite}, roots(ws, "/private/tmp")},
+		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: true}, roots(ws)},
+		{"read-only", Policy{Mode: ReadOnly}, nil},
+		{"gitdir-target", Policy{Mode: WorkspaceWrite}, []Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			profile, params := SeatbeltProfile(c.policy, c.roots)
+			got := profile + "\n;; parameters\n" + strings.Join(params, "\n") + "\n"
+			path := filepath.Join("testdata", "seatbelt", c.name+".sbpl")
+			if *updateGolden {
+				os.MkdirAll(filepath.Dir(path), 0o755)
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -run Seatbelt -update to create it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("profile differs from %s:\n%s", path, got)
+			}
+			checkSeatbeltShape(t, profile, params, c.policy, c.roots)
+		})
+	}
+}
+
+// checkSeatbeltShape checks the properties the golden files encode, so a
+// careless -update cannot bless a broken profile.
+func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy, roots []Root) {
+	t.Helper()
+	if !strings.HasPrefix(profile, "(version 1)\n(deny default)") {
+		t.Error("profile must start by denying everything")
+	}
+	if strings.Count(profile, "(") != strings.Count(profile, ")") {
+		t.Error("unbalanced parentheses")
+	}
+	if p.Network != strings.Contains(profile, "(allow network-outbound)") {
+		t.Errorf("network %v but profile network rules disagree", p.Network)
+	}
+	if len(roots) == 0 && strings.Contains(profile, "(allow file-write*\n") {
+		t.Error("read-only profile allows writes")
+	}
+	for _, r := range roots {
+		for _, prot := range r.Protected {
+			found := false
+			for _, param := range params {
+				if strings.HasSuffix(param, "="+prot) && strings.Contains(param, "_PROTECTED_") {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("protected path %s not excluded", prot)
+			}
+		}
+	}
+	// Every parameter the profile uses is defined, and vice versa.
+	for _, param := range params {
+		key := strings.TrimPrefix(strings.SplitN(param, "=", 2)[0], "-D")
+		if !strings.Contains(profile, `(param "`+key+`")`) {
+			t.Errorf("parameter %s unused", key)
+		}
+	}
+}
+
+func protectedFor(root string) []string {
+	var out []string
+	for _, n := range ProtectedNames {
+		out = append(out, filepath.Join(root, n))
+	}
+	return out
+}
+
+func TestSeatbeltArgvUsesAbsoluteSandboxExec(t *testing.T) {
+	argv := seatbeltArgv("(version 1)", []string{"-DWRITABLE_ROOT_0=/w"}, "/bin/ls", []string{"ls", "-l"})
+	want := []string{"/usr/bin/sandbox-exec", "-p", "(version 1)", "-DWRITABLE_ROOT_0=/w", "--", "/bin/ls", "-l"}
+	if strings.Join(argv, "|") != strings.Join(want, "|") {
+		t.Errorf("argv %q", argv)
+	}
+}
