@@ -38,8 +38,10 @@
 // user, mount, pid, ipc and (network off) net namespaces; makes every mount
 // read-only and nosuid, binds the writable roots writable and their protected
 // subpaths (ProtectedNames, plus a gitdir: target) read-only again, masking
-// missing ones through a placeholder so they cannot be created; masks
-// existing unix sockets in /run, /tmp, $TMPDIR, $XDG_RUNTIME_DIR and $HOME;
+// missing ones through a placeholder so they cannot be created; masks the
+// unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR, the
+// top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
+// $SSH_AUTH_SOCK, $TMUX and similar);
 // mounts a fresh /proc and a minimal /dev; applies Landlock (filesystem, TCP
 // when the network is off, signal and abstract-socket scopes) at the
 // kernel's ABI, checked by hand; installs a seccomp filter (AF_UNIX-only

@@ -34,6 +34,7 @@ type escShared struct {
 	udpAddr   string
 	udpGot    chan string
 	sockPath  string // a pathname unix socket outside, where services keep theirs
+	topSock   string // one at the top of /tmp
 	abstract  string // an abstract unix socket outside (with @)
 	victimPid int    // a process outside
 }
@@ -180,6 +181,8 @@ func escapeCases() []escapeCase {
 		socketCase("AF_BLUETOOTH socket", afBluetooth, sockRaw, 0),
 		socketCase("AF_XDP socket", afXdp, sockRaw, 0),
 		{name: "pathname unix socket outside", attack: `"$PROBE" dial-unix "$SOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/inside.sock"`},
+		{name: "pathname unix socket at the top of /tmp", attack: `"$PROBE" dial-unix "$TOPSOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/inside2.sock"`},
+		{name: "pathname unix socket outside with network on", attackPolicy: withNetwork, attack: `"$PROBE" dial-unix "$SOCK"`, twinPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "$WS/inside.sock"`},
 		{name: "abstract unix socket outside", attack: `"$PROBE" dial-unix "$ABSTRACT"`, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`},
 		{name: "abstract unix socket outside with network on", attack: `"$PROBE" dial-unix "$ABSTRACT"`, attackPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`, twinPolicy: withNetwork},
 
@@ -267,7 +270,7 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 			"OPENAI_API_KEY=sk-test", "GITHUB_TOKEN=ghp_test", "AWS_SECRET_ACCESS_KEY=aws-test"),
 		Env: EnvPolicy{Set: map[string]string{
 			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out,
-			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath,
+			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock,
 			"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
 		}},
 		Timeout: 20 * time.Second,
@@ -304,8 +307,8 @@ func startEscapeFixtures(t *testing.T) *escShared {
 	t.Cleanup(func() { udp.Close() })
 	s.udpAddr = udp.LocalAddr().String()
 
-	// Where services keep their sockets (tmux, ssh-agent): /tmp/DIR/SOCK.
-	sockDir, err := os.MkdirTemp("/tmp", "warden-esc-")
+	// Where ssh-agent keeps its socket: /tmp/ssh-XXXX/agent.N.
+	sockDir, err := os.MkdirTemp("/tmp", "ssh-warden-esc-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,6 +320,15 @@ func startEscapeFixtures(t *testing.T) *escShared {
 	}
 	t.Cleanup(func() { us.Close() })
 	go acceptAll(us)
+
+	// Where PostgreSQL and MySQL keep theirs: the top of /tmp.
+	s.topSock = fmt.Sprintf("/tmp/.s.warden-esc.%d", os.Getpid())
+	ts, err := net.Listen("unix", s.topSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ts.Close(); os.Remove(s.topSock) })
+	go acceptAll(ts)
 
 	s.abstract = fmt.Sprintf("@warden-esc-%d", os.Getpid())
 	as, err := net.Listen("unix", s.abstract)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -33,7 +34,7 @@ func buildMountView(spec *helperSpec) error {
 		}
 		devFDs[d] = fd
 	}
-	sockets := findSockets(socketDirs())
+	sockets := findSockets()
 
 	for _, r := range spec.Roots {
 		if err := bind(r.Path, r.Path); err != nil {
@@ -151,31 +152,30 @@ func buildDev(devFDs map[string]int) error {
 	return nil
 }
 
-// socketDirs are where services keep the unix sockets a sandboxed command
-// must not reach (docker.sock, D-Bus, systemd, tmux, ssh-agent, gpg-agent),
-// with how deep to look in each.
-func socketDirs() map[string]int {
-	dirs := map[string]int{"/run": 3, "/var/run": 3, "/tmp": 2}
-	if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
-		dirs[t] = 2
-	}
-	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
-		dirs[x] = 3
-	}
-	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
-		dirs[h] = 3
-	}
-	return dirs
-}
+// serviceSocketDirs are the /tmp subdirectories where services keep their
+// sockets (X11, ICE, tmux, ssh-agent, screen, editors, D-Bus, PulseAudio).
+var serviceSocketDirs = []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-*", "ssh-*", "screen*", "S-*",
+	"vscode-*", "nvim*", "emacs*", "kitty*", "wezterm*", "dbus-*", "pulse-*", "mysql*", "pgsql*", "docker*", "podman*", "warden*"}
 
-// findSockets lists the unix sockets under dirs, to a bounded depth and
-// number of entries so a huge /tmp cannot slow every command down.
-func findSockets(dirs map[string]int) []string {
+// findSockets lists the unix sockets a sandboxed command must not reach:
+// everything under /run (docker.sock, D-Bus, systemd) and
+// $XDG_RUNTIME_DIR, sockets at the top of /tmp and $TMPDIR and in the
+// service directories there, those in ~/.ssh, ~/.gnupg and ~/.docker, and
+// the ones the environment points at ($SSH_AUTH_SOCK, $TMUX, $NVIM,
+// $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS). A full walk of /tmp would cost
+// every command tens of milliseconds; doctor says what this leaves open.
+func findSockets() []string {
 	seen := map[string]bool{}
 	var out []string
-	budget := 4000
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
+	budget := 5000
+	add := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	var walk func(dir string, depth int, match func(string) bool)
+	walk = func(dir string, depth int, match func(string) bool) {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			return
@@ -187,18 +187,72 @@ func findSockets(dirs map[string]int) []string {
 			p := filepath.Join(dir, e.Name())
 			switch t := e.Type(); {
 			case t&os.ModeSocket != 0:
-				if !seen[p] {
-					seen[p] = true
-					out = append(out, p)
-				}
-			case t.IsDir() && depth > 1:
-				walk(p, depth-1)
+				add(p)
+			case t.IsDir() && depth > 1 && (match == nil || match(e.Name())):
+				walk(p, depth-1, nil)
 			}
 		}
 	}
-	for d, depth := range dirs {
-		if rd, err := filepath.EvalSymlinks(d); err == nil {
-			walk(rd, depth)
+	resolved := func(p string) string {
+		if !filepath.IsAbs(p) {
+			return ""
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return ""
+		}
+		return r
+	}
+	if r := resolved("/run"); r != "" {
+		walk(r, 5, nil)
+	}
+	if r := resolved("/var/run"); r != "" && r != resolved("/run") {
+		walk(r, 5, nil)
+	}
+	if r := resolved(os.Getenv("XDG_RUNTIME_DIR")); r != "" {
+		walk(r, 4, nil)
+	}
+	isService := func(name string) bool {
+		for _, pat := range serviceSocketDirs {
+			if ok, _ := filepath.Match(pat, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tmp := range []string{"/tmp", os.Getenv("TMPDIR")} {
+		if r := resolved(tmp); r != "" {
+			walk(r, 3, isService)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		for _, d := range []string{".ssh", ".gnupg", ".docker"} {
+			if r := resolved(filepath.Join(home, d)); r != "" {
+				walk(r, 3, nil)
+			}
+		}
+	}
+	for _, p := range envSocketPaths() {
+		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeSocket != 0 {
+			add(resolved(p))
+		}
+	}
+	return out
+}
+
+// envSocketPaths are the socket paths named by well-known variables.
+func envSocketPaths() []string {
+	var out []string
+	out = append(out, os.Getenv("SSH_AUTH_SOCK"), os.Getenv("NVIM"), os.Getenv("NVIM_LISTEN_ADDRESS"))
+	if t := os.Getenv("TMUX"); t != "" { // socket,pid,session
+		out = append(out, strings.SplitN(t, ",", 2)[0])
+	}
+	if d, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+		out = append(out, d)
+	}
+	for _, part := range strings.Split(os.Getenv("DBUS_SESSION_BUS_ADDRESS"), ",") {
+		if p, ok := strings.CutPrefix(strings.TrimPrefix(part, "unix:"), "path="); ok {
+			out = append(out, p)
 		}
 	}
 	return out
