@@ -25,7 +25,8 @@ func TestExecRunsSandboxedAndPassesTheExitStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(outside) })
-	_, stderr, code = runWarden(t, "exec", "--cwd", ws, "--", "sh", "-c", "echo x > "+filepath.Join(outside, "f"))
+	// --approval never: no prompt, and no retry outside the sandbox.
+	_, stderr, code = runWarden(t, "exec", "--approval", "never", "--cwd", ws, "--", "sh", "-c", "echo x > "+filepath.Join(outside, "f"))
 	if code == 0 || !strings.Contains(stderr, "sandbox denial") {
 		t.Errorf("write outside: exit %d, stderr %s", code, stderr)
 	}
@@ -33,7 +34,7 @@ func TestExecRunsSandboxedAndPassesTheExitStatus(t *testing.T) {
 		t.Error("the write outside happened")
 	}
 	// --writable-root makes it writable.
-	_, stderr, code = runWarden(t, "exec", "--cwd", ws, "--writable-root", outside, "--", "sh", "-c", "echo x > "+filepath.Join(outside, "f"))
+	_, stderr, code = runWarden(t, "exec", "--approval", "never", "--cwd", ws, "--writable-root", outside, "--", "sh", "-c", "echo x > "+filepath.Join(outside, "f"))
 	if code != 0 {
 		t.Errorf("--writable-root: exit %d, %s", code, stderr)
 	}
