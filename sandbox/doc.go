@@ -28,8 +28,9 @@
 // it runs. Policy.Summary is the one-line description for approval dialogs.
 //
 // A timeout or cancellation kills the command and everything it started:
-// on Linux the helper is init of a pid namespace, so the kernel kills every
-// process in it, including ones that called setsid or double-forked.
+// on Linux the command runs as init of its own pid namespace (the helper
+// execs into it), so when it dies the kernel kills every process in the
+// namespace, including ones that called setsid or double-forked.
 //
 // # Linux layers
 //
@@ -49,6 +50,7 @@
 // keyrings, mounts, namespaces, TIOCSTI and more fail with EPERM; wrong
 // architecture kills; x32 is refused); drops every capability; sets rlimits
 // (no core dumps, file size, process count); and starts the command in its
-// own session. Without user namespaces it falls back to Landlock + seccomp
-// and says what that loses; without Landlock too it refuses.
+// own session. Without user namespaces it falls back to Landlock + seccomp,
+// stays as a subreaper that kills what the command leaves behind, and says
+// what that loses; without Landlock too it refuses.
 package sandbox

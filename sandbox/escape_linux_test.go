@@ -200,13 +200,13 @@ func escapeCases() []escapeCase {
 		{name: "ptrace an outside process", attack: `"$PROBE" ptrace "$VICTIM"`, twin: `sleep 30 & kill -0 $!`},
 		{name: "ptrace a process inside", attack: `sleep 30 & "$PROBE" ptrace $!`, twin: `sleep 30 & kill -0 $! && kill $!`},
 		{name: "read an outside process's environ", attack: `cat "/proc/$VICTIM/environ" | tr '\0' '\n' | grep -q WARDEN_VICTIM`, twin: `cat /proc/self/environ | tr '\0' '\n' | grep -q PATH=`},
-		{name: "read the helper's environ and memory", attack: `cat /proc/1/environ >/dev/null || head -c1 /proc/1/mem > /dev/null`, twin: `cat /proc/self/environ >/dev/null`},
+		{name: "see or signal the warden process", attack: `kill -0 "$WARDEN_PID" || cat "/proc/$WARDEN_PID/environ"`, twin: `kill -0 $$`},
 		{name: "process_vm_readv", attack: `"$PROBE" syscall ` + strconv.Itoa(unix.SYS_PROCESS_VM_READV), twin: `"$PROBE" getpid`},
 		{name: "secrets in the environment", attack: `test -n "$OPENAI_API_KEY$GITHUB_TOKEN$AWS_SECRET_ACCESS_KEY"`, twin: `test -n "$HOME$PATH"`},
 		{name: "TIOCSTI input injection", attack: `"$PROBE" tiocsti`, twin: `"$PROBE" tiocsti write`},
 		{name: "fork bomb", attack: `"$PROBE" fork 400`, twin: `"$PROBE" fork 10`, limits: Limits{Processes: 40}},
 		{name: "no capabilities left", attack: `chroot / true`, twin: `"$PROBE" caps`},
-		{name: "the helper's file descriptors", attack: `readlink /proc/1/fd/0 || readlink /proc/1/fd/3`, twin: `test "$(exec ls /proc/self/fd | tr '\n' ' ')" = "0 1 2 3 "`},
+		{name: "the helper's status pipe", attack: `readlink /proc/1/fd/3 || readlink /proc/1/fd/4`, twin: `test "$(exec ls /proc/self/fd | tr '\n' ' ')" = "0 1 2 3 "`},
 
 		// Kernel attack surface.
 		{name: "io_uring", attack: `"$PROBE" io_uring`, twin: `cat /dev/null`},
@@ -272,6 +272,7 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out,
 			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock,
 			"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
+			"WARDEN_PID": strconv.Itoa(os.Getpid()),
 		}},
 		Timeout: 20 * time.Second,
 	})

@@ -181,9 +181,9 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	return nil
 }
 
-// killTree ends the command and everything it started. In the pid namespace
-// the helper is its init: killing it makes the kernel kill the rest. Without
-// one, the helper (a subreaper) kills its descendants on SIGTERM.
+// killTree ends the command and everything it started. In a pid namespace
+// the command is its init: killing it makes the kernel kill the rest.
+// Without one, the helper (a subreaper) kills its descendants on SIGTERM.
 func (p *Process) killTree() {
 	if p.namespaced {
 		p.cmd.Process.Kill()
@@ -207,54 +207,91 @@ const placeholderMode = 0o000
 // placeholders are the mount points for missing protected paths. A mount
 // point is the only way to stop a name from being created, so each missing
 // protected path gets an empty, mode-000 entry that the helper masks
-// read-only. Every run holds a shared flock on each writable root; the last
-// run out (the one that can upgrade to an exclusive lock) removes the
-// placeholders, so no run loses its mask while it still runs.
+// read-only.
+//
+// Removing a former mount point costs the kernel an RCU grace period (a few
+// milliseconds each), so placeholders outlive a run: this process holds a
+// shared flock on each writable root while it uses it, and a janitor removes
+// the placeholders once the root has been idle for placeholderIdle, and only
+// if it can upgrade to an exclusive lock, that is, when no other process has
+// a run there. No run ever loses its mask while it runs. FlushPlaceholders
+// cleans up at once (warden exec calls it before exiting); placeholders a
+// crashed process leaves behind are taken over by the next run's janitor.
 type placeholders struct {
-	locks []*os.File
-	roots []Root
+	roots []*rootUse
 }
 
+const placeholderIdle = 2 * time.Second
+
+// rootUse is this process's hold on one writable root.
+type rootUse struct {
+	root  Root
+	lock  *os.File // shared flock, held while the root is in use or warm
+	runs  int
+	timer *time.Timer
+}
+
+var rootUses = struct {
+	sync.Mutex
+	m map[string]*rootUse
+}{m: map[string]*rootUse{}}
+
 func makePlaceholders(roots []Root) (*placeholders, error) {
-	ph := &placeholders{roots: roots}
+	rootUses.Lock()
+	defer rootUses.Unlock()
+	ph := &placeholders{}
 	for _, r := range roots {
-		f, err := lockShared(r.Path)
-		if err != nil {
-			ph.release()
-			return nil, err
+		u := rootUses.m[r.Path]
+		if u == nil {
+			f, err := lockShared(r.Path)
+			if err != nil {
+				ph.releaseLocked()
+				return nil, err
+			}
+			u = &rootUse{root: r, lock: f}
+			rootUses.m[r.Path] = u
 		}
-		ph.locks = append(ph.locks, f)
-	}
-	for _, r := range roots {
-		for _, p := range r.Protected {
-			if filepath.Dir(p) != r.Path {
-				continue // a gitdir target, which exists
-			}
-			st, err := os.Lstat(p)
-			if err == nil {
-				if st.Mode()&os.ModeSymlink != 0 {
-					ph.release()
-					return nil, refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
-				}
-				continue
-			}
-			if isFileName(filepath.Base(p)) {
-				f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderMode)
-				if err == nil {
-					f.Close()
-				} else if !os.IsExist(err) {
-					ph.release()
-					return nil, refuse("cannot protect %s: %v", p, err)
-				}
-				continue
-			}
-			if err := os.Mkdir(p, placeholderMode); err != nil && !os.IsExist(err) {
-				ph.release()
-				return nil, refuse("cannot protect %s: %v", p, err)
-			}
+		u.root = r // a gitdir: target may have changed
+		if u.timer != nil {
+			u.timer.Stop()
+			u.timer = nil
+		}
+		u.runs++
+		ph.roots = append(ph.roots, u)
+		if err := ensurePlaceholders(r); err != nil {
+			ph.releaseLocked()
+			return nil, err
 		}
 	}
 	return ph, nil
+}
+
+func ensurePlaceholders(r Root) error {
+	for _, p := range r.Protected {
+		if filepath.Dir(p) != r.Path {
+			continue // a gitdir target, which exists
+		}
+		st, err := os.Lstat(p)
+		if err == nil {
+			if st.Mode()&os.ModeSymlink != 0 {
+				return refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
+			}
+			continue
+		}
+		if isFileName(filepath.Base(p)) {
+			f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderMode)
+			if err == nil {
+				f.Close()
+			} else if !os.IsExist(err) {
+				return refuse("cannot protect %s: %v", p, err)
+			}
+			continue
+		}
+		if err := os.Mkdir(p, placeholderMode); err != nil && !os.IsExist(err) {
+			return refuse("cannot protect %s: %v", p, err)
+		}
+	}
+	return nil
 }
 
 func lockShared(dir string) (*os.File, error) {
@@ -276,21 +313,58 @@ func lockShared(dir string) (*os.File, error) {
 	}
 }
 
-// release removes the placeholders of every root no other run holds, then
-// drops the locks.
+// release ends this run's use of its roots; idle roots are cleaned later.
 func (ph *placeholders) release() {
 	if ph == nil {
 		return
 	}
-	for i, f := range ph.locks {
-		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
-			for _, p := range ph.roots[i].Protected {
-				removePlaceholder(p)
-			}
+	rootUses.Lock()
+	defer rootUses.Unlock()
+	ph.releaseLocked()
+}
+
+func (ph *placeholders) releaseLocked() {
+	for _, u := range ph.roots {
+		u.runs--
+		if u.runs == 0 {
+			u := u
+			u.timer = time.AfterFunc(placeholderIdle, func() {
+				rootUses.Lock()
+				defer rootUses.Unlock()
+				if u.runs == 0 && rootUses.m[u.root.Path] == u {
+					u.cleanup()
+				}
+			})
 		}
-		f.Close()
 	}
-	ph.locks = nil
+	ph.roots = nil
+}
+
+// cleanup removes the root's placeholders if no other process uses the root,
+// and drops this process's lock. Called with rootUses held.
+func (u *rootUse) cleanup() {
+	if u.timer != nil {
+		u.timer.Stop()
+	}
+	if unix.Flock(int(u.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		for _, p := range u.root.Protected {
+			removePlaceholder(p)
+		}
+	}
+	u.lock.Close()
+	delete(rootUses.m, u.root.Path)
+}
+
+// FlushPlaceholders removes at once the placeholders of every root no run
+// is using. A short-lived process calls it before it exits.
+func FlushPlaceholders() {
+	rootUses.Lock()
+	defer rootUses.Unlock()
+	for _, u := range rootUses.m {
+		if u.runs == 0 {
+			u.cleanup()
+		}
+	}
 }
 
 func isFileName(name string) bool {

@@ -87,7 +87,10 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 			return usageError(env, "exec", "--cwd: %v", err)
 		}
 	}
-	return runApproved(ctx, env, cfg, args, cwdOr(cwd), policy, execOpts.timeout, execOpts.approval)
+	code := runApproved(ctx, env, cfg, args, cwdOr(cwd), policy, execOpts.timeout, execOpts.approval)
+	// Leave no placeholder for a protected path behind in the workspace.
+	sandbox.FlushPlaceholders()
+	return code
 }
 
 func absPath(p string) (string, error) {

@@ -1,0 +1,72 @@
+package sandbox
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkSandboxStartup times /bin/true three ways in one run,
+// interleaved so machine noise hits all legs alike: bare, through Warden's
+// sandbox (workspace-write, network off), and through bubblewrap with
+// comparable isolation. It reports medians and ratios:
+//
+//	make bench   (or go test -run '^$' -bench SandboxStartup ./sandbox)
+//
+// Targets: warden/bwrap <= 1.0 and warden-bare under 5 ms.
+func BenchmarkSandboxStartup(b *testing.B) {
+	ws := b.TempDir()
+	bwrap, bwrapErr := exec.LookPath("bwrap")
+	if bwrapErr != nil {
+		b.Log("bwrap not found: skipping the bubblewrap leg (apt-get install bubblewrap to compare)")
+	}
+	cmd := Command{Argv: []string{"/bin/true"}, Cwd: ws, Policy: Policy{Mode: WorkspaceWrite}, Helper: testHelper}
+	bwrapArgs := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "/bin/true"}
+
+	timeIt := func(f func() error) time.Duration {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	var bare, warden, bw []time.Duration
+	// Warm the page cache and the helper's first start.
+	Run(context.Background(), cmd)
+	b.ResetTimer()
+	for range b.N {
+		bare = append(bare, timeIt(func() error { return exec.Command("/bin/true").Run() }))
+		warden = append(warden, timeIt(func() error {
+			res, err := Run(context.Background(), cmd)
+			if err == nil && res.ExitCode != 0 {
+				b.Fatalf("sandboxed /bin/true: %+v", res)
+			}
+			return err
+		}))
+		if bwrapErr == nil {
+			bw = append(bw, timeIt(func() error { return exec.Command(bwrap, bwrapArgs...).Run() }))
+		}
+	}
+	b.StopTimer()
+	mb, mw := median(bare), median(warden)
+	b.ReportMetric(ms(mb), "bare-ms")
+	b.ReportMetric(ms(mw), "warden-ms")
+	b.ReportMetric(ms(mw-mb), "warden-over-bare-ms")
+	b.ReportMetric(float64(mw)/float64(mb), "warden/bare")
+	if len(bw) > 0 {
+		mbw := median(bw)
+		b.ReportMetric(ms(mbw), "bwrap-ms")
+		b.ReportMetric(float64(mw)/float64(mbw), "warden/bwrap")
+	}
+	b.ReportMetric(0, "ns/op") // the medians above are the result
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
