@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/lsp"
@@ -41,6 +43,12 @@ func init() {
 				logOut = f
 			}
 			log := slog.New(slog.NewTextHandler(logOut, &slog.HandlerOptions{Level: level}))
+			// When the editor dies, writing to stdout raises SIGPIPE, which
+			// would kill warden mid-job (a sandboxed command, an audit
+			// entry). Catching it turns the write into an EPIPE error; the
+			// server then sees its input end and stops in order. Notify, not
+			// Ignore: an ignored signal stays ignored in child processes.
+			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 
 			cfg, cfgErr := config.Load(config.File())
 			if cfgErr != nil {

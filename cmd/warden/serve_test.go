@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/wardenhq/warden/lsp/lsptest"
@@ -61,5 +64,39 @@ func TestServeWithBrokenConfigFailsClosed(t *testing.T) {
 	c.WaitFor("window/showMessage", lsptest.MessageContains("unknown keys sandbox"))
 	if st := c.Status(); st.Policy.ApprovalPolicy != "untrusted" {
 		t.Errorf("policy with a broken config = %+v, want untrusted", st.Policy)
+	}
+}
+
+// An editor that dies closes the server's stdout: the next reply must not
+// kill warden with SIGPIPE (running jobs and the audit log would be cut
+// off); it notices the end of its input and exits normally.
+func TestServeSurvivesAClosedStdout(t *testing.T) {
+	cmd := exec.Command(wardenBin(t), "serve")
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	body = `{"jsonrpc":"2.0","id":2,"method":"shutdown"}`
+	fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	stdin.Close()
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("warden was killed by %v; stderr:\n%s", ws.Signal(), stderr.String())
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit status %d (%v), want 1 (input ended without exit)", code, err)
 	}
 }
