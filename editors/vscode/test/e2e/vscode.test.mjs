@@ -355,3 +355,32 @@ test('Ask: the agent\'s command and patch each ask in a modal, the patch is revi
   await page.locator('.editor-instance', { hasText: 'Change line 10 of notes.txt' }).first().waitFor();
   await shot('transcript');
 });
+
+/** Picks the quick pick row whose label starts with this text. */
+async function pick(label) {
+  const page = vs.page;
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first();
+  await row.waitFor();
+  await row.click();
+}
+
+test('the status bar menu sets the policy for the session and cancels a running command', async () => {
+  const page = vs.page;
+  await statusItem().click();
+  await pick('Set Policy…');
+  await pick('on-failure');
+  await pick('read-only');
+  await pick('Network off');
+  await statusItem().filter({ hasText: 'on-failure · read-only · net off' }).waitFor({ timeout: 30_000 });
+
+  // A long command runs (sandboxed, without asking under on-failure) and
+  // shows in the status bar; the menu cancels it.
+  const started = Date.now();
+  await runShell('sleep 60');
+  await statusItem().filter({ hasText: 'Running a command' }).waitFor({ timeout: 30_000 });
+  await shot('status-running');
+  await statusItem().click();
+  await pick('Cancel: Running a command');
+  await statusItem().filter({ hasText: 'on-failure · read-only · net off', hasNotText: 'Running' }).waitFor({ timeout: 30_000 });
+  assert.ok(Date.now() - started < 45_000, 'the command was cancelled, not waited for');
+});
