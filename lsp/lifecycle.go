@@ -169,6 +169,9 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 		s.initSettingsErr = err
 		s.mu.Unlock()
 	}
+	if p.ProcessID != nil {
+		s.watchParent(int(*p.ProcessID))
+	}
 	s.log.Info("initialize", "client", s.clientInfo.Name, "clientVersion", s.clientInfo.Version, "folders", len(folders))
 
 	return map[string]any{

@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"encoding/json"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -114,4 +115,19 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// LSP: if the process in initialize's processId dies, the server exits.
+func TestServerExitsWhenTheEditorProcessDies(t *testing.T) {
+	editor := exec.Command("sleep", "0.3")
+	if err := editor.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go editor.Wait()
+	c := lsptest.Start(t, lsptest.Options{})
+	c.InitializeWith(map[string]any{"processId": editor.Process.Pid, "capabilities": map[string]any{}})
+	if code := c.WaitExit(); code != 1 {
+		t.Errorf("exit status %d, want 1 (no shutdown)", code)
+	}
+	c.WaitLog("the editor process is gone")
 }

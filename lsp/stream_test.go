@@ -185,3 +185,21 @@ func TestHugeDidChangeMarksItsDocumentOutOfSync(t *testing.T) {
 		t.Errorf("after the editor resent the text: %q", got)
 	}
 }
+
+func TestHeaderVariantsEditorsSend(t *testing.T) {
+	c := lsptest.Start(t, lsptest.Options{})
+	c.Initialize(nil)
+	body := `{"jsonrpc":"2.0","id":95,"method":"workspace/executeCommand","params":{"command":"warden.status"}}`
+	// Lower-case name, a Content-Type header, bare \n line ends.
+	c.WriteRaw([]byte(fmt.Sprintf("content-length: %d\nContent-Type: application/vscode-jsonrpc; charset=utf-8\n\n%s", len(body), body)))
+	deadline := time.Now().Add(5 * time.Second)
+	for !answered(c, "95") {
+		if time.Now().After(deadline) {
+			t.Fatalf("not answered:\n%s", c.Trace())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if strings.Contains(c.Stderr(), "skipped") {
+		t.Errorf("valid headers were reported as bad:\n%s", c.Stderr())
+	}
+}
