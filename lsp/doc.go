@@ -63,7 +63,8 @@
 // open buffer and its version (open=true), else the file on disk (open=false,
 // version 0); an out-of-sync buffer is an error (ErrOutOfSync), never stale
 // text. Get(uri) returns an immutable *Document snapshot (Text, Version,
-// Offset/PositionAt in UTF-16 columns, Slice). WaitVersion(ctx, uri, v)
+// Offset/PositionAt in UTF-16 columns, Slice, Line(i) without splitting the
+// text: providers run per request, keep them O(range), not O(document)). WaitVersion(ctx, uri, v)
 // waits for the editor's didChange to reach version v (use it to verify an
 // applyEdit really landed: Neovim answers applied=true even when it skipped a
 // stale edit). Observe(fn) sees every open/change/close; Changed() is a
