@@ -35,6 +35,7 @@ type escShared struct {
 	udpGot    chan string
 	sockPath  string // a pathname unix socket outside, where services keep theirs
 	topSock   string // one at the top of /tmp
+	envSock   string // one deep in a test directory, named by $SSH_AUTH_SOCK
 	abstract  string // an abstract unix socket outside (with @)
 	victimPid int    // a process outside
 }
@@ -182,6 +183,7 @@ func escapeCases() []escapeCase {
 		socketCase("AF_XDP socket", afXdp, sockRaw, 0),
 		{name: "pathname unix socket outside", attack: `"$PROBE" dial-unix "$SOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/inside.sock"`},
 		{name: "pathname unix socket at the top of /tmp", attack: `"$PROBE" dial-unix "$TOPSOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/inside2.sock"`},
+		{name: "ssh-agent socket named by $SSH_AUTH_SOCK", attack: `"$PROBE" dial-unix "$SSH_AUTH_SOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/agent.sock"`},
 		{name: "pathname unix socket outside with network on", attackPolicy: withNetwork, attack: `"$PROBE" dial-unix "$SOCK"`, twinPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "$WS/inside.sock"`},
 		{name: "abstract unix socket outside", attack: `"$PROBE" dial-unix "$ABSTRACT"`, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`},
 		{name: "abstract unix socket outside with network on", attack: `"$PROBE" dial-unix "$ABSTRACT"`, attackPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`, twinPolicy: withNetwork},
@@ -270,7 +272,7 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 			"OPENAI_API_KEY=sk-test", "GITHUB_TOKEN=ghp_test", "AWS_SECRET_ACCESS_KEY=aws-test"),
 		Env: EnvPolicy{Set: map[string]string{
 			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out,
-			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock,
+			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock, "SSH_AUTH_SOCK": e.shared.envSock,
 			"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
 			"WARDEN_PID": strconv.Itoa(os.Getpid()),
 		}},
@@ -330,6 +332,16 @@ func startEscapeFixtures(t *testing.T) *escShared {
 	}
 	t.Cleanup(func() { ts.Close(); os.Remove(s.topSock) })
 	go acceptAll(ts)
+
+	deep := filepath.Join(t.TempDir(), "a", "b")
+	os.MkdirAll(deep, 0o700)
+	s.envSock = filepath.Join(deep, "agent.sock")
+	es, err := net.Listen("unix", s.envSock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { es.Close() })
+	go acceptAll(es)
 
 	s.abstract = fmt.Sprintf("@warden-esc-%d", os.Getpid())
 	as, err := net.Listen("unix", s.abstract)

@@ -15,8 +15,22 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// statusFD is the helper's end of the status pipe (ExtraFiles[0]).
-const statusFD = 3
+// The helper's pipes: status out (ExtraFiles[0]) and spec in (ExtraFiles[1]).
+const (
+	statusFD = 3
+	specFD   = 4
+)
+
+// init takes the helper entry point before the packages that import sandbox
+// are initialised (Go initialises a package's dependencies first): every
+// command would otherwise pay for the whole binary's package set-up, which
+// measured several milliseconds. cmd/warden's main checks too, for builds
+// where this runs later.
+func init() {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		HelperMain(os.Args[2:])
+	}
+}
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper SPEC`. It runs
 // in the process the launcher started (in fresh namespaces when it could),
@@ -39,13 +53,15 @@ func HelperMain(args []string) {
 		fmt.Fprintf(status, "error %s\n", msg)
 		os.Exit(125)
 	}
-	if len(args) != 1 {
-		fail("sandbox helper: want one spec argument, got %d", len(args))
+	if len(args) != 0 {
+		fail("sandbox helper: unexpected arguments %q", args)
 	}
 	var spec helperSpec
-	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+	specFile := os.NewFile(specFD, "spec")
+	if err := json.NewDecoder(specFile).Decode(&spec); err != nil {
 		fail("sandbox helper: bad spec: %v", err)
 	}
+	specFile.Close()
 	if err := setup(&spec); err != nil {
 		fail("%v", err)
 	}
@@ -56,7 +72,7 @@ func HelperMain(args []string) {
 		// start and reap makes the sandbox start faster. The status pipe is
 		// close-on-exec: the launcher sees "ready" and then end of file.
 		fmt.Fprintln(status, "ready")
-		err := unix.Exec(spec.Path, spec.Argv, os.Environ())
+		err := unix.Exec(spec.Path, spec.Argv, spec.Env)
 		fmt.Fprintf(os.Stderr, "warden: cannot run %s: %v\n", spec.Argv[0], err)
 		os.Exit(126)
 	}
@@ -67,7 +83,7 @@ func HelperMain(args []string) {
 
 	child, err := os.StartProcess(spec.Path, spec.Argv, &os.ProcAttr{
 		Dir:   spec.Cwd,
-		Env:   os.Environ(),
+		Env:   spec.Env,
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		// Its own session: no controlling terminal to inject input into.
 		Sys: &syscall.SysProcAttr{Setsid: true},
@@ -170,6 +186,8 @@ func reap(pid int, term chan os.Signal) int {
 				continue
 			}
 			if errors.Is(err, unix.ECHILD) {
+				// No child left: as a subreaper every orphan of the command
+				// would have become ours, so nothing it started survives.
 				if code < 0 {
 					code = 128 + int(unix.SIGKILL)
 				}
@@ -185,9 +203,11 @@ func reap(pid int, term chan os.Signal) int {
 				case ws.Signaled():
 					code = 128 + int(ws.Signal())
 				}
-				// The command is done: nothing it started may outlive it.
-				killAll()
 			}
+		}
+		if code >= 0 {
+			// The command is done but something it started lives on.
+			killAll()
 		}
 		select {
 		case <-chld:

@@ -34,7 +34,7 @@ func buildMountView(spec *helperSpec) error {
 		}
 		devFDs[d] = fd
 	}
-	sockets := findSockets()
+	sockets := findSockets(spec.Env)
 
 	for _, r := range spec.Roots {
 		if err := bind(r.Path, r.Path); err != nil {
@@ -164,7 +164,7 @@ var serviceSocketDirs = []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-*
 // the ones the environment points at ($SSH_AUTH_SOCK, $TMUX, $NVIM,
 // $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS). A full walk of /tmp would cost
 // every command tens of milliseconds; doctor says what this leaves open.
-func findSockets() []string {
+func findSockets(env []string) []string {
 	seen := map[string]bool{}
 	var out []string
 	budget := 5000
@@ -211,7 +211,7 @@ func findSockets() []string {
 	if r := resolved("/var/run"); r != "" && r != resolved("/run") {
 		walk(r, 5, nil)
 	}
-	if r := resolved(os.Getenv("XDG_RUNTIME_DIR")); r != "" {
+	if r := resolved(getEnv(env, "XDG_RUNTIME_DIR")); r != "" {
 		walk(r, 4, nil)
 	}
 	isService := func(name string) bool {
@@ -222,19 +222,19 @@ func findSockets() []string {
 		}
 		return false
 	}
-	for _, tmp := range []string{"/tmp", os.Getenv("TMPDIR")} {
+	for _, tmp := range []string{"/tmp", getEnv(env, "TMPDIR")} {
 		if r := resolved(tmp); r != "" {
 			walk(r, 3, isService)
 		}
 	}
-	if home, err := os.UserHomeDir(); err == nil {
+	if home := getEnv(env, "HOME"); home != "" {
 		for _, d := range []string{".ssh", ".gnupg", ".docker"} {
 			if r := resolved(filepath.Join(home, d)); r != "" {
 				walk(r, 3, nil)
 			}
 		}
 	}
-	for _, p := range envSocketPaths() {
+	for _, p := range envSocketPaths(env) {
 		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeSocket != 0 {
 			add(resolved(p))
 		}
@@ -243,16 +243,16 @@ func findSockets() []string {
 }
 
 // envSocketPaths are the socket paths named by well-known variables.
-func envSocketPaths() []string {
+func envSocketPaths(env []string) []string {
 	var out []string
-	out = append(out, os.Getenv("SSH_AUTH_SOCK"), os.Getenv("NVIM"), os.Getenv("NVIM_LISTEN_ADDRESS"))
-	if t := os.Getenv("TMUX"); t != "" { // socket,pid,session
+	out = append(out, getEnv(env, "SSH_AUTH_SOCK"), getEnv(env, "NVIM"), getEnv(env, "NVIM_LISTEN_ADDRESS"))
+	if t := getEnv(env, "TMUX"); t != "" { // socket,pid,session
 		out = append(out, strings.SplitN(t, ",", 2)[0])
 	}
-	if d, ok := strings.CutPrefix(os.Getenv("DOCKER_HOST"), "unix://"); ok {
+	if d, ok := strings.CutPrefix(getEnv(env, "DOCKER_HOST"), "unix://"); ok {
 		out = append(out, d)
 	}
-	for _, part := range strings.Split(os.Getenv("DBUS_SESSION_BUS_ADDRESS"), ",") {
+	for _, part := range strings.Split(getEnv(env, "DBUS_SESSION_BUS_ADDRESS"), ",") {
 		if p, ok := strings.CutPrefix(strings.TrimPrefix(part, "unix:"), "path="); ok {
 			out = append(out, p)
 		}

@@ -9,8 +9,9 @@ import (
 	"sync"
 )
 
-// HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg SPEC`.
-// cmd/warden hands such a process to HelperMain before anything else runs.
+// HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg`,
+// with the spec as JSON on fd 4 and the status pipe on fd 3. cmd/warden
+// hands such a process to HelperMain before anything else runs.
 const HelperArg = "__sandbox-helper"
 
 // Layers the helper applies, in the spec and in what doctor reports.
@@ -21,10 +22,13 @@ type layers struct {
 	DropCaps   bool `json:"caps,omitempty"`     // empty capability sets and bounding set
 }
 
-// helperSpec is everything the helper needs, passed as JSON in argv.
+// helperSpec is everything the helper needs, passed as JSON over a pipe (not
+// argv: other users can read a process's command line, and Env may carry
+// values the caller chose to pass).
 type helperSpec struct {
 	Path      string   `json:"path"` // resolved program
 	Argv      []string `json:"argv"`
+	Env       []string `json:"env"`
 	Cwd       string   `json:"cwd"`
 	Mode      Mode     `json:"mode"`
 	Network   bool     `json:"net,omitempty"`
