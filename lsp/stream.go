@@ -116,7 +116,7 @@ func (s *stream) readHeader() (length int64, total int64, err error) {
 			text = text[i:]
 		}
 		name, value, ok := strings.Cut(text, ":")
-		if !ok || !headerName.MatchString(name) {
+		if !ok || !isHeaderName(name) {
 			skipped++
 			s.log.Error("skipped a malformed header line", "line", truncate(text, 80))
 			continue
@@ -134,7 +134,21 @@ func (s *stream) readHeader() (length int64, total int64, err error) {
 	}
 }
 
-var headerName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9-]*$`)
+// isHeaderName reports whether name looks like an HTTP-style header name.
+func isHeaderName(name string) bool {
+	if name == "" || !isLetter(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !isLetter(c) && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
 // readLine reads up to a newline, dropping the rest of over-long lines.
 func (s *stream) readLine() ([]byte, error) {
@@ -300,16 +314,22 @@ func validID(id json.RawMessage) bool {
 	return false
 }
 
+// Patterns for the first and last bytes of a message too big to read,
+// compiled on first use: they cost start-up time and are rarely needed.
 var (
-	topID     = regexp.MustCompile(`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"]*"\s*,)*\s*"id"\s*:\s*(-?\d+|"[^"]*")`)
-	topMethod = regexp.MustCompile(`"method"\s*:\s*"([^"]{1,100})"`)
-	docURI    = regexp.MustCompile(`"textDocument"\s*:\s*\{[^{}]*?"uri"\s*:\s*"([^"]{1,1000})"`)
+	topID     = lazyRegexp(`^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"]*"\s*,)*\s*"id"\s*:\s*(-?\d+|"[^"]*")`)
+	topMethod = lazyRegexp(`"method"\s*:\s*"([^"]+)"`)
+	docURI    = lazyRegexp(`"textDocument"\s*:\s*\{[^{}]*?"uri"\s*:\s*"([^"]+)"`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // findURI finds a textDocument's uri in part of a message: the first one, or
 // the last when last is set.
 func findURI(b []byte, last bool) string {
-	all := docURI.FindAllSubmatch(b, -1)
+	all := docURI().FindAllSubmatch(b, -1)
 	if len(all) == 0 {
 		return ""
 	}
@@ -322,7 +342,7 @@ func findURI(b []byte, last bool) string {
 // findTopID finds the id of a message from its first bytes, when it comes
 // before params (as every editor writes it).
 func findTopID(head []byte) json.RawMessage {
-	m := topID.FindSubmatch(head)
+	m := topID().FindSubmatch(head)
 	if m == nil {
 		return nil
 	}
@@ -330,7 +350,7 @@ func findTopID(head []byte) json.RawMessage {
 }
 
 func findMethod(head []byte) string {
-	if m := topMethod.FindSubmatch(head); m != nil {
+	if m := topMethod().FindSubmatch(head); m != nil {
 		return string(m[1])
 	}
 	return ""
