@@ -37,7 +37,18 @@ func (o *Orchestrated) RunCommand(ctx context.Context, cmd Command) (CommandResu
 	if err != nil {
 		return CommandResult{}, err
 	}
-	return commandResult(outcome, out.String()), nil
+	res := commandResult(outcome, out.String())
+	if cmd.Escalate && res.Verdict == Ran && res.Sandboxed {
+		// The model asked to leave the sandbox and was kept in it (policy
+		// lets low-risk commands inside the writable roots run sandboxed
+		// without asking): it must know, to read a failure right.
+		res.Output += "\n[Warden: you asked to run outside the sandbox; it ran inside it"
+		if outcome.Evaluation != nil && outcome.Evaluation.Reason != "" {
+			res.Output += " (" + outcome.Evaluation.Reason + ")"
+		}
+		res.Output += ". If the sandbox blocked it, the output says so.]"
+	}
+	return res, nil
 }
 
 // commandResult translates the orchestrator's outcome into what the model

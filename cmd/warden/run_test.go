@@ -52,6 +52,7 @@ func TestRunAgentInTheTerminal(t *testing.T) {
 	srv := modeltest.New(t,
 		modeltest.Turn{Text: "Reading. ", Calls: []modeltest.Call{{ID: "read", Name: "read_file", Args: `{"path":"greet.txt"}`}}},
 		modeltest.Turn{Calls: []modeltest.Call{{ID: "echo", Name: "shell", Args: `{"command":["cat","greet.txt"]}`}}},
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "esc", Name: "shell", Args: `{"command":["cat","greet.txt"],"sandbox_permissions":"require_escalated","justification":"read it"}`}}},
 		modeltest.Turn{Calls: []modeltest.Call{{ID: "net", Name: "shell", Args: `{"command":["curl","https://example.com"],"sandbox_permissions":"require_escalated","justification":"fetch the page"}`}}},
 		modeltest.Turn{Calls: []modeltest.Call{{ID: "patch", Name: "apply_patch", Args: `{"input":"*** Begin Patch\n*** Update File: greet.txt\n@@\n-hello\n+hello, world\n*** End Patch\n"}`}}},
 		modeltest.Turn{Text: "I changed the greeting."},
@@ -68,6 +69,9 @@ func TestRunAgentInTheTerminal(t *testing.T) {
 	}
 	if got := toolResult(srv, "echo"); !strings.Contains(got, "Exit code: 0") || !strings.Contains(got, "Sandboxed: yes") || !strings.Contains(got, "hello") {
 		t.Errorf("cat result %q\nstderr:\n%s", got, stderr)
+	}
+	if got := toolResult(srv, "esc"); !strings.Contains(got, "Sandboxed: yes") || !strings.Contains(got, "you asked to run outside the sandbox; it ran inside it") {
+		t.Errorf("a low-risk escalation request: %q", got)
 	}
 	if got := toolResult(srv, "net"); !strings.Contains(got, "denied") {
 		t.Errorf("escalation result %q", got)
