@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,6 +24,15 @@ func (p *timingPrompter) Prompt(_ context.Context, req approvals.PromptRequest) 
 	p.shown <- time.Now()
 	p.risk <- req.Risk.Level
 	return approvals.Denied, nil
+}
+
+// mustNotRun fails the benchmark if a command it denied is run anyway (and
+// keeps the test binary from being re-executed as a sandbox helper).
+type mustNotRun struct{ b *testing.B }
+
+func (r mustNotRun) Run(context.Context, approvals.RunSpec) (approvals.RunResult, error) {
+	r.b.Error("a denied command was run")
+	return approvals.RunResult{}, errors.New("denied commands must not run")
 }
 
 // BenchmarkToolCallToDialog measures, per iteration, the time from the
@@ -54,7 +64,7 @@ func BenchmarkToolCallToDialog(b *testing.B) {
 	b.Run("streamed-call-to-dialog", func(b *testing.B) {
 		srv := modeltest.New(b)
 		prompter := &timingPrompter{shown: make(chan time.Time, 1), risk: make(chan approvals.RiskLevel, 1)}
-		orch := &approvals.Orchestrator{Policy: policy, Prompter: prompter, Runner: &approvals.SandboxRunner{}}
+		orch := &approvals.Orchestrator{Policy: policy, Prompter: prompter, Runner: mustNotRun{b}}
 		client := testClient(b, srv.URL)
 		var lat []time.Duration
 		for b.Loop() {
