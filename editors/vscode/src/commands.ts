@@ -20,7 +20,8 @@ const severities: Problem['severity'][] = ['error', 'warning', 'info', 'hint'];
 
 /** The agent's target: the active editor's file and its selection, if any. */
 function target(editor: vscode.TextEditor | undefined): Pick<AgentRun, 'uri' | 'range'> {
-  if (!editor) return {};
+  // The agent works on files; an untitled buffer or an output pane is no target.
+  if (!editor || editor.document.uri.scheme !== 'file') return {};
   const sel = editor.selection;
   return { uri: editor.document.uri.toString(), range: sel.isEmpty ? undefined : lspRange(sel) };
 }
@@ -49,8 +50,8 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
 
   register('warden.fix', async () => {
     const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      void vscode.window.showInformationMessage('Warden: open the file to fix first.');
+    if (!editor || editor.document.uri.scheme !== 'file') {
+      void vscode.window.showInformationMessage('Warden: open (or save) the file to fix first.');
       return;
     }
     const doc = editor.document;
@@ -75,8 +76,8 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
 
   register('warden.explain', async () => {
     const editor = vscode.window.activeTextEditor;
-    if (!editor) {
-      void vscode.window.showInformationMessage('Warden: open the file to explain first.');
+    if (!editor || editor.document.uri.scheme !== 'file') {
+      void vscode.window.showInformationMessage('Warden: open (or save) the file to explain first.');
       return;
     }
     // The selection, else the whole file.

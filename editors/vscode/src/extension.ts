@@ -52,8 +52,7 @@ export class Warden implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    const cfg = vscode.workspace.getConfiguration('warden');
-    this.serverPathSetting = cfg.get<string>('server.path');
+    this.serverPathSetting = serverPathSetting();
     let command: string;
     try {
       command = resolveServerPath(this.serverPathSetting, process.env, os.homedir());
@@ -135,7 +134,7 @@ export class Warden implements vscode.Disposable {
 
   /** Sends changed settings, restarting when the server must forget one. */
   async settingsChanged(): Promise<void> {
-    const path = vscode.workspace.getConfiguration('warden').get<string>('server.path');
+    const path = serverPathSetting();
     const next = this.settings();
     if (!this.client || path !== this.serverPathSetting || needsRestart(this.sent, next.sent)) {
       await this.restart();
@@ -214,6 +213,11 @@ export class Warden implements vscode.Disposable {
     this.item.dispose();
     this.output.dispose();
   }
+}
+
+/** The user's own warden.server.path: never a workspace's, which could name a binary it ships. */
+function serverPathSetting(): string | undefined {
+  return vscode.workspace.getConfiguration('warden').inspect<string>('server.path')?.globalValue;
 }
 
 let warden: Warden | undefined;

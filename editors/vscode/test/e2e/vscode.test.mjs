@@ -40,6 +40,10 @@ const fixPatch = [
 // notes.txt, then answer. Each turn follows from the tool results so far.
 const agentPatch = '*** Begin Patch\n*** Update File: notes.txt\n@@\n line 9\n-line 10\n+line ten (from the agent)\n line 11\n*** End Patch\n';
 function agentScript(request) {
+  const prompt = request.messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  if (prompt.includes('Explain what the selected code does')) {
+    return { text: 'These lines count from five to seven.' };
+  }
   const results = request.messages.filter((m) => m.role === 'tool');
   switch (results.length) {
     case 0:
@@ -354,6 +358,23 @@ test('Ask: the agent\'s command and patch each ask in a modal, the patch is revi
   await page.locator('.tab.active', { hasText: /\.md$/ }).waitFor();
   await page.locator('.editor-instance', { hasText: 'Change line 10 of notes.txt' }).first().waitFor();
   await shot('transcript');
+});
+
+test('Explain sends the selected lines with the explain mode; the answer is shown', async () => {
+  const page = vs.page;
+  await openFile('notes.txt');
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(':5');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Home');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+ArrowDown');
+  const asked = model.requests.length;
+  await runCommand('Warden: Explain');
+  await page.locator('.notifications-toasts', { hasText: 'These lines count from five to seven.' }).waitFor({ timeout: 30_000 });
+  const prompt = model.requests[asked].messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  assert.match(prompt, /Explain what the selected code does/);
+  assert.match(prompt, /line 5\nline 6\nline 7/);
+  assert.doesNotMatch(prompt, /line 9\n/);
 });
 
 /** Picks the quick pick row whose label starts with this text. */
