@@ -5,11 +5,14 @@ import { createServer } from 'node:http';
 
 /**
  * Starts the fake model. `respond(request)` returns the next turn for a
- * request: {text} for an answer, {calls: [{name, args}]} for tool calls.
- * Every request body is kept in `requests`.
+ * request: {text} for an answer, {calls: [{name, args}]} for tool calls,
+ * {hold: true} for a stream that stays open until the client leaves. Every
+ * request body is kept in `requests`; `abandoned` counts streams the client
+ * closed before they ended.
  */
 export async function startFakeModel(respond) {
   const requests = [];
+  const state = { abandoned: 0 };
   const server = createServer(async (req, res) => {
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
       res.writeHead(404, { 'content-type': 'application/json' });
@@ -34,6 +37,10 @@ export async function startFakeModel(respond) {
       choices: [{ index: 0, delta, finish_reason: finish }],
     })}\n\n`);
     send({ role: 'assistant' });
+    if (turn.hold) {
+      res.on('close', () => { state.abandoned++; });
+      return;
+    }
     for (const word of (turn.text ?? '').split(/(?<= )/)) if (word) send({ content: word });
     (turn.calls ?? []).forEach((call, i) => {
       const args = JSON.stringify(call.args);
@@ -49,6 +56,7 @@ export async function startFakeModel(respond) {
   return {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
+    get abandoned() { return state.abandoned; },
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };
 }

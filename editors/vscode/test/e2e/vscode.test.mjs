@@ -44,6 +44,12 @@ function agentScript(request) {
   if (prompt.includes('Explain what the selected code does')) {
     return { text: 'These lines count from five to seven.' };
   }
+  if (prompt.includes('Fix the problems the editor reports below')) {
+    return { text: 'The JSON needs a comma.' };
+  }
+  if (prompt.includes('think for a long time')) {
+    return { hold: true };
+  }
   const results = request.messages.filter((m) => m.role === 'tool');
   switch (results.length) {
     case 0:
@@ -84,6 +90,7 @@ before(async () => {
   await mkdir(workspace);
   await writeFile(join(workspace, 'notes.txt'), original);
   await writeFile(join(workspace, 'fix.patch'), fixPatch);
+  await writeFile(join(workspace, 'broken.json'), '{\n  "a": 1\n  "b": 2\n}\n');
   await mkdir(join(workspace, 'build'));
   await writeFile(join(workspace, 'build', 'out.txt'), 'built\n');
   model = await startFakeModel(agentScript);
@@ -375,6 +382,34 @@ test('Explain sends the selected lines with the explain mode; the answer is show
   assert.match(prompt, /Explain what the selected code does/);
   assert.match(prompt, /line 5\nline 6\nline 7/);
   assert.doesNotMatch(prompt, /line 9\n/);
+});
+
+test('Fix hands the agent the editor\'s errors for the file', async () => {
+  const page = vs.page;
+  await openFile('broken.json');
+  // VS Code's JSON support reports the missing comma.
+  await page.locator('.statusbar-item[id="status.problems"]', { hasText: /1/ }).waitFor({ timeout: 30_000 });
+  const asked = model.requests.length;
+  await runCommand('Warden: Fix Problems');
+  await page.locator('.notifications-toasts', { hasText: 'The JSON needs a comma.' }).waitFor({ timeout: 30_000 });
+  const prompt = model.requests[asked].messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  assert.match(prompt, /Fix the problems the editor reports below/);
+  assert.match(prompt, /line 3: Expected comma/);
+});
+
+test('Cancel stops a running agent and its model stream', async () => {
+  const page = vs.page;
+  await runCommand('Warden: Ask…');
+  await page.locator('.quick-input-widget', { hasText: 'Ask Warden' }).waitFor();
+  await page.locator('.quick-input-widget input').fill('think for a long time');
+  await page.keyboard.press('Enter');
+  await statusItem().filter({ hasText: 'Warden agent' }).waitFor({ timeout: 30_000 });
+  const before = model.abandoned;
+  await runCommand('Warden: Cancel');
+  await statusItem().filter({ hasNotText: 'Warden agent' }).waitFor({ timeout: 30_000 });
+  const deadline = Date.now() + 10_000;
+  while (model.abandoned === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  assert.equal(model.abandoned, before + 1, 'the model stream was closed');
 });
 
 /** Picks the quick pick row whose label starts with this text. */
