@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -47,8 +46,8 @@ type helperStatus struct {
 	finished chan struct{}
 }
 
-// readReady consumes lines up to "ready" or "error"; the rest is read in the
-// background until the helper closes the pipe.
+// readStatus consumes lines up to "ready" or "error"; the rest is read in
+// the background until the helper closes the pipe.
 func readStatus(r io.ReadCloser) (*helperStatus, error) {
 	s := &helperStatus{finished: make(chan struct{})}
 	br := bufio.NewReader(r)
@@ -94,24 +93,4 @@ func (s *helperStatus) apply(r *Result) {
 		r.Signal = s.signal
 		r.ExitCode = 128 + s.signal
 	}
-}
-
-func (l layers) String() string {
-	var parts []string
-	if l.Namespaces {
-		parts = append(parts, "namespaces")
-	}
-	if l.Landlock {
-		parts = append(parts, "landlock")
-	}
-	if l.Seccomp {
-		parts = append(parts, "seccomp")
-	}
-	if l.DropCaps {
-		parts = append(parts, "no-capabilities")
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return fmt.Sprint(strings.Join(parts, "+"))
 }
