@@ -162,6 +162,10 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
 		attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
 		attr.GidMappingsEnableSetgroups = false
+		// exec gives a non-root uid no capabilities, even in its own user
+		// namespace: carry the two the helper needs across it as ambient
+		// capabilities (it drops every capability before the command runs).
+		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
 	}
 	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
