@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -31,41 +29,6 @@ type AgentRunArgs struct {
 	Range       *protocol.Range      `json:"range,omitempty"`
 	// Diagnostics are the problems to fix (the Fix with agent action).
 	Diagnostics []protocol.Diagnostic `json:"diagnostics,omitempty"`
-}
-
-// agentJobs are the connection's running agent jobs, for warden.agent.cancel.
-type agentJobs struct {
-	mu   sync.Mutex
-	jobs map[string]*Job
-}
-
-type agentJobsKey struct{}
-
-func agentJobsOf(s *Server) *agentJobs {
-	return s.Value(agentJobsKey{}, func() any { return &agentJobs{jobs: map[string]*Job{}} }).(*agentJobs)
-}
-
-func (a *agentJobs) add(j *Job) {
-	a.mu.Lock()
-	a.jobs[j.ID] = j
-	a.mu.Unlock()
-}
-
-func (a *agentJobs) remove(j *Job) {
-	a.mu.Lock()
-	delete(a.jobs, j.ID)
-	a.mu.Unlock()
-}
-
-func (a *agentJobs) ids() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ids := make([]string, 0, len(a.jobs))
-	for id := range a.jobs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }
 
 // startAgentRun validates the request and snapshots the editor context (the
@@ -170,10 +133,6 @@ func modeInstruction(s *Server, a AgentRunArgs) (string, error) {
 
 // runAgent runs one task as a session and tells the user how it ended.
 func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string, error) {
-	jobs := agentJobsOf(s)
-	jobs.add(job)
-	defer jobs.remove(job)
-
 	cfg := s.Config()
 	model, err := agent.NewClient(cfg.Model)
 	if err != nil {
@@ -202,7 +161,8 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 	s.log.Info("agent session started", "session", sess.ID, "root", root, "transcript", sess.Transcript.MarkdownPath)
 
 	res, runErr := sess.Run(ctx, task.Prompt())
-	s.showTranscript(sess.Transcript.MarkdownPath)
+	// A cancelled run only logs where its transcript is: the user moved on.
+	s.showTranscript(sess.Transcript.MarkdownPath, ctx.Err() == nil)
 	switch {
 	case runErr != nil:
 		return "", runErr
@@ -233,11 +193,11 @@ func shortAnswer(answer string) string {
 	return answer[:cut] + "… (the whole answer is in the transcript)"
 }
 
-// showTranscript opens the Markdown transcript beside the code where the
-// client can (window/showDocument), and logs where it is otherwise.
-func (s *Server) showTranscript(path string) {
+// showTranscript logs where the Markdown transcript is and, when open is
+// set and the client can (window/showDocument), opens it beside the code.
+func (s *Server) showTranscript(path string, open bool) {
 	s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent transcript: "+path)
-	if !s.Capabilities().ShowDocument || s.connCtx.Err() != nil {
+	if !open || !s.Capabilities().ShowDocument || s.connCtx.Err() != nil {
 		return
 	}
 	if _, err := s.client.ShowDocument(s.connCtx, &ShowDocumentParams{URI: PathToURI(path), TakeFocus: false}); err != nil {
@@ -313,7 +273,14 @@ func cancelAgent(_ context.Context, s *Server, args []json.RawMessage) (any, err
 			return nil, err
 		}
 	}
-	running := agentJobsOf(s).ids()
+	// The job table knows a job from the moment warden.agent.run answered,
+	// so a cancel right after the start finds it.
+	var running []string
+	for _, j := range s.Jobs() {
+		if j.Command == "warden.agent.run" {
+			running = append(running, j.ID)
+		}
+	}
 	var cancelled []string
 	for _, id := range running {
 		if a.JobID == "" || a.JobID == id {
