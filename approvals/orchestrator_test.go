@@ -20,24 +20,33 @@ import (
 // re-executes its own executable, which in tests is this binary. The
 // approvals tests therefore run commands in the real sandbox.
 func TestMain(m *testing.M) {
-	if helper := os.Getenv("WARDEN_BIN"); helper != "" {
-		testHelper = helper
-	} else {
-		dir, err := os.MkdirTemp("", "approvals-warden")
-		if err == nil {
-			bin := filepath.Join(dir, "warden")
-			cmd := exec.Command("go", "build", "-o", bin, "../cmd/warden")
-			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-			if out, err := cmd.CombinedOutput(); err == nil {
-				testHelper = bin
-			} else {
-				os.Stderr.Write(out)
-			}
-			defer os.RemoveAll(dir)
-		}
+	testHelper = os.Getenv("WARDEN_BIN")
+	var buildDir string
+	if testHelper == "" {
+		buildDir, testHelper = buildHelper()
 	}
 	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir) // os.Exit skips deferred calls
+	}
 	os.Exit(code)
+}
+
+// buildHelper builds warden into a temporary directory; on failure the tests
+// that need the sandbox report the missing helper themselves.
+func buildHelper() (dir, bin string) {
+	dir, err := os.MkdirTemp("", "approvals-warden")
+	if err != nil {
+		return "", ""
+	}
+	bin = filepath.Join(dir, "warden")
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/warden")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		return dir, ""
+	}
+	return dir, bin
 }
 
 var testHelper string

@@ -18,13 +18,7 @@ func TestExecRunsSandboxedAndPassesTheExitStatus(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(ws, "inside")); string(b) != "hi\n" {
 		t.Errorf("write inside the workspace: %q", b)
 	}
-	// Outside every writable root: /tmp (where t.TempDir lives) is one.
-	wd, _ := os.Getwd()
-	outside, err := os.MkdirTemp(wd, ".exec-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(outside) })
+	outside := dirOutsideWritableRoots(t)
 	// --approval never: no prompt, and no retry outside the sandbox.
 	_, stderr, code = runWarden(t, "exec", "--approval", "never", "--cwd", ws, "--", "sh", "-c", "echo x > "+filepath.Join(outside, "f"))
 	if code == 0 || !strings.Contains(stderr, "sandbox denial") {
@@ -104,4 +98,27 @@ func TestDoctorReportsLayers(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "landlock:") || !strings.Contains(text, "not enforced on this machine") {
 		t.Errorf("text doctor: exit %d\n%s", code, text)
 	}
+}
+
+// dirOutsideWritableRoots makes a directory that workspace-write does not
+// make writable: /tmp and $TMPDIR (where t.TempDir lives) are writable roots,
+// so use the checkout, or /var/tmp when the checkout itself is under a
+// temporary directory (as a CI clone may be).
+func dirOutsideWritableRoots(t *testing.T) string {
+	t.Helper()
+	parent, _ := os.Getwd()
+	for _, tmp := range []string{"/tmp", os.TempDir()} {
+		if rel, err := filepath.Rel(tmp, parent); err == nil && !strings.HasPrefix(rel, "..") {
+			parent = "/var/tmp"
+		}
+	}
+	if rel, err := filepath.Rel(os.TempDir(), parent); err == nil && !strings.HasPrefix(rel, "..") {
+		t.Skipf("no directory outside the writable roots: TMPDIR is %s", os.TempDir())
+	}
+	outside, err := os.MkdirTemp(parent, ".exec-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(outside) })
+	return outside
 }

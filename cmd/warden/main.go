@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -88,7 +89,10 @@ func runCLI(ctx context.Context, env *cliEnv, args []string) int {
 
 func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int {
 	fs := flag.NewFlagSet("warden "+c.name, flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
+	// Parse prints its own complaint (and, for --help, the usage) to the
+	// flag set's output; hold it so help goes to stdout and errors to stderr.
+	var parseOut bytes.Buffer
+	fs.SetOutput(&parseOut)
 	fs.Usage = func() {
 		out := fs.Output()
 		fmt.Fprintf(out, "usage: warden %s\n\n%s\n", c.usage, c.summary)
@@ -108,8 +112,10 @@ func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int
 			fs.Usage()
 			return 0
 		}
+		env.stderr.Write(parseOut.Bytes())
 		return exitUsage
 	}
+	fs.SetOutput(env.stderr)
 	return c.run(ctx, env, fs.Args())
 }
 

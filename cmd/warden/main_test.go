@@ -17,6 +17,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary wardenBin may have built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBin != "" {
+		os.RemoveAll(filepath.Dir(builtBin))
+	}
+	os.Exit(code)
+}
+
 // wardenBin returns the binary under test: $WARDEN_BIN (set by make), or one
 // built once into a temporary directory so plain `go test` works too.
 func wardenBin(t *testing.T) string {
@@ -84,8 +93,8 @@ func TestEveryCommandHasHelp(t *testing.T) {
 		if code != 0 {
 			t.Errorf("warden %s --help: exit %d, stderr %q", name, code, stderr)
 		}
-		if !strings.Contains(stdout, "usage: warden "+name) {
-			t.Errorf("warden %s --help printed %q", name, stdout)
+		if strings.Count(stdout, "usage: warden "+name) != 1 || stderr != "" {
+			t.Errorf("warden %s --help: want the usage once on stdout, got stdout %q, stderr %q", name, stdout, stderr)
 		}
 	}
 	stdout, _, code := runWarden(t, "help")
