@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
@@ -153,6 +154,7 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 		},
 		Facts:         agentFacts(cfg, s.ClientInfo().Name),
 		TranscriptDir: filepath.Join(config.StateDir(), "sessions"),
+		OnText:        obs.text,
 	})
 	if err != nil {
 		return "", err
@@ -302,9 +304,50 @@ func cancelAgent(_ context.Context, s *Server, args []json.RawMessage) (any, err
 type jobObserver struct {
 	s   *Server
 	job *Job
+	// line is the model's text since its last line break; it is shown at
+	// most every textInterval, so a fast stream does not flood the editor.
+	line     strings.Builder
+	lastText time.Time
 }
 
+const textInterval = 250 * time.Millisecond
+
 func (o *jobObserver) Step(text string) { o.job.Report(text, -1) }
+
+// text follows the model's streamed words: the line being written, or the
+// last one finished.
+func (o *jobObserver) text(delta string) {
+	shown := ""
+	if i := strings.LastIndexByte(delta, '\n'); i >= 0 {
+		o.line.WriteString(delta[:i])
+		shown = o.line.String()
+		if j := strings.LastIndexByte(shown, '\n'); j >= 0 {
+			shown = shown[j+1:]
+		}
+		o.line.Reset()
+		delta = delta[i+1:]
+	}
+	o.line.WriteString(delta)
+	if strings.TrimSpace(o.line.String()) != "" {
+		shown = o.line.String()
+	}
+	if time.Since(o.lastText) < textInterval {
+		return
+	}
+	line := strings.TrimSpace(shown)
+	if line == "" {
+		return
+	}
+	if len(line) > 80 {
+		cut := len(line) - 77
+		for cut < len(line) && !utf8.RuneStart(line[cut]) {
+			cut++
+		}
+		line = "…" + line[cut:]
+	}
+	o.lastText = time.Now()
+	o.job.Report("Model: "+line, -1)
+}
 
 func (o *jobObserver) Plan(plan []agent.PlanStep) {
 	done, current := 0, ""

@@ -183,7 +183,7 @@ func TestAgentStory(t *testing.T) {
 		}
 	}
 	joined := strings.Join(reports, "\n")
-	for _, want := range []string{"Plan 0/2: read main.go", "Reading main.go", "Running rm -rf build", "Proposing a patch"} {
+	for _, want := range []string{"Model: Looking.", "Plan 0/2: read main.go", "Reading main.go", "Running rm -rf build", "Proposing a patch"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("progress lacks %q:\n%s", want, joined)
 		}
