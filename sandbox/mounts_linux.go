@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -55,7 +56,13 @@ func buildMountView(spec *helperSpec) error {
 	}
 	for _, s := range sockets {
 		// connect() ignores read-only mounts, so cover the socket itself.
-		if err := unix.Mount("/dev/null", s, "", unix.MS_BIND, ""); err != nil {
+		err := unix.Mount("/dev/null", s, "", unix.MS_BIND, "")
+		if errors.Is(err, unix.ENOENT) {
+			// Its server went away after the scan: there is nothing left to
+			// reach there, as with any socket created after this point.
+			continue
+		}
+		if err != nil {
 			return fmt.Errorf("mask socket %s: %w", s, err)
 		}
 	}
