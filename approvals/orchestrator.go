@@ -149,7 +149,11 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	if !res.SandboxDenied || escalate {
 		return out, nil
 	}
-	if !o.Policy.wantsRetryPrompt(false) || o.Policy.rejects(categoryEscalation) {
+	// The model's own escalation request counts as asking for the retry:
+	// under on-request it was run sandboxed first only because it looked
+	// harmless, and refusing now would leave the model re-asking in a loop.
+	retry := o.Policy.wantsRetryPrompt(false) || (req.RequestEscalation && o.Policy.Ask == OnRequest)
+	if !retry || o.Policy.rejects(categoryEscalation) {
 		out.Refused = "the sandbox blocked it; the " + o.Policy.Ask.String() + " policy does not offer a retry without the sandbox"
 		o.audit(AuditEvent{Event: "refused", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Reason: out.Refused})
 		return out, nil

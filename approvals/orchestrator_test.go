@@ -298,6 +298,25 @@ func TestOrchestratorSandboxDenialEscalates(t *testing.T) {
 	if res.Asked || res.Escalated || !strings.Contains(res.Refused, "does not offer a retry") {
 		t.Errorf("on-request denial: %+v", res)
 	}
+
+	// ...but when the model did ask to escalate a low-risk command, it ran
+	// sandboxed first and a sandbox denial puts the retry to the user.
+	f = newOrch(t, OnRequest, Approved)
+	res, err := f.o.Exec(context.Background(), ExecRequest{
+		CommandRequest: CommandRequest{Argv: []string{"touch", "escalated"}, Cwd: f.ws, RequestEscalation: true,
+			Sandbox: Sandbox{Mode: ReadOnly, WritableRoots: []string{f.ws}}},
+		Timeout: 30 * time.Second,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompts = f.user.prompts()
+	if len(prompts) != 1 || prompts[0].Kind != PromptRetry || !res.Escalated || res.Result.ExitCode != 0 {
+		t.Errorf("requested escalation after a denial: prompts %+v outcome %+v", prompts, res)
+	}
+	if _, err := os.Stat(filepath.Join(f.ws, "escalated")); err != nil {
+		t.Errorf("the approved retry did not write: %v", err)
+	}
 }
 
 func TestOrchestratorConcurrentIdenticalRequestsShareOnePrompt(t *testing.T) {
