@@ -65,29 +65,18 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 // over as protected paths, so they are asked about too, and named in the
 // dialog.
 func ApprovePlan(ctx context.Context, o *approvals.Orchestrator, sb approvals.Sandbox, plan *patch.Plan, justification string) (*approvals.PatchApproval, error) {
-	if len(plan.Concerns) > 0 {
-		if o.Session == nil {
-			return nil, errors.New("the orchestrator needs a session store")
-		}
-		// The same orchestrator, with this plan's flagged paths protected;
-		// the session store and audit log stay shared.
-		oc := &approvals.Orchestrator{
-			Policy: o.Policy, Rules: o.Rules, RulesDir: o.RulesDir, Prompter: o.Prompter, Runner: o.Runner,
-			Session: o.Session, Audit: o.Audit, Notify: o.Notify,
-			ProtectedPaths: append([]string(nil), o.ProtectedPaths...),
-		}
-		var flags []string
-		for _, c := range plan.Concerns {
-			oc.ProtectedPaths = append(oc.ProtectedPaths, c.Path)
-			flags = append(flags, c.String())
-		}
+	var flagged, flags []string
+	for _, c := range plan.Concerns {
+		flagged = append(flagged, c.Path)
+		flags = append(flags, c.String())
+	}
+	if len(flags) > 0 {
 		if justification != "" {
 			justification += "; "
 		}
 		justification += "Warden flags: " + strings.Join(flags, "; ")
-		o = oc
 	}
-	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification}
+	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification, Flagged: flagged}
 	for _, f := range plan.Files {
 		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate}
 		switch {

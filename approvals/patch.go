@@ -34,6 +34,9 @@ type PatchRequest struct {
 	Cwd           string
 	Sandbox       Sandbox // its writable roots decide what is "inside"
 	Justification string
+	// Flagged are paths the caller's own checks distrust (a symlink leading
+	// out, a binary target): they are asked about like protected paths.
+	Flagged []string
 }
 
 // PatchReasonKind names why a file of a patch needs the user.
@@ -100,7 +103,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 			case req.Sandbox.Mode != DangerFullAccess && !as.inside(p):
 				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
 				as.add(RiskHigh, SystemModification, "writes outside the workspace: "+as.display(p, false))
-			case o.protected(p, as.roots, req.Cwd):
+			case o.protected(p, as.roots, req.Cwd, req.Flagged):
 				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
 				as.add(RiskHigh, SystemModification, "changes a protected path: "+as.display(p, false))
 			}
@@ -148,7 +151,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	return e
 }
 
-func (o *Orchestrator) protected(p string, roots []string, cwd string) bool {
+func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged []string) bool {
 	for _, root := range roots {
 		for _, name := range sandbox.ProtectedNames {
 			if within(filepath.Join(root, name), p) {
@@ -156,7 +159,7 @@ func (o *Orchestrator) protected(p string, roots []string, cwd string) bool {
 			}
 		}
 	}
-	for _, extra := range o.ProtectedPaths {
+	for _, extra := range append(flagged, o.ProtectedPaths...) {
 		if !filepath.IsAbs(extra) {
 			extra = filepath.Join(cwd, extra)
 		}
