@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -87,17 +86,7 @@ func runApplyPatch(t *testing.T, stdin string, args ...string) (string, string, 
 	cmd := exec.Command(wardenBin(t), append([]string{"apply-patch"}, args...)...)
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	code := 0
-	if errors.As(err, &exitErr) {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errOut.String(), code
+	return runCmd(t, cmd)
 }
 
 func copyDir(t *testing.T, from, to string) {

@@ -53,7 +53,13 @@ func wardenBin(t *testing.T) string {
 
 func runWarden(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(wardenBin(t), args...)
+	return runCmd(t, exec.Command(wardenBin(t), args...))
+}
+
+// runCmd runs a prepared warden command and returns its output and exit
+// status; only a failure to start it at all fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err := cmd.Run()
@@ -62,7 +68,7 @@ func runWarden(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	case errors.As(err, &exitErr):
 		code = exitErr.ExitCode()
 	case err != nil:
-		t.Fatalf("run warden %v: %v", args, err)
+		t.Fatalf("run %v: %v", cmd.Args, err)
 	}
 	return out.String(), errOut.String(), code
 }

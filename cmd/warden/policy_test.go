@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,17 +18,7 @@ func runWardenEnv(t *testing.T, home string, stdin string, args ...string) (stdo
 		"XDG_STATE_HOME="+filepath.Join(home, "state"),
 		"HOME="+home)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("run warden %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
+	return runCmd(t, cmd)
 }
 
 type policyJSON struct {

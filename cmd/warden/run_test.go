@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -22,17 +21,8 @@ func runAgentCLI(t *testing.T, srv *modeltest.Server, dir string, args ...string
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + state,
 		"OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test", "WARDEN_MODEL=fake-model"}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var exitErr *exec.ExitError
-	switch {
-	case errors.As(err, &exitErr):
-		code = exitErr.ExitCode()
-	case err != nil:
-		t.Fatalf("warden run: %v", err)
-	}
-	return out.String(), errOut.String(), code, state
+	stdout, stderr, code = runCmd(t, cmd)
+	return stdout, stderr, code, state
 }
 
 func toolResult(srv *modeltest.Server, id string) string {
