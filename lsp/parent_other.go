@@ -2,6 +2,6 @@
 
 package lsp
 
-// watchParent is not implemented off Unix: the server stops when its input
-// ends.
+// watchParent does nothing off Unix, where there is no cheap way to poll a
+// process id: there the server stops when its input ends.
 func (s *Server) watchParent(int) {}
