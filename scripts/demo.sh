@@ -40,7 +40,7 @@ status $code
 echo "build/ is still there: $(find "$ws/build" -type f | wc -l) files"
 
 step "3. The sandbox blocks the network (no network_access): the attempt fails and is reported" \
-	"warden exec --cwd workspace -- bash -c 'exec 3<>/dev/tcp/1.1.1.1/80'"
+	"warden exec --cwd workspace -- bash -c 'exec 3<>/dev/tcp/1.1.1.1/80 && echo connected'"
 code=0
 "$warden" exec --cwd "$ws" -- bash -c 'exec 3<>/dev/tcp/1.1.1.1/80 && echo connected' 2>&1 || code=$?
 status $code
