@@ -21,7 +21,7 @@ H.run('agent code actions listed and run', function()
   })
   local ws = H.workspace({ ['calc.lua'] = 'local function add(a, b)\n  return a + b\nend' })
   H.setup({ env = { OPENAI_BASE_URL = model.url, OPENAI_API_KEY = 'test-key', WARDEN_MODEL = 'fake-model' } })
-  local _, buf = H.open(ws .. '/calc.lua')
+  local client, buf = H.open(ws .. '/calc.lua')
 
   local messages = {}
   vim.lsp.handlers['window/showMessage'] = function(_, r)
@@ -89,6 +89,31 @@ H.run('agent code actions listed and run', function()
   H.contains(reviewed or '', 'M  calc.lua', 'the agent\'s patch was reviewed')
   H.eq('local function sum(a, b)', H.read(ws .. '/calc.lua')[1], 'the accepted patch landed')
   H.contains(vim.json.encode(model.requests[3].messages), 'Success', 'the model learned the patch landed')
+
+  -- Escape in the "Ask agent…" prompt (nil from vim.ui.input) sends nothing.
+  local executed = {}
+  local request = client.request
+  client.request = function(method, params, ...)
+    if method == 'workspace/executeCommand' then
+      table.insert(executed, params.command)
+    end
+    return request(method, params, ...)
+  end
+  local prompted = false
+  vim.ui.input = function(_, on_confirm)
+    prompted = true
+    on_confirm(nil)
+  end
+  H.stub_select(H.by_title('Warden: Ask agent…'))
+  vim.api.nvim_set_current_buf(buf)
+  vim.lsp.buf.code_action()
+  H.wait(5000, function()
+    return prompted
+  end, 'the Ask agent prompt')
+  vim.wait(300)
+  client.request = request
+  H.eq({}, executed, 'commands sent after Escape')
+  H.eq(3, #model.requests, 'model requests after Escape')
 
   -- :Warden explain runs the server's Explain action; :WardenAsk prompts.
   vim.api.nvim_set_current_buf(buf)

@@ -15,6 +15,7 @@ import {
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
 import { ShowMessageRequestParams, answer, dialogFor } from './approval';
+import { announceAskAgent, needsInstruction, withInstruction } from './askagent';
 import { registerCommands } from './commands';
 import { resolveServerPath } from './serverpath';
 import { needsRestart, toServerSettings } from './settings';
@@ -71,6 +72,18 @@ export class Warden implements vscode.Disposable {
       outputChannel: this.output,
       initializationOptions: initial.settings,
       middleware: {
+        // "Warden: Ask agent…" comes without an instruction: ask for it here.
+        // Escape sends nothing.
+        executeCommand: async (cmd, args, next) => {
+          if (!needsInstruction(cmd, args)) return next(cmd, args);
+          const typed = await vscode.window.showInputBox({
+            title: 'Ask Warden',
+            prompt: 'What should the agent do with this code? It asks before anything risky.',
+            ignoreFocusOut: true,
+          });
+          const filled = withInstruction(args, typed);
+          return filled ? next(cmd, filled) : undefined;
+        },
         handleWorkDoneProgress: (token, params, next) => {
           if (this.progress.update(token, params as ProgressValue)) this.render();
           if (params.kind !== 'report') void this.refreshStatus();
@@ -85,6 +98,14 @@ export class Warden implements vscode.Disposable {
       },
     };
     const client = new LanguageClient('warden', 'Warden', { command, args: ['serve'] }, clientOptions);
+    // Tells the server this client prompts for an agent instruction, so it
+    // offers the "Ask agent…" code action (see the middleware above).
+    client.registerFeature({
+      fillClientCapabilities: announceAskAgent,
+      initialize: () => undefined,
+      getState: () => ({ kind: 'static' }),
+      clear: () => undefined,
+    });
     // Installed after the client's own handler at start, so it replaces the
     // toast with a modal dialog.
     client.onRequest(ShowMessageRequest.method, async (params: ShowMessageRequestParams) => {
