@@ -47,6 +47,9 @@ function agentScript(request) {
   if (prompt.includes('Fix the problems the editor reports below')) {
     return { text: 'The JSON needs a comma.' };
   }
+  if (prompt.includes('Say hello from the light bulb')) {
+    return { text: 'Hello from Ask agent.' };
+  }
   if (prompt.includes('think for a long time')) {
     return { hold: true };
   }
@@ -395,6 +398,33 @@ test('Fix hands the agent the editor\'s errors for the file', async () => {
   const prompt = model.requests[asked].messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
   assert.match(prompt, /Fix the problems the editor reports below/);
   assert.match(prompt, /line 3: Expected comma/);
+});
+
+test('the light bulb offers Ask agent…: it asks for the words, Escape sends nothing', async () => {
+  const page = vs.page;
+  await openFile('notes.txt');
+  await page.keyboard.press('Control+G');
+  await page.locator('.quick-input-widget input').fill(':5');
+  await page.keyboard.press('Enter');
+  const askAgent = async () => {
+    await page.keyboard.press('Control+.');
+    await page.locator('.action-widget .monaco-list-row', { hasText: 'Warden: Ask agent…' }).click();
+    await page.locator('.quick-input-widget', { hasText: 'Ask Warden' }).waitFor();
+  };
+  const asked = model.requests.length;
+  await askAgent();
+  await page.keyboard.press('Escape');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden' });
+
+  await askAgent();
+  await page.locator('.quick-input-widget input').fill('Say hello from the light bulb');
+  await page.keyboard.press('Enter');
+  await page.locator('.notifications-toasts', { hasText: 'Hello from Ask agent.' }).waitFor({ timeout: 30_000 });
+  // One run only: the Escape sent nothing.
+  assert.equal(model.requests.length, asked + 1);
+  const prompt = model.requests[asked].messages.filter((m) => m.role === 'user').map((m) => m.content).join('\n');
+  assert.match(prompt, /Say hello from the light bulb/);
+  assert.match(prompt, /line 5/);
 });
 
 test('Cancel stops a running agent and its model stream', async () => {
