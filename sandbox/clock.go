@@ -15,6 +15,7 @@ type Clock struct {
 	started   time.Time     // when the countdown last (re)started; zero while paused
 	paused    int
 	timer     *time.Timer
+	gen       int // which timer is current; a stopped timer's late fire is ignored
 	expired   chan struct{}
 	fired     bool
 }
@@ -24,15 +25,24 @@ func NewClock(d time.Duration) *Clock {
 	c := &Clock{remaining: d, expired: make(chan struct{})}
 	if d > 0 {
 		c.started = time.Now()
-		c.timer = time.AfterFunc(d, c.fire)
+		c.timer = c.arm(d)
 	}
 	return c
 }
 
-func (c *Clock) fire() {
+// arm starts a timer for d as the current one. A timer that Pause stopped
+// too late (it had already fired and its callback was waiting for the lock)
+// must not expire the clock once a Resume has restarted it with budget left.
+func (c *Clock) arm(d time.Duration) *time.Timer {
+	c.gen++
+	gen := c.gen
+	return time.AfterFunc(d, func() { c.fire(gen) })
+}
+
+func (c *Clock) fire(gen int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.paused > 0 || c.fired {
+	if c.paused > 0 || c.fired || gen != c.gen {
 		return
 	}
 	c.fired = true
@@ -84,7 +94,7 @@ func (c *Clock) Resume() {
 		return
 	}
 	c.started = time.Now()
-	c.timer = time.AfterFunc(c.remaining, c.fire)
+	c.timer = c.arm(c.remaining)
 }
 
 // Remaining is the budget left; 0 for a clock without a timeout.

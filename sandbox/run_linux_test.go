@@ -119,26 +119,28 @@ func TestRunTimeoutAndCancel(t *testing.T) {
 }
 
 func TestRunPausedClockDoesNotTimeOut(t *testing.T) {
-	// A human is being asked for the whole run: the 100ms budget must not
-	// be spent.
-	clock := NewClock(100 * time.Millisecond)
+	// A human is being asked for the whole run: the budget must not be
+	// spent. The clock starts counting at NewClock, so the budget is large
+	// enough that a loaded machine cannot use it up before Pause.
+	clock := NewClock(time.Second)
 	clock.Pause()
-	res := run(t, t.TempDir(), Command{Argv: []string{"sleep", "0.5"}, Clock: clock})
+	res := run(t, t.TempDir(), Command{Argv: []string{"sleep", "1.3"}, Clock: clock})
 	if res.TimedOut || res.ExitCode != 0 {
 		t.Errorf("paused clock fired: %+v", res)
 	}
 	// Resumed, the rest of the budget runs out and kills the command.
 	created := time.Now()
-	clock = NewClock(300 * time.Millisecond)
+	clock = NewClock(time.Second)
 	clock.Pause()
+	left := clock.Remaining() // exact while paused, however slow the machine
 	go func() {
 		time.Sleep(200 * time.Millisecond)
 		clock.Resume()
 	}()
 	res = run(t, t.TempDir(), Command{Argv: []string{"sleep", "30"}, Clock: clock})
-	// Paused for 200ms, then 300ms of budget: it cannot fire before 500ms.
-	if !res.TimedOut || time.Since(created) < 490*time.Millisecond {
-		t.Errorf("resumed clock: %+v", res)
+	// Paused for at least 200ms, then what was left: it cannot fire sooner.
+	if took := time.Since(created); !res.TimedOut || took < 200*time.Millisecond+left {
+		t.Errorf("resumed clock fired after %v with %v left: %+v", took, left, res)
 	}
 }
 
