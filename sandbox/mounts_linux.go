@@ -46,7 +46,12 @@ func buildMountView(spec *helperSpec) error {
 	for _, r := range spec.Roots {
 		for _, p := range r.Protected {
 			if _, err := os.Lstat(p); err != nil {
-				continue // the launcher made placeholders for the names it owns
+				if filepath.Dir(p) == r.Path {
+					// The launcher made a placeholder here; without it the
+					// name could be created unmasked. Refuse, never skip.
+					return fmt.Errorf("protected path %s vanished before it could be masked: %w", p, err)
+				}
+				continue // inside a gitdir target: nothing there to protect
 			}
 			if err := bind(p, p); err != nil {
 				return err
