@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -185,8 +186,8 @@ func escapeCases() []escapeCase {
 		{name: "pathname unix socket at the top of /tmp", attack: `"$PROBE" dial-unix "$TOPSOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/inside2.sock"`},
 		{name: "ssh-agent socket named by $SSH_AUTH_SOCK", attack: `"$PROBE" dial-unix "$SSH_AUTH_SOCK"`, twin: `"$PROBE" unix-roundtrip "$WS/agent.sock"`},
 		{name: "pathname unix socket outside with network on", attackPolicy: withNetwork, attack: `"$PROBE" dial-unix "$SOCK"`, twinPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "$WS/inside.sock"`},
-		{name: "abstract unix socket outside", attack: `"$PROBE" dial-unix "$ABSTRACT"`, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`},
-		{name: "abstract unix socket outside with network on", attack: `"$PROBE" dial-unix "$ABSTRACT"`, attackPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "@warden-inside-$$"`, twinPolicy: withNetwork},
+		{name: "abstract unix socket outside", attack: `"$PROBE" dial-unix "$ABSTRACT"`, twin: `"$PROBE" unix-roundtrip "@warden-inside-$NONCE"`},
+		{name: "abstract unix socket outside with network on", attack: `"$PROBE" dial-unix "$ABSTRACT"`, attackPolicy: withNetwork, twin: `"$PROBE" unix-roundtrip "@warden-inside-$NONCE"`, twinPolicy: withNetwork},
 
 		// Processes.
 		{name: "signal an outside process", attack: `"$PROBE" kill "$VICTIM"`, twin: `sleep 30 & "$PROBE" kill $!`, check: func(t *testing.T, e *escEnv) {
@@ -271,7 +272,7 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 		BaseEnv: append(os.Environ(),
 			"OPENAI_API_KEY=sk-test", "GITHUB_TOKEN=ghp_test", "AWS_SECRET_ACCESS_KEY=aws-test"),
 		Env: EnvPolicy{Set: map[string]string{
-			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out,
+			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out, "NONCE": nonce(),
 			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock, "SSH_AUTH_SOCK": e.shared.envSock,
 			"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
 			"WARDEN_PID": strconv.Itoa(os.Getpid()),
@@ -285,6 +286,17 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 		t.Fatalf("run %q timed out", script)
 	}
 	return res
+}
+
+// runNonce numbers runs for nonce.
+var runNonce atomic.Int64
+
+// nonce is unique to one run on this machine. An abstract socket name is
+// shared by everything in a network namespace, and with the network on the
+// sandbox is in the host's: a name from $$ (small and the same in every pid
+// namespace) collides with a concurrent test process's.
+func nonce() string {
+	return fmt.Sprintf("%d-%d", os.Getpid(), runNonce.Add(1))
 }
 
 // startEscapeFixtures starts what the attacks aim at, outside the sandbox.

@@ -111,7 +111,7 @@ func TestFallbackWithoutNamespaces(t *testing.T) {
 		{`"$PROBE" dial-tcp "$TCP"`, `"$PROBE" socketpair`},
 		{`"$PROBE" dial-mptcp "$TCP"`, `"$PROBE" socketpair`},
 		{`"$PROBE" send-udp "$UDP"`, `"$PROBE" socketpair`},
-		{`"$PROBE" dial-unix "$ABSTRACT"`, `"$PROBE" unix-roundtrip "@warden-fallback-$$"`},
+		{`"$PROBE" dial-unix "$ABSTRACT"`, `"$PROBE" unix-roundtrip "@warden-fallback-$NONCE"`},
 		{`"$PROBE" kill "$VICTIM"`, `sleep 30 & kill $!`},
 		{`"$PROBE" io_uring`, `cat /dev/null`},
 		{`"$PROBE" ptrace "$VICTIM"`, `"$PROBE" caps`},
