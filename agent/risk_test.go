@@ -42,7 +42,7 @@ func TestRiskSummaryGivesUpAtTheDeadline(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error from a model that never answered")
 	}
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > 5*time.Second { // margin for a loaded machine
 		t.Errorf("took %v past a 100ms deadline", d)
 	}
 }

@@ -60,7 +60,9 @@ func TestRiskPrompterShowsStaticFactsAtTheDeadline(t *testing.T) {
 		OnError: func(err error) { logged = err }}
 	start := time.Now()
 	p.Prompt(context.Background(), promptFor(approvals.RiskMedium))
-	if d := time.Since(start); d > time.Second {
+	// The model never answers: the dialog must not wait for it. The bound
+	// is far above the deadline so a loaded machine cannot trip it.
+	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the dialog waited %v for a 150ms deadline", d)
 	}
 	if got := inner.got[0].Risk; got.Level != approvals.RiskMedium || len(got.Facts) != 1 {

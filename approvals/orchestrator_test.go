@@ -349,16 +349,40 @@ func TestOrchestratorConcurrentIdenticalRequestsShareOnePrompt(t *testing.T) {
 	}
 }
 
+// budgetRecorder is the real sandbox runner, noting the timeout each attempt
+// was given.
+type budgetRecorder struct {
+	Runner
+	mu       sync.Mutex
+	timeouts []time.Duration
+}
+
+func (r *budgetRecorder) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
+	r.mu.Lock()
+	r.timeouts = append(r.timeouts, spec.Timeout)
+	r.mu.Unlock()
+	return r.Runner.Run(ctx, spec)
+}
+
 func TestOrchestratorWaitingForTheUserDoesNotCountAgainstTheTimeout(t *testing.T) {
 	f := newOrch(t, Untrusted, Approved)
+	rec := &budgetRecorder{Runner: f.o.Runner}
+	f.o.Runner = rec
 	f.user.block = make(chan struct{})
-	go func() { time.Sleep(4 * time.Second); close(f.user.block) }()
+	go func() { time.Sleep(time.Second); close(f.user.block) }()
+	// The whole budget reaches the run after a second at the dialog: an
+	// exact check, so a slow sandbox start on a loaded machine cannot
+	// make it fail, and the generous timeout leaves the run room.
+	const timeout = 20 * time.Second
 	res, err := f.o.Exec(context.Background(), ExecRequest{
 		CommandRequest: CommandRequest{Argv: []string{"sleep", "0.1"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}},
-		Timeout:        3 * time.Second,
+		Timeout:        timeout,
 	})
 	if err != nil || !res.Ran || res.Result.TimedOut || res.Result.ExitCode != 0 {
-		t.Errorf("outcome %+v err %v: the 4 s wait for the user was charged to the 3 s timeout", res, err)
+		t.Errorf("outcome %+v err %v", res, err)
+	}
+	if len(f.user.prompts()) != 1 || len(rec.timeouts) != 1 || rec.timeouts[0] != timeout {
+		t.Errorf("after %d prompts the run was given %v of the %v timeout: the wait for the user was charged", len(f.user.prompts()), rec.timeouts, timeout)
 	}
 	// The timeout still applies to the run itself.
 	f = newOrch(t, OnRequest)

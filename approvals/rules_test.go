@@ -305,7 +305,7 @@ func TestRuleBookWatchReloads(t *testing.T) {
 	}
 	waitFor := func(what string, ok func(*RuleSet) bool) {
 		t.Helper()
-		deadline := time.After(5 * time.Second)
+		deadline := time.After(20 * time.Second)
 		for {
 			rs, _ := book.Current()
 			if ok(rs) {
@@ -324,7 +324,7 @@ func TestRuleBookWatchReloads(t *testing.T) {
 	waitFor("the new rule", func(rs *RuleSet) bool { return len(rs.Match([]string{"make"})) == 1 })
 	// A broken edit is reported and the last good rules stay.
 	writeRules(t, dir, "a.rules", `prefix_rule(pattern=["make"]`)
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(20 * time.Second)
 	for {
 		select {
 		case err := <-reports:

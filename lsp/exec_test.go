@@ -204,7 +204,7 @@ func TestConfigAndRulesReloadOnChange(t *testing.T) {
 	}
 	waitPolicy := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(20 * time.Second)
 		for c.Status().Policy.ApprovalPolicy != want {
 			if time.Now().After(deadline) {
 				t.Fatalf("policy is %q, want %q after editing config.toml", c.Status().Policy.ApprovalPolicy, want)
@@ -227,7 +227,7 @@ func TestConfigAndRulesReloadOnChange(t *testing.T) {
 		t.Fatalf("before the rule: %q", s)
 	}
 	os.WriteFile(filepath.Join(dir, "rules", "team.rules"), []byte(`prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")`+"\n"), 0o644)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		s := runExec(t, c, map[string]any{"command": []string{"touch", "g"}})
 		if strings.Contains(s, "no touching") {

@@ -208,7 +208,7 @@ func TestApplyEditSendsMixedDocumentChanges(t *testing.T) {
 	var params json.RawMessage
 	select {
 	case params = <-got:
-	case <-time.After(5 * time.Second):
+	case <-time.After(20 * time.Second):
 		t.Fatal("no applyEdit")
 	}
 	for _, want := range []string{`"version":3`, `"version":null`, `"annotationId":"a1"`, `"kind":"create"`, `"kind":"rename"`, `"oldUri"`, `"kind":"delete"`, `"needsConfirmation":true`, `"label":"agent patch"`} {

@@ -24,7 +24,7 @@ func stillServes(t *testing.T, c *lsptest.Client) {
 // unknown) from mark on and returns its message.
 func errorReply(t *testing.T, c *lsptest.Client, mark int, id string, code int64) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, m := range c.Messages()[mark:] {
 			if m.Dir == lsptest.Received && m.Method == "" && m.Error != nil && string(m.ID) == id && m.Error.Code == code {
@@ -102,7 +102,7 @@ func TestLongContentLengthKeepsTheFollowingMessage(t *testing.T) {
 	// the second message, which must still be answered.
 	c.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(first)+30, first) + frame(second)))
 	for _, id := range []string{"70", "71"} {
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(20 * time.Second)
 		for {
 			if answered(c, id) {
 				break
@@ -192,7 +192,7 @@ func TestHeaderVariantsEditorsSend(t *testing.T) {
 	body := `{"jsonrpc":"2.0","id":95,"method":"workspace/executeCommand","params":{"command":"warden.status"}}`
 	// Lower-case name, a Content-Type header, bare \n line ends.
 	c.WriteRaw([]byte(fmt.Sprintf("content-length: %d\nContent-Type: application/vscode-jsonrpc; charset=utf-8\n\n%s", len(body), body)))
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for !answered(c, "95") {
 		if time.Now().After(deadline) {
 			t.Fatalf("not answered:\n%s", c.Trace())

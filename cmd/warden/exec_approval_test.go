@@ -46,9 +46,9 @@ func TestExecApprovalFlags(t *testing.T) {
 		t.Errorf("never: exit %d err %q", code, errOut)
 	}
 	// The command's own exit status comes through.
-	_, _, code = runWardenEnv(t, home, "", "exec", "--cwd", ws, "--", "sh", "-c", "exit 3")
+	_, errOut, code = runWardenEnv(t, home, "", "exec", "--cwd", ws, "--", "sh", "-c", "exit 3")
 	if code != 3 {
-		t.Errorf("exit status %d, want 3", code)
+		t.Errorf("exit status %d, want 3; stderr %q", code, errOut)
 	}
 	// The sandbox blocks the network; the failure is reported as a denial.
 	_, errOut, code = runWardenEnv(t, home, "", "exec", "--cwd", ws, "--", "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/9")

@@ -35,16 +35,18 @@ func TestExecAsUnprivilegedUser(t *testing.T) {
 	}
 	os.Chmod(ws, 0o777)
 	cmd := exec.Command(bin, "exec", "--approval", "never", "--cwd", ws, "--", "sh", "-c",
-		`id -u; echo ok > inside && ! echo x > /etc/warden-nobody 2>/dev/null && ! mkdir .git/x 2>/dev/null && grep -q 'CapEff:.0000000000000000' /proc/self/status`)
+		`id -u; echo ok > inside && ! echo x 2>/dev/null > /etc/warden-nobody && ! mkdir .git/x 2>/dev/null && grep -q 'CapEff:.0000000000000000' /proc/self/status`)
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + ws, "XDG_CONFIG_HOME=" + ws, "XDG_STATE_HOME=" + ws}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	// Separate buffers: the command's stdout and stderr reach warden through
+	// two pipes, so their interleaving in one buffer is down to scheduling.
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("warden exec as nobody: %v\n%s", err, out.String())
+		t.Fatalf("warden exec as nobody: %v\n%s%s", err, out.String(), errOut.String())
 	}
 	if !strings.HasPrefix(out.String(), "65534\n") {
-		t.Errorf("ran as %q", out.String())
+		t.Errorf("ran as %q (stderr %q)", out.String(), errOut.String())
 	}
 	if b, _ := os.ReadFile(filepath.Join(ws, "inside")); string(b) != "ok\n" {
 		t.Errorf("write inside the workspace: %q", b)
