@@ -30,18 +30,30 @@ func orphanScript(tag string) string {
 	return fmt.Sprintf(`setsid sleep 301.%[1]s & (sleep 302.%[1]s &) ; sleep 303.%[1]s & sleep 304.%[1]s`, tag)
 }
 
+// orphanTag marks one test's sleeps, unique among concurrent test
+// processes (the pid) and within this one (n and the clock). It ends up
+// after the decimal point of a sleep's argument, so it is all digits.
+func orphanTag(n int) string {
+	return fmt.Sprintf("%d%05d%d", os.Getpid(), time.Now().UnixNano()%100000, n)
+}
+
+// orphansOf lists the live processes carrying tag.
+func orphansOf(tag string) []string {
+	var ours []string
+	for _, l := range processesWith("30") {
+		if strings.Contains(l, "."+tag) {
+			ours = append(ours, l)
+		}
+	}
+	return ours
+}
+
 func checkNoOrphans(t *testing.T, tag string) {
 	t.Helper()
 	// The kernel finishes tearing the namespace down asynchronously.
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
-		left := processesWith("30")
-		var ours []string
-		for _, l := range left {
-			if strings.Contains(l, "."+tag) {
-				ours = append(ours, l)
-			}
-		}
+		ours := orphansOf(tag)
 		if len(ours) == 0 {
 			return
 		}
@@ -53,7 +65,7 @@ func checkNoOrphans(t *testing.T, tag string) {
 }
 
 func TestTimeoutKillsOrphans(t *testing.T) {
-	tag := fmt.Sprint(time.Now().UnixNano() % 100000)
+	tag := orphanTag(0)
 	res := run(t, t.TempDir(), Command{Argv: sh(orphanScript(tag)), Timeout: 500 * time.Millisecond})
 	if !res.TimedOut {
 		t.Fatalf("not timed out: %+v", res)
@@ -67,7 +79,7 @@ func TestTimeoutKillsOrphans(t *testing.T) {
 }
 
 func TestExitKillsBackgroundProcesses(t *testing.T) {
-	tag := fmt.Sprint(time.Now().UnixNano()%100000 + 1)
+	tag := orphanTag(1)
 	res := run(t, t.TempDir(), Command{Argv: sh(fmt.Sprintf(`setsid sleep 305.%[1]s & (sleep 306.%[1]s &); exit 0`, tag))})
 	if res.ExitCode != 0 {
 		t.Fatalf("%+v", res)
@@ -76,13 +88,27 @@ func TestExitKillsBackgroundProcesses(t *testing.T) {
 }
 
 func TestCancelKillsOrphans(t *testing.T) {
-	tag := fmt.Sprint(time.Now().UnixNano()%100000 + 2)
+	tag := orphanTag(2)
 	ctx, cancel := context.WithCancel(context.Background())
 	p, err := Start(ctx, Command{Argv: sh(orphanScript(tag)), Cwd: t.TempDir(), Helper: testHelper})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond)
+	// Cancel once all four sleeps run, so there are orphans to kill.
+	sleeps := func() (n int) {
+		for _, l := range orphansOf(tag) {
+			if strings.Contains(l, ": sleep 30") {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(20 * time.Second); sleeps() < 4; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the script's sleeps never all started: %v", orphansOf(tag))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	cancel()
 	if res := p.Wait(); !res.Canceled {
 		t.Fatalf("%+v", res)
@@ -125,13 +151,13 @@ func TestFallbackWithoutNamespaces(t *testing.T) {
 		}
 	}
 
-	tag := fmt.Sprint(time.Now().UnixNano()%100000 + 3)
+	tag := orphanTag(3)
 	res = run(t, t.TempDir(), Command{Argv: sh(orphanScript(tag)), Timeout: 500 * time.Millisecond})
 	if !res.TimedOut {
 		t.Fatalf("not timed out: %+v", res)
 	}
 	checkNoOrphans(t, tag)
-	tag = fmt.Sprint(time.Now().UnixNano()%100000 + 4)
+	tag = orphanTag(4)
 	run(t, t.TempDir(), Command{Argv: sh(fmt.Sprintf(`setsid sleep 305.%[1]s & (sleep 306.%[1]s &); exit 0`, tag))})
 	checkNoOrphans(t, tag)
 }
