@@ -16,3 +16,6 @@ func HelperMain(args []string) {
 
 // FlushPlaceholders has nothing to do where no placeholders are made.
 func FlushPlaceholders() {}
+
+// IsPlaceholder is always false where no placeholders are made.
+func IsPlaceholder(string) bool { return false }

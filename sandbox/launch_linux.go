@@ -390,13 +390,20 @@ func isFileName(name string) bool {
 	return name == ".envrc" || name == ".mcp.json" || name == ".gitmodules"
 }
 
-// removePlaceholder removes p if it is still an empty mode-000 placeholder.
-func removePlaceholder(p string) {
+// IsPlaceholder reports whether p is an entry Warden made as a mount point
+// for a missing protected path (an empty mode-000 file or directory), not
+// the user's: a .git placeholder does not make a project root.
+func IsPlaceholder(p string) bool {
 	st, err := os.Lstat(p)
 	if err != nil || st.Mode().Perm() != placeholderMode {
-		return
+		return false
 	}
-	if st.IsDir() || (st.Mode().IsRegular() && st.Size() == 0) {
+	return st.IsDir() || (st.Mode().IsRegular() && st.Size() == 0)
+}
+
+// removePlaceholder removes p if it is still a placeholder.
+func removePlaceholder(p string) {
+	if IsPlaceholder(p) {
 		os.Remove(p) // a directory that is not empty stays
 	}
 }

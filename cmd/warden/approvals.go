@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // ruleFileList is the repeatable --rules flag.
@@ -52,11 +53,13 @@ func loadApprovalSetup(cfg config.Config, approvalFlag string, ruleFiles []strin
 
 // workspaceRoot is the nearest directory at or above cwd that holds a
 // .warden directory or a .git entry (the project's root, whose .warden/rules
-// apply), else cwd itself.
+// apply), else cwd itself. A sandbox's placeholder is no marker: while a run
+// has /tmp as a writable root, /tmp/.git is one, and /tmp is no project.
 func workspaceRoot(cwd string) string {
 	for d := cwd; ; d = filepath.Dir(d) {
 		for _, marker := range []string{".warden", ".git"} {
-			if _, err := os.Lstat(filepath.Join(d, marker)); err == nil {
+			p := filepath.Join(d, marker)
+			if _, err := os.Lstat(p); err == nil && !sandbox.IsPlaceholder(p) {
 				return d
 			}
 		}
