@@ -149,6 +149,10 @@ func TestPromptActions(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
+	msg = PromptRequest{Kind: PromptPatch, Files: []string{".git/config"}, Cwd: "/w", Risk: Risk{Level: RiskMedium, Summary: "protected"}}.Message()
+	if !strings.Contains(msg, ".git/config") || !strings.Contains(msg, "Warden writes these files itself") || strings.Contains(msg, "NOT sandboxed") {
+		t.Errorf("a patch dialog must say no command runs:\n%s", msg)
+	}
 }
 
 func TestParsePolicy(t *testing.T) {

@@ -115,9 +115,13 @@ func (r PromptRequest) Message() string {
 	if r.Blocked != "" {
 		fmt.Fprintf(&b, "\nBlocked: %s", r.Blocked)
 	}
-	if r.Sandboxed {
+	switch {
+	case r.Kind == PromptPatch:
+		// No process runs: Warden itself writes the files once approved.
+		b.WriteString("\nSandbox: not involved: Warden writes these files itself")
+	case r.Sandboxed:
 		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", r.Sandbox)
-	} else {
+	default:
 		b.WriteString("\nSandbox: NOT sandboxed")
 	}
 	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, r.Risk.Summary)
