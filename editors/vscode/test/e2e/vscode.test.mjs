@@ -407,8 +407,20 @@ test('the light bulb offers Ask agent…: it asks for the words, Escape sends no
   await page.locator('.quick-input-widget input').fill(':5');
   await page.keyboard.press('Enter');
   const askAgent = async () => {
-    await page.keyboard.press('Control+.');
-    await page.locator('.action-widget .monaco-list-row', { hasText: 'Warden: Ask agent…' }).click();
+    // The menu can open before the server has the document or answered
+    // (it then shows nothing or "No code actions"): close it and ask again.
+    const row = page.locator('.action-widget .monaco-list-row', { hasText: 'Warden: Ask agent…' });
+    for (let attempt = 1; ; attempt++) {
+      await page.keyboard.press('Control+.');
+      try {
+        await row.waitFor({ timeout: 5_000 });
+        break;
+      } catch (err) {
+        if (attempt === 5) throw err;
+        await page.keyboard.press('Escape');
+      }
+    }
+    await row.click();
     await page.locator('.quick-input-widget', { hasText: 'Ask Warden' }).waitFor();
   };
   const asked = model.requests.length;
