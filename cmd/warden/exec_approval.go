@@ -33,14 +33,11 @@ func (f *approvalExecFlags) register(fs *flag.FlagSet) {
 // runApproved takes one command through the approvals orchestrator: policy
 // and rules, a prompt on the terminal when needed, the sandbox, and the
 // retry without it where the policy allows. The exit status is the
-// command's, or exitRefused (77) when Warden would not run it.
+// command's, or exitRefused (77) when Warden would not run it. cwd is already
+// resolved (sandboxFlags.resolve).
 func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []string, cwd string, policy sandbox.Policy, timeout time.Duration, flags approvalExecFlags) int {
 	if flags.yes && flags.deny {
 		return usageError(env, "exec", "--yes and --deny contradict each other: pass one")
-	}
-	cwd, err := resolveCwd(cwd)
-	if err != nil {
-		return usageError(env, "exec", "--cwd: %v", err)
 	}
 	setup, err := loadApprovalSetup(cfg, flags.approval, flags.rules, cwd)
 	if err != nil {

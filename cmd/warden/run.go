@@ -15,26 +15,22 @@ import (
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
 )
 
 // runFlags are `warden run`'s flags: the sandbox and approval flags of
 // `warden exec`, applied to every command the agent runs.
 type runFlags struct {
-	cwd           string
-	sandbox       string
-	network       bool
-	writableRoots stringList
-	approval      approvalExecFlags
-	maxTurns      int
+	sandboxFlags
+	approval approvalExecFlags
+	maxTurns int
 }
 
 func (f *runFlags) register(fs *flag.FlagSet) {
 	*f = runFlags{}
-	fs.StringVar(&f.cwd, "cwd", "", "the workspace the agent works in (default: the current directory)")
-	fs.StringVar(&f.sandbox, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.BoolVar(&f.network, "network", false, "allow network access to the agent's commands (default: network_access from config.toml)")
-	fs.Var(&f.writableRoots, "writable-root", "an extra directory commands and patches may write (repeatable)")
+	f.sandboxFlags.register(fs,
+		"the workspace the agent works in (default: the current directory)",
+		"allow network access to the agent's commands (default: network_access from config.toml)",
+		"an extra directory commands and patches may write (repeatable)")
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "stop after this many model turns")
 	f.approval.register(fs)
 }
@@ -74,21 +70,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
 		return exitUsage
 	}
-	cwd, err := resolveCwd(f.cwd)
-	if err != nil {
-		return usageError(env, "run", "--cwd: %v", err)
-	}
-	mode := cfg.SandboxMode
-	if f.sandbox != "" {
-		mode = f.sandbox
-	}
-	roots := append(append([]string(nil), cfg.WritableRoots...), f.writableRoots...)
-	for i, r := range roots {
-		if abs, err := filepath.Abs(r); err == nil {
-			roots[i] = abs
-		}
-	}
-	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
+	cwd, policy, err := f.resolve(cfg)
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// sandboxFlags are the workspace and sandbox flags `warden exec` and
+// `warden run` share; config.toml supplies what they leave unset.
+type sandboxFlags struct {
+	cwd           string
+	mode          string
+	network       bool
+	writableRoots stringList
+}
+
+func (f *sandboxFlags) register(fs *flag.FlagSet, cwdUsage, networkUsage, rootUsage string) {
+	*f = sandboxFlags{}
+	fs.StringVar(&f.cwd, "cwd", "", cwdUsage)
+	fs.StringVar(&f.mode, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
+	fs.BoolVar(&f.network, "network", false, networkUsage)
+	fs.Var(&f.writableRoots, "writable-root", rootUsage)
+}
+
+// resolve returns the working directory (absolute, an existing directory)
+// and the sandbox policy. Its errors are about the command line.
+func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error) {
+	cwd, err := resolveCwd(f.cwd)
+	if err != nil {
+		return "", sandbox.Policy{}, fmt.Errorf("--cwd: %w", err)
+	}
+	mode := cfg.SandboxMode
+	if f.mode != "" {
+		mode = f.mode
+	}
+	if mode == string(sandbox.External) {
+		return "", sandbox.Policy{}, fmt.Errorf("--sandbox external is for callers inside another sandbox; use read-only, workspace-write or danger-full-access")
+	}
+	roots := append(append([]string(nil), cfg.WritableRoots...), f.writableRoots...)
+	for i, r := range roots {
+		if abs, err := filepath.Abs(r); err == nil {
+			roots[i] = abs
+		}
+	}
+	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
+	return cwd, policy, err
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
