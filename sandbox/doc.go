@@ -42,7 +42,8 @@
 // missing ones through a placeholder so they cannot be created; masks the
 // unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR, the
 // top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
-// $SSH_AUTH_SOCK, $TMUX and similar);
+// $SSH_AUTH_SOCK, $TMUX and similar; the launcher finds them before each
+// run, caching unchanged directories, and refuses when it cannot finish);
 // mounts a fresh /proc and a minimal /dev; applies Landlock (filesystem, TCP
 // when the network is off, signal and abstract-socket scopes) at the
 // kernel's ABI, checked by hand; installs a seccomp filter (AF_UNIX-only

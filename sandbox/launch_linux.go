@@ -125,6 +125,9 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	var ph *placeholders
 	if spec.Layers.Namespaces {
 		var err error
+		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
+			return err
+		}
 		if ph, err = makePlaceholders(spec.Roots); err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,7 +17,8 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // sandbox's view: everything read-only and nosuid, the writable roots
 // writable, their protected subpaths read-only again (placeholders masked
 // too, so they cannot be removed and recreated), existing unix sockets
-// outside masked, a fresh /proc for the new pid namespace and a minimal /dev.
+// outside masked (spec.Sockets, found by the launcher) and directories
+// that may hold sockets but cannot be listed hidden, a fresh /proc for the new pid namespace and a minimal /dev.
 func buildMountView(spec *helperSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
@@ -35,7 +35,6 @@ func buildMountView(spec *helperSpec) error {
 		}
 		devFDs[d] = fd
 	}
-	sockets := findSockets(spec.Env)
 
 	for _, r := range spec.Roots {
 		if err := bind(r.Path, r.Path); err != nil {
@@ -59,7 +58,7 @@ func buildMountView(spec *helperSpec) error {
 			protected = append(protected, p)
 		}
 	}
-	for _, s := range sockets {
+	for _, s := range spec.Sockets {
 		// connect() ignores read-only mounts, so cover the socket itself.
 		err := unix.Mount("/dev/null", s, "", unix.MS_BIND, "")
 		if errors.Is(err, unix.ENOENT) {
@@ -69,6 +68,16 @@ func buildMountView(spec *helperSpec) error {
 		}
 		if err != nil {
 			return fmt.Errorf("mask socket %s: %w", s, err)
+		}
+	}
+	for _, d := range spec.Hidden {
+		// Listed by nobody, reachable by name: show an empty directory.
+		err := unix.Mount("tmpfs", d, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "mode=0755,size=4k,nr_inodes=1")
+		if errors.Is(err, unix.ENOENT) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("hide %s: %w", d, err)
 		}
 	}
 
@@ -162,114 +171,6 @@ func buildDev(devFDs map[string]int) error {
 		return fmt.Errorf("mount /dev/shm: %w", err)
 	}
 	return nil
-}
-
-// serviceSocketDirs are the /tmp subdirectories where services keep their
-// sockets (X11, ICE, tmux, ssh-agent, screen, editors, D-Bus, PulseAudio).
-var serviceSocketDirs = []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-*", "ssh-*", "screen*", "S-*",
-	"nvim*", "emacs*", "kitty*", "wezterm*", "dbus-*", "pulse-*"}
-
-// findSockets lists the unix sockets a sandboxed command must not reach:
-// everything under /run (docker.sock, D-Bus, systemd) and
-// $XDG_RUNTIME_DIR, sockets at the top of /tmp and $TMPDIR and in the
-// service directories there, those in ~/.ssh, ~/.gnupg and ~/.docker, and
-// the ones the environment points at ($SSH_AUTH_SOCK, $TMUX, $NVIM,
-// $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS). A full walk of /tmp would cost
-// every command tens of milliseconds; doctor says what this leaves open.
-func findSockets(env []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	budget := 5000
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	var walk func(dir string, depth int, match func(string) bool)
-	walk = func(dir string, depth int, match func(string) bool) {
-		f, err := os.Open(dir)
-		if err != nil {
-			return
-		}
-		entries, _ := f.ReadDir(-1) // unsorted: cheaper
-		f.Close()
-		for _, e := range entries {
-			if budget--; budget < 0 {
-				return
-			}
-			p := filepath.Join(dir, e.Name())
-			switch t := e.Type(); {
-			case t&os.ModeSocket != 0:
-				add(p)
-			case t.IsDir() && depth > 1 && (match == nil || match(e.Name())):
-				walk(p, depth-1, nil)
-			}
-		}
-	}
-	resolved := func(p string) string {
-		if !filepath.IsAbs(p) {
-			return ""
-		}
-		r, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			return ""
-		}
-		return r
-	}
-	if r := resolved("/run"); r != "" {
-		walk(r, 5, nil)
-	}
-	if r := resolved("/var/run"); r != "" && r != resolved("/run") {
-		walk(r, 5, nil)
-	}
-	if r := resolved(getEnv(env, "XDG_RUNTIME_DIR")); r != "" {
-		walk(r, 4, nil)
-	}
-	isService := func(name string) bool {
-		for _, pat := range serviceSocketDirs {
-			if ok, _ := filepath.Match(pat, name); ok {
-				return true
-			}
-		}
-		return false
-	}
-	for _, tmp := range []string{"/tmp", getEnv(env, "TMPDIR")} {
-		if r := resolved(tmp); r != "" {
-			walk(r, 3, isService)
-		}
-	}
-	if home := getEnv(env, "HOME"); home != "" {
-		for _, d := range []string{".ssh", ".gnupg", ".docker"} {
-			if r := resolved(filepath.Join(home, d)); r != "" {
-				walk(r, 3, nil)
-			}
-		}
-	}
-	for _, p := range envSocketPaths(env) {
-		if st, err := os.Stat(p); err == nil && st.Mode()&os.ModeSocket != 0 {
-			add(resolved(p))
-		}
-	}
-	return out
-}
-
-// envSocketPaths are the socket paths named by well-known variables.
-func envSocketPaths(env []string) []string {
-	var out []string
-	out = append(out, getEnv(env, "SSH_AUTH_SOCK"), getEnv(env, "NVIM"), getEnv(env, "NVIM_LISTEN_ADDRESS"))
-	if t := getEnv(env, "TMUX"); t != "" { // socket,pid,session
-		out = append(out, strings.SplitN(t, ",", 2)[0])
-	}
-	if d, ok := strings.CutPrefix(getEnv(env, "DOCKER_HOST"), "unix://"); ok {
-		out = append(out, d)
-	}
-	for _, part := range strings.Split(getEnv(env, "DBUS_SESSION_BUS_ADDRESS"), ",") {
-		if p, ok := strings.CutPrefix(strings.TrimPrefix(part, "unix:"), "path="); ok {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // limitPids caps the pid numbers of the sandbox's pid namespace (Linux 6.14

@@ -65,7 +65,7 @@ func nsCovers(ns bool) []string {
 		"every mount read-only and nosuid, writable roots writable",
 		"protected subpaths (" + strings.Join(ProtectedNames, " ") + ", gitdir: targets) read-only, missing ones masked so they cannot be created",
 		"chmod, chown and utime outside the writable roots (read-only mounts)",
-		"existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS",
+		"existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS; found before each run (unchanged directories cached), a directory there that can be entered but not listed is hidden whole, and a scan that cannot finish refuses the run",
 		"other processes invisible; the command and all it started die together",
 		"no network interfaces but an unconfigured loopback when the network is off",
 		"fresh /proc, minimal /dev, private /dev/shm and /dev/pts, private SysV IPC",
@@ -78,7 +78,7 @@ func residualGaps(r Report) []string {
 		"memory and disk use are not capped (no cgroup limits)",
 	}
 	if effectiveLandlockABI() < 9 && r.Mechanism == "linux" {
-		gaps = append(gaps, "pathname unix sockets elsewhere (deeper in /tmp, inside a workspace, created after the command starts) can be connected to: Landlock ABI < 9 cannot restrict connect, so Warden masks the known places only")
+		gaps = append(gaps, "pathname unix sockets elsewhere (deeper in /tmp, inside a workspace, created after the scan just before the command starts) can be connected to: Landlock ABI < 9 cannot restrict connect, so Warden masks the known places only")
 	}
 	return gaps
 }

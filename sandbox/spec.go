@@ -35,6 +35,11 @@ type helperSpec struct {
 	Layers    layers   `json:"layers"`
 	FileSize  int64    `json:"fsize,omitempty"`
 	Processes int64    `json:"nproc,omitempty"`
+	// Sockets are the unix sockets outside to mask, Hidden the directories
+	// to cover because they can be entered but not listed: the launcher
+	// scans once for both (and caches) so the helper starts faster.
+	Sockets []string `json:"sockets,omitempty"`
+	Hidden  []string `json:"hidden,omitempty"`
 }
 
 // helperStatus reads the helper's status pipe: "ready" once the command

@@ -1,0 +1,389 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// scanWorld is a deterministic environment for the socket scan: HOME,
+// TMPDIR and XDG_RUNTIME_DIR are fresh temporary directories.
+type scanWorld struct {
+	home, tmp, xdg string
+	env            []string
+}
+
+func newScanWorld(t *testing.T) *scanWorld {
+	w := &scanWorld{home: t.TempDir(), tmp: t.TempDir(), xdg: t.TempDir()}
+	w.env = []string{"HOME=" + w.home, "TMPDIR=" + w.tmp, "XDG_RUNTIME_DIR=" + w.xdg}
+	return w
+}
+
+// listen makes a listening unix socket at p (its directory created) until
+// the test ends.
+func listen(t *testing.T, p string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+}
+
+// readCounter counts the directories a scanner reads from disk.
+type readCounter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func countReads(s *socketScanner) *readCounter {
+	c := &readCounter{n: map[string]int{}}
+	s.onRead = func(dir string) {
+		c.mu.Lock()
+		c.n[dir]++
+		c.mu.Unlock()
+	}
+	return c
+}
+
+// take returns how often each of dirs was read since the last take.
+func (c *readCounter) take(dirs ...string) map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := map[string]int{}
+	for _, d := range dirs {
+		out[d] = c.n[d]
+	}
+	c.n = map[string]int{}
+	return out
+}
+
+func mustScan(t *testing.T, s *socketScanner, env []string) []string {
+	t.Helper()
+	sockets, hidden, err := s.scan(env, "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hidden) > 0 && os.Getuid() == 0 {
+		t.Errorf("root cannot list %v", hidden)
+	}
+	return sockets
+}
+
+func resolve(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestSocketScanFindsTheKnownPlaces(t *testing.T) {
+	w := newScanWorld(t)
+	elsewhere := t.TempDir()
+	want := []string{
+		filepath.Join(w.tmp, "tmux-0", "default"),
+		filepath.Join(w.tmp, ".s.PGSQL.5432"),
+		filepath.Join(w.xdg, "bus"),
+		filepath.Join(w.xdg, "gnupg", "d.x", "S.gpg-agent"),
+		filepath.Join(w.home, ".ssh", "control", "master"),
+		filepath.Join(elsewhere, "agent.sock"), // named by $SSH_AUTH_SOCK
+	}
+	notScanned := filepath.Join(w.tmp, "build", "server.sock") // not a service directory
+	for _, p := range append(slices.Clone(want), notScanned) {
+		listen(t, p)
+	}
+	env := append(w.env, "SSH_AUTH_SOCK="+want[5])
+	got := mustScan(t, newSocketScanner(), env)
+	for _, p := range want {
+		if !slices.Contains(got, resolve(t, p)) {
+			t.Errorf("socket %s not found in %v", p, got)
+		}
+	}
+	if slices.Contains(got, resolve(t, notScanned)) {
+		t.Errorf("%s is deeper than the scan goes, yet was found", notScanned)
+	}
+}
+
+func TestSocketScanReusesUnchangedDirectories(t *testing.T) {
+	w := newScanWorld(t)
+	service := filepath.Join(w.tmp, "tmux-0")
+	listen(t, filepath.Join(service, "default"))
+	listen(t, filepath.Join(w.xdg, "bus"))
+	s := newSocketScanner()
+	// Judge timestamps an hour from now: nothing here is racy any more, so
+	// only a changed identity makes the scanner read a directory again.
+	s.now = func() time.Time { return time.Now().Add(time.Hour) }
+	reads := countReads(s)
+	dirs := []string{w.tmp, service, w.xdg}
+
+	mustScan(t, s, w.env)
+	for d, n := range reads.take(dirs...) {
+		if n != 1 {
+			t.Errorf("first scan read %s %d times, want once", d, n)
+		}
+	}
+	got := mustScan(t, s, w.env)
+	for d, n := range reads.take(dirs...) {
+		if n != 0 {
+			t.Errorf("second scan read the unchanged %s %d times, want 0 (cached)", d, n)
+		}
+	}
+	if !slices.Contains(got, filepath.Join(service, "default")) || !slices.Contains(got, filepath.Join(w.xdg, "bus")) {
+		t.Errorf("cached scan lost sockets: %v", got)
+	}
+
+	added := filepath.Join(service, "added")
+	listen(t, added)
+	got = mustScan(t, s, w.env)
+	if n := reads.take(dirs...); n[service] != 1 || n[w.tmp] != 0 || n[w.xdg] != 0 {
+		t.Errorf("after a socket was added to %s, reads were %v; want that directory only", service, n)
+	}
+	if !slices.Contains(got, added) {
+		t.Errorf("socket added to a cached directory not found: %v", got)
+	}
+}
+
+// TestSocketScanRacyDirectoryIsReadAgain: a directory whose timestamps are
+// not older than the scan's start by the margin may gain an entry in the
+// same clock tick without a visible change, so it is never reused.
+func TestSocketScanRacyDirectoryIsReadAgain(t *testing.T) {
+	w := newScanWorld(t)
+	listen(t, filepath.Join(w.xdg, "first"))
+	var st unix.Stat_t
+	if err := unix.Stat(w.xdg, &st); err != nil {
+		t.Fatal(err)
+	}
+	changed := time.Unix(st.Ctim.Unix())
+	s := newSocketScanner()
+	reads := countReads(s)
+
+	// The clock says the directory changed just now: read every time,
+	// though nothing about it changes.
+	s.now = func() time.Time { return changed.Add(racyMargin / 2) }
+	for i := range 3 {
+		mustScan(t, s, w.env)
+		if n := reads.take(w.xdg)[w.xdg]; n != 1 {
+			t.Fatalf("scan %d read the racy %s %d times, want once", i, w.xdg, n)
+		}
+	}
+	// Once its timestamps are old enough it is read once more, then reused.
+	s.now = func() time.Time { return changed.Add(racyMarginCoarse + time.Second) }
+	mustScan(t, s, w.env)
+	mustScan(t, s, w.env)
+	if n := reads.take(w.xdg)[w.xdg]; n != 1 {
+		t.Errorf("old directory read %d times in two scans, want once", n)
+	}
+}
+
+// TestSocketScanFindsSocketMadeRightAfterAScan is the case the racy rule
+// exists for, on the real clock: a socket bound right after the directory
+// was read is found by the very next scan.
+func TestSocketScanFindsSocketMadeRightAfterAScan(t *testing.T) {
+	w := newScanWorld(t)
+	s := newSocketScanner()
+	for i := range 20 {
+		p := filepath.Join(w.xdg, fmt.Sprintf("s%d", i))
+		mustScan(t, s, w.env)
+		listen(t, p)
+		if got := mustScan(t, s, w.env); !slices.Contains(got, p) {
+			t.Fatalf("socket %s bound right after a scan was not found by the next: %v", p, got)
+		}
+	}
+}
+
+func TestSocketScanDropsRemovedSockets(t *testing.T) {
+	w := newScanWorld(t)
+	p := filepath.Join(w.tmp, "ssh-x", "agent.1")
+	listen(t, p)
+	s := newSocketScanner()
+	s.now = func() time.Time { return time.Now().Add(time.Hour) } // cache everything
+	if got := mustScan(t, s, w.env); !slices.Contains(got, p) {
+		t.Fatalf("%s not found: %v", p, got)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustScan(t, s, w.env); slices.Contains(got, p) {
+		t.Errorf("removed socket %s still listed", p)
+	}
+}
+
+// TestSocketScanHasNoSilentBudget: the scan used to stop after 5,000
+// entries; a socket among more than that is found now.
+func TestSocketScanHasNoSilentBudget(t *testing.T) {
+	w := newScanWorld(t)
+	for i := range 6000 {
+		if err := unix.Mknod(filepath.Join(w.tmp, fmt.Sprintf("f%05d", i)), unix.S_IFREG|0o600, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := filepath.Join(w.tmp, "ssh-late", "agent")
+	listen(t, p)
+	if got := mustScan(t, newSocketScanner(), w.env); !slices.Contains(got, p) {
+		t.Errorf("socket %s among 6,000 entries not found", p)
+	}
+}
+
+func fill(t *testing.T, dir string, n int) {
+	t.Helper()
+	for i := range n {
+		if err := unix.Mknod(filepath.Join(dir, fmt.Sprintf("f%05d", i)), unix.S_IFREG|0o600, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestSocketScanRefusesPastTheBound(t *testing.T) {
+	w := newScanWorld(t)
+	fill(t, w.tmp, 3000)
+	s := newSocketScanner()
+	s.maxEntries = 2000 // the real bound is 200,000: too slow to create here
+	_, _, err := s.scan(w.env, "/")
+	var refused *RefusedError
+	if !errors.As(err, &refused) {
+		t.Fatalf("scan past the bound: %v, want a refusal", err)
+	}
+	if !strings.Contains(err.Error(), w.tmp) || !strings.Contains(err.Error(), "remove stale files") {
+		t.Errorf("refusal does not say which directory and what to do: %v", err)
+	}
+	// The verdict is the same when the listing comes from the cache.
+	s.maxEntries = maxScanEntries
+	s.now = func() time.Time { return time.Now().Add(time.Hour) }
+	mustScan(t, s, w.env)
+	s.maxEntries = 2000
+	if _, _, err := s.scan(w.env, "/"); !errors.As(err, &refused) {
+		t.Errorf("cached scan past the bound: %v, want a refusal", err)
+	}
+}
+
+func TestRunRefusesWhenTheScanIsTooBig(t *testing.T) {
+	w := newScanWorld(t)
+	fill(t, w.tmp, 3000)
+	defer func(n int) { socketCache.maxEntries = n }(socketCache.maxEntries)
+	socketCache.maxEntries = 2000
+	_, err := Run(context.Background(), Command{
+		Argv: []string{"/bin/true"}, Cwd: t.TempDir(), Helper: testHelper,
+		Policy: Policy{Mode: WorkspaceWrite},
+		Env:    EnvPolicy{Set: map[string]string{"TMPDIR": w.tmp}},
+	})
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), w.tmp) {
+		t.Fatalf("run with too many entries to scan: %v, want a refusal naming %s", err, w.tmp)
+	}
+}
+
+// TestRunMasksCachedAndNewSockets drives the launcher's process-wide cache
+// through Run: a socket it has cached and one created just before a run are
+// both unreachable from the sandbox, while a socket inside still works.
+func TestRunMasksCachedAndNewSockets(t *testing.T) {
+	probe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xdg := t.TempDir()
+	old := filepath.Join(xdg, "old.sock")
+	listenAccepting(t, old)
+	// Older than the racy margin, so the first run caches the directory.
+	time.Sleep(racyMargin + 50*time.Millisecond)
+	ws := t.TempDir()
+	run := func(args ...string) Result {
+		t.Helper()
+		res, err := Run(context.Background(), Command{
+			Argv: append([]string{probe}, args...), Cwd: ws, Helper: testHelper,
+			Policy:  Policy{Mode: WorkspaceWrite},
+			Env:     EnvPolicy{Set: map[string]string{probeEnv: "1", "XDG_RUNTIME_DIR": xdg}},
+			Timeout: 20 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := run("dial-unix", old); res.ExitCode == 0 {
+		t.Fatalf("connected to %s from the sandbox:\n%s", old, res.Output)
+	}
+	socketCache.mu.Lock()
+	cached := socketCache.dirs[dirKey{path: resolve(t, xdg)}] != nil
+	socketCache.mu.Unlock()
+	if !cached {
+		t.Fatalf("the launcher did not cache %s", xdg)
+	}
+	if res := run("dial-unix", old); res.ExitCode == 0 {
+		t.Errorf("connected to the cached %s from the sandbox:\n%s", old, res.Output)
+	}
+	fresh := filepath.Join(xdg, "new.sock")
+	listenAccepting(t, fresh)
+	if res := run("dial-unix", fresh); res.ExitCode == 0 {
+		t.Errorf("connected to %s, created just before the run:\n%s", fresh, res.Output)
+	}
+	if res := run("unix-roundtrip", filepath.Join(ws, "inside.sock")); res.ExitCode != 0 {
+		t.Errorf("a socket inside the workspace failed (exit %d):\n%s", res.ExitCode, res.Output)
+	}
+	// Outside the sandbox both still answer: the masks are the sandbox's.
+	for _, p := range []string{old, fresh} {
+		c, err := net.Dial("unix", p)
+		if err != nil {
+			t.Errorf("dial %s outside the sandbox: %v", p, err)
+			continue
+		}
+		c.Close()
+	}
+}
+
+func listenAccepting(t *testing.T, p string) {
+	t.Helper()
+	l, err := net.Listen("unix", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go acceptAll(l)
+}
+
+// BenchmarkSocketScan times the launcher's socket scan of this machine's
+// real places (with this process's environment): cold, with an empty cache
+// as in a fresh process, and cached, as in every later run of a long-lived
+// warden:
+//
+//	go test -run '^$' -bench SocketScan ./sandbox
+func BenchmarkSocketScan(b *testing.B) {
+	env := os.Environ()
+	b.Run("cold", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := newSocketScanner().scan(env, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		s := newSocketScanner()
+		if _, _, err := s.scan(env, "/"); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := s.scan(env, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		s.mu.Lock()
+		b.ReportMetric(float64(len(s.dirs)), "cached-dirs")
+		s.mu.Unlock()
+	})
+}
