@@ -58,6 +58,8 @@ type socketScanner struct {
 	seq   uint64 // scans started, for eviction
 
 	maxEntries int              // maxScanEntries; tests lower it
+	maxDirs    int              // maxCachedDirs
+	maxNames   int              // maxCachedNames
 	now        func() time.Time // the clock racy timestamps are judged by
 	onRead     func(dir string) // tests count what is read from disk
 }
@@ -85,7 +87,8 @@ type dirListing struct {
 }
 
 func newSocketScanner() *socketScanner {
-	return &socketScanner{dirs: map[dirKey]*dirListing{}, maxEntries: maxScanEntries, now: time.Now}
+	return &socketScanner{dirs: map[dirKey]*dirListing{}, maxEntries: maxScanEntries,
+		maxDirs: maxCachedDirs, maxNames: maxCachedNames, now: time.Now}
 }
 
 // socketsToMask scans for the launcher before a namespaced run: the sockets
@@ -420,7 +423,7 @@ func (s *socketScanner) store(key dirKey, l *dirListing, seq uint64) {
 		s.names -= len(old.sockets) + len(old.subdirs)
 		delete(s.dirs, key)
 	}
-	if len(s.dirs) >= maxCachedDirs || s.names+size > maxCachedNames {
+	if len(s.dirs) >= s.maxDirs || s.names+size > s.maxNames {
 		return // full of what recent scans use: read this one again next time
 	}
 	l.used = seq
@@ -435,7 +438,7 @@ func (st *scanState) evict() {
 	s := st.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.dirs) < maxCachedDirs/2 && s.names < maxCachedNames/2 {
+	if len(s.dirs) < s.maxDirs/2 && s.names < s.maxNames/2 {
 		return
 	}
 	for k, l := range s.dirs {

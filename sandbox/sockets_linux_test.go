@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -386,4 +388,156 @@ func BenchmarkSocketScan(b *testing.B) {
 		b.ReportMetric(float64(len(s.dirs)), "cached-dirs")
 		s.mu.Unlock()
 	})
+}
+
+func TestSocketScanCacheIsBounded(t *testing.T) {
+	w := newScanWorld(t)
+	var want []string
+	for i := range 40 {
+		p := filepath.Join(w.xdg, fmt.Sprintf("d%02d", i), "s")
+		listen(t, p)
+		want = append(want, p)
+	}
+	s := newSocketScanner()
+	s.maxDirs, s.maxNames = 16, 30
+	s.now = func() time.Time { return time.Now().Add(time.Hour) }
+	for range 3 {
+		got := mustScan(t, s, w.env)
+		for _, p := range want {
+			if !slices.Contains(got, p) {
+				t.Fatalf("%s not found with a full cache", p)
+			}
+		}
+		s.mu.Lock()
+		dirs, names := len(s.dirs), s.names
+		s.mu.Unlock()
+		if dirs > s.maxDirs || names > s.maxNames {
+			t.Fatalf("cache holds %d directories and %d names, bounds %d and %d", dirs, names, s.maxDirs, s.maxNames)
+		}
+	}
+}
+
+// asNobodyEnv makes TestUnlistableDirectoryIsHidden the unprivileged half.
+const asNobodyEnv = "WARDEN_TEST_AS_NOBODY"
+
+// TestUnlistableDirectoryIsHidden: a user who can enter a directory but not
+// list it can still connect to a socket in it by name, and the scan cannot
+// see that socket, so the sandbox hides the whole directory. A directory
+// the user cannot enter is skipped: nothing in it is reachable. Root can
+// list everything, so the launcher runs as nobody in a child process.
+func TestUnlistableDirectoryIsHidden(t *testing.T) {
+	if os.Getenv(asNobodyEnv) != "" {
+		unlistableAsNobody(t)
+		return
+	}
+	if os.Getuid() != 0 {
+		t.Skip("needs root to make directories another user cannot list")
+	}
+	base := t.TempDir()
+	for _, d := range []string{filepath.Dir(base), base} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(base, "bin")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(base, "tmp")
+	ws := filepath.Join(base, "ws")
+	for _, d := range []string{bin, tmp, ws} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyExecutable(t, self, filepath.Join(bin, "sandbox.test"))
+	copyExecutable(t, testHelper, filepath.Join(bin, "warden"))
+	if err := os.Chown(ws, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	hidden := filepath.Join(tmp, "ssh-hidden")   // enter, not list
+	private := filepath.Join(tmp, "ssh-private") // neither
+	for d, mode := range map[string]os.FileMode{hidden: 0o711, private: 0o700} {
+		p := filepath.Join(d, "agent.sock")
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		listenAccepting(t, p)
+		if err := os.Chmod(p, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(filepath.Join(bin, "sandbox.test"), "-test.run=^TestUnlistableDirectoryIsHidden$", "-test.v", "-test.count=1")
+	cmd.Env = []string{asNobodyEnv + "=1", "WARDEN_BIN=" + filepath.Join(bin, "warden"), "PATH=" + os.Getenv("PATH"),
+		"HOME=" + ws, "TMPDIR=" + tmp, "WS=" + ws, "HIDDEN=" + hidden, "PRIVATE=" + private}
+	cmd.Dir = ws
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	if err == nil && strings.Contains(string(out), "--- SKIP") {
+		t.Skipf("as nobody:\n%s", out)
+	}
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("as nobody: %v\n%s", err, out)
+	}
+}
+
+func unlistableAsNobody(t *testing.T) {
+	ws, hidden, private := os.Getenv("WS"), os.Getenv("HIDDEN"), os.Getenv("PRIVATE")
+	_, dirs, err := newSocketScanner().scan(os.Environ(), ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(dirs, hidden) || slices.Contains(dirs, private) {
+		t.Errorf("directories to hide: %v; want %s and not %s", dirs, hidden, private)
+	}
+	// Hiding a directory the command works in would hide its workspace.
+	inner := filepath.Join(hidden, "project")
+	var refused *RefusedError
+	if _, _, err := socketsToMask(os.Environ(), inner, []Root{{Path: inner}}); !errors.As(err, &refused) || !strings.Contains(err.Error(), hidden) {
+		t.Errorf("working inside %s: %v, want a refusal naming it", hidden, err)
+	}
+	sock := filepath.Join(hidden, "agent.sock")
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatalf("outside the sandbox, nobody cannot reach %s by name either, so this proves nothing: %v", sock, err)
+	}
+	c.Close()
+	run := func(args ...string) Result {
+		t.Helper()
+		res, err := Run(context.Background(), Command{
+			Argv: append([]string{os.Args[0]}, args...), Cwd: ws, Helper: testHelper,
+			Policy:  Policy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdir: true},
+			Env:     EnvPolicy{Set: map[string]string{probeEnv: "1"}},
+			Timeout: 20 * time.Second,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := run("dial-unix", sock)
+	if res.Sandbox != "linux" {
+		t.Skipf("user namespaces are unavailable to an unprivileged user here (sandbox %q): nothing is masked without them", res.Sandbox)
+	}
+	if res.ExitCode == 0 {
+		t.Errorf("connected to %s in a directory that cannot be listed:\n%s", sock, res.Output)
+	}
+	if res := run("unix-roundtrip", filepath.Join(ws, "inside.sock")); res.ExitCode != 0 {
+		t.Errorf("a socket inside the workspace failed (exit %d):\n%s", res.ExitCode, res.Output)
+	}
+}
+
+func copyExecutable(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
 }
