@@ -21,7 +21,7 @@ const secureBits = 1<<0 | 1<<1 | // SECBIT_NOROOT(+LOCKED)
 // powers otherwise (reading other processes' environ, mknod, TIOCSTI). The
 // command is forked from this thread, so it starts with nothing, and the
 // securebits make sure exec gives uid 0 nothing back.
-func dropCapabilities() error {
+func dropCapabilities(lastCap int) error {
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capget(&hdr, &data[0]); err != nil {
@@ -31,7 +31,7 @@ func dropCapabilities() error {
 		if err := unix.Prctl(unix.PR_SET_SECUREBITS, secureBits, 0, 0, 0); err != nil {
 			return fmt.Errorf("set securebits: %w", err)
 		}
-		for c := 0; c <= lastCap(); c++ {
+		for c := 0; c <= lastCap; c++ {
 			if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil && err != unix.EINVAL {
 				return fmt.Errorf("drop capability %d from the bounding set: %w", c, err)
 			}
@@ -47,6 +47,7 @@ func dropCapabilities() error {
 	return nil
 }
 
+// lastCap is the highest capability number this kernel knows.
 func lastCap() int {
 	b, err := os.ReadFile("/proc/sys/kernel/cap_last_cap")
 	if err == nil {

@@ -2,7 +2,9 @@ package sandbox
 
 import (
 	"io"
+	"os"
 	"sync"
+	"time"
 )
 
 // Stream names an output stream of a command.
@@ -66,4 +68,45 @@ func (c *capture) appendCapped(dst, p []byte) []byte {
 		p = p[:room]
 	}
 	return append(dst, p...)
+}
+
+// outputCopy copies a command's stdout and stderr pipes into a capture
+// until every writer has closed them.
+type outputCopy struct {
+	files []*os.File
+	done  chan struct{}
+}
+
+func startCopying(c *capture, stdout, stderr *os.File) *outputCopy {
+	o := &outputCopy{files: []*os.File{stdout, stderr}, done: make(chan struct{})}
+	var wg sync.WaitGroup
+	for i, s := range []Stream{Stdout, Stderr} {
+		wg.Add(1)
+		go func(f *os.File, w io.Writer) {
+			defer wg.Done()
+			io.Copy(w, f)
+		}(o.files[i], c.writer(s))
+	}
+	go func() {
+		wg.Wait()
+		for _, f := range o.files {
+			f.Close()
+		}
+		close(o.done)
+	}()
+	return o
+}
+
+// wait waits until the output is complete, or for grace and then gives up
+// on writers that outlived the command (as exec.Cmd.WaitDelay does).
+func (o *outputCopy) wait(grace time.Duration) {
+	select {
+	case <-o.done:
+		return
+	case <-time.After(grace):
+	}
+	for _, f := range o.files {
+		f.Close()
+	}
+	<-o.done
 }

@@ -28,15 +28,24 @@
 // it runs. Policy.Summary is the one-line description for approval dialogs.
 //
 // A timeout or cancellation kills the command and everything it started:
-// on Linux the command runs as init of its own pid namespace (the helper
-// execs into it), so when it dies the kernel kills every process in the
-// namespace, including ones that called setsid or double-forked.
+// on Linux the helper is init of the command's pid namespace, so killing it
+// makes the kernel kill every process in the namespace, including ones that
+// called setsid or double-forked. When the command exits, the helper kills
+// and reaps whatever it left behind and reports the status, so Run returns
+// without waiting for the kernel to tear the namespaces down.
+//
+// A process that runs many commands calls KeepSpareHelpers(true): a helper
+// is then started ahead of need for each kind of sandbox (namespaces,
+// network), does the part of the set-up no command decides on, and waits;
+// the next command of that kind only sends its spec. This halves a
+// sandboxed start (make bench). The language server and `warden run` do it.
 //
 // # Linux layers
 //
 // The binary must call HelperMain when argv[1] is HelperArg (cmd/warden does,
-// first thing in main). In order, the helper: sets no_new_privs; runs in new
-// user, mount, pid, ipc and (network off) net namespaces; makes every mount
+// first thing in main). In order, the helper: runs in new user, mount, pid,
+// ipc and (network off) net namespaces; mounts a fresh /proc and a minimal
+// /dev; waits for its spec; sets no_new_privs; makes every mount
 // read-only and nosuid, binds the writable roots writable and their protected
 // subpaths (ProtectedNames, plus a gitdir: target) read-only again, masking
 // missing ones through a placeholder so they cannot be created; masks the
@@ -44,9 +53,9 @@
 // top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
 // $SSH_AUTH_SOCK, $TMUX and similar; the launcher finds them before each
 // run, caching unchanged directories, and refuses when it cannot finish);
-// mounts a fresh /proc and a minimal /dev; applies Landlock (filesystem, TCP
-// when the network is off, signal and abstract-socket scopes) at the
-// kernel's ABI, checked by hand; installs a seccomp filter (AF_UNIX-only
+// applies Landlock (filesystem, TCP when the network is off, signal and
+// abstract-socket scopes) at the kernel's ABI, checked by hand, to the
+// thread that starts the command; installs a seccomp filter (AF_UNIX-only
 // sockets when the network is off, io_uring, ptrace, process_vm_*, bpf,
 // keyrings, mounts, namespaces, TIOCSTI and more fail with EPERM; wrong
 // architecture kills; x32 is refused); drops every capability; sets rlimits

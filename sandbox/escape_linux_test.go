@@ -223,14 +223,32 @@ func escapeCases() []escapeCase {
 	}
 }
 
-func TestEscapeSuite(t *testing.T) {
+// TestEscapeSuite runs every attack on a helper started for it, and
+// TestEscapeSuiteOnSpares on a spare helper started ahead of need.
+func TestEscapeSuite(t *testing.T) { escapeSuite(t, false) }
+
+func TestEscapeSuiteOnSpares(t *testing.T) { escapeSuite(t, true) }
+
+func escapeSuite(t *testing.T, onSpares bool) {
 	if os.Getenv("WARDEN_ESCAPE_SKIP") != "" {
 		t.Skip("WARDEN_ESCAPE_SKIP set")
+	}
+	if onSpares {
+		withSpares(t)
 	}
 	shared := startEscapeFixtures(t)
 	cases := escapeCases()
 	if len(cases) < 45 {
 		t.Fatalf("only %d escape cases", len(cases))
+	}
+	taken := sparesTaken.Load()
+	if onSpares {
+		// Two runs per case; only the first of each sandbox kind starts cold.
+		defer func() {
+			if n := sparesTaken.Load() - taken; n < int64(len(cases)) {
+				t.Errorf("only %d of %d runs used a spare helper", n, 2*len(cases))
+			}
+		}()
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
@@ -263,6 +281,7 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 	if adjust != nil {
 		adjust(&pol)
 	}
+	spares.settle() // when they are on, every run takes a spare
 	res, err := Run(context.Background(), Command{
 		Argv:   []string{"/bin/sh", "-c", script},
 		Cwd:    e.ws,

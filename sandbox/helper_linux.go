@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -32,13 +33,45 @@ func init() {
 	}
 }
 
-// HelperMain is the sandbox helper: `warden __sandbox-helper SPEC`. It runs
-// in the process the launcher started (in fresh namespaces when it could),
-// builds the sandbox around itself, starts the command as its only child,
-// reaps everything, and exits with the command's status. It never returns.
+// The helper's arguments after HelperArg: whether it runs in fresh
+// namespaces, and whether the command gets the network.
+const (
+	helperNamespaced = "ns"
+	helperFlat       = "flat"
+	helperNetwork    = "net"
+	helperNoNetwork  = "nonet"
+)
+
+// helperArgs are the arguments a helper for key is started with.
+func helperArgs(key spareKey) []string {
+	args := []string{HelperArg, helperFlat, helperNoNetwork}
+	if key.namespaced {
+		args[1] = helperNamespaced
+	}
+	if key.network {
+		args[2] = helperNetwork
+	}
+	return args
+}
+
+// prepared is what the helper readies before it knows the command.
+type prepared struct {
+	namespaced, network bool
+	filter              []unix.SockFilter // the seccomp program
+	lastCap             int
+}
+
+// HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
+// net|nonet`. It runs in the process the launcher started (in fresh
+// namespaces for "ns"),
+// does the part of the set-up that does not depend on the command, says
+// "idle" and waits for its spec (a spare helper waits here until a command
+// needs it), builds the rest of the sandbox around itself, starts the command
+// as its child, and once the command and everything it started are gone says
+// "exit CODE" and exits. It never returns.
 func HelperMain(args []string) {
-	// Credentials are per thread: the setup and the fork that starts the
-	// command must happen on one thread.
+	// Credentials, Landlock and seccomp are per thread: the set-up and the
+	// fork that starts the command must happen on one thread.
 	runtime.LockOSThread()
 	status := os.NewFile(statusFD, "status")
 	// Whatever warden's own parent left open without close-on-exec would
@@ -53,34 +86,47 @@ func HelperMain(args []string) {
 		fmt.Fprintf(status, "error %s\n", msg)
 		os.Exit(125)
 	}
-	if len(args) != 0 {
-		fail("sandbox helper: unexpected arguments %q", args)
+	if len(args) != 2 || (args[0] != helperNamespaced && args[0] != helperFlat) ||
+		(args[1] != helperNetwork && args[1] != helperNoNetwork) {
+		fail("sandbox helper: want arguments %s|%s %s|%s, got %q", helperNamespaced, helperFlat, helperNetwork, helperNoNetwork, args)
 	}
+	pre, err := prepare(args[0] == helperNamespaced, args[1] == helperNetwork)
+	if err != nil {
+		fail("%v", err)
+	}
+	// Decoding the first spec costs a fresh process most of a millisecond
+	// (reflection caches, code paged in): a spare pays it while it waits.
+	// A helper whose spec is already in the pipe goes straight to it.
+	if n, err := unix.IoctlGetInt(specFD, unix.TIOCINQ); err != nil || n == 0 {
+		json.Unmarshal([]byte(warmSpec), new(helperSpec))
+	}
+	fmt.Fprintln(status, "idle")
+
 	var spec helperSpec
 	specFile := os.NewFile(specFD, "spec")
 	if err := json.NewDecoder(specFile).Decode(&spec); err != nil {
+		if errors.Is(err, io.EOF) {
+			os.Exit(0) // a spare the launcher no longer needs
+		}
 		fail("sandbox helper: bad spec: %v", err)
 	}
 	specFile.Close()
-	if err := setup(&spec); err != nil {
+	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
+		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
+	}
+	if err := setup(&spec, pre); err != nil {
 		fail("%v", err)
 	}
-	if spec.Layers.Namespaces {
-		// Become the command: it is init of the pid namespace, so when it
-		// exits, or the launcher kills it, the kernel kills everything it
-		// started, setsid and double forks included. One process fewer to
-		// start and reap makes the sandbox start faster. The status pipe is
-		// close-on-exec: the launcher sees "ready" and then end of file.
-		fmt.Fprintln(status, "ready")
-		err := unix.Exec(spec.Path, spec.Argv, spec.Env)
-		fmt.Fprintf(os.Stderr, "warden: cannot run %s: %v\n", spec.Argv[0], err)
-		os.Exit(126)
+	var term chan os.Signal
+	if !pre.namespaced {
+		// The launcher ends a run without namespaces with SIGTERM, which the
+		// helper turns into killing everything the command started. Catch
+		// it before the child starts so a timeout that lands now still
+		// kills the child. (In a pid namespace the launcher kills the
+		// helper, init, and the kernel kills the rest.)
+		term = make(chan os.Signal, 1)
+		signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	}
-	// Catch the launcher's SIGTERM before starting the child, so a timeout
-	// that lands now still kills the child.
-	term := make(chan os.Signal, 1)
-	signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
-
 	child, err := os.StartProcess(spec.Path, spec.Argv, &os.ProcAttr{
 		Dir:   spec.Cwd,
 		Env:   spec.Env,
@@ -91,29 +137,113 @@ func HelperMain(args []string) {
 	if err != nil {
 		fail("start %s: %v", spec.Argv[0], err)
 	}
+	// The launcher knows the output is complete when every writer has
+	// closed it: the helper must not be one of them.
+	releaseStdio()
 	fmt.Fprintln(status, "ready")
-	code := reap(child.Pid, term)
+	var code int
+	if pre.namespaced {
+		code = reapNamespace(child.Pid)
+	} else {
+		code = reap(child.Pid, term)
+	}
+	// Everything the command started is gone: report now, so the launcher
+	// need not wait for this process's exit, which tears the namespaces
+	// down and costs the kernel milliseconds.
 	if code >= 128+1 && code < 128+65 {
 		fmt.Fprintf(status, "signal %d\n", code-128)
 	}
+	fmt.Fprintf(status, "exit %d\n", code)
 	status.Close()
-	os.Exit(code)
+	os.Exit(min(code, 255))
+}
+
+// prepare does the set-up that is the same for every command.
+func prepare(namespaced, network bool) (*prepared, error) {
+	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap()}
+	// The helper keeps capabilities in its user namespace until the command
+	// starts: nobody may read or trace its memory.
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return nil, fmt.Errorf("set non-dumpable: %w", err)
+	}
+	if namespaced {
+		if err := prepareMountView(); err != nil {
+			return nil, fmt.Errorf("build the filesystem view: %w", err)
+		}
+	}
+	var err error
+	if pre.filter, err = seccompProgram(network); err != nil {
+		return nil, fmt.Errorf("seccomp: %w", err)
+	}
+	return pre, nil
+}
+
+// warmSpec exercises every field type of helperSpec.
+const warmSpec = `{"path":"/","argv":["a"],"env":["A=1"],"cwd":"/","mode":"read-only","net":true,` +
+	`"roots":[{"Path":"/","Protected":["/.git"]}],"layers":{"ns":true},"fsize":1,"nproc":1}`
+
+// releaseStdio points the helper's own stdout and stderr at /dev/null.
+func releaseStdio() {
+	null, err := unix.Open("/dev/null", unix.O_RDWR|unix.O_CLOEXEC, 0)
+	if err != nil {
+		unix.Close(1)
+		unix.Close(2)
+		return
+	}
+	unix.Dup3(null, 1, 0)
+	unix.Dup3(null, 2, 0)
+	unix.Close(null)
+}
+
+// reapNamespace waits for the command, the helper being init of the pid
+// namespace: orphans are reparented to it. Once the command has exited it
+// kills every other process in the namespace (kill(-1) from init reaches
+// them all) and reaps them, so nothing the command started outlives it. It
+// returns the command's status in shell form.
+func reapNamespace(pid int) int {
+	code := -1
+	for {
+		var ws unix.WaitStatus
+		wpid, err := unix.Wait4(-1, &ws, 0, nil)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil { // ECHILD: nothing left
+			if code < 0 {
+				code = 128 + int(unix.SIGKILL)
+			}
+			return code
+		}
+		if wpid == pid {
+			code = exitCode(ws)
+		}
+		if code >= 0 {
+			// Again after every reap: a process may have forked just
+			// before the previous kill.
+			unix.Kill(-1, unix.SIGKILL)
+		}
+	}
+}
+
+func exitCode(ws unix.WaitStatus) int {
+	switch {
+	case ws.Exited():
+		return ws.ExitStatus()
+	case ws.Signaled():
+		return 128 + int(ws.Signal())
+	}
+	return 128 + int(unix.SIGKILL)
 }
 
 // setup applies the layers in the order that lets each one still work:
 // mounts need capabilities and no Landlock; Landlock and seccomp need
 // no_new_privs; capabilities go last because the earlier steps use them.
-func setup(spec *helperSpec) error {
+func setup(spec *helperSpec, pre *prepared) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
-	// The helper keeps capabilities in its user namespace; nobody may read
-	// or trace its memory.
-	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return fmt.Errorf("set non-dumpable: %w", err)
-	}
 	if spec.Layers.Namespaces {
-		if err := buildMountView(spec); err != nil {
+		if err := finishMountView(spec); err != nil {
 			return fmt.Errorf("build the filesystem view: %w", err)
 		}
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
@@ -129,12 +259,12 @@ func setup(spec *helperSpec) error {
 		}
 	}
 	if spec.Layers.Seccomp {
-		if err := installSeccomp(spec.Network); err != nil {
+		if err := installSeccomp(pre.filter); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}
 	if spec.Layers.DropCaps {
-		if err := dropCapabilities(); err != nil {
+		if err := dropCapabilities(pre.lastCap); err != nil {
 			return fmt.Errorf("drop capabilities: %w", err)
 		}
 	}
@@ -169,9 +299,8 @@ func setLimits(spec *helperSpec) error {
 // subreaper when there is no pid namespace), and once the command is gone
 // (or the launcher asks) kills whatever it left behind.
 // It returns the command's exit status in shell form. Everything runs on
-// the locked main thread: go-landlock restricts each thread separately
-// below ABI 8, so only this thread shares the command's Landlock domain and
-// may signal into it.
+// the locked main thread: only this thread is in the command's Landlock
+// domain, which may be signalled only from inside.
 func reap(pid int, term chan os.Signal) int {
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
@@ -197,12 +326,7 @@ func reap(pid int, term chan os.Signal) int {
 				break
 			}
 			if wpid == pid {
-				switch {
-				case ws.Exited():
-					code = ws.ExitStatus()
-				case ws.Signaled():
-					code = 128 + int(ws.Signal())
-				}
+				code = exitCode(ws)
 			}
 		}
 		if code >= 0 {

@@ -135,30 +135,87 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	spec.Env = env
 	raw, err := json.Marshal(spec)
 	if err != nil {
+		ph.release()
 		return err
 	}
-	specR, specW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("spec pipe: %w", err)
+	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
+	h := spares.take(key)
+	if h != nil {
+		if err := h.start(raw); err != nil {
+			h.kill()
+			if !h.status.silent {
+				ph.release()
+				return err
+			}
+			h = nil // the spare died while it waited: start afresh
+		}
 	}
-	defer specR.Close()
-	statusR, statusW, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("status pipe: %w", err)
+	if h == nil {
+		if h, err = spawnHelper(key); err != nil {
+			ph.release()
+			return err
+		}
+		if err := h.start(raw); err != nil {
+			h.kill()
+			ph.release()
+			return err
+		}
 	}
-	cmd := exec.Command(helper, HelperArg)
+	p.cmd, p.status = h.cmd, h.status
+	p.namespaced = spec.Layers.Namespaces
+	p.outputs = startCopying(p.cap, h.stdout, h.stderr)
+	p.cleanup = func() {
+		ph.release()
+		// Start the next spare once this command is done, so a short
+		// command does not share the CPU with it.
+		spares.fill(key)
+	}
+	return nil
+}
+
+// helperProc is a started helper: cold, or a spare started ahead of need.
+type helperProc struct {
+	cmd            *exec.Cmd
+	specW          *os.File
+	status         *helperStatus
+	stdout, stderr *os.File // read ends of the command's output
+}
+
+// spawnHelper starts a helper for key. It runs the part of the set-up no
+// command decides on, then waits for its spec on fd 4.
+func spawnHelper(key spareKey) (*helperProc, error) {
+	var pipes [4][2]*os.File // spec, status, stdout, stderr: read, write
+	closeAll := func() {
+		for _, pp := range pipes {
+			for _, f := range pp {
+				if f != nil {
+					f.Close()
+				}
+			}
+		}
+	}
+	for i := range pipes {
+		r, w, err := os.Pipe()
+		if err != nil {
+			closeAll()
+			return nil, fmt.Errorf("sandbox helper pipes: %w", err)
+		}
+		pipes[i] = [2]*os.File{r, w}
+	}
+	specR, specW := pipes[0][0], pipes[0][1]
+	statusR, statusW := pipes[1][0], pipes[1][1]
+	cmd := exec.Command(key.helper, helperArgs(key)...)
 	// The helper's own environment: one thread of Go scheduler and no
-	// garbage collector make it start faster. The command gets env.
+	// garbage collector make it start faster. The command gets its
+	// environment from the spec.
 	cmd.Env = []string{"GOMAXPROCS=1", "GOGC=off"}
-	cmd.Dir = spec.Cwd
-	cmd.Stdout = p.cap.writer(Stdout)
-	cmd.Stderr = p.cap.writer(Stderr)
+	cmd.Dir = "/"
+	cmd.Stdout, cmd.Stderr = pipes[2][1], pipes[3][1]
 	cmd.ExtraFiles = []*os.File{statusW, specR}
-	cmd.WaitDelay = 2 * time.Second
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
-	if spec.Layers.Namespaces {
+	if key.namespaced {
 		attr.Cloneflags = nsFlags
-		if !spec.Network {
+		if !key.network {
 			attr.Cloneflags |= unix.CLONE_NEWNET
 		}
 		uid, gid := os.Getuid(), os.Getgid()
@@ -172,35 +229,39 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	}
 	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
-		specW.Close()
-		statusR.Close()
-		statusW.Close()
-		ph.release()
+		closeAll()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("start the sandbox helper %s: %w", helper, err)
+			return nil, fmt.Errorf("start the sandbox helper %s: %w", key.helper, err)
 		}
-		return fmt.Errorf("start the sandbox helper: %w", err)
+		return nil, fmt.Errorf("start the sandbox helper: %w", err)
 	}
-	statusW.Close()
+	// The helper holds the other ends now.
+	for _, f := range []*os.File{specR, statusW, pipes[2][1], pipes[3][1]} {
+		f.Close()
+	}
+	return &helperProc{cmd: cmd, specW: specW, status: newHelperStatus(statusR),
+		stdout: pipes[2][0], stderr: pipes[3][0]}, nil
+}
+
+// start sends the spec and waits until the command has started.
+func (h *helperProc) start(spec []byte) error {
 	// A large environment may not fit the pipe's buffer: write while the
 	// helper reads.
-	go func() {
-		specW.Write(raw)
-		specW.Close()
-	}()
-	st, err := readStatus(statusR)
-	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		ph.release()
-		return err
-	}
-	p.cmd, p.status = cmd, st
-	p.namespaced = spec.Layers.Namespaces
-	if ph != nil {
-		p.cleanup = ph.release
-	}
-	return nil
+	go func(w *os.File) {
+		w.Write(spec)
+		w.Close()
+	}(h.specW)
+	return h.status.waitReady()
+}
+
+// kill ends a helper that will not run a command, and reaps it.
+func (h *helperProc) kill() {
+	h.specW.Close()
+	h.cmd.Process.Kill()
+	h.status.r.Close()
+	h.stdout.Close()
+	h.stderr.Close()
+	go h.cmd.Wait()
 }
 
 // killTree ends the command and everything it started. In a pid namespace

@@ -13,16 +13,16 @@ import (
 // devices are bound from the host into the sandbox's fresh /dev.
 var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 
-// buildMountView turns the helper's copy of the mount tree into the
-// sandbox's view: everything read-only and nosuid, the writable roots
-// writable, their protected subpaths read-only again (placeholders masked
-// too, so they cannot be removed and recreated), existing unix sockets
-// outside masked (spec.Sockets, found by the launcher) and directories
-// that may hold sockets but cannot be listed hidden, a fresh /proc for the new pid namespace and a minimal /dev.
-func buildMountView(spec *helperSpec) error {
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		return fmt.Errorf("make / private: %w", err)
-	}
+// The helper's copy of the mount tree becomes the sandbox's view in two
+// steps: prepareMountView does what every command shares, finishMountView
+// what depends on the command's policy.
+
+// prepareMountView mounts a fresh /proc for the new pid namespace and a
+// minimal /dev. It runs before the spec is known (a spare helper runs it
+// ahead of need), so it leaves mount propagation alone: a mount namespace
+// made in a new user namespace receives the host's mounts and unmounts as a
+// slave until finishMountView makes it private, so a spare's view does not go stale.
+func prepareMountView() error {
 	// Take the device nodes before a tmpfs covers /dev.
 	devFDs := map[string]int{}
 	for _, d := range devices {
@@ -35,7 +35,22 @@ func buildMountView(spec *helperSpec) error {
 		}
 		devFDs[d] = fd
 	}
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount a fresh /proc: %w", err)
+	}
+	return buildDev(devFDs)
+}
 
+// finishMountView turns the view into the sandbox's: everything read-only and
+// nosuid, the writable roots writable, their protected subpaths read-only
+// again (placeholders masked too, so they cannot be removed and recreated),
+// existing unix sockets outside masked (spec.Sockets, found by the
+// launcher) and directories that may hold sockets but cannot be listed
+// hidden.
+func finishMountView(spec *helperSpec) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make / private: %w", err)
+	}
 	for _, r := range spec.Roots {
 		if err := bind(r.Path, r.Path); err != nil {
 			return err
@@ -81,13 +96,7 @@ func buildMountView(spec *helperSpec) error {
 		}
 	}
 
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount a fresh /proc: %w", err)
-	}
 	limitPids(spec.Processes)
-	if err := buildDev(devFDs); err != nil {
-		return err
-	}
 
 	all := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOSUID}
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, all); err != nil {

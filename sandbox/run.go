@@ -121,6 +121,7 @@ type Process struct {
 	kind       string
 	gaps       []string
 	status     *helperStatus
+	outputs    *outputCopy // nil when exec.Cmd copies the output itself
 	namespaced bool
 	cleanup    func()
 
@@ -250,6 +251,51 @@ func executable(path string) error {
 	return nil
 }
 
+// outputGrace is how long output may stay open after the command is gone,
+// held by something that escaped it, before Warden stops reading.
+const outputGrace = 2 * time.Second
+
+// collect waits for the command and returns its exit status. A helper
+// reports the status itself once the command and everything it started are
+// gone, so the result need not wait for the helper's own exit (tearing down
+// its namespaces costs the kernel milliseconds): it is reaped in the
+// background. A helper that dies without reporting (killed on timeout or
+// cancellation) is waited for.
+func (p *Process) collect() Result {
+	var r Result
+	if p.status != nil {
+		if code, sig, ok := p.status.final(); ok {
+			p.outputs.wait(outputGrace)
+			go p.cmd.Wait()
+			r.ExitCode, r.Signal = code, sig
+			return r
+		}
+	}
+	err := p.cmd.Wait()
+	if p.outputs != nil {
+		p.outputs.wait(outputGrace)
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &exitErr):
+		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Signal = int(ws.Signal())
+			r.ExitCode = 128 + r.Signal
+		} else {
+			r.ExitCode = exitErr.ExitCode()
+		}
+	default:
+		r.ExitCode = -1
+	}
+	if p.status != nil {
+		if _, sig, _ := p.status.final(); sig != 0 {
+			r.Signal, r.ExitCode = sig, 128+sig
+		}
+	}
+	return r
+}
+
 // supervise kills the command on timeout or cancellation.
 func (p *Process) supervise() {
 	select {
@@ -279,30 +325,14 @@ func (p *Process) Wait() Result {
 }
 
 func (p *Process) wait() {
-	err := p.cmd.Wait()
+	r := p.collect()
 	if p.cleanup != nil {
 		p.cleanup()
 	}
 	p.stopMu.Lock()
-	timedOut, canceled := p.timedOut, p.canceled
+	r.TimedOut, r.Canceled = p.timedOut, p.canceled
 	p.stopMu.Unlock()
-	r := Result{TimedOut: timedOut, Canceled: canceled, Duration: time.Since(p.start), Sandbox: p.kind, NotEnforced: p.gaps}
-	var exitErr *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &exitErr):
-		if ws, ok := exitErr.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			r.Signal = int(ws.Signal())
-			r.ExitCode = 128 + r.Signal
-		} else {
-			r.ExitCode = exitErr.ExitCode()
-		}
-	default:
-		r.ExitCode = -1
-	}
-	if p.status != nil {
-		p.status.apply(&r)
-	}
+	r.Duration, r.Sandbox, r.NotEnforced = time.Since(p.start), p.kind, p.gaps
 	p.cap.mu.Lock()
 	r.Stdout, r.Stderr, r.Output, r.Truncated = p.cap.stdout, p.cap.stderr, p.cap.combined, p.cap.truncated
 	p.cap.mu.Unlock()

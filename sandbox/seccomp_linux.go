@@ -125,17 +125,22 @@ func seccompFilter(network bool) ([]bpf.RawInstruction, error) {
 	return bpf.Assemble(prog)
 }
 
-// installSeccomp loads the filter on every thread of the helper (TSYNC); the
-// command inherits it across fork and exec.
-func installSeccomp(network bool) error {
+// seccompProgram is the filter in the kernel's form.
+func seccompProgram(network bool) ([]unix.SockFilter, error) {
 	raw, err := seccompFilter(network)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	filter := make([]unix.SockFilter, len(raw))
 	for i, r := range raw {
 		filter[i] = unix.SockFilter{Code: r.Op, Jt: r.Jt, Jf: r.Jf, K: r.K}
 	}
+	return filter, nil
+}
+
+// installSeccomp loads the filter on every thread of the helper (TSYNC); the
+// command inherits it across fork and exec.
+func installSeccomp(filter []unix.SockFilter) error {
 	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
 	r1, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)

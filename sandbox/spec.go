@@ -8,8 +8,9 @@ import (
 	"sync"
 )
 
-// HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg`,
-// with the spec as JSON on fd 4 and the status pipe on fd 3. cmd/warden
+// HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg ns`
+// (or `flat`, without namespaces), with the spec as JSON on fd 4 and the
+// status pipe on fd 3. cmd/warden
 // hands such a process to HelperMain before anything else runs.
 const HelperArg = "__sandbox-helper"
 
@@ -42,60 +43,97 @@ type helperSpec struct {
 	Hidden  []string `json:"hidden,omitempty"`
 }
 
-// helperStatus reads the helper's status pipe: "ready" once the command
-// started, "error MSG" when setup failed (nothing ran), "signal N" when a
-// signal killed the command.
+// helperStatus reads the helper's status pipe. The helper says "idle" once
+// it waits for its spec, "ready" once the command started or "error MSG"
+// when set-up failed (nothing ran), and at the end "signal N" when a signal
+// killed the command and "exit CODE" once the command and everything it
+// started are gone. A helper that dies says nothing more: end of file.
 type helperStatus struct {
+	r  io.Closer
+	br *bufio.Reader
+	// silent says the helper died before saying "ready" or "error".
+	silent bool
+
 	mu       sync.Mutex
 	signal   int
+	code     int
+	exited   bool // "exit CODE" arrived
 	finished chan struct{}
 }
 
-// readStatus consumes lines up to "ready" or "error"; the rest is read in
-// the background until the helper closes the pipe.
-func readStatus(r io.ReadCloser) (*helperStatus, error) {
-	s := &helperStatus{finished: make(chan struct{})}
-	br := bufio.NewReader(r)
-	line, err := br.ReadString('\n')
+func newHelperStatus(r io.ReadCloser) *helperStatus {
+	return &helperStatus{r: r, br: bufio.NewReader(r), finished: make(chan struct{})}
+}
+
+// waitIdle reads the helper's first line, which must be "idle".
+func (s *helperStatus) waitIdle() error {
+	line, err := s.br.ReadString('\n')
+	return s.expect("idle", line, err)
+}
+
+// waitReady reads up to "ready" (past "idle"), then follows the rest of the
+// pipe in the background. Any other outcome is a *RefusedError: the command
+// did not start.
+func (s *helperStatus) waitReady() error {
+	for {
+		line, err := s.br.ReadString('\n')
+		if strings.TrimSpace(line) == "idle" && err == nil {
+			continue
+		}
+		if err := s.expect("ready", line, err); err != nil {
+			s.r.Close()
+			return err
+		}
+		go s.follow()
+		return nil
+	}
+}
+
+func (s *helperStatus) expect(want, line string, err error) error {
 	line = strings.TrimSpace(line)
 	switch {
-	case line == "ready":
+	case line == want && err == nil:
+		return nil
 	case strings.HasPrefix(line, "error "):
-		r.Close()
-		return nil, refuse("%s", strings.TrimPrefix(line, "error "))
-	default:
-		r.Close()
-		if err != nil {
-			return nil, refuse("the sandbox helper died before starting the command (%v)", err)
-		}
-		return nil, refuse("the sandbox helper said %q", line)
+		return refuse("%s", strings.TrimPrefix(line, "error "))
+	case err != nil:
+		s.silent = line == ""
+		return refuse("the sandbox helper died before starting the command (%v)", err)
 	}
-	go func() {
-		defer close(s.finished)
-		defer r.Close()
-		for {
-			line, err := br.ReadString('\n')
-			if n, ok := strings.CutPrefix(strings.TrimSpace(line), "signal "); ok {
-				if v, err := strconv.Atoi(n); err == nil {
-					s.mu.Lock()
-					s.signal = v
-					s.mu.Unlock()
-				}
+	return refuse("the sandbox helper said %q", line)
+}
+
+func (s *helperStatus) follow() {
+	defer close(s.finished)
+	defer s.r.Close()
+	for {
+		line, err := s.br.ReadString('\n')
+		word, arg, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if v, convErr := strconv.Atoi(arg); convErr == nil {
+			s.mu.Lock()
+			switch word {
+			case "signal":
+				s.signal = v
+			case "exit":
+				s.code, s.exited = v, true
 			}
-			if err != nil {
+			done := s.exited
+			s.mu.Unlock()
+			if done {
 				return
 			}
 		}
-	}()
-	return s, nil
+		if err != nil {
+			return
+		}
+	}
 }
 
-func (s *helperStatus) apply(r *Result) {
+// final waits for the end of the pipe and returns the command's status as
+// the helper reported it; ok is false when the helper died without saying.
+func (s *helperStatus) final() (code, signal int, ok bool) {
 	<-s.finished
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.signal != 0 {
-		r.Signal = s.signal
-		r.ExitCode = 128 + s.signal
-	}
+	return s.code, s.signal, s.exited
 }

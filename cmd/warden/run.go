@@ -15,6 +15,7 @@ import (
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // runFlags are `warden run`'s flags: the sandbox and approval flags of
@@ -59,6 +60,10 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	if f.approval.yes && f.approval.deny {
 		return usageError(env, "run", "--yes and --deny contradict each other: pass one")
 	}
+	// The agent runs command after command: keep a sandbox helper started
+	// ahead of each.
+	sandbox.KeepSpareHelpers(true)
+	defer sandbox.KeepSpareHelpers(false)
 	task := strings.Join(args, " ")
 	cfg, err := config.Load(config.File())
 	if err != nil {

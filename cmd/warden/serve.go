@@ -12,6 +12,7 @@ import (
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/lsp"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 func init() {
@@ -49,6 +50,10 @@ func init() {
 			// server then sees its input end and stops in order. Notify, not
 			// Ignore: an ignored signal stays ignored in child processes.
 			signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+			// The agent runs command after command: keep a sandbox helper
+			// started ahead of each.
+			sandbox.KeepSpareHelpers(true)
+			defer sandbox.KeepSpareHelpers(false)
 
 			cfg, cfgErr := config.Load(config.File())
 			if cfgErr != nil {

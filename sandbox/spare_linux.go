@@ -1,0 +1,150 @@
+package sandbox
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Starting a helper is most of a sandboxed command's start-up: creating the
+// namespaces, starting the Go runtime, mounting /proc and /dev. None of it
+// depends on the command, so a long-lived process (the language server, the
+// agent loop) keeps one spare helper per kind of sandbox, started in the
+// background after each run and waiting for its spec. The next run of that
+// kind only sends the spec. Everything that depends on the command or on the
+// moment (the policy's mounts, the socket scan, placeholders, environment,
+// working directory, Landlock, seccomp, capabilities, limits) still happens
+// when it runs, and a spare's mount namespace keeps receiving the host's
+// mounts and unmounts until then.
+
+// spareIdle is how long an unused spare lives: it holds a copy of the mount
+// table, so it should not linger after the last command.
+var spareIdle = 30 * time.Second
+
+// spareKey is what a helper is started with: which binary, and which
+// namespaces.
+type spareKey struct {
+	helper     string
+	namespaced bool
+	network    bool
+}
+
+type sparePool struct {
+	mu       sync.Mutex
+	enabled  bool
+	epoch    int // counts KeepSpareHelpers(false): a spare started before is not kept
+	idle     map[spareKey]*spareHelper
+	starting map[spareKey]chan struct{} // closed when the start ends
+}
+
+type spareHelper struct {
+	h     *helperProc
+	timer *time.Timer
+}
+
+var spares = &sparePool{idle: map[spareKey]*spareHelper{}, starting: map[spareKey]chan struct{}{}}
+
+// coldStartForTest makes runs ignore spares (the start-up benchmark times
+// both ways); sparesTaken counts runs that used one.
+var (
+	coldStartForTest bool
+	sparesTaken      atomic.Int64
+)
+
+// KeepSpareHelpers turns spare helpers on or off for this process. Turn it
+// on in processes that run many commands; a one-shot command gains nothing
+// from it. Turning it off ends the spares there are.
+func KeepSpareHelpers(on bool) {
+	spares.mu.Lock()
+	spares.enabled = on
+	var drop []*spareHelper
+	if !on {
+		spares.epoch++
+		for k, s := range spares.idle {
+			drop = append(drop, s)
+			delete(spares.idle, k)
+		}
+	}
+	spares.mu.Unlock()
+	for _, s := range drop {
+		s.timer.Stop()
+		s.h.kill()
+	}
+}
+
+// take returns the spare for key, or nil.
+func (sp *sparePool) take(key spareKey) *helperProc {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	s := sp.idle[key]
+	if s == nil || !sp.enabled || coldStartForTest {
+		return nil
+	}
+	delete(sp.idle, key)
+	s.timer.Stop()
+	sparesTaken.Add(1)
+	return s.h
+}
+
+// fill starts a spare for key in the background unless one is there or on
+// its way.
+func (sp *sparePool) fill(key spareKey) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if !sp.enabled || coldStartForTest || sp.idle[key] != nil || sp.starting[key] != nil {
+		return
+	}
+	done := make(chan struct{})
+	sp.starting[key] = done
+	epoch := sp.epoch
+	go func() {
+		defer close(done)
+		h, err := spawnHelper(key)
+		if err == nil {
+			if err = h.status.waitIdle(); err != nil {
+				h.kill()
+			}
+		}
+		sp.mu.Lock()
+		defer sp.mu.Unlock()
+		delete(sp.starting, key)
+		if err != nil {
+			return // the next run starts cold and reports what is wrong
+		}
+		if !sp.enabled || sp.epoch != epoch || sp.idle[key] != nil {
+			go h.kill()
+			return
+		}
+		s := &spareHelper{h: h}
+		s.timer = time.AfterFunc(spareIdle, func() {
+			sp.mu.Lock()
+			mine := sp.idle[key] == s
+			if mine {
+				delete(sp.idle, key)
+			}
+			sp.mu.Unlock()
+			if mine {
+				h.kill()
+			}
+		})
+		sp.idle[key] = s
+	}()
+}
+
+// settle waits until no spare is being started (for the benchmark, which
+// must not time its baselines while one starts).
+func (sp *sparePool) settle() {
+	for {
+		sp.mu.Lock()
+		var wait chan struct{}
+		for _, c := range sp.starting {
+			wait = c
+			break
+		}
+		sp.mu.Unlock()
+		if wait == nil {
+			return
+		}
+		<-wait
+	}
+}

@@ -1,0 +1,16 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestWarmSpecDecodes(t *testing.T) {
+	var s helperSpec
+	if err := json.Unmarshal([]byte(warmSpec), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Roots) != 1 || len(s.Roots[0].Protected) != 1 || !s.Layers.Namespaces || s.Mode == "" {
+		t.Fatalf("warmSpec leaves fields unset: %+v", s)
+	}
+}
