@@ -34,7 +34,13 @@ type sparePool struct {
 	enabled  bool
 	epoch    int // counts KeepSpareHelpers(false): a spare started before is not kept
 	idle     map[spareKey]*spareHelper
-	starting map[spareKey]chan struct{} // closed when the start ends
+	starting map[spareKey]*spareStart
+}
+
+// spareStart is a spare on its way; done is closed when the start ends.
+type spareStart struct {
+	done  chan struct{}
+	epoch int
 }
 
 type spareHelper struct {
@@ -42,7 +48,7 @@ type spareHelper struct {
 	timer *time.Timer
 }
 
-var spares = &sparePool{idle: map[spareKey]*spareHelper{}, starting: map[spareKey]chan struct{}{}}
+var spares = &sparePool{idle: map[spareKey]*spareHelper{}, starting: map[spareKey]*spareStart{}}
 
 // coldStartForTest makes runs ignore spares (the start-up benchmark times
 // both ways); sparesTaken counts runs that used one.
@@ -91,14 +97,13 @@ func (sp *sparePool) take(key spareKey) *helperProc {
 func (sp *sparePool) fill(key spareKey) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if !sp.enabled || coldStartForTest || sp.idle[key] != nil || sp.starting[key] != nil {
+	if st := sp.starting[key]; !sp.enabled || coldStartForTest || sp.idle[key] != nil || (st != nil && st.epoch == sp.epoch) {
 		return
 	}
-	done := make(chan struct{})
-	sp.starting[key] = done
-	epoch := sp.epoch
+	st := &spareStart{done: make(chan struct{}), epoch: sp.epoch}
+	sp.starting[key] = st
 	go func() {
-		defer close(done)
+		defer close(st.done)
 		h, err := spawnHelper(key)
 		if err == nil {
 			if err = h.status.waitIdle(); err != nil {
@@ -107,11 +112,13 @@ func (sp *sparePool) fill(key spareKey) {
 		}
 		sp.mu.Lock()
 		defer sp.mu.Unlock()
-		delete(sp.starting, key)
+		if sp.starting[key] == st {
+			delete(sp.starting, key)
+		}
 		if err != nil {
 			return // the next run starts cold and reports what is wrong
 		}
-		if !sp.enabled || sp.epoch != epoch || sp.idle[key] != nil {
+		if !sp.enabled || sp.epoch != st.epoch || sp.idle[key] != nil {
 			go h.kill()
 			return
 		}
@@ -137,8 +144,8 @@ func (sp *sparePool) settle() {
 	for {
 		sp.mu.Lock()
 		var wait chan struct{}
-		for _, c := range sp.starting {
-			wait = c
+		for _, st := range sp.starting {
+			wait = st.done
 			break
 		}
 		sp.mu.Unlock()
