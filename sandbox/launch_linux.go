@@ -122,35 +122,29 @@ func fallbackGaps(p Policy) []string {
 }
 
 func (p *Process) startHelper(helper string, spec helperSpec, env []string) error {
-	var ph *placeholders
-	if spec.Layers.Namespaces {
+	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
+	h, spare := spares.take(key), true
+	if h == nil {
+		// Start the helper first: the launcher's share of the set-up below
+		// runs while the helper starts.
 		var err error
-		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
+		if h, err = spawnHelper(key); err != nil {
 			return err
 		}
-		if ph, err = makePlaceholders(spec.Roots); err != nil {
-			return err
-		}
+		spare = false
 	}
-	spec.Env = env
-	raw, err := json.Marshal(spec)
+	ph, raw, err := finishSpec(spec, env)
 	if err != nil {
-		ph.release()
+		h.kill()
 		return err
 	}
-	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
-	h := spares.take(key)
-	if h != nil {
-		if err := h.start(raw); err != nil {
-			h.kill()
-			if !h.status.silent {
-				ph.release()
-				return err
-			}
-			h = nil // the spare died while it waited: start afresh
+	if err := h.start(raw); err != nil {
+		h.kill()
+		if !spare || !h.status.silent {
+			ph.release()
+			return err
 		}
-	}
-	if h == nil {
+		// The spare died while it waited: start afresh.
 		if h, err = spawnHelper(key); err != nil {
 			ph.release()
 			return err
@@ -171,6 +165,29 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		spares.fill(key)
 	}
 	return nil
+}
+
+// finishSpec does the launcher's share of the set-up that depends on the
+// moment of the run: the unix sockets to mask and the placeholders for
+// missing protected paths. It returns the spec as the helper reads it.
+func finishSpec(spec helperSpec, env []string) (*placeholders, []byte, error) {
+	var ph *placeholders
+	if spec.Layers.Namespaces {
+		var err error
+		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
+			return nil, nil, err
+		}
+		if ph, err = makePlaceholders(spec.Roots); err != nil {
+			return nil, nil, err
+		}
+	}
+	spec.Env = env
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		ph.release()
+		return nil, nil, err
+	}
+	return ph, raw, nil
 }
 
 // helperProc is a started helper: cold, or a spare started ahead of need.

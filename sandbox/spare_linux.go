@@ -17,9 +17,16 @@ import (
 // when it runs, and a spare's mount namespace keeps receiving the host's
 // mounts and unmounts until then.
 
-// spareIdle is how long an unused spare lives: it holds a copy of the mount
-// table, so it should not linger after the last command.
-var spareIdle = 30 * time.Second
+// A spare lives spareIdle: it holds a copy of the mount table, which a host
+// whose mounts do not propagate (no systemd) does not keep current. While
+// runs keep coming (within spareKeepWarm of the last one, an agent's turn
+// can take minutes) an expired spare is replaced by a fresh one; after that
+// the pool goes quiet until the next run. An idle spare costs about 1 MB
+// of memory of its own (the rest is the binary's shared pages).
+var (
+	spareIdle     = 60 * time.Second
+	spareKeepWarm = 10 * time.Minute
+)
 
 // spareKey is what a helper is started with: which binary, and which
 // namespaces.
@@ -32,7 +39,8 @@ type spareKey struct {
 type sparePool struct {
 	mu       sync.Mutex
 	enabled  bool
-	epoch    int // counts KeepSpareHelpers(false): a spare started before is not kept
+	epoch    int       // counts KeepSpareHelpers(false): a spare started before is not kept
+	lastUse  time.Time // of any spare or cold helper
 	idle     map[spareKey]*spareHelper
 	starting map[spareKey]*spareStart
 }
@@ -82,6 +90,7 @@ func KeepSpareHelpers(on bool) {
 func (sp *sparePool) take(key spareKey) *helperProc {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	sp.lastUse = time.Now()
 	s := sp.idle[key]
 	if s == nil || !sp.enabled || coldStartForTest {
 		return nil
@@ -129,9 +138,13 @@ func (sp *sparePool) fill(key spareKey) {
 			if mine {
 				delete(sp.idle, key)
 			}
+			refresh := time.Since(sp.lastUse) < spareKeepWarm
 			sp.mu.Unlock()
 			if mine {
 				h.kill()
+				if refresh {
+					sp.fill(key)
+				}
 			}
 		})
 		sp.idle[key] = s

@@ -117,18 +117,46 @@ func TestDeadSpareIsReplacedByAColdStart(t *testing.T) {
 	}
 }
 
-func TestSpareEndsWhenIdleOrTurnedOff(t *testing.T) {
-	old := spareIdle
-	spareIdle = 200 * time.Millisecond
-	t.Cleanup(func() { spareIdle = old })
+func TestSpareIsRenewedWhileRunsComeThenEnds(t *testing.T) {
+	oldIdle, oldWarm := spareIdle, spareKeepWarm
+	spareIdle, spareKeepWarm = 200*time.Millisecond, time.Hour
+	t.Cleanup(func() { spareIdle, spareKeepWarm = oldIdle, oldWarm })
 	withSpares(t)
 	ws := t.TempDir()
 	run(t, ws, Command{Argv: []string{"/bin/true"}})
 	expired := idleSpare(t).cmd.Process.Pid
-	waitGone(t, expired, "an idle spare")
+	waitGone(t, expired, "an expired spare")
+	// Runs came recently: a fresh spare replaced it.
+	deadline := time.Now().Add(5 * time.Second)
+	for renewed := false; !renewed; {
+		spares.settle()
+		spares.mu.Lock()
+		for _, s := range spares.idle {
+			renewed = s.h.cmd.Process.Pid != expired
+		}
+		spares.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the expired spare was not renewed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	// No run for spareKeepWarm: an expired spare is not renewed.
+	spares.mu.Lock()
+	spareKeepWarm = 0
+	spares.mu.Unlock()
+	pid := idleSpare(t).cmd.Process.Pid
+	waitGone(t, pid, "an expired spare")
+	spares.settle()
+	spares.mu.Lock()
+	left := len(spares.idle)
+	spares.mu.Unlock()
+	if left != 0 {
+		t.Fatalf("%d spares renewed after runs stopped", left)
+	}
 
 	run(t, ws, Command{Argv: []string{"/bin/true"}})
-	pid := idleSpare(t).cmd.Process.Pid
+	pid = idleSpare(t).cmd.Process.Pid
 	KeepSpareHelpers(false)
 	waitGone(t, pid, "a spare after KeepSpareHelpers(false)")
 }
