@@ -170,9 +170,15 @@ func (b *RuleBook) Watch(ctx context.Context, report func(error)) error {
 	return nil
 }
 
+// isSourceDir reports whether p is a source directory or one of its
+// parents: a rules directory is often made with its parents at once
+// (mkdir -p), and only the first one's creation is seen from the nearest
+// directory that existed.
 func (b *RuleBook) isSourceDir(p string) bool {
+	p = filepath.Clean(p)
 	for _, s := range b.sources {
-		if filepath.Clean(s.Dir) == filepath.Clean(p) {
+		d := filepath.Clean(s.Dir)
+		if s.Dir != "" && (d == p || strings.HasPrefix(d, p+string(filepath.Separator))) {
 			return true
 		}
 	}

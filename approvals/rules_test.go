@@ -344,3 +344,34 @@ func TestRuleBookWatchReloads(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleBookWatchSeesANewNestedDirectory: `mkdir -p` makes the rules
+// directory and its parent at once; only the parent's creation is seen from
+// the directory that existed, and the rules written right after still load.
+func TestRuleBookWatchSeesANewNestedDirectory(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "warden", "rules")
+	book, err := NewRuleBook([]RuleSource{{Dir: dir}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := book.Watch(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeRules(t, dir, "a.rules", `prefix_rule(pattern=["make"], decision="forbidden")`)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if rs, _ := book.Current(); len(rs.Match([]string{"make"})) == 1 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the rules in a newly made nested directory were not loaded")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

@@ -27,17 +27,22 @@ func (s *Server) watchConfigFile() {
 	// Watch the directory: editors replace the file by renaming over it.
 	// If it does not exist yet, watch its parent until it is created.
 	dir := filepath.Dir(path)
+	var settle <-chan time.Time
 	if err := w.Add(dir); err != nil {
 		if err := w.Add(filepath.Dir(dir)); err != nil {
 			w.Close()
 			s.log.Info("config.toml is not watched: neither its directory nor the parent exists", "dir", dir)
 			return
 		}
+		// The directory may have been created between the two calls, its
+		// event lost before the parent was watched: look once more.
+		if w.Add(dir) == nil {
+			settle = time.After(50 * time.Millisecond)
+		}
 	}
 	last := s.opts.Config
 	go func() {
 		defer w.Close()
-		var settle <-chan time.Time
 		for {
 			select {
 			case <-s.connCtx.Done():
