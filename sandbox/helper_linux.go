@@ -63,12 +63,11 @@ type prepared struct {
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
 // net|nonet`. It runs in the process the launcher started (in fresh
-// namespaces for "ns"),
-// does the part of the set-up that does not depend on the command, says
-// "idle" and waits for its spec (a spare helper waits here until a command
-// needs it), builds the rest of the sandbox around itself, starts the command
-// as its child, and once the command and everything it started are gone says
-// "exit CODE" and exits. It never returns.
+// namespaces for "ns"), does the part of the set-up that does not depend on
+// the command, says "idle" and waits for its spec (a spare helper waits here
+// until a command needs it), builds the rest of the sandbox around itself,
+// starts the command as its child, and once the command and everything it
+// started are gone says "exit CODE" and exits. It never returns.
 func HelperMain(args []string) {
 	// Credentials, Landlock and seccomp are per thread: the set-up and the
 	// fork that starts the command must happen on one thread.

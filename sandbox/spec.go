@@ -8,10 +8,10 @@ import (
 	"sync"
 )
 
-// HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg ns`
-// (or `flat`, without namespaces), with the spec as JSON on fd 4 and the
-// status pipe on fd 3. cmd/warden
-// hands such a process to HelperMain before anything else runs.
+// HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg
+// ns|flat net|nonet` (with or without namespaces and network), with the spec
+// as JSON on fd 4 and the status pipe on fd 3. cmd/warden hands such a
+// process to HelperMain before anything else runs.
 const HelperArg = "__sandbox-helper"
 
 // Layers the helper applies, in the spec and in what doctor reports.
