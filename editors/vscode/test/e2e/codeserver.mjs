@@ -83,6 +83,11 @@ export async function openVSCode({ codeServer, browser, vsix, workspace, setting
     ...settings,
   }, null, 2));
 
+  // VS Code leaves IPC sockets (vscode-git-*.sock, vscode-ipc-*.sock) in the
+  // temporary directory when it is killed: keep them in home, removed below.
+  const tmp = join(home, 'tmp');
+  await mkdir(tmp, { mode: 0o700 });
+  env = { TMPDIR: tmp, XDG_RUNTIME_DIR: tmp, ...env };
   const base = ['--user-data-dir', userData, '--extensions-dir', extensions];
   await run(codeServer, [...base, '--install-extension', vsix], { env: { ...process.env, ...env } });
 
@@ -97,17 +102,23 @@ export async function openVSCode({ codeServer, browser, vsix, workspace, setting
     '--disable-workspace-trust',
     '--disable-getting-started-override',
     workspace,
-  ], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  ], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   proc.stdout.on('data', (d) => { log += d; });
   proc.stderr.on('data', (d) => { log += d; });
   const url = `http://127.0.0.1:${port}/`;
   let chrome;
   const stop = async () => {
     if (chrome) await chrome.close().catch(() => {});
-    if (proc.exitCode === null) {
+    // exitCode stays null for a process a signal ended: check both, and
+    // listen before killing, or an exit already seen is waited for forever.
+    if (proc.exitCode === null && proc.signalCode === null) {
+      const exited = new Promise((r) => proc.once('exit', r));
       proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
+      await exited;
     }
+    // Its extension host and language servers are in its process group
+    // (detached above) and would otherwise write into home after it is gone.
+    try { process.kill(-proc.pid, 'SIGKILL'); } catch { /* all gone */ }
     // WARDEN_E2E_KEEP=1 keeps code-server's logs and user data for a look.
     if (process.env.WARDEN_E2E_KEEP) console.log(`kept ${home}`);
     else await rm(home, { recursive: true, force: true });
