@@ -138,22 +138,20 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		h.kill()
 		return err
 	}
-	if err := h.start(raw); err != nil {
-		h.kill()
-		if !spare || !h.status.silent {
-			ph.release()
-			return err
-		}
+	err = h.start(raw)
+	if err != nil && spare && h.status.silent {
 		// The spare died while it waited: start afresh.
-		if h, err = spawnHelper(key); err != nil {
-			ph.release()
-			return err
+		h.kill()
+		if h, err = spawnHelper(key); err == nil {
+			err = h.start(raw)
 		}
-		if err := h.start(raw); err != nil {
+	}
+	if err != nil {
+		if h != nil {
 			h.kill()
-			ph.release()
-			return err
 		}
+		ph.release()
+		return err
 	}
 	p.cmd, p.status = h.cmd, h.status
 	p.namespaced = spec.Layers.Namespaces
