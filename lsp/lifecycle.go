@@ -8,6 +8,9 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 func init() {
@@ -210,7 +213,17 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: initializationOptions ignored: %v", err))
 	}
 	s.watchConfigFile()
+	// Have a sandbox helper ready for the first command, and for the first
+	// after a change of sandbox settings.
+	prepareSpare(s.Config())
+	s.OnConfigChange(prepareSpare)
 	return nil, nil
+}
+
+func prepareSpare(cfg config.Config) {
+	if pol, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots); err == nil {
+		sandbox.PrepareSpare(pol, "")
+	}
 }
 
 func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {

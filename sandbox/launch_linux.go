@@ -26,6 +26,14 @@ var nsState struct {
 // noNamespacesForTest forces the namespace-less fallback in tests.
 var noNamespacesForTest bool
 
+// namespacesUsable says whether a sandboxed run tries namespaces: not once
+// the kernel has refused them.
+func namespacesUsable() bool {
+	nsState.Lock()
+	defer nsState.Unlock()
+	return nsState.unavailable == nil && !noNamespacesForTest
+}
+
 const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix.CLONE_NEWIPC
 
 // launch starts the helper, which builds the sandbox and starts the command.
@@ -56,10 +64,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("%v", err)
 		}
 		spec.Roots = roots
-		nsState.Lock()
-		nsErr := nsState.unavailable
-		nsState.Unlock()
-		useNS = nsErr == nil && !noNamespacesForTest
+		useNS = namespacesUsable()
 		probe := Probe()
 		if probe.LandlockABI < 1 && !useNS {
 			return refuse("this kernel has neither user namespaces nor Landlock, so the filesystem policy cannot be enforced; run with --sandbox danger-full-access only if you accept no sandbox")

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +85,20 @@ func KeepSpareHelpers(on bool) {
 		s.timer.Stop()
 		s.h.kill()
 	}
+}
+
+// PrepareSpare starts a spare helper for commands under pol now, so that
+// the first of them starts warm too (helper as in Command.Helper). It does
+// nothing unless KeepSpareHelpers is on.
+func PrepareSpare(pol Policy, helper string) {
+	if helper == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return // the run will say what is wrong
+		}
+		helper = exe
+	}
+	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.Network})
 }
 
 // take returns the spare for key, or nil.

@@ -84,6 +84,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
 		return 1
 	}
+	sandbox.PrepareSpare(policy, "") // ready by the model's first command
 	setup, err := loadApprovalSetup(cfg, f.approval.approval, f.approval.rules, cwd)
 	if err != nil {
 		return usageError(env, "run", "%v", err)
