@@ -402,3 +402,53 @@ func acceptAll(l net.Listener) {
 		c.Close()
 	}
 }
+
+// TestReplacedHelperBinaryIsNotRun: the helper binary starts every sandbox
+// with the user's full rights. When it lies in a writable root (a home
+// directory opened as the workspace), a command must not be able to swap it
+// for its own program, which the next sandbox start would run unconfined.
+func TestReplacedHelperBinaryIsNotRun(t *testing.T) {
+	for _, onSpares := range []bool{false, true} {
+		t.Run(map[bool]string{false: "cold", true: "spare"}[onSpares], func(t *testing.T) {
+			if onSpares {
+				withSpares(t)
+			}
+			ws, out := t.TempDir(), t.TempDir()
+			helper := filepath.Join(ws, "bin", "warden")
+			os.MkdirAll(filepath.Dir(helper), 0o755)
+			bin, err := os.ReadFile(testHelper)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(helper, bin, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			pwned := filepath.Join(out, "pwned")
+			runWith := func(script string) Result {
+				t.Helper()
+				spares.settle()
+				res, err := Run(context.Background(), Command{Argv: []string{"/bin/sh", "-c", script}, Cwd: ws,
+					Policy: escapePolicy(), Helper: helper, Env: EnvPolicy{Set: map[string]string{"PWNED": pwned}}})
+				if err != nil {
+					t.Fatalf("run %q: %v", script, err)
+				}
+				return res
+			}
+			attack := runWith(`printf '#!/bin/sh\necho escaped > %s\n' "$PWNED" > bin/evil && chmod +x bin/evil && mv bin/evil bin/warden && echo swapped`)
+			if string(attack.Stdout) != "swapped\n" {
+				t.Fatalf("the attack could not even swap the file (the test proves nothing): %+v", attack)
+			}
+			for i := range 2 {
+				spares.settle()
+				res, err := Run(context.Background(), Command{Argv: []string{"/bin/sh", "-c", `echo still sandboxed; touch "$PWNED.direct" 2>/dev/null || echo denied`},
+					Cwd: ws, Policy: escapePolicy(), Helper: helper, Env: EnvPolicy{Set: map[string]string{"PWNED": pwned}}})
+				if _, statErr := os.Stat(pwned); statErr == nil {
+					t.Fatal("the swapped-in program ran outside the sandbox")
+				}
+				if err != nil || res.ExitCode != 0 || string(res.Stdout) != "still sandboxed\ndenied\n" {
+					t.Errorf("run %d after the swap: %v %+v", i, err, res)
+				}
+			}
+		})
+	}
+}

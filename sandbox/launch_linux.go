@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -39,13 +40,6 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix
 // launch starts the helper, which builds the sandbox and starts the command.
 func (p *Process) launch(c Command, path string, env []string) error {
 	helper := c.Helper
-	if helper == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return fmt.Errorf("find the warden binary for the sandbox helper: %w", err)
-		}
-		helper = exe
-	}
 	spec := helperSpec{
 		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: c.Policy.mode(), Network: c.Policy.Network,
 		FileSize: c.Limits.FileSize, Processes: c.Limits.Processes,
@@ -224,7 +218,16 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 	}
 	specR, specW := pipes[0][0], pipes[0][1]
 	statusR, statusW := pipes[1][0], pipes[1][1]
-	cmd := exec.Command(key.helper, helperArgs(key)...)
+	exe, err := pinnedHelper(key.helper)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	name := key.helper
+	if name == "" {
+		name = "warden"
+	}
+	cmd := &exec.Cmd{Path: exe, Args: append([]string{name}, helperArgs(key)...)}
 	// The helper's own environment: one thread of Go scheduler and no
 	// garbage collector make it start faster. The command gets its
 	// environment from the spec.
@@ -251,7 +254,7 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("start the sandbox helper %s: %w", key.helper, err)
+			return nil, fmt.Errorf("start the sandbox helper %s: %w", name, err)
 		}
 		return nil, fmt.Errorf("start the sandbox helper: %w", err)
 	}
@@ -272,6 +275,45 @@ func (h *helperProc) start(spec []byte) error {
 		w.Close()
 	}(h.specW)
 	return h.status.waitReady()
+}
+
+// pinnedHelpers hold the helper binaries open from their first use.
+var pinnedHelpers = struct {
+	sync.Mutex
+	files map[string]*os.File
+}{files: map[string]*os.File{}}
+
+// pinnedHelper returns a path to exec the helper binary by (helper, or this
+// process's own binary for ""): /proc/self/fd/N of a descriptor opened on
+// first use. A sandboxed command may write where the binary lives (a
+// workspace, /tmp, a home directory opened as the workspace); a binary it
+// renamed over the path is not what the next helper runs. For this
+// process's own binary the running inode is taken, not the path, and it
+// cannot be written in place while it runs (ETXTBSY).
+func pinnedHelper(helper string) (string, error) {
+	pinnedHelpers.Lock()
+	defer pinnedHelpers.Unlock()
+	f := pinnedHelpers.files[helper]
+	if f == nil {
+		src := helper
+		if src == "" {
+			src = "/proc/self/exe"
+		}
+		fd, err := unix.Open(src, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return "", fmt.Errorf("open the sandbox helper %s: %w", src, err)
+		}
+		// Above the descriptors a child is given (stdio, status, spec), so
+		// setting those up in the child cannot replace it before exec.
+		high, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 100)
+		unix.Close(fd)
+		if err != nil {
+			return "", fmt.Errorf("keep the sandbox helper %s open: %w", src, err)
+		}
+		f = os.NewFile(uintptr(high), src)
+		pinnedHelpers.files[helper] = f
+	}
+	return "/proc/self/fd/" + strconv.Itoa(int(f.Fd())), nil
 }
 
 // kill ends a helper that will not run a command, and reaps it.

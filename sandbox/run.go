@@ -39,7 +39,11 @@ type Command struct {
 	OnOutput func(Stream, []byte)
 	Limits   Limits
 	// Helper is the warden binary that re-executes itself as the sandbox
-	// helper; empty means this executable.
+	// helper; empty means this executable, the safe choice: its running
+	// file is used, which no sandboxed command can replace or modify. A
+	// binary named here is held open from its first use, so renaming
+	// another over it changes nothing, but keep it out of writable roots:
+	// while no process runs it, it can be written in place.
 	Helper string
 }
 

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -91,13 +90,6 @@ func KeepSpareHelpers(on bool) {
 // the first of them starts warm too (helper as in Command.Helper). It does
 // nothing unless KeepSpareHelpers is on.
 func PrepareSpare(pol Policy, helper string) {
-	if helper == "" {
-		exe, err := os.Executable()
-		if err != nil {
-			return // the run will say what is wrong
-		}
-		helper = exe
-	}
 	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.Network})
 }
 
