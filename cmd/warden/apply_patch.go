@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/wardenhq/warden/agent/patch"
+	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
 )
 
@@ -69,11 +72,20 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 		return fail("%v\nNothing was changed.", err)
 	}
 	if len(plan.Concerns) > 0 {
-		msg := "refused: these changes need approval, which the command line cannot give:"
-		for _, c := range plan.Concerns {
-			msg += "\n  " + c.String()
+		approved, asked, err := approveOnTerminal(ctx, env, src, cwd, cfg.ApprovalTimeout.D(), plan.Concerns)
+		if !approved {
+			msg := "refused: these changes need approval, and there is no terminal to ask on:"
+			if asked {
+				msg = "refused: you did not approve these changes:"
+				if err != nil {
+					msg = fmt.Sprintf("refused: no answer (%v) for these changes:", err)
+				}
+			}
+			for _, c := range plan.Concerns {
+				msg += "\n  " + c.String()
+			}
+			return fail("%s\nNothing was changed. Apply it from a terminal or from the editor (warden.patch.apply), where you can approve it, or edit those files yourself.", msg)
 		}
-		return fail("%s\nNothing was changed. Apply it from the editor (warden.patch.apply), where you can approve it, or edit those files yourself.", msg)
 	}
 	// No checkpoint: undo (warden.undo) is for the agent's changes in the
 	// editor; a patch applied by hand is undone with version control.
@@ -83,6 +95,39 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	}
 	fmt.Fprint(env.stdout, res)
 	return 0
+}
+
+// approveOnTerminal asks the user whether to apply a patch whose changes
+// need approval, with the same prompt as `warden exec`. The terminal is
+// standard input when the patch comes from a file, else /dev/tty; with
+// none, nothing is asked and nothing approved.
+func approveOnTerminal(ctx context.Context, env *cliEnv, src, cwd string, timeout time.Duration, concerns []patch.Concern) (approved, asked bool, err error) {
+	in, out := env.stdin, env.stderr
+	if src == "-" || !isTerminal(in) {
+		tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+		if err != nil {
+			return false, false, nil
+		}
+		defer tty.Close()
+		in, out = tty, tty
+	}
+	req := approvals.PromptRequest{Kind: approvals.PromptPatch, Cwd: cwd,
+		Reason: "these changes are outside the workspace, to protected paths, or through links",
+		Risk:   approvals.Risk{Level: approvals.RiskMedium, Summary: fmt.Sprintf("%d %s need approval", len(concerns), pluralChanges(len(concerns)))}}
+	for _, c := range concerns {
+		req.Files = append(req.Files, c.Rel)
+		req.Risk.Facts = append(req.Risk.Facts, c.String())
+	}
+	prompter := &terminalPrompter{in: bufio.NewReader(in), out: out, timeout: timeout}
+	d, err := prompter.Prompt(ctx, req)
+	return d.IsApproval(), true, err
+}
+
+func pluralChanges(n int) string {
+	if n == 1 {
+		return "change"
+	}
+	return "changes"
 }
 
 func readPatch(stdin io.Reader, src string) (string, error) {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -62,6 +63,11 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if cmd.SysProcAttr == nil {
+		// No controlling terminal: a prompt must not reach the terminal
+		// the tests were started from.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	err := cmd.Run()
 	var exitErr *exec.ExitError
 	switch {
