@@ -42,7 +42,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
-	sbPolicy, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+	sbPolicy, err := sandboxPolicy(cfg)
 	if err != nil {
 		return nil, approvals.Sandbox{}, fmt.Errorf("sandbox settings: %w", err)
 	}
@@ -95,4 +95,9 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		Audit:   st.audit,
 		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, msg) },
 	}, sb, nil
+}
+
+// sandboxPolicy is the sandbox policy the settings ask for.
+func sandboxPolicy(cfg config.Config) (sandbox.Policy, error) {
+	return sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
 }

@@ -221,7 +221,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 }
 
 func prepareSpare(cfg config.Config) {
-	if pol, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots); err == nil {
+	if pol, err := sandboxPolicy(cfg); err == nil {
 		sandbox.PrepareSpare(pol, "")
 	}
 }

@@ -95,29 +95,19 @@ func applyLandlock(spec *helperSpec) error {
 			}
 		}
 	}
-	devices := []struct {
+	type deviceRule struct {
 		path   string
 		access uint64
-	}{
+	}
+	const rw = llReadWrite | ll.AccessFSIoctlDev
+	devices := []deviceRule{
 		{"/dev", ll.AccessFSReadDir},
-		{"/dev/random", llRead},
-		{"/dev/urandom", llRead},
-		{"/dev/null", llReadWrite | ll.AccessFSIoctlDev},
-		{"/dev/zero", llReadWrite | ll.AccessFSIoctlDev},
-		{"/dev/full", llReadWrite | ll.AccessFSIoctlDev},
-		{"/dev/tty", llReadWrite | ll.AccessFSIoctlDev},
+		{"/dev/random", llRead}, {"/dev/urandom", llRead},
+		{"/dev/null", rw}, {"/dev/zero", rw}, {"/dev/full", rw}, {"/dev/tty", rw},
 	}
 	if spec.Layers.Namespaces {
 		// Private to the sandbox.
-		devices = append(devices,
-			struct {
-				path   string
-				access uint64
-			}{"/dev/shm", llReadWrite | ll.AccessFSIoctlDev},
-			struct {
-				path   string
-				access uint64
-			}{"/dev/pts", llReadWrite | ll.AccessFSIoctlDev})
+		devices = append(devices, deviceRule{"/dev/shm", rw}, deviceRule{"/dev/pts", rw})
 	}
 	for _, d := range devices {
 		if err := add(d.path, d.access, d.path != "/dev"); err != nil {

@@ -113,7 +113,7 @@ func approveOnTerminal(ctx context.Context, env *cliEnv, src, cwd string, timeou
 	}
 	req := approvals.PromptRequest{Kind: approvals.PromptPatch, Cwd: cwd,
 		Reason: "these changes are outside the workspace, to protected paths, or through links",
-		Risk:   approvals.Risk{Level: approvals.RiskMedium, Summary: fmt.Sprintf("%d %s need approval", len(concerns), pluralChanges(len(concerns)))}}
+		Risk:   approvals.Risk{Level: approvals.RiskMedium, Summary: fmt.Sprintf("changes that need approval: %d", len(concerns))}}
 	for _, c := range concerns {
 		req.Files = append(req.Files, c.Rel)
 		req.Risk.Facts = append(req.Risk.Facts, c.String())
@@ -121,13 +121,6 @@ func approveOnTerminal(ctx context.Context, env *cliEnv, src, cwd string, timeou
 	prompter := &terminalPrompter{in: bufio.NewReader(in), out: out, timeout: timeout}
 	d, err := prompter.Prompt(ctx, req)
 	return d.IsApproval(), true, err
-}
-
-func pluralChanges(n int) string {
-	if n == 1 {
-		return "change"
-	}
-	return "changes"
 }
 
 func readPatch(stdin io.Reader, src string) (string, error) {
