@@ -72,6 +72,7 @@ func TestDisguiseSameJudgement(t *testing.T) {
 			{"ionice", "-c", "3", "rm", "-rf", "build"},
 			{"ionice", "-c3", "-n7", "rm", "-rf", "build"},
 			{"setsid", "-f", "rm", "-rf", "build"},
+			{"busybox", "rm", "-rf", "build"},
 			{"timeout", "5", "bash", "-ec", "rm -rf build"},
 			{"nice", "env", "-S", "sh -c 'rm -rf build'"},
 			{"bash", "-c", "exec nice -n 1 timeout 5 rm -rf build"},
@@ -79,6 +80,11 @@ func TestDisguiseSameJudgement(t *testing.T) {
 			{"sh", "-c", "bash -ec 'rm -rf build'"},
 			{"bash", "-c", "timeout 9 sh -xc 'rm -rf build'"},
 			{"bash", "-c", "find build -exec rm -rf {} +"},
+		}},
+		{[]string{"bash", "-c", "LD_PRELOAD=./x.so ls"}, [][]string{
+			{"env", "LD_PRELOAD=./x.so", "ls"},
+			{"env", "-S", "LD_PRELOAD=./x.so ls"},
+			{"bash", "-c", "env LD_PRELOAD=./x.so ls"},
 		}},
 		{[]string{"ls", "-la"}, [][]string{
 			{"bash", "-lc", "ls -la"},
@@ -271,6 +277,7 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		{[]string{"bash", "-c", "echo \"$*\"", "_", "a", "b"}, "echo a b"},
 		{[]string{"bash", "-c", "echo \"$3\"", "_", "a"}, "echo "},
 		{[]string{"bash", "-c", "echo {x,y}z"}, "echo xz yz"},
+		{[]string{"bash", "-c", "echo $1 b", "_", ""}, "echo b"},
 	}
 	for _, c := range cases {
 		a := Analyze(c.argv)
@@ -281,6 +288,15 @@ func TestDisguiseScriptArguments(t *testing.T) {
 	// Unquoted $2 holding "a b" is split again: not a literal word.
 	if a := Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); a.KnownSafe() {
 		t.Errorf("unquoted multi-word argument treated as known-safe")
+	}
+	// shift and set move the arguments: "$@" is no longer known.
+	for _, argv := range [][]string{
+		{"sh", "-c", "shift; \"$@\"", "sh", "x", "rm", "-rf", "build"},
+		{"sh", "-c", "set -- rm -rf build; \"$@\"", "sh", "ls"},
+	} {
+		if a := Analyze(argv); a.Understood() || a.KnownSafe() {
+			t.Errorf("%q: arguments read as if unmoved: %v", argv, a.Segments)
+		}
 	}
 	// xargs appends arguments at run time: $1 stays unknown.
 	if a := Analyze([]string{"xargs", "sh", "-c", "\"$1\"", "sh"}); a.Understood() {

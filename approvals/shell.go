@@ -195,6 +195,9 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int, 
 		a.Problems = append(a.Problems, emptyScript)
 		return
 	}
+	if pos != nil && movesPositional(f) {
+		pos = nil
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if p := hiddenCode(n, lang); p != "" {
 			a.Problems = append(a.Problems, p)

@@ -12,7 +12,7 @@ import (
 var wrappers = map[string]bool{
 	"sudo": true, "doas": true, "pkexec": true, "env": true, "nice": true, "nohup": true,
 	"timeout": true, "time": true, "command": true, "builtin": true, "exec": true, "xargs": true,
-	"stdbuf": true, "ionice": true, "chrt": true, "taskset": true, "setsid": true,
+	"stdbuf": true, "ionice": true, "chrt": true, "taskset": true, "setsid": true, "busybox": true,
 }
 
 // unwrapped is what a chain of wrappers runs.
@@ -34,6 +34,9 @@ type unwrapped struct {
 	// Unsure is true when an option was not recognised, so Argv may be
 	// misplaced; dangerous checks then also look further along the line.
 	Unsure bool
+	// Assigns is true when a wrapper sets environment variables for the
+	// command (env NAME=value, sudo NAME=value), as `NAME=value cmd` does.
+	Assigns bool
 }
 
 // Unwrap strips wrapper programs (sudo, env, nice, timeout, xargs...) and
@@ -64,12 +67,14 @@ func unwrap(argv []string) unwrapped {
 		var transparent, ok bool
 		switch w {
 		case "env":
-			rest, transparent, ok = unwrapEnv(u.Argv[1:])
+			var assigns bool
+			rest, transparent, ok, assigns = unwrapEnv(u.Argv[1:])
+			u.Assigns = u.Assigns || assigns
 		case "xargs":
 			u.Appends = true
 			rest, transparent, ok = unwrapXargs(u.Argv[1:])
 		default:
-			rest, transparent, ok = unwrapSimple(w, u.Argv[1:])
+			rest, transparent, ok = unwrapSimple(w, u.Argv[1:], &u.Assigns)
 		}
 		u.Transparent = u.Transparent && transparent && ok
 		u.Unsure = u.Unsure || !ok
@@ -140,12 +145,13 @@ var wrapperSpecs = map[string]wrapperSpec{
 		longFlags: set("all-tasks", "batch", "deadline", "fifo", "idle", "max", "other", "pid", "rr", "reset-on-fork", "verbose")},
 	"taskset": {known: "acp", noCommand: "p", operands: 1,
 		longFlags: set("all-tasks", "cpu-list", "pid")},
-	"setsid": {known: "cfw", transparent: true, longFlags: set("ctty", "fork", "wait")},
+	"setsid":  {known: "cfw", transparent: true, longFlags: set("ctty", "fork", "wait")},
+	"busybox": {},
 }
 
 // unwrapSimple strips one wrapper described by wrapperSpecs. ok is false
 // when an option was not recognised.
-func unwrapSimple(w string, args []string) (rest []string, transparent, ok bool) {
+func unwrapSimple(w string, args []string, assigns *bool) (rest []string, transparent, ok bool) {
 	spec := wrapperSpecs[w]
 	transparent, ok = spec.transparent, true
 	for len(args) > 0 {
@@ -195,7 +201,7 @@ func unwrapSimple(w string, args []string) (rest []string, transparent, ok bool)
 		case w == "nice" && len(a) > 1 && a[0] == '-':
 			args = args[1:] // the old form nice -10
 		case spec.assigns && isAssignment(a):
-			transparent = false
+			transparent, *assigns = false, true
 			args = args[1:]
 		default:
 			return skipOperands(spec, args), transparent, ok
@@ -230,7 +236,7 @@ func isAssignment(a string) bool {
 // unwrapEnv strips env's options and assignments. -S/--split-string splits
 // its value into words that env then reads as more options, assignments
 // and the command, so they are judged like any other words.
-func unwrapEnv(args []string) (rest []string, transparent, ok bool) {
+func unwrapEnv(args []string) (rest []string, transparent, ok, assigns bool) {
 	transparent, ok = true, true
 	splits := 0
 	for len(args) > 0 {
@@ -240,7 +246,7 @@ func unwrapEnv(args []string) (rest []string, transparent, ok bool) {
 		hasSplit := false
 		switch {
 		case a == "--":
-			return args, transparent, ok
+			return args, transparent, ok, assigns
 		case a == "-":
 			// The same as -i: an empty environment.
 		case strings.HasPrefix(a, "--") && len(a) > 2:
@@ -279,9 +285,9 @@ func unwrapEnv(args []string) (rest []string, transparent, ok bool) {
 				}
 			}
 		case isAssignment(a):
-			transparent = false // the command runs with a changed environment
+			transparent, assigns = false, true // the command runs with a changed environment
 		default:
-			return append([]string{a}, args...), transparent, ok
+			return append([]string{a}, args...), transparent, ok, assigns
 		}
 		if hasSplit {
 			splits++
@@ -296,7 +302,7 @@ func unwrapEnv(args []string) (rest []string, transparent, ok bool) {
 			args = append(words, args...)
 		}
 	}
-	return nil, transparent, ok
+	return nil, transparent, ok, assigns
 }
 
 // unwrapXargs strips xargs's options; the command it runs (echo when none

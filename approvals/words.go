@@ -25,6 +25,9 @@ func (a *Analysis) words(w *syntax.Word, pos []string) []word {
 	if vals, quoted, ok := positional(w, pos); ok {
 		out := make([]word, 0, len(vals))
 		for _, v := range vals {
+			if !quoted && v == "" {
+				continue // an empty unquoted expansion is no word at all
+			}
 			// Unquoted, a value is split and globbed again.
 			out = append(out, word{v, quoted || !strings.ContainsAny(v, " \t\n*?[")})
 		}
@@ -150,4 +153,20 @@ func nodeSource(n syntax.Node) string {
 		return "?"
 	}
 	return b.String()
+}
+
+// movesPositional reports a script that changes its own $1... (shift,
+// set), so they cannot be read off the shell's arguments.
+func movesPositional(f *syntax.File) bool {
+	moves := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+			name, lit := wordLiteral(call.Args[0])
+			if lit && (name == "shift" || name == "set") {
+				moves = true
+			}
+		}
+		return !moves
+	})
+	return moves
 }
