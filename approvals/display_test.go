@@ -186,4 +186,3 @@ func TestPromptEscapeTitlesAndFields(t *testing.T) {
 		t.Errorf("AlwaysAllowTitle = %q", got)
 	}
 }
-
