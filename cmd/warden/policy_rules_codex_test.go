@@ -56,7 +56,7 @@ host_executable(name="git", paths=["/opt/x/git"])
 	}{
 		{[]string{base}, []string{"/opt/x/git", "push"}, "forbidden", 1},
 		{[]string{base}, []string{"/usr/bin/git", "push"}, "prompt", 0},
-		{[]string{base, later}, []string{"/opt/x/git", "push"}, "prompt", 0},    // last definition wins
+		{[]string{base, later}, []string{"/opt/x/git", "push"}, "prompt", 0},      // last definition wins
 		{[]string{base, later}, []string{"/usr/bin/git", "push"}, "forbidden", 1}, // twin
 		{[]string{base, later}, []string{"git", "push"}, "forbidden", 1},
 	}
