@@ -93,7 +93,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		}},
 		Session: st.session,
 		Audit:   st.audit,
-		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, msg) },
+		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
 	}, sb, nil
 }
 
