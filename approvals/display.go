@@ -155,25 +155,39 @@ func indentLines(b *strings.Builder, s, indent string) {
 	}
 }
 
-// maxListedCommands bounds the command names a prompt lists.
-const maxListedCommands = 12
+// maxListedCommands bounds the distinct command names a prompt lists.
+const maxListedCommands = 16
 
-// commandCount says how many commands argv runs and which, from the shell
-// analysis: "Runs 3 commands: touch, ls, rm". It is empty for a plain
-// command (one program, no shell script).
+// commandCount says how many commands argv runs and which programs, from the
+// shell analysis: "Runs 3 commands: touch, ls ×2". Each program is named
+// once, with its count, so a payload cannot hide among repeats. It is empty
+// for a plain command (one program, no shell script).
 func commandCount(argv []string) string {
 	a := Analyze(argv)
 	if a.Script == "" && len(a.Segments) <= 1 && len(a.Problems) == 0 {
 		return ""
 	}
-	names := make([]string, 0, min(len(a.Segments), maxListedCommands))
-	for i, s := range a.Segments {
+	var order []string
+	seen := map[string]int{}
+	for _, s := range a.Segments {
+		if len(s.Argv) == 0 {
+			continue
+		}
+		if seen[s.Argv[0]] == 0 {
+			order = append(order, s.Argv[0])
+		}
+		seen[s.Argv[0]]++
+	}
+	names := make([]string, 0, min(len(order), maxListedCommands)+1)
+	for i, name := range order {
 		if i == maxListedCommands {
-			names = append(names, fmt.Sprintf("and %d more", len(a.Segments)-i))
+			names = append(names, fmt.Sprintf("and %d other programs", len(order)-i))
 			break
 		}
-		if len(s.Argv) > 0 {
-			names = append(names, EscapeText(s.Argv[0]))
+		if n := seen[name]; n > 1 {
+			names = append(names, fmt.Sprintf("%s ×%d", EscapeText(name), n))
+		} else {
+			names = append(names, EscapeText(name))
 		}
 	}
 	var b strings.Builder

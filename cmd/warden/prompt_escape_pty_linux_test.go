@@ -93,7 +93,7 @@ func TestPromptEscapeTerminalLongCommand(t *testing.T) {
 		"    echo start; echo padding-padding;",
 		"… " + strconv.Itoa(hidden) + " bytes not shown …",
 		"touch tail-payload\n",
-		"Runs 462 commands: echo, echo",
+		"Runs 462 commands: echo ×461, touch\n",
 	} {
 		if !strings.Contains(prompt, want) {
 			t.Errorf("the prompt lacks %q:\n%s", want, prompt)
