@@ -56,15 +56,17 @@ func TestPromptEscapeEditorDialogBidiJustification(t *testing.T) {
 	found := false
 	for _, line := range strings.Split(string(audit), "\n") {
 		var ev struct {
-			Event string   `json:"event"`
-			Argv  []string `json:"argv"`
+			Event         string   `json:"event"`
+			Argv          []string `json:"argv"`
+			Justification string   `json:"justification"`
 		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "prompt" && len(ev.Argv) == 3 && ev.Argv[2] == script {
+		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "prompt" && len(ev.Argv) == 3 && ev.Argv[2] == script &&
+			ev.Justification == "tidy \u202etxt.exe\u202c up\u2066\u200b" {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("the audit log lacks the exact command:\n%s", audit)
+		t.Errorf("the audit log lacks the exact command and justification:\n%s", audit)
 	}
 
 	// Twin: readable letters in any script are not escaped.
