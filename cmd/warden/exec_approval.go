@@ -44,7 +44,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		return usageError(env, "exec", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%v\n", setup.rulesErr)
+		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
 	sb, err := approvals.SandboxFor(policy, cwd)
 	if err != nil {

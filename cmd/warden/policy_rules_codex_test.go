@@ -137,3 +137,16 @@ func TestRulesCodexPolicyCheckRulesPaths(t *testing.T) {
 		t.Errorf("--rules MISSING: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestPromptEscapeRulesErrorFileName: a workspace can ship a rules file
+// whose name holds terminal escapes; the load error names it escaped.
+func TestPromptEscapeRulesErrorFileName(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "ws")
+	name := "\x1b[2J\x1b[Hok.rules"
+	writeFile(t, filepath.Join(ws, ".warden", "rules", name), "prefix_rule(pattern=[\"make\"], decision=\"maybe\")\n")
+	_, errOut, code := runWardenEnv(t, home, "", "policy", "check", "--json", "--cwd", ws, "--", "make")
+	if code != 0 || !strings.Contains(errOut, `\x1b[2J\x1b[Hok.rules:1`) || strings.Contains(errOut, "\x1b") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

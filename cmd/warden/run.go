@@ -90,7 +90,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		return usageError(env, "run", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden run: rules not loaded, so anything not known-safe needs approval:\n%v\n", setup.rulesErr)
+		fmt.Fprintf(env.stderr, "warden run: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
 	audit, err := approvals.OpenAuditLog(config.StateDir())
 	if err != nil {
