@@ -388,16 +388,9 @@ func (p *ParsedRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, a
 	if err != nil {
 		return nil, err
 	}
-	just := ""
-	if justification != starlark.None {
-		s, ok := starlark.AsString(justification)
-		if !ok {
-			return nil, fmt.Errorf("justification must be a string, not %s", justification.Type())
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil, errors.New("justification must not be blank: say why, or leave it out")
-		}
-		just = s
+	just, err := justificationArg(justification)
+	if err != nil {
+		return nil, err
 	}
 	src := sourceOf(thread)
 	var rules []*Rule
@@ -408,6 +401,22 @@ func (p *ParsedRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, a
 	p.pending = append(p.pending, pendingExamples{rules: rules, match: listExamples(match), notMatch: listExamples(notMatch), source: src})
 	p.Rules = append(p.Rules, rules...)
 	return starlark.None, nil
+}
+
+// justificationArg reads an optional justification: a string that is not
+// blank, or None.
+func justificationArg(v starlark.Value) (string, error) {
+	if v == starlark.None {
+		return "", nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", fmt.Errorf("justification must be a string, not %s", v.Type())
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", errors.New("justification must not be blank: say why, or leave it out")
+	}
+	return s, nil
 }
 
 // checkExamples checks one prefix_rule's examples against its own rules,

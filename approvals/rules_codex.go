@@ -109,16 +109,9 @@ func (p *ParsedRules) networkRule(thread *starlark.Thread, b *starlark.Builtin, 
 	if err != nil {
 		return nil, fmt.Errorf("network_rule: %w (or \"deny\")", err)
 	}
-	just := ""
-	if justification != starlark.None {
-		s, ok := starlark.AsString(justification)
-		if !ok {
-			return nil, fmt.Errorf("justification must be a string, not %s", justification.Type())
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil, errors.New("justification must not be blank: say why, or leave it out")
-		}
-		just = s
+	just, err := justificationArg(justification)
+	if err != nil {
+		return nil, err
 	}
 	h, err := networkRuleHost(host)
 	if err != nil {
