@@ -113,6 +113,10 @@ func TestPromptEscapeArgvWords(t *testing.T) {
 	if got != want {
 		t.Errorf("commandText = %q, want %q", got, want)
 	}
+	msg := PromptRequest{Kind: PromptCommand, Argv: []string{"touch", "a\rb"}, Cwd: "/w"}.Message()
+	if !strings.Contains(msg, "Warden: run `touch $'a\\rb'`?") || !strings.Contains(msg, "Note: this request holds control") {
+		t.Errorf("argv with a hidden byte:\n%s", msg)
+	}
 }
 
 // TestPromptEscapeLongCommand: a long command shows its head, its tail and

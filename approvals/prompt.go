@@ -107,6 +107,9 @@ func (r PromptRequest) Message() string {
 		cmd = commandText(r.Argv)
 	}
 	hidden := NeedsEscape(cmd) || NeedsEscape(r.Justification) || NeedsEscape(r.Cwd)
+	for _, a := range r.Argv {
+		hidden = hidden || NeedsEscape(a) // commandText spelled it $'...'
+	}
 	switch r.Kind {
 	case PromptCommand, PromptRetry:
 		r.writeCommand(&b, cmd)
