@@ -22,19 +22,22 @@ type AuditLog struct {
 
 // AuditEvent is one line of the audit log.
 type AuditEvent struct {
-	Time      time.Time `json:"time"`
-	Event     string    `json:"event"` // requirement | prompt | decision | run | refused | amendment
-	Kind      string    `json:"kind"`  // command | patch
-	Argv      []string  `json:"argv,omitempty"`
-	Files     []string  `json:"files,omitempty"`
-	Cwd       string    `json:"cwd,omitempty"`
-	Decision  string    `json:"decision,omitempty"`
-	Reason    string    `json:"reason,omitempty"`
-	Risk      string    `json:"risk,omitempty"`
-	Sandboxed *bool     `json:"sandboxed,omitempty"`
-	ExitCode  *int      `json:"exit_code,omitempty"`
-	Cached    bool      `json:"cached,omitempty"`
-	Amendment []string  `json:"amendment,omitempty"`
+	Time     time.Time `json:"time"`
+	Event    string    `json:"event"` // requirement | prompt | decision | run | refused | amendment
+	Kind     string    `json:"kind"`  // command | patch
+	Argv     []string  `json:"argv,omitempty"`
+	Files    []string  `json:"files,omitempty"`
+	Cwd      string    `json:"cwd,omitempty"`
+	Decision string    `json:"decision,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+	// Justification is the agent's reason as it wrote it (the dialog shows
+	// it escaped).
+	Justification string   `json:"justification,omitempty"`
+	Risk          string   `json:"risk,omitempty"`
+	Sandboxed     *bool    `json:"sandboxed,omitempty"`
+	ExitCode      *int     `json:"exit_code,omitempty"`
+	Cached        bool     `json:"cached,omitempty"`
+	Amendment     []string `json:"amendment,omitempty"`
 }
 
 // OpenAuditLog opens (creating) dir/audit.log for appending.

@@ -230,7 +230,7 @@ func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) 
 		if o.Prompter == nil {
 			return Denied, ErrNoPrompter
 		}
-		o.audit(AuditEvent{Event: "prompt", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Reason: p.Reason, Risk: p.Risk.Level.String()})
+		o.audit(AuditEvent{Event: "prompt", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Reason: p.Reason, Justification: p.Justification, Risk: p.Risk.Level.String()})
 		d, err := o.Prompter.Prompt(ctx, p)
 		if err != nil {
 			return Denied, err

@@ -66,7 +66,7 @@ const (
 
 // AlwaysAllowTitle is the title of the "Always allow" action for prefix.
 func AlwaysAllowTitle(prefix []string) string {
-	return "Always allow `" + DisplayCommand(prefix) + "`"
+	return "Always allow `" + EscapeText(DisplayCommand(prefix)) + "`"
 }
 
 // Actions lists the choices in the contract's order: Allow once, Allow for
@@ -95,40 +95,90 @@ func (r PromptRequest) DecisionFor(title string) ReviewDecision {
 }
 
 // Message is the prompt's text: what, where, why, how contained, how risky.
+// Everything that came from the model or the command (the command, the
+// justification, paths, the sandbox's complaint, the risk facts) is escaped
+// with EscapeText, so control characters cannot rewrite what the user
+// reads, and a long command shows its head and its tail, never only its
+// start.
 func (r PromptRequest) Message() string {
 	var b strings.Builder
-	switch r.Kind {
-	case PromptCommand:
-		fmt.Fprintf(&b, "Warden: run `%s`?", r.Command)
-	case PromptRetry:
-		fmt.Fprintf(&b, "Warden: the sandbox blocked `%s`. Run it again WITHOUT the sandbox?", r.Command)
-	case PromptPatch:
-		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(r.Files, ", "))
+	cmd := r.Command
+	if len(r.Argv) > 0 {
+		cmd = commandText(r.Argv)
 	}
-	fmt.Fprintf(&b, "\nin %s", r.Cwd)
+	hidden := NeedsEscape(cmd) || NeedsEscape(r.Justification) || NeedsEscape(r.Cwd)
+	for _, a := range r.Argv {
+		hidden = hidden || NeedsEscape(a) // commandText spelled it $'...'
+	}
+	switch r.Kind {
+	case PromptCommand, PromptRetry:
+		r.writeCommand(&b, cmd)
+	case PromptPatch:
+		files := make([]string, len(r.Files))
+		for i, f := range r.Files {
+			files[i] = EscapeText(f)
+			hidden = hidden || NeedsEscape(f)
+		}
+		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(files, ", "))
+	}
+	if hidden {
+		b.WriteString("\nNote: this request holds control or invisible characters; they are shown escaped (\\r, \\x1b, \\u202e...)")
+	}
+	fmt.Fprintf(&b, "\nin %s", EscapeText(r.Cwd))
 	if r.Justification != "" {
-		fmt.Fprintf(&b, "\nWhy (agent): %s", r.Justification)
+		fmt.Fprintf(&b, "\nWhy (agent): %s", EscapeText(r.Justification))
 	}
 	if r.Reason != "" {
-		fmt.Fprintf(&b, "\nAsking because: %s", r.Reason)
+		fmt.Fprintf(&b, "\nAsking because: %s", EscapeText(r.Reason))
 	}
 	if r.Blocked != "" {
-		fmt.Fprintf(&b, "\nBlocked: %s", r.Blocked)
+		fmt.Fprintf(&b, "\nBlocked: %s", EscapeText(r.Blocked))
 	}
 	switch {
 	case r.Kind == PromptPatch:
 		// No process runs: Warden itself writes the files once approved.
 		b.WriteString("\nSandbox: not involved: Warden writes these files itself")
 	case r.Sandboxed:
-		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", r.Sandbox)
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", EscapeText(r.Sandbox.String()))
 	default:
 		b.WriteString("\nSandbox: NOT sandboxed")
 	}
-	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, r.Risk.Summary)
+	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
 	for _, f := range r.Risk.Facts {
-		fmt.Fprintf(&b, "\n  - %s", f)
+		fmt.Fprintf(&b, "\n  - %s", EscapeText(f))
 	}
 	return b.String()
+}
+
+// writeCommand writes a command prompt's heading and, when the command is
+// long or spans lines, the command itself below it: indented, escaped line
+// by line, head and tail with the count of bytes between.
+func (r PromptRequest) writeCommand(b *strings.Builder, cmd string) {
+	oneLine := EscapeText(cmd)
+	inHeading := len(oneLine) <= maxHeadingBytes && !strings.Contains(cmd, "\n")
+	quoted := "the command below"
+	if inHeading {
+		quoted = "`" + oneLine + "`"
+	}
+	if r.Kind == PromptRetry {
+		fmt.Fprintf(b, "Warden: the sandbox blocked %s. Run it again WITHOUT the sandbox?", quoted)
+	} else {
+		fmt.Fprintf(b, "Warden: run %s?", quoted)
+	}
+	if !inHeading {
+		head, tail, n := headTail(cmd)
+		fmt.Fprintf(b, "\nCommand (%d bytes):", len(cmd))
+		indentLines(b, EscapeLines(head), "    ")
+		if n > 0 {
+			b.WriteString("\n    " + notShown(n))
+			indentLines(b, EscapeLines(tail), "    ")
+		}
+	}
+	if len(r.Argv) > 0 {
+		if count := commandCount(r.Argv); count != "" {
+			b.WriteString("\n" + count)
+		}
+	}
 }
 
 func pluralWord(n int, one, many string) string {

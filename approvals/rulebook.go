@@ -53,19 +53,11 @@ func UserSources(userDir, codexDir, workspace string, trusted bool) []RuleSource
 	return out
 }
 
-// Reload reads every source again. On failure the previous good rules stay.
+// Reload reads every source and explicit file again, into one set (so a
+// host_executable or network_rule in a --rules file counts like one in a
+// rules directory). On failure the previous good rules stay.
 func (b *RuleBook) Reload() error {
-	set, err := LoadRules(b.sources)
-	if err == nil && len(b.files) > 0 {
-		var extra *RuleSet
-		extra, err = LoadRuleFiles(b.files)
-		if err == nil {
-			for _, r := range extra.All() {
-				set.add(r)
-			}
-			set.Warnings = append(set.Warnings, extra.Warnings...)
-		}
-	}
+	set, err := loadRules(b.sources, b.files)
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.err = err
@@ -209,6 +201,10 @@ func (b *RuleBook) watchDirs() []string {
 		}
 	}
 	for _, f := range b.files {
+		if info, err := os.Stat(f); err == nil && info.IsDir() {
+			out = append(out, f) // --rules DIR: its *.rules files
+			continue
+		}
 		out = append(out, filepath.Dir(f))
 	}
 	return out

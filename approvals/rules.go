@@ -79,10 +79,20 @@ type RuleSet struct {
 	// hostExecutables maps a program name to the absolute paths allowed to
 	// stand for it (host_executable); a name with no entry accepts any path.
 	hostExecutables map[string][]string
+	// network holds the network_rule entries, in load order.
+	network []NetworkRule
 	// Warnings are problems that did not stop loading, such as an allow
 	// rule ignored in an untrusted workspace.
 	Warnings []string
 	count    int
+}
+
+// NetworkRules returns the network_rule entries in load order.
+func (rs *RuleSet) NetworkRules() []NetworkRule {
+	if rs == nil {
+		return nil
+	}
+	return rs.network
 }
 
 // Len is the number of rules after alternative expansion.
@@ -145,6 +155,7 @@ func (rs *RuleSet) with(r *Rule) *RuleSet {
 		for k, v := range rs.hostExecutables {
 			n.hostExecutables[k] = v
 		}
+		n.network = rs.network
 		n.Warnings = rs.Warnings
 		n.count = rs.count
 	}
@@ -165,24 +176,58 @@ const maxRulesFileSize = 4 << 20
 const maxExecutionSteps = 5_000_000
 
 // LoadRules reads every *.rules file (sorted by name) in each source, lowest
-// precedence first. A missing directory is skipped. Any file that fails to
-// load makes the whole load fail, with an error naming each file and line;
-// the caller keeps its previous rules or falls back to prompting.
+// precedence first. A missing directory is skipped; a source that exists but
+// is not a directory is an error naming it. Any file that fails to load
+// makes the whole load fail, with an error naming each file and line; the
+// caller keeps its previous rules or falls back to prompting.
 func LoadRules(sources []RuleSource) (*RuleSet, error) {
+	return loadRules(sources, nil)
+}
+
+// LoadRuleFiles loads files given on a command line (--rules F), all with
+// full trust: the user named them. A directory stands for the *.rules files
+// in it, and must hold at least one.
+func LoadRuleFiles(paths []string) (*RuleSet, error) {
+	return loadRules(nil, paths)
+}
+
+// loadRules loads the source directories, then the explicit files, into one
+// set: later definitions take precedence (a host_executable redefined later
+// replaces the earlier one), as in Codex where every file feeds one policy.
+func loadRules(sources []RuleSource, paths []string) (*RuleSet, error) {
 	rs := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: map[string][]string{}}
 	var errs []error
 	for _, src := range sources {
 		if src.Dir == "" {
 			continue
 		}
-		files, err := filepath.Glob(filepath.Join(src.Dir, "*.rules"))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("rules dir %s: %w", src.Dir, err))
+		files, err := rulesInDir(src.Dir)
+		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
-		sort.Strings(files)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		for _, f := range files {
 			if err := rs.loadFile(f, src.Trust); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for _, p := range paths {
+		files := []string{p}
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			if files, err = rulesInDir(p); err == nil && len(files) == 0 {
+				err = fmt.Errorf("rules directory %s holds no *.rules file", p)
+			}
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		for _, f := range files {
+			if err := rs.loadFile(f, TrustFull); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -193,26 +238,32 @@ func LoadRules(sources []RuleSource) (*RuleSet, error) {
 	return rs, nil
 }
 
-// LoadRuleFiles loads individual files given on a command line (--rules F),
-// all with full trust: the user named them.
-func LoadRuleFiles(paths []string) (*RuleSet, error) {
-	rs := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: map[string][]string{}}
-	var errs []error
-	for _, p := range paths {
-		if err := rs.loadFile(p, TrustFull); err != nil {
-			errs = append(errs, err)
-		}
+// rulesInDir lists the *.rules files in dir, sorted. The error wraps
+// os.ErrNotExist when dir does not exist; a dir that is a file is an error
+// naming it, not an empty set of rules.
+func rulesInDir(dir string) ([]string, error) {
+	info, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("rules directory %s: %w", dir, err)
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
+	if !info.IsDir() {
+		return nil, fmt.Errorf("rules directory %s is a file, not a directory: rules directories hold *.rules files", dir)
 	}
-	return rs, nil
+	files, err := filepath.Glob(filepath.Join(dir, "*.rules"))
+	if err != nil {
+		return nil, fmt.Errorf("rules directory %s: %w", dir, err)
+	}
+	sort.Strings(files)
+	return files, nil
 }
 
 func (rs *RuleSet) loadFile(path string, trust Trust) error {
 	info, err := os.Stat(path)
 	if err != nil {
 		return fmt.Errorf("rules file %s: %w", path, err)
+	}
+	if info.IsDir() {
+		return fmt.Errorf("rules file %s is a directory", path)
 	}
 	if info.Size() > maxRulesFileSize {
 		return fmt.Errorf("rules file %s: %d bytes is more than the %d a rules file may have", path, info.Size(), maxRulesFileSize)
@@ -232,31 +283,44 @@ func (rs *RuleSet) loadFile(path string, trust Trust) error {
 		}
 		rs.add(r)
 	}
-	for name, paths := range parsed.HostExecutables {
+	for _, h := range sortedKeys(parsed.HostExecutables) {
 		if trust == TrustTightenOnly {
-			rs.Warnings = append(rs.Warnings, fmt.Sprintf("%s: host_executable(%q) ignored: this workspace is not trusted", path, name))
+			// Restricting the basename fallback can also take a forbid
+			// rule off /path/to/rm: not for an untrusted workspace.
+			rs.Warnings = append(rs.Warnings, fmt.Sprintf("%s: host_executable(%q) ignored: this workspace is not trusted", path, h))
 			continue
 		}
-		rs.hostExecutables[name] = append(rs.hostExecutables[name], paths...)
+		// The last definition of a name wins, across files too.
+		rs.hostExecutables[h] = parsed.HostExecutables[h]
+	}
+	for _, n := range parsed.NetworkRules {
+		if trust == TrustTightenOnly && n.Decision == Allow {
+			rs.Warnings = append(rs.Warnings, fmt.Sprintf("%s: network allow rule ignored: this workspace is not trusted, so its rules may only prompt or forbid", n.Source))
+			continue
+		}
+		rs.network = append(rs.network, n)
 	}
 	return nil
 }
 
 // ParsedRules is what one rules file declares.
 type ParsedRules struct {
-	Rules           []*Rule
+	Rules []*Rule
+	// HostExecutables maps a program name to the absolute paths that may
+	// stand for it; the last host_executable for a name wins, and an empty
+	// list means no path may (the basename fallback is off for the name).
 	HostExecutables map[string][]string
 	NetworkRules    []NetworkRule
+
+	// pending are match/not_match examples, checked once the whole file is
+	// read, so a host_executable anywhere in the file counts (as in Codex).
+	pending []pendingExamples
 }
 
-// NetworkRule is a Codex network_rule. Warden parses it so Codex files load,
-// and reports it in listings; Warden's sandbox grants network all or nothing,
-// so per-host rules do not change decisions.
-type NetworkRule struct {
-	Host, Protocol string
-	Decision       Decision
-	Justification  string
-	Source         string
+type pendingExamples struct {
+	rules           []*Rule
+	match, notMatch []starlark.Value
+	source          string
 }
 
 // ParseRules evaluates one rules file. Errors name the file and line, and say
@@ -283,6 +347,11 @@ func ParseRules(filename string, src []byte) (*ParsedRules, error) {
 			return nil, fmt.Errorf("%s: %s", pos, evalErr.Msg)
 		}
 		return nil, err // syntax errors already read "file:line:col: msg"
+	}
+	for _, pe := range out.pending {
+		if err := out.checkExamples(pe); err != nil {
+			return nil, fmt.Errorf("%s: %w", pe.source, err)
+		}
 	}
 	return out, nil
 }
@@ -319,16 +388,9 @@ func (p *ParsedRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, a
 	if err != nil {
 		return nil, err
 	}
-	just := ""
-	if justification != starlark.None {
-		s, ok := starlark.AsString(justification)
-		if !ok {
-			return nil, fmt.Errorf("justification must be a string, not %s", justification.Type())
-		}
-		if strings.TrimSpace(s) == "" {
-			return nil, errors.New("justification must not be blank: say why, or leave it out")
-		}
-		just = s
+	just, err := justificationArg(justification)
+	if err != nil {
+		return nil, err
 	}
 	src := sourceOf(thread)
 	var rules []*Rule
@@ -336,34 +398,54 @@ func (p *ParsedRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, a
 		pat := append([][]string{{first}}, tokens[1:]...)
 		rules = append(rules, &Rule{Pattern: pat, Decision: d, Justification: just, Source: src})
 	}
-	anyMatches := func(argv []string) bool {
-		for _, r := range rules {
-			if r.Matches(argv) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, ex := range listExamples(match) {
-		argv, err := exampleArgv(ex)
-		if err != nil {
-			return nil, fmt.Errorf("match example %s: %w", ex, err)
-		}
-		if !anyMatches(argv) {
-			return nil, fmt.Errorf("match example %s does not match pattern %s", ex, rules[0].PatternString())
-		}
-	}
-	for _, ex := range listExamples(notMatch) {
-		argv, err := exampleArgv(ex)
-		if err != nil {
-			return nil, fmt.Errorf("not_match example %s: %w", ex, err)
-		}
-		if anyMatches(argv) {
-			return nil, fmt.Errorf("not_match example %s matches pattern %s", ex, rules[0].PatternString())
-		}
-	}
+	p.pending = append(p.pending, pendingExamples{rules: rules, match: listExamples(match), notMatch: listExamples(notMatch), source: src})
 	p.Rules = append(p.Rules, rules...)
 	return starlark.None, nil
+}
+
+// justificationArg reads an optional justification: a string that is not
+// blank, or None.
+func justificationArg(v starlark.Value) (string, error) {
+	if v == starlark.None {
+		return "", nil
+	}
+	s, ok := starlark.AsString(v)
+	if !ok {
+		return "", fmt.Errorf("justification must be a string, not %s", v.Type())
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", errors.New("justification must not be blank: say why, or leave it out")
+	}
+	return s, nil
+}
+
+// checkExamples checks one prefix_rule's examples against its own rules,
+// with the file's host_executable entries: an example naming a program by
+// an absolute path matches through the basename, as a command would.
+func (p *ParsedRules) checkExamples(pe pendingExamples) error {
+	set := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: p.HostExecutables}
+	for _, r := range pe.rules {
+		set.add(r)
+	}
+	for _, ex := range pe.match {
+		argv, err := exampleArgv(ex)
+		if err != nil {
+			return fmt.Errorf("match example %s: %w", ex, err)
+		}
+		if len(set.Match(argv)) == 0 {
+			return fmt.Errorf("match example %s does not match pattern %s", ex, pe.rules[0].PatternString())
+		}
+	}
+	for _, ex := range pe.notMatch {
+		argv, err := exampleArgv(ex)
+		if err != nil {
+			return fmt.Errorf("not_match example %s: %w", ex, err)
+		}
+		if len(set.Match(argv)) > 0 {
+			return fmt.Errorf("not_match example %s matches pattern %s", ex, pe.rules[0].PatternString())
+		}
+	}
+	return nil
 }
 
 // patternTokens turns a pattern list into per-position alternatives.
@@ -434,47 +516,17 @@ func exampleArgv(v starlark.Value) ([]string, error) {
 	return argv, nil
 }
 
-func (p *ParsedRules) hostExecutable(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var name string
-	var paths *starlark.List
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "name", &name, "paths", &paths); err != nil {
-		return nil, err
-	}
-	if name == "" || strings.Contains(name, "/") {
-		return nil, fmt.Errorf("host_executable name %q must be a bare program name", name)
-	}
-	for i := 0; i < paths.Len(); i++ {
-		s, ok := starlark.AsString(paths.Index(i))
-		if !ok || !filepath.IsAbs(s) {
-			return nil, fmt.Errorf("host_executable(%q) path %s must be an absolute path string", name, paths.Index(i))
-		}
-		p.HostExecutables[name] = append(p.HostExecutables[name], s)
-	}
-	return starlark.None, nil
-}
-
-func (p *ParsedRules) networkRule(thread *starlark.Thread, b *starlark.Builtin, args starlark.Tuple, kwargs []starlark.Tuple) (starlark.Value, error) {
-	var host, protocol, decision string
-	var justification string
-	if err := starlark.UnpackArgs(b.Name(), args, kwargs, "host", &host, "protocol", &protocol, "decision", &decision, "justification?", &justification); err != nil {
-		return nil, err
-	}
-	if host == "" || strings.ContainsAny(host, "*?/ ") {
-		return nil, fmt.Errorf("network_rule host %q must be a plain host name (no wildcards)", host)
-	}
-	if protocol != "http" && protocol != "https" {
-		return nil, fmt.Errorf("network_rule protocol %q: want \"http\" or \"https\"", protocol)
-	}
-	d, err := ParseDecision(decision)
-	if err != nil {
-		return nil, err
-	}
-	p.NetworkRules = append(p.NetworkRules, NetworkRule{Host: host, Protocol: protocol, Decision: d, Justification: justification, Source: sourceOf(thread)})
-	return starlark.None, nil
-}
-
 // starlarkQuote writes s as a Starlark (and JSON) string literal.
 func starlarkQuote(s string) string { return starlark.String(s).String() }
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

@@ -12,6 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
 )
 
@@ -312,7 +313,7 @@ type jobObserver struct {
 
 const textInterval = 250 * time.Millisecond
 
-func (o *jobObserver) Step(text string) { o.job.Report(text, -1) }
+func (o *jobObserver) Step(text string) { o.job.Report(approvals.EscapeText(text), -1) }
 
 // text follows the model's streamed words: the line being written, or the
 // last one finished.
@@ -346,7 +347,7 @@ func (o *jobObserver) text(delta string) {
 		line = "…" + line[cut:]
 	}
 	o.lastText = time.Now()
-	o.job.Report("Model: "+line, -1)
+	o.job.Report("Model: "+approvals.EscapeText(line), -1)
 }
 
 func (o *jobObserver) Plan(plan []agent.PlanStep) {
@@ -361,7 +362,7 @@ func (o *jobObserver) Plan(plan []agent.PlanStep) {
 	}
 	msg := fmt.Sprintf("Plan %d/%d", done, len(plan))
 	if current != "" {
-		msg += ": " + current
+		msg += ": " + approvals.EscapeText(current)
 	}
 	o.job.Report(msg, done*100/len(plan))
 	o.s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent plan:\n"+agent.PlanText(plan))

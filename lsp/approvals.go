@@ -70,11 +70,11 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	if !ok {
 		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trusted), nil)
 		if err != nil {
-			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %v", err))
+			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", approvals.EscapeLines(err.Error())))
 		}
 		if werr := book.Watch(s.Context(), func(err error) {
 			if err != nil {
-				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %v", err))
+				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %s", approvals.EscapeLines(err.Error())))
 			} else {
 				s.Logger().Info("exec-policy rules reloaded", "root", root)
 			}
@@ -93,7 +93,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		}},
 		Session: st.session,
 		Audit:   st.audit,
-		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, msg) },
+		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
 	}, sb, nil
 }
 

@@ -56,7 +56,7 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 	}
 	root := s.rootOf(cwd)
 	return func(ctx context.Context, job *Job) (string, error) {
-		job.Report("checking policy: "+approvals.DisplayCommand(argv), -1)
+		job.Report("checking policy: "+approvals.EscapeText(approvals.DisplayCommand(argv)), -1)
 		o, sb, err := s.Orchestrator(root)
 		if err != nil {
 			return "", err
@@ -99,10 +99,10 @@ func execArgv(raw json.RawMessage) ([]string, error) {
 
 // execSummary is the one-line outcome shown to the user.
 func execSummary(argv []string, out *approvals.ExecOutcome) (string, protocol.MessageType) {
-	cmd := approvals.DisplayCommand(argv)
+	cmd := approvals.EscapeText(approvals.DisplayCommand(argv))
 	switch {
 	case !out.Ran:
-		return fmt.Sprintf("Warden: `%s` did not run: %s", cmd, out.Refused), protocol.MessageTypeWarning
+		return fmt.Sprintf("Warden: `%s` did not run: %s", cmd, approvals.EscapeText(out.Refused)), protocol.MessageTypeWarning
 	case out.Result.TimedOut:
 		return fmt.Sprintf("Warden: `%s` timed out", cmd), protocol.MessageTypeWarning
 	case out.Result.SandboxDenied && !out.Escalated:

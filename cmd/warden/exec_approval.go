@@ -44,7 +44,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		return usageError(env, "exec", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%v\n", setup.rulesErr)
+		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
 	sb, err := approvals.SandboxFor(policy, cwd)
 	if err != nil {
@@ -81,7 +81,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 				}
 			})
 		}},
-		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", msg) },
+		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(msg)) },
 	}
 	out, err := o.Exec(ctx, approvals.ExecRequest{
 		CommandRequest: approvals.CommandRequest{Argv: argv, Cwd: cwd, Sandbox: sb},
@@ -93,14 +93,14 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		// The sandbox refused or the command could not start: nothing ran.
 		var refused *sandbox.RefusedError
 		if errors.As(err, &refused) {
-			fmt.Fprintf(env.stderr, "warden exec: %v\n", refused)
+			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(refused.Error()))
 		} else {
-			fmt.Fprintf(env.stderr, "warden exec: %v\n", err)
+			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(err.Error()))
 		}
 		return exitRefused
 	}
 	if !out.Ran {
-		fmt.Fprintf(env.stderr, "warden exec: refused: %s\n", out.Refused)
+		fmt.Fprintf(env.stderr, "warden exec: refused: %s\n", approvals.EscapeLines(out.Refused))
 		return exitRefused
 	}
 	res := out.Result
@@ -112,7 +112,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	case res.SandboxDenied && !out.Escalated:
 		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", res.Denial, policy.Summary(cwd))
 		if out.Refused != "" {
-			fmt.Fprintf(env.stderr, "warden exec: %s\n", strings.TrimSpace(out.Refused))
+			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(strings.TrimSpace(out.Refused)))
 		}
 	}
 	return res.ExitCode

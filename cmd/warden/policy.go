@@ -89,7 +89,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		return usageError(env, "policy", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%v\n", setup.rulesErr)
+		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
 	roots := append([]string(nil), cfg.WritableRoots...)
 	for _, r := range sub.writableRoots {

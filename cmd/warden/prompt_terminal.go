@@ -28,6 +28,13 @@ type terminalPrompter struct {
 // Prompt implements approvals.Prompter.
 func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
 	actions := req.Actions()
+	if isTerminalWriter(p.out) {
+		// Text printed before the prompt (the model's streamed answer, a
+		// command's output) may have left the terminal concealing text,
+		// drawing it in the background colour or in the line-drawing
+		// character set: reset that so the prompt is seen as written.
+		io.WriteString(p.out, terminalReset)
+	}
 	fmt.Fprintf(p.out, "\n%s\n\n", req.Message())
 	deny := 0
 	for i, a := range actions {
@@ -113,6 +120,20 @@ type noTerminalPrompter struct{ out io.Writer }
 func (p noTerminalPrompter) Prompt(_ context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
 	fmt.Fprintf(p.out, "\n%s\n", req.Message())
 	return approvals.Denied, errNoTerminal
+}
+
+// terminalReset selects the ASCII character set (SI, and ESC ( B for G0)
+// and resets colours and attributes (SGR 0).
+const terminalReset = "\x0f\x1b(B\x1b[0m"
+
+// isTerminalWriter reports whether w is a terminal.
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), ioctlGetTermios)
+	return err == nil
 }
 
 // isTerminal reports whether r is a terminal.

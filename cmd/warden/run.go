@@ -90,7 +90,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		return usageError(env, "run", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden run: rules not loaded, so anything not known-safe needs approval:\n%v\n", setup.rulesErr)
+		fmt.Fprintf(env.stderr, "warden run: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
 	audit, err := approvals.OpenAuditLog(config.StateDir())
 	if err != nil {
@@ -126,7 +126,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 				}
 			})
 		}},
-		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", msg) },
+		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(msg)) },
 	}
 	sess, err := agent.NewSession(agent.SessionConfig{
 		Model: model,
@@ -217,12 +217,12 @@ func (o *terminalObserver) Step(text string) {
 	}
 	o.last = text
 	o.out.endText()
-	fmt.Fprintf(o.err, "› %s\n", text)
+	fmt.Fprintf(o.err, "› %s\n", approvals.EscapeText(text)) // the model's words: shown, never obeyed
 }
 
 func (o *terminalObserver) Plan(plan []agent.PlanStep) {
 	o.out.endText()
-	fmt.Fprintf(o.err, "Plan:\n%s\n", indent(agent.PlanText(plan), "  "))
+	fmt.Fprintf(o.err, "Plan:\n%s\n", indent(approvals.EscapeLines(agent.PlanText(plan)), "  "))
 }
 
 func indent(s, prefix string) string {
