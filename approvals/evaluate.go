@@ -96,7 +96,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		matches := ev.Rules.Match(seg.Argv)
 		if allowsOnly(matches) {
 			if !checked {
-				setAside, checked = newPlainCheck(req, ev.runEnv()).ruleBypassBlocker(req.Argv), true
+				setAside, checked = newPlainCheck(req, ev.runEnv()).ruleBypassBlocker(a), true
 			}
 			if setAside != "" {
 				// Judged as if no rule matched, but still reported.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -24,10 +25,12 @@ type plainCheck struct {
 	roots []string // writable roots, cleaned and, where possible, also symlink-resolved
 	env   []string // the environment an unsandboxed command starts with
 	path  string   // its PATH
+	// seen are the simple commands found plain, keyed by commandKey.
+	seen map[string]bool
 }
 
 func newPlainCheck(req CommandRequest, env []string) *plainCheck {
-	c := &plainCheck{env: env, path: envValue(env, "PATH")}
+	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}}
 	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
 	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
 		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
@@ -46,12 +49,34 @@ func newPlainCheck(req CommandRequest, env []string) *plainCheck {
 	return c
 }
 
-// ruleBypassBlocker says why an allow rule may not take argv out of the
-// sandbox, or "" when argv is plain words running programs from outside
-// every writable root.
-func (c *plainCheck) ruleBypassBlocker(argv []string) string {
-	return c.argv(argv, 0)
+// ruleBypassBlocker says why an allow rule may not take the analysed
+// command line out of the sandbox, or "" when it is plain words running
+// programs from outside every writable root. Every command the analysis
+// found (and rules matched) must be one this check saw whole: one the
+// analysis unwraps from another program (env, timeout…) is not.
+func (c *plainCheck) ruleBypassBlocker(a *Analysis) string {
+	size := 0
+	for _, arg := range a.Argv {
+		size += len(arg) + 1
+		if !utf8.ValidString(arg) {
+			return "an argument is not valid UTF-8"
+		}
+	}
+	if size > MaxCommandBytes {
+		return "the command line is too long to analyse"
+	}
+	if why := c.argv(a.Argv, 0); why != "" {
+		return why
+	}
+	for _, seg := range a.Segments {
+		if !c.seen[commandKey(seg.Argv)] {
+			return fmt.Sprintf("%s runs inside another command", DisplayCommand(seg.Argv))
+		}
+	}
+	return ""
 }
+
+func commandKey(argv []string) string { return strings.Join(argv, "\x00") }
 
 func (c *plainCheck) argv(argv []string, depth int) string {
 	if len(argv) == 0 {
@@ -60,6 +85,7 @@ func (c *plainCheck) argv(argv []string, depth int) string {
 	if why := c.program(argv[0]); why != "" {
 		return why
 	}
+	c.seen[commandKey(argv)] = true
 	script, lang, ok := shellScript(argv)
 	if !ok {
 		// No shell: execve gets these words exactly as they are.
@@ -134,6 +160,9 @@ func (c *plainCheck) call(call *syntax.CallExpr, depth int) string {
 		argv[i] = s
 	}
 	if why := shellBuiltinBlocker(argv); why != "" || isBuiltin(argv[0]) {
+		if why == "" {
+			c.seen[commandKey(argv)] = true
+		}
 		return why
 	}
 	return c.argv(argv, depth+1)

@@ -192,3 +192,25 @@ func TestRuleBypassSetAsideRuleSkipsNoApproval(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleBypassUnwrappedCommand: a command the analysis finds inside
+// another program's arguments (as unwrapping env -S or timeout does) is
+// not one the plain check saw whole, so its rule cannot bypass; the same
+// command named directly can.
+func TestRuleBypassUnwrappedCommand(t *testing.T) {
+	bin := hostBin(t, "cat", "timeout")
+	ws := t.TempDir()
+	req := CommandRequest{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
+	check := newPlainCheck(req, hostEnv(bin)())
+	wrapped := &Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
+	if why := check.ruleBypassBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
+		t.Errorf("unwrapped segment: %q", why)
+	}
+	direct := &Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
+	if why := newPlainCheck(req, hostEnv(bin)()).ruleBypassBlocker(direct); why != "" {
+		t.Errorf("plain command: %q", why)
+	}
+	if why := newPlainCheck(req, hostEnv(bin)()).ruleBypassBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
+		t.Error("non-UTF-8 argument passed")
+	}
+}
