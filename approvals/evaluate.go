@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -65,6 +66,10 @@ type Evaluator struct {
 	// RulesErr is set when the rules failed to load and no earlier good set
 	// exists: anything not known-safe then needs the user.
 	RulesErr error
+	// RunEnv returns the environment a command run outside the sandbox
+	// starts with (its PATH finds the programs an allow rule lets out); nil
+	// means this process's environment.
+	RunEnv func() []string
 }
 
 // Evaluate decides the requirement for req. It is pure apart from reading
@@ -84,8 +89,23 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	var promptSeg []Segment // commands the heuristics would ask about
 	var ruleReason string
 	rulePrompt := false
+	// setAside says why allow rules are ignored for this command line (it
+	// is not plain words); computed once, when an allow rule first matches.
+	setAside, checked, ruleIgnored := "", false, false
 	for _, seg := range a.Segments {
 		matches := ev.Rules.Match(seg.Argv)
+		if allowsOnly(matches) {
+			if !checked {
+				setAside, checked = newPlainCheck(req, ev.runEnv()).ruleBypassBlocker(a), true
+			}
+			if setAside != "" {
+				// Judged as if no rule matched, but still reported.
+				for _, r := range matches {
+					e.MatchedRules = append(e.MatchedRules, MatchedRule{Pattern: r.PatternString(), Decision: r.Decision, Justification: r.Justification, Source: r.Source})
+				}
+				matches, ruleIgnored = nil, true
+			}
+		}
 		if len(matches) == 0 {
 			allRuleAllowed = false
 			d := ev.heuristics(seg, req, e)
@@ -156,6 +176,10 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		}
 	}
 
+	if ruleIgnored {
+		e.Reason += "; allow rule not applied outside the sandbox: " + setAside
+	}
+
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
 	if decision == Allow {
 		e.Decision = Allow
@@ -191,6 +215,23 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		e.Amendment = amendment(req.PrefixRule, promptSeg)
 	}
 	return e
+}
+
+// allowsOnly reports whether rules matched and every one of them allows.
+func allowsOnly(matches []*Rule) bool {
+	for _, r := range matches {
+		if r.Decision != Allow {
+			return false
+		}
+	}
+	return len(matches) > 0
+}
+
+func (ev *Evaluator) runEnv() []string {
+	if ev.RunEnv != nil {
+		return ev.RunEnv()
+	}
+	return os.Environ()
 }
 
 // unreadable reports problems that make the whole line unknowable, as opposed

@@ -9,6 +9,7 @@ import (
 func TestEvaluatePolicies(t *testing.T) {
 	ws, home := riskWorkspace(t, 20)
 	_ = home
+	bin := hostBin(t, "bash", "cargo", "git", "make", "ls")
 	rulesDir := t.TempDir()
 	writeRules(t, rulesDir, "r.rules", `
 prefix_rule(pattern=["make", "deploy"], decision="forbidden", justification="deploys go through CI")
@@ -101,7 +102,7 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		if mode == "" {
 			mode = WorkspaceWrite
 		}
-		ev := &Evaluator{Policy: c.policy, Rules: rules}
+		ev := &Evaluator{Policy: c.policy, Rules: rules, RunEnv: hostEnv(bin)}
 		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: Sandbox{Mode: mode}, RequestEscalation: c.escalate, PrefixRule: c.prefix})
 		if e.Decision != c.want.decision {
 			t.Errorf("%s: decision %s, want %s (reason %q)", c.name, e.Decision, c.want.decision, e.Reason)

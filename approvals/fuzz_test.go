@@ -1,8 +1,12 @@
 package approvals
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 )
 
 // FuzzParseRules: any bytes either load as rules or give an error naming
@@ -98,4 +102,165 @@ func FuzzAnalyze(f *testing.F) {
 			t.Fatalf("%q: amendment %q offered for a dangerous, high-risk or banned prefix", script, e.Amendment)
 		}
 	})
+}
+
+// bypassToken is one piece FuzzRuleBypass builds scripts from. hazard
+// marks pieces that carry code or reach a writable root: a script with one
+// must never bypass the sandbox.
+type bypassToken struct {
+	kind   byte // 'w' word, 'r' redirection, 'a' assignment prefix, 'p' program, 's' separator, 'x' wrapper
+	text   string
+	hazard bool
+}
+
+var bypassTokens = []bypassToken{
+	{'w', "f", false}, {'w', `"d e"`, false}, {'w', `'q *'`, false}, {'w', `x\ y`, false},
+	{'w', "-n", false}, {'w', "HEAD~1", false}, {'w', `"$"`, false}, {'w', `\*`, false},
+	{'w', "$x", true}, {'w', `"$x"`, true}, {'w', "$(cat g)", true}, {'w', "`cat g`", true},
+	{'w', "<(cat g)", true}, {'w', "${x:=y}", true}, {'w', "${x[$(cat g)]}", true},
+	{'w', "$((1+2))", true}, {'w', "*", true}, {'w', "f?", true}, {'w', "[fg]", true},
+	{'w', "{f,g}", true}, {'w', "~/f", true}, {'w', "a=~/f", true}, {'w', `$'\x41'`, true},
+	{'w', "@(f|g)", true}, {'w', `"${x}"`, true}, {'w', "=cat", true},
+	{'r', "2>/dev/null", false}, {'r', ">/dev/null", false}, {'r', "2>&1", false},
+	{'r', "</dev/null", false}, {'r', ">&2", false}, {'r', "2>&-", false},
+	{'r', ">out", true}, {'r', ">>out", true}, {'r', "<f", true}, {'r', ">$OUT", true},
+	{'r', `2>"$(cat g)"`, true}, {'r', "<<<hi", true}, {'r', "{fd}>/dev/null", true}, {'r', ">&out", true},
+	{'a', "FOO=bar", true}, {'a', "PATH=./bin:$PATH", true}, {'a', "LD_PRELOAD=./x.so", true}, {'a', "BASH_ENV=./e", true},
+	{'p', "cat", false}, {'p', "HOSTBIN/cat", false}, {'p', "WS/bin/cat", true}, {'p', "./bin/cat", true},
+	{'s', "&&", false}, {'s', "||", false}, {'s', ";", false}, {'s', "|", false}, {'s', "\n", false}, {'s', "&", true},
+	{'x', "nest", false}, {'x', "subshell", true}, {'x', "block", true}, {'x', "let", true},
+	{'x', "dtest", true}, {'x', "arith", true}, {'x', "for", true}, {'x', "if", true},
+	{'x', "func", true}, {'x', "printf-v", true}, {'x', "test-v", true}, {'x', "eval", true},
+}
+
+// FuzzRuleBypass builds scripts from commands an allow rule covers (cat),
+// mixed with assignments, expansions, substitutions, arithmetic, globs,
+// redirections and programs inside the workspace. A script with any of those
+// never bypasses the sandbox; the same script of plain words only always
+// does, so the check fails both ways.
+func FuzzRuleBypass(f *testing.F) {
+	// One seed per token (each hazard alone), and a few plain mixtures.
+	for i := range bypassTokens {
+		f.Add([]byte{byte(i)}, "plain words")
+	}
+	for _, seed := range [][]byte{{}, {0, 1, 2, 3, 4, 5, 6, 7}, {26, 27, 28, 29, 30, 31}, {45, 0, 50, 26, 51, 1, 52, 53, 54, 55}} {
+		f.Add(seed, "plain words")
+	}
+	f.Add([]byte{0, 1}, "it's $(id) `x` *")
+	bin := hostBin(f, "cat", "bash")
+	ws := f.TempDir()
+	rulesDir := f.TempDir()
+	if err := os.WriteFile(filepath.Join(rulesDir, "r.rules"), []byte(`prefix_rule(pattern=["cat"], decision="allow")`), 0o644); err != nil {
+		f.Fatal(err)
+	}
+	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules, RunEnv: hostEnv(bin)}
+	f.Fuzz(func(t *testing.T, plan []byte, word string) {
+		if len(plan) > 64 {
+			plan = plan[:64]
+		}
+		script, hazard := buildBypassScript(plan, word, bin, ws)
+		argv := []string{"bash", "-lc", script}
+		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}})
+		if hazard && e.BypassSandbox {
+			t.Fatalf("%q bypasses the sandbox: %s", script, e.Reason)
+		}
+		if !hazard && (!e.BypassSandbox || e.Decision != Allow) {
+			t.Fatalf("plain %q: %s, bypass %v: %s", script, e.Decision, e.BypassSandbox, e.Reason)
+		}
+	})
+}
+
+// buildBypassScript turns plan bytes into a script: each byte picks a
+// token; commands start as `cat`; word (the fuzzer's free text) becomes one
+// single-quoted, hence plain, argument.
+func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
+	word = strings.Map(func(r rune) rune {
+		if r == '\'' || r == 0 || r == utf8.RuneError || unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, word)
+	if len(word) > 100 {
+		word = word[:100]
+	}
+	word = strings.ToValidUTF8(word, "")
+	type command struct {
+		assign, prog string
+		args         []string
+	}
+	hazard := false
+	cmds := []*command{{prog: "cat", args: []string{"'" + word + "'"}}}
+	var seps, wraps []string
+	for _, b := range plan {
+		tok := bypassTokens[int(b)%len(bypassTokens)]
+		cur := cmds[len(cmds)-1]
+		if tok.kind == 'p' && cur.prog != "cat" {
+			continue // the first program named wins
+		}
+		hazard = hazard || tok.hazard
+		switch tok.kind {
+		case 'w', 'r':
+			cur.args = append(cur.args, tok.text)
+		case 'a':
+			cur.assign += tok.text + " "
+		case 'p':
+			cur.prog = strings.NewReplacer("HOSTBIN", bin, "WS", ws).Replace(tok.text)
+		case 's':
+			seps = append(seps, tok.text)
+			cmds = append(cmds, &command{prog: "cat", args: []string{"f"}})
+		case 'x':
+			wraps = append(wraps, tok.text)
+		}
+	}
+	var b strings.Builder
+	for i, c := range cmds {
+		if i > 0 {
+			b.WriteString(" " + seps[i-1] + " ")
+		}
+		b.WriteString(c.assign + c.prog)
+		for _, a := range c.args {
+			b.WriteString(" " + a)
+		}
+	}
+	s := b.String()
+	nests := 0
+	for _, w := range wraps {
+		switch w {
+		case "nest":
+			// Deeper than Warden follows is not plain: it cannot be seen.
+			// (Each level doubles the quoting: stop one past the limit.)
+			if nests++; nests > maxShellDepth {
+				continue
+			}
+			hazard = hazard || nests >= maxShellDepth
+			s = "bash -lc '" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		case "subshell":
+			s = "(" + s + ")"
+		case "block":
+			s = "{ " + s + "\n}"
+		case "let":
+			s = "let 'a[$(cat g)]'\n" + s
+		case "dtest":
+			s = "[[ -v 'a[$(cat g)]' ]]\n" + s
+		case "arith":
+			s = "(( a[1] ))\n" + s
+		case "for":
+			s = "for i in 1; do\n" + s + "\ndone"
+		case "if":
+			s = "if cat g; then\n" + s + "\nfi"
+		case "func":
+			s = "cat() { cat g; }\n" + s
+		case "printf-v":
+			s = "printf -v 'a[$(cat g)]' x\n" + s
+		case "test-v":
+			s = "test -v 'a[$(cat g)]'\n" + s
+		case "eval":
+			s = "eval cat g\n" + s
+		}
+	}
+	return s, hazard
 }

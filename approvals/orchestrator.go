@@ -103,6 +103,9 @@ func (o *Orchestrator) session() *SessionStore {
 // Evaluator returns an evaluator over the rules currently in force.
 func (o *Orchestrator) Evaluator() *Evaluator {
 	ev := &Evaluator{Policy: o.Policy}
+	if r, ok := o.Runner.(interface{ RunEnv() []string }); ok {
+		ev.RunEnv = r.RunEnv
+	}
 	if o.Rules != nil {
 		ev.Rules, ev.RulesErr = o.Rules.Current()
 	}

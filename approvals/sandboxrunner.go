@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -60,6 +61,10 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	}
 	return out, nil
 }
+
+// RunEnv is the environment an unsandboxed attempt starts with, so the
+// evaluator looks programs up on the PATH that will really be searched.
+func (r *SandboxRunner) RunEnv() []string { return r.Env.Build(os.Environ()) }
 
 // lastLine is the last non-empty line of output, shortened for a dialog.
 func lastLine(b []byte) string {
