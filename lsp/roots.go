@@ -13,20 +13,30 @@ import (
 // which folder a path belongs to is decided with links resolved, path
 // component by path component.
 
-// workspaceRoots are the workspace folders, else the server's working
-// directory. Never empty.
+// workspaceRoots are the workspace folders that exist (a folder deleted
+// since it was opened grants nothing), else the server's working directory
+// when the editor sent no folder at all. Never empty; when every folder is
+// gone they are returned anyway, and the sandbox refuses (fail closed).
 func (s *Server) workspaceRoots() []string {
-	var roots []string
+	var folders, existing []string
 	for _, f := range s.WorkspaceFolders() {
-		if f.Path != "" {
-			roots = append(roots, filepath.Clean(f.Path))
+		if f.Path == "" {
+			continue
+		}
+		p := filepath.Clean(f.Path)
+		folders = append(folders, p)
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			existing = append(existing, p)
 		}
 	}
-	if len(roots) == 0 {
-		wd, _ := os.Getwd()
-		roots = append(roots, wd)
+	switch {
+	case len(existing) > 0:
+		return existing
+	case len(folders) > 0:
+		return folders
 	}
-	return roots
+	wd, _ := os.Getwd()
+	return []string{wd}
 }
 
 // defaultRoot is the first workspace folder, else the server's directory.

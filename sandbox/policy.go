@@ -242,5 +242,8 @@ func (p Policy) Summary() string {
 	} else {
 		shown = slices.Concat(p.Workspace, p.WritableRoots)
 	}
+	if len(shown) == 0 {
+		shown = []string{"nothing"}
+	}
 	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only), %s", strings.Join(shown, ", "), net)
 }
