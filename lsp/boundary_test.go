@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/wardenhq/warden/agent/modeltest"
 	"github.com/wardenhq/warden/lsp/lsptest"
 )
 
@@ -172,5 +174,42 @@ func TestBoundaryLSPTrustIsExact(t *testing.T) {
 				t.Errorf("asked = %v, want %v", got, tc.asks)
 			}
 		})
+	}
+}
+
+// The agent in the editor: a shell workdir outside the workspace (the model
+// sends $HOME) is a dialog naming the directory; denied, nothing is written
+// and the model is told why. The twin, a subdirectory, runs unasked.
+func TestBoundaryAgentWorkdirOutsideTheWorkspace(t *testing.T) {
+	home := outsideDir(t)
+	call := func(id, workdir, script string) modeltest.Turn {
+		args, _ := json.Marshal(map[string]any{"command": []string{"sh", "-c", script}, "workdir": workdir})
+		return modeltest.Turn{Calls: []modeltest.Call{{ID: id, Name: "shell", Args: string(args)}}}
+	}
+	srv := modeltest.New(t,
+		call("home", home, "echo pwned >> .bashrc"),
+		call("twin", "sub", "echo ok > made"),
+		modeltest.Turn{Text: "done"},
+	)
+	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
+	os.Mkdir(filepath.Join(c.Dir, "sub"), 0o755)
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Deny"))
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "go"}); err != nil {
+		t.Fatal(err)
+	}
+	progressEnd(t, c, mark)
+	if _, err := os.Stat(filepath.Join(home, ".bashrc")); err == nil {
+		t.Fatal("the agent wrote .bashrc outside the workspace")
+	}
+	ds := dialogs(c, mark)
+	if len(ds) != 1 || !strings.Contains(ds[0].Message, "runs in "+home+", outside the workspace") {
+		t.Errorf("want one dialog naming %s, got %+v", home, ds)
+	}
+	if got := toolResult(t, srv, "home"); !strings.Contains(got, "denied") || !strings.Contains(got, "outside the workspace") {
+		t.Errorf("the model was not told why: %q", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(c.Dir, "sub", "made")); string(data) != "ok\n" {
+		t.Errorf("the twin wrote %q: %s", data, toolResult(t, srv, "twin"))
 	}
 }
