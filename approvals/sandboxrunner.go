@@ -27,8 +27,12 @@ type SandboxRunner struct {
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
 func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
+	// spec.Sandbox lists every writable root (SandboxFor puts $TMPDIR and
+	// /tmp there when they are), so the sandbox adds none of its own: what
+	// approvals judged inside is exactly what the command may write.
 	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network,
-		Workspace: spec.Sandbox.Workspace, WritableRoots: spec.Sandbox.WritableRoots}
+		Workspace: spec.Sandbox.Workspace, WritableRoots: spec.Sandbox.WritableRoots,
+		ExcludeTmpdir: true, ExcludeSlashTmp: true}
 	if spec.Unsandboxed {
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
 	}

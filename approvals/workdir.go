@@ -62,7 +62,8 @@ func IsWithin(path, root string) bool {
 
 // judgeWorkdir turns ev into a question about the working directory when it
 // lies outside the workspace: high risk (asked every time, never "Allow for
-// session" or "Always allow"), or forbidden under a policy that cannot ask.
+// session" or "Always allow") and sandboxed, or forbidden under a policy
+// that cannot ask.
 // It returns why, or "" when the directory is inside.
 func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	why := req.Sandbox.outsideWorkspace(req.Cwd)
@@ -82,6 +83,10 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 		ev.Risk.Summary = fact + "; " + ev.Risk.Summary
 	}
 	ev.Amendment = nil
+	// Approved, it runs sandboxed: an allow rule or the model's escalation
+	// request does not take a command out of the sandbox in a directory the
+	// user has not chosen; leaving it is the retry prompt's separate question.
+	ev.BypassSandbox, ev.Escalate = false, false
 	if o.Policy.Ask == Never {
 		ev.Decision = Forbidden
 		ev.Reason = fmt.Sprintf("`%s` refused: %s, and the approval policy is never, so nobody can be asked; run it inside the workspace", cmd, why)

@@ -57,3 +57,33 @@ func TestBoundarySessionApprovalKeysOnTheResolvedDir(t *testing.T) {
 		t.Error("written outside")
 	}
 }
+
+// An allow rule takes a command out of the sandbox only where the user put
+// the session: in a directory outside the workspace the command is asked
+// about and, approved, runs sandboxed. The twin inside still bypasses.
+func TestBoundaryRuleBypassDoesNotFollowAnOutsideWorkdir(t *testing.T) {
+	f := newOrch(t, OnRequest, Approved)
+	os.MkdirAll(f.rules, 0o755)
+	if err := os.WriteFile(filepath.Join(f.rules, "t.rules"), []byte(`prefix_rule(pattern=["touch"], decision="allow")`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.o.Rules.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}, WritableRoots: []string{f.ws}}
+	res, err := f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "x"}, Cwd: outside, Sandbox: sb, RequestEscalation: true, Justification: "j"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Asked || !res.Ran || res.Escalated || res.Evaluation.BypassSandbox {
+		t.Errorf("outside: asked %v ran %v escalated %v bypass %v", res.Asked, res.Ran, res.Escalated, res.Evaluation.BypassSandbox)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {
+		t.Error("the approved command wrote outside the workspace: it left the sandbox")
+	}
+	res, err = f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "x"}, Cwd: f.ws, Sandbox: sb}})
+	if err != nil || res.Asked || !res.Ran || !res.Escalated {
+		t.Errorf("the twin inside: %+v %v", res, err)
+	}
+}
