@@ -24,7 +24,7 @@ var toolSchemas = []struct {
 		"propose a prefix_rule (an argv prefix) the user can allow for good.",
 		`{"type":"object","properties":{` +
 			`"command":{"type":"array","items":{"type":"string"},"description":"argv of the command"},` +
-			`"workdir":{"type":"string","description":"working directory, relative to the workspace root or absolute"},` +
+			`"workdir":{"type":"string","description":"working directory, relative to the workspace root or absolute; outside the workspace the user must approve it (or it is refused), and it never widens what the command may write"},` +
 			`"timeout_ms":{"type":"integer","description":"kill the command after this many milliseconds"},` +
 			`"sandbox_permissions":{"type":"string","enum":["use_default","require_escalated"]},` +
 			`"justification":{"type":"string","description":"why the command must run outside the sandbox; shown to the user"},` +

@@ -11,9 +11,15 @@
 // for commands no rule covers (safety.go: known-safe and dangerous lists,
 // applied to every command a shell script runs, found by shell.go), then
 // Warden's risk rule (risk.go): a high-risk command always needs the user
-// and is never offered "Allow for session" or "Always allow".
+// and is never offered "Allow for session" or "Always allow". Workspace
+// rules (workspace.go) come from the root's and its ancestors'
+// .warden/rules, each trusted only when its own directory is listed.
 //
-// Orchestrator.Exec is the one flow: requirement → forbidden stops →
+// Orchestrator.Exec is the one flow: the working directory resolved (links
+// included; session keys, prompts and the run use it) and judged against
+// the session's Sandbox.Workspace and writable roots (workdir.go: outside
+// is high risk, asked, or refused under never; it never widens the sandbox)
+// → requirement → forbidden stops →
 // prompt (through Prompter, with the SessionStore) → first attempt in the
 // sandbox (through Runner) → on a sandbox denial, where the policy allows, a
 // "retry without the sandbox?" prompt and an escalated run → result. Time

@@ -114,8 +114,21 @@ func (o *Orchestrator) Evaluator() *Evaluator {
 
 // Exec takes one command through approval and the sandbox.
 func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome, error) {
+	// 0. Where it runs: judged, keyed, shown and run with links resolved.
+	realCwd, cwdErr := resolveWorkdir(req.Cwd)
+	if cwdErr == nil {
+		req.Cwd = realCwd
+	}
 	ev := o.Evaluator().Evaluate(req.CommandRequest)
 	out := &ExecOutcome{Evaluation: ev}
+	if cwdErr != nil {
+		ev.Decision, ev.Reason = Forbidden, cwdErr.Error()
+		return o.refuse(out, req, ev.Reason), nil
+	}
+	outside := ""
+	if ev.Decision != Forbidden {
+		outside = o.judgeWorkdir(req.CommandRequest, ev)
+	}
 	o.audit(AuditEvent{Event: "requirement", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String()})
 
 	// 1. Forbidden: nothing runs.
@@ -132,7 +145,11 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 		out.Asked, out.Decision = !cached, d
 		if !d.IsApproval() {
 			out.Abort = d == Abort
-			return o.refuse(out, req, denialReason(ev, d, err)), nil
+			reason := denialReason(ev, d, err)
+			if outside != "" {
+				reason += " (" + outside + ")"
+			}
+			return o.refuse(out, req, reason), nil
 		}
 		if d == ApprovedWithAmendment {
 			o.persistAmendment(req, ev.Amendment)

@@ -128,7 +128,7 @@ func (f *orchFixture) exec(t *testing.T, mode SandboxMode, argv ...string) (*Exe
 	var mu sync.Mutex
 	w := writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(b) })
 	res, err := f.o.Exec(context.Background(), ExecRequest{
-		CommandRequest: CommandRequest{Argv: argv, Cwd: f.ws, Sandbox: Sandbox{Mode: mode, WritableRoots: []string{f.ws}}},
+		CommandRequest: CommandRequest{Argv: argv, Cwd: f.ws, Sandbox: Sandbox{Mode: mode, Workspace: []string{f.ws}, WritableRoots: []string{f.ws}}},
 		Stdout:         w, Stderr: w, Timeout: 30 * time.Second,
 	})
 	if err != nil {
@@ -218,7 +218,7 @@ func TestOrchestratorEachDecision(t *testing.T) {
 	}
 	other := filepath.Join(f.ws, "sub")
 	os.Mkdir(other, 0o755)
-	res2, err := f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "session"}, Cwd: other, Sandbox: Sandbox{Mode: WorkspaceWrite}}})
+	res2, err := f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "session"}, Cwd: other, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}}})
 	if err != nil || !res2.Asked {
 		t.Errorf("a different cwd must ask again: %+v %v", res2, err)
 	}
@@ -239,7 +239,7 @@ func TestOrchestratorEachDecision(t *testing.T) {
 	}
 	// A fresh rule book (a restart) reads it back.
 	f.o.Rules.Reload()
-	if e := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"touch", "always", "more"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}); e.Decision != Allow {
+	if e := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"touch", "always", "more"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}}); e.Decision != Allow {
 		t.Errorf("after reload: %s", e.Decision)
 	}
 
@@ -304,7 +304,7 @@ func TestOrchestratorSandboxDenialEscalates(t *testing.T) {
 	f = newOrch(t, OnRequest, Approved)
 	res, err := f.o.Exec(context.Background(), ExecRequest{
 		CommandRequest: CommandRequest{Argv: []string{"touch", "escalated"}, Cwd: f.ws, RequestEscalation: true,
-			Sandbox: Sandbox{Mode: ReadOnly, WritableRoots: []string{f.ws}}},
+			Sandbox: Sandbox{Mode: ReadOnly, Workspace: []string{f.ws}, WritableRoots: []string{f.ws}}},
 		Timeout: 30 * time.Second,
 	})
 	if err != nil {
@@ -328,7 +328,7 @@ func TestOrchestratorConcurrentIdenticalRequestsShareOnePrompt(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "shared"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}})
+			res, err := f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "shared"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}}})
 			if err == nil && res.Ran {
 				ran.Add(1)
 			}
@@ -375,7 +375,7 @@ func TestOrchestratorWaitingForTheUserDoesNotCountAgainstTheTimeout(t *testing.T
 	// make it fail, and the generous timeout leaves the run room.
 	const timeout = 20 * time.Second
 	res, err := f.o.Exec(context.Background(), ExecRequest{
-		CommandRequest: CommandRequest{Argv: []string{"sleep", "0.1"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}},
+		CommandRequest: CommandRequest{Argv: []string{"sleep", "0.1"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}},
 		Timeout:        timeout,
 	})
 	if err != nil || !res.Ran || res.Result.TimedOut || res.Result.ExitCode != 0 {
@@ -387,7 +387,7 @@ func TestOrchestratorWaitingForTheUserDoesNotCountAgainstTheTimeout(t *testing.T
 	// The timeout still applies to the run itself.
 	f = newOrch(t, OnRequest)
 	res, err = f.o.Exec(context.Background(), ExecRequest{
-		CommandRequest: CommandRequest{Argv: []string{"sleep", "5"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite}},
+		CommandRequest: CommandRequest{Argv: []string{"sleep", "5"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}},
 		Timeout:        300 * time.Millisecond,
 	})
 	if err != nil || !res.Result.TimedOut {

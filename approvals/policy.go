@@ -229,11 +229,18 @@ func ParseSandboxMode(s string) (SandboxMode, error) {
 }
 
 // Sandbox describes the sandbox a command would run in, as far as approvals
-// need to know: what it may write and whether it reaches the network.
+// need to know: what it may write and whether it reaches the network. It is
+// the session's, fixed before any request: nothing in a request changes it.
 type Sandbox struct {
-	Mode          SandboxMode
-	Network       bool
-	WritableRoots []string // absolute; under workspace-write, the cwd is one too
+	Mode    SandboxMode
+	Network bool
+	// Workspace are the session's workspace roots (the editor's workspace
+	// folders, the CLI's --cwd), absolute. A command whose working directory
+	// is outside them and outside WritableRoots is asked about, or refused.
+	Workspace []string
+	// WritableRoots is everything workspace-write lets a command write:
+	// the workspace, configured roots, $TMPDIR and /tmp; absolute.
+	WritableRoots []string
 }
 
 // Restricted reports whether the sandbox limits the filesystem at all.

@@ -102,8 +102,14 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	}
 	as := &assessor{ctx: ctx, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
 	as.roots = append(as.roots, ctx.Sandbox.WritableRoots...)
-	if ctx.Cwd != "" && ctx.Sandbox.Mode != ReadOnly {
-		as.roots = append(as.roots, ctx.Cwd)
+	// The workspace is writable; the cwd counts as writable only for a
+	// caller that declares no workspace (with one, a cwd outside it is
+	// outside: see workdir.go).
+	if ctx.Sandbox.Mode != ReadOnly {
+		as.roots = append(as.roots, ctx.Sandbox.Workspace...)
+		if ctx.Cwd != "" && len(ctx.Sandbox.Workspace) == 0 {
+			as.roots = append(as.roots, ctx.Cwd)
+		}
 	}
 	for _, p := range a.Problems {
 		as.add(RiskMedium, "", "not fully analysed: "+p)

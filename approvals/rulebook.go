@@ -36,21 +36,16 @@ func NewRuleBook(sources []RuleSource, files []string) (*RuleBook, error) {
 
 // UserSources lists the rule directories for a workspace: the Codex rules
 // directory (when configured), the user's rules directory, and the
-// workspace's .warden/rules, which may only tighten unless trusted.
-func UserSources(userDir, codexDir, workspace string, trusted bool) []RuleSource {
+// .warden/rules of the workspace root and the directories above it, each of
+// which may only tighten unless trusted(its directory) (see
+// WorkspaceRuleSources).
+func UserSources(userDir, codexDir, workspace string, trusted func(dir string) bool) []RuleSource {
 	var out []RuleSource
 	if codexDir != "" {
 		out = append(out, RuleSource{Dir: codexDir, Trust: TrustFull})
 	}
 	out = append(out, RuleSource{Dir: userDir, Trust: TrustFull})
-	if workspace != "" {
-		t := TrustTightenOnly
-		if trusted {
-			t = TrustFull
-		}
-		out = append(out, RuleSource{Dir: filepath.Join(workspace, ".warden", "rules"), Trust: t})
-	}
-	return out
+	return append(out, WorkspaceRuleSources(workspace, trusted)...)
 }
 
 // Reload reads every source and explicit file again, into one set (so a

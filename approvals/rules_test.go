@@ -154,7 +154,7 @@ prefix_rule(pattern=["curl"], decision="allow")
 prefix_rule(pattern=["make", "deploy"], decision="forbidden")
 `)
 	for _, trusted := range []bool{false, true} {
-		book, err := NewRuleBook(UserSources(user, "", ws, trusted), nil)
+		book, err := NewRuleBook(UserSources(user, "", ws, func(string) bool { return trusted }), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +175,7 @@ prefix_rule(pattern=["make", "deploy"], decision="forbidden")
 func TestCodexRulesDirIsLoaded(t *testing.T) {
 	codex := t.TempDir()
 	writeRules(t, codex, "default.rules", `prefix_rule(pattern=["pytest"], decision="allow")`)
-	book, err := NewRuleBook(UserSources(t.TempDir(), codex, "", false), nil)
+	book, err := NewRuleBook(UserSources(t.TempDir(), codex, "", nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/sandbox"
@@ -27,7 +28,12 @@ type SandboxRunner struct {
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
 func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
-	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network, WritableRoots: spec.Sandbox.WritableRoots}
+	// spec.Sandbox lists every writable root (SandboxFor puts $TMPDIR and
+	// /tmp there when they are), so the sandbox adds none of its own: what
+	// approvals judged inside is exactly what the command may write.
+	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network,
+		Workspace: spec.Sandbox.Workspace, WritableRoots: spec.Sandbox.WritableRoots,
+		ExcludeTmpdir: true, ExcludeSlashTmp: true}
 	if spec.Unsandboxed {
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
 	}
@@ -77,10 +83,11 @@ func lastLine(b []byte) string {
 }
 
 // SandboxFor describes a sandbox policy for approvals: its mode, network,
-// and every writable root it grants for cwd (the cwd, extra roots, and the
-// temporary directories workspace-write includes), so risk facts call
-// "outside the workspace" exactly what the sandbox would block.
-func SandboxFor(p sandbox.Policy, cwd string) (Sandbox, error) {
+// its workspace, and every writable root it grants (the workspace, extra
+// roots, and the temporary directories workspace-write includes), so risk
+// facts call "outside the workspace" exactly what the sandbox would block.
+// No command's working directory enters into it.
+func SandboxFor(p sandbox.Policy) (Sandbox, error) {
 	mode := SandboxMode(p.Mode)
 	if mode == "" {
 		mode = WorkspaceWrite
@@ -89,18 +96,27 @@ func SandboxFor(p sandbox.Policy, cwd string) (Sandbox, error) {
 		return Sandbox{}, err
 	}
 	s := Sandbox{Mode: mode, Network: p.Network}
-	if mode == WorkspaceWrite {
-		roots, err := p.Roots(cwd)
+	for _, w := range p.Workspace {
+		real, err := filepath.EvalSymlinks(w)
 		if err != nil {
-			return Sandbox{}, fmt.Errorf("sandbox roots for %s: %w", cwd, err)
+			return Sandbox{}, fmt.Errorf("workspace %s: %w", w, err)
+		}
+		s.Workspace = append(s.Workspace, real)
+	}
+	if mode == WorkspaceWrite {
+		roots, err := p.Roots()
+		if err != nil {
+			return Sandbox{}, fmt.Errorf("sandbox roots: %w", err)
 		}
 		for _, root := range roots {
 			s.WritableRoots = append(s.WritableRoots, root.Path)
 		}
-		// Roots are symlink-resolved; keep the unresolved cwd too so paths
-		// written the way the user wrote them still count as inside.
-		if abs, err := filepath.Abs(cwd); err == nil {
-			s.WritableRoots = append(s.WritableRoots, abs)
+		// Roots are symlink-resolved; keep the workspace as written too so
+		// paths written the way the user wrote them still count as inside.
+		for _, w := range p.Workspace {
+			if !slices.Contains(s.WritableRoots, w) {
+				s.WritableRoots = append(s.WritableRoots, filepath.Clean(w))
+			}
 		}
 	}
 	return s, nil

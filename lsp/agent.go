@@ -208,30 +208,10 @@ func (s *Server) showTranscript(path string, open bool) {
 	}
 }
 
-// rootFor is the workspace folder that holds file, else the first folder,
-// else the file's directory, else the server's working directory.
-func (s *Server) rootFor(file string) string {
-	folders := s.WorkspaceFolders()
-	best := ""
-	for _, f := range folders {
-		if f.Path != "" && file != "" && isWithin(file, f.Path) && len(f.Path) > len(best) {
-			best = f.Path
-		}
-	}
-	if best != "" {
-		return best
-	}
-	for _, f := range folders {
-		if f.Path != "" {
-			return f.Path
-		}
-	}
-	if file != "" {
-		return filepath.Dir(file)
-	}
-	dir, _ := filepath.Abs(".")
-	return dir
-}
+// rootFor is the workspace folder that holds file (links resolved), else the
+// first folder, else the server's working directory: never a directory the
+// file names, so a file outside the workspace does not move the boundary.
+func (s *Server) rootFor(file string) string { return s.rootOf(file) }
 
 // readableRoots are the workspace folders (the agent may read across them)
 // with root first.
@@ -243,11 +223,6 @@ func (s *Server) readableRoots(root string) []string {
 		}
 	}
 	return roots
-}
-
-func isWithin(path, root string) bool {
-	rel, err := filepath.Rel(root, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func agentFacts(cfg config.Config, editor string) []string {

@@ -2,8 +2,6 @@ package lsp
 
 import (
 	"fmt"
-	"path/filepath"
-	"slices"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -46,7 +44,9 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	if err != nil {
 		return nil, approvals.Sandbox{}, fmt.Errorf("sandbox settings: %w", err)
 	}
-	sb, err := approvals.SandboxFor(sbPolicy, root)
+	// The sandbox is the workspace's, the same for every command.
+	sbPolicy.Workspace = s.workspaceRoots()
+	sb, err := approvals.SandboxFor(sbPolicy)
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
@@ -64,11 +64,13 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 			audit.Close()
 		}()
 	}
-	trusted := slices.ContainsFunc(cfg.TrustedWorkspaces, func(t string) bool { return filepath.Clean(t) == filepath.Clean(root) })
-	bookKey := fmt.Sprintf("%s\x00%v\x00%s", root, trusted, cfg.CodexRulesDir)
+	// Trust is per directory and exact, links resolved on both sides.
+	realRoot := realPath(root)
+	trusted := func(dir string) bool { return approvals.TrustedWorkspace(cfg.TrustedWorkspaces, dir) }
+	bookKey := fmt.Sprintf("%s\x00%q\x00%s", realRoot, cfg.TrustedWorkspaces, cfg.CodexRulesDir)
 	book, ok := st.books[bookKey]
 	if !ok {
-		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trusted), nil)
+		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, realRoot, trusted), nil)
 		if err != nil {
 			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", approvals.EscapeLines(err.Error())))
 		}

@@ -91,7 +91,9 @@
 // Per-connection state for a feature: Server.Value(key, init).
 //
 // Approvals: Server.Orchestrator(root) returns the approvals orchestrator for
-// work in a workspace root, from the current settings, sharing the
+// work in a workspace root (whose rules apply; roots.go decides which folder
+// holds a path, links resolved), with a sandbox whose workspace is every
+// workspace folder whatever a command's cwd, from the current settings, sharing the
 // connection's session store ("Allow for session"), audit log and a watched
 // rule book per root; its Prompter is EditorPrompter (showMessageRequest, the
 // dialog contract in DESIGN.md). warden.exec {command, cwd?, justification?}

@@ -119,33 +119,6 @@ func execSummary(argv []string, out *approvals.ExecOutcome) (string, protocol.Me
 	return fmt.Sprintf("Warden: `%s` exited %d (%s)", cmd, out.Result.ExitCode, where), typ
 }
 
-// defaultRoot is the first workspace folder, else the server's directory.
-func (s *Server) defaultRoot() string {
-	for _, f := range s.WorkspaceFolders() {
-		if f.Path != "" {
-			return f.Path
-		}
-	}
-	wd, _ := os.Getwd()
-	return wd
-}
-
-// rootOf is the workspace folder containing dir (the longest match), else
-// dir itself.
-func (s *Server) rootOf(dir string) string {
-	best := ""
-	for _, f := range s.WorkspaceFolders() {
-		p := filepath.Clean(f.Path)
-		if f.Path != "" && (dir == p || strings.HasPrefix(dir, p+string(filepath.Separator))) && len(p) > len(best) {
-			best = p
-		}
-	}
-	if best == "" {
-		return dir
-	}
-	return best
-}
-
 // logLines sends output to the editor's log a line at a time.
 type logLines struct {
 	s      *Server

@@ -26,7 +26,7 @@ func BenchmarkSandboxStartup(b *testing.B) {
 	if bwrapErr != nil {
 		b.Log("bwrap not found: skipping the bubblewrap leg (apt-get install bubblewrap to compare)")
 	}
-	cmd := Command{Argv: []string{"/bin/true"}, Cwd: ws, Policy: Policy{Mode: WorkspaceWrite}, Helper: testHelper}
+	cmd := Command{Argv: []string{"/bin/true"}, Cwd: ws, Policy: Policy{Mode: WorkspaceWrite, Workspace: []string{ws}}, Helper: testHelper}
 	bwrapArgs := []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "/bin/true"}
 
 	timeIt := func(f func() error) time.Duration {

@@ -7,9 +7,10 @@
 // # API
 //
 //	policy, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+//	policy.Workspace = []string{workspace}         // the session's roots, never a command's cwd
 //	res, err := sandbox.Run(ctx, sandbox.Command{
 //		Argv:    []string{"go", "test", "./..."}, // no shell unless Shell is set
-//		Cwd:     workspace,                       // the first writable root
+//		Cwd:     workspace,                       // where it runs; grants nothing
 //		Policy:  policy,
 //		Env:     sandbox.EnvPolicy{},            // inherit all, minus *KEY*/*SECRET*/*TOKEN*
 //		Clock:   sandbox.NewClock(2*time.Minute), // or Timeout; Pause/Resume while a human is asked

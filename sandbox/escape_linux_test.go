@@ -59,6 +59,12 @@ func escapePolicy() Policy {
 
 func withNetwork(p *Policy) { p.Network = true }
 
+// inWorkspace makes ws the session's workspace, its writable root.
+func inWorkspace(p Policy, ws string) Policy {
+	p.Workspace = []string{ws}
+	return p
+}
+
 func unchanged(path, want string) func(t *testing.T, e *escEnv) {
 	return func(t *testing.T, e *escEnv) {
 		b, err := os.ReadFile(strings.ReplaceAll(strings.ReplaceAll(path, "$OUT", e.out), "$WS", e.ws))
@@ -278,6 +284,7 @@ func escapeSuite(t *testing.T, onSpares bool) {
 func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), limits Limits) Result {
 	t.Helper()
 	pol := escapePolicy()
+	pol.Workspace = []string{e.ws}
 	if adjust != nil {
 		adjust(&pol)
 	}
@@ -428,7 +435,7 @@ func TestReplacedHelperBinaryIsNotRun(t *testing.T) {
 				t.Helper()
 				spares.settle()
 				res, err := Run(context.Background(), Command{Argv: []string{"/bin/sh", "-c", script}, Cwd: ws,
-					Policy: escapePolicy(), Helper: helper, Env: EnvPolicy{Set: map[string]string{"PWNED": pwned}}})
+					Policy: inWorkspace(escapePolicy(), ws), Helper: helper, Env: EnvPolicy{Set: map[string]string{"PWNED": pwned}}})
 				if err != nil {
 					t.Fatalf("run %q: %v", script, err)
 				}
@@ -441,7 +448,7 @@ func TestReplacedHelperBinaryIsNotRun(t *testing.T) {
 			for i := range 2 {
 				spares.settle()
 				res, err := Run(context.Background(), Command{Argv: []string{"/bin/sh", "-c", `echo still sandboxed; touch "$PWNED.direct" 2>/dev/null || echo denied`},
-					Cwd: ws, Policy: escapePolicy(), Helper: helper, Env: EnvPolicy{Set: map[string]string{"PWNED": pwned}}})
+					Cwd: ws, Policy: inWorkspace(escapePolicy(), ws), Helper: helper, Env: EnvPolicy{Set: map[string]string{"PWNED": pwned}}})
 				if _, statErr := os.Stat(pwned); statErr == nil {
 					t.Fatal("the swapped-in program ran outside the sandbox")
 				}

@@ -53,7 +53,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 
 	useNS := false
 	if c.Policy.Sandboxed() {
-		roots, err := c.Policy.Roots(c.Cwd)
+		roots, err := c.Policy.Roots()
 		if err != nil {
 			return refuse("%v", err)
 		}

@@ -17,8 +17,9 @@ type Mode string
 const (
 	// ReadOnly lets the command read everything and write nothing (but /dev/null).
 	ReadOnly Mode = "read-only"
-	// WorkspaceWrite adds the writable roots: the working directory, extra
-	// roots, $TMPDIR and /tmp, minus the protected subpaths.
+	// WorkspaceWrite adds the writable roots: the workspace, extra roots,
+	// $TMPDIR and /tmp, minus the protected subpaths. A command's working
+	// directory is never one of them by virtue of being its working directory.
 	WorkspaceWrite Mode = "workspace-write"
 	// DangerFullAccess runs the command with no sandbox at all.
 	DangerFullAccess Mode = "danger-full-access"
@@ -50,8 +51,13 @@ type Policy struct {
 	// Network allows network access. Off means no sockets but AF_UNIX, no
 	// network interfaces but an unconfigured loopback.
 	Network bool
-	// WritableRoots are extra directories that workspace-write may write,
-	// besides the working directory.
+	// Workspace are the session's workspace roots: the editor's workspace
+	// folders, the CLI's --cwd. They are fixed when the session starts and
+	// are writable under workspace-write. Where a command runs adds nothing:
+	// writable roots never come from a request.
+	Workspace []string
+	// WritableRoots are extra directories that workspace-write may write
+	// (writable_roots in config.toml, --writable-root).
 	WritableRoots []string
 	// ExcludeTmpdir keeps $TMPDIR out of the writable roots.
 	ExcludeTmpdir bool
@@ -75,6 +81,11 @@ func NewPolicy(mode string, network bool, writableRoots []string) (Policy, error
 func (p Policy) Validate() error {
 	if _, err := ParseMode(string(p.Mode)); err != nil {
 		return err
+	}
+	for _, r := range p.Workspace {
+		if !filepath.IsAbs(r) {
+			return fmt.Errorf("workspace root %q: must be an absolute path", r)
+		}
 	}
 	for _, r := range p.WritableRoots {
 		if !filepath.IsAbs(r) {
@@ -103,15 +114,17 @@ type Root struct {
 	Protected []string // absolute paths under Path; they may not exist yet
 }
 
-// Roots resolves the writable roots for a command run in cwd. Roots that do
-// not exist are left out, except cwd and the configured roots, which must
-// exist. Nested roots are kept: each gets its own protected subpaths.
-func (p Policy) Roots(cwd string) ([]Root, error) {
+// Roots resolves the writable roots: the workspace, the configured roots,
+// $TMPDIR and /tmp. They are the same for every command of a session,
+// wherever it runs. The temporary directories are left out when they do not
+// exist; the workspace and the configured roots must exist. Nested roots are
+// kept: each gets its own protected subpaths.
+func (p Policy) Roots() ([]Root, error) {
 	if p.mode() != WorkspaceWrite {
 		return nil, nil
 	}
 	var paths []string
-	for _, r := range append([]string{cwd}, p.WritableRoots...) {
+	for _, r := range slices.Concat(p.Workspace, p.WritableRoots) {
 		rp, err := resolveDir(r)
 		if err != nil {
 			return nil, fmt.Errorf("writable root: %w", err)
@@ -208,7 +221,7 @@ func gitdirTarget(gitfile string) (string, bool) {
 
 // Summary is a one-line description for approval dialogs, e.g.
 // "workspace-write (writes: /src/app, /tmp; .git and other protected paths read-only), network off".
-func (p Policy) Summary(cwd string) string {
+func (p Policy) Summary() string {
 	net := "network off"
 	if p.Network {
 		net = "network on"
@@ -222,12 +235,15 @@ func (p Policy) Summary(cwd string) string {
 		return "read-only (writes nowhere), " + net
 	}
 	var shown []string
-	if roots, err := p.Roots(cwd); err == nil {
+	if roots, err := p.Roots(); err == nil {
 		for _, r := range roots {
 			shown = append(shown, r.Path)
 		}
 	} else {
-		shown = append([]string{cwd}, p.WritableRoots...)
+		shown = slices.Concat(p.Workspace, p.WritableRoots)
+	}
+	if len(shown) == 0 {
+		shown = []string{"nothing"}
 	}
 	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only), %s", strings.Join(shown, ", "), net)
 }

@@ -30,11 +30,11 @@ func TestNewPolicyParsesConfigStrings(t *testing.T) {
 	}
 }
 
-func TestRootsIncludeCwdExtrasTmpAndProtectedPaths(t *testing.T) {
+func TestRootsIncludeWorkspaceExtrasTmpAndProtectedPaths(t *testing.T) {
 	ws, extra, tmpdir := t.TempDir(), t.TempDir(), t.TempDir()
 	t.Setenv("TMPDIR", tmpdir)
-	p := Policy{Mode: WorkspaceWrite, WritableRoots: []string{extra}}
-	roots, err := p.Roots(ws)
+	p := Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{extra}}
+	roots, err := p.Roots()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,14 +52,20 @@ func TestRootsIncludeCwdExtrasTmpAndProtectedPaths(t *testing.T) {
 		}
 	}
 	p.ExcludeTmpdir, p.ExcludeSlashTmp = true, true
-	roots, _ = p.Roots(ws)
+	roots, _ = p.Roots()
 	if len(roots) != 2 {
-		t.Errorf("with exclusions want cwd and extra, got %v", roots)
+		t.Errorf("with exclusions want the workspace and extra, got %v", roots)
 	}
-	if _, err := (Policy{Mode: WorkspaceWrite, WritableRoots: []string{filepath.Join(ws, "missing")}}).Roots(ws); err == nil {
+	if _, err := (Policy{Mode: WorkspaceWrite, WritableRoots: []string{filepath.Join(ws, "missing")}}).Roots(); err == nil {
 		t.Error("a missing writable root should be an error")
 	}
-	if roots, _ := (Policy{Mode: ReadOnly}).Roots(ws); len(roots) != 0 {
+	if _, err := (Policy{Mode: WorkspaceWrite, Workspace: []string{filepath.Join(ws, "missing")}}).Roots(); err == nil {
+		t.Error("a missing workspace root should be an error")
+	}
+	if err := (Policy{Workspace: []string{"relative"}}).Validate(); err == nil {
+		t.Error("a relative workspace root should be invalid")
+	}
+	if roots, _ := (Policy{Mode: ReadOnly, Workspace: []string{ws}}).Roots(); len(roots) != 0 {
 		t.Errorf("read-only has roots %v", roots)
 	}
 }
@@ -69,7 +75,7 @@ func TestGitdirFileTargetIsProtected(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".git"), []byte("gitdir: "+real+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	roots, err := (Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true}).Roots(ws)
+	roots, err := (Policy{Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true}).Roots()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +88,14 @@ func TestGitdirFileTargetIsProtected(t *testing.T) {
 func TestSummaryIsOneLine(t *testing.T) {
 	ws := t.TempDir()
 	for _, p := range []Policy{{Mode: ReadOnly}, {Mode: WorkspaceWrite, Network: true}, {Mode: DangerFullAccess}, {Mode: External}} {
-		s := p.Summary(ws)
+		p.Workspace = []string{ws}
+		s := p.Summary()
 		if strings.Contains(s, "\n") || !strings.HasPrefix(s, string(p.Mode)) {
 			t.Errorf("summary %q", s)
 		}
 	}
-	if s := (Policy{}).Summary(ws); !strings.Contains(s, "network off") || !strings.Contains(s, ".git") {
+	wsReal, _ := filepath.EvalSymlinks(ws)
+	if s := (Policy{Workspace: []string{ws}}).Summary(); !strings.Contains(s, "network off") || !strings.Contains(s, ".git") || !strings.Contains(s, wsReal) {
 		t.Errorf("workspace-write summary %q", s)
 	}
 }

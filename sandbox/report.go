@@ -41,7 +41,7 @@ func Diagnose(ctx context.Context, helper string) Report {
 		res, err := Run(ctx, Command{
 			Argv:   []string{"/bin/sh", "-c", "echo x > ok && ! echo x > /warden-doctor-denied 2>/dev/null"},
 			Cwd:    ws,
-			Policy: Policy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdir: true},
+			Policy: Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true},
 			Helper: helper,
 		})
 		switch {

@@ -19,8 +19,8 @@ type Command struct {
 	Argv []string
 	// Shell runs Argv joined with spaces as a script: /bin/sh -c "...".
 	Shell bool
-	// Cwd is the working directory; it is also the first writable root.
-	// Empty means the current directory.
+	// Cwd is the working directory. It grants nothing: the writable roots
+	// are the Policy's alone. Empty means the current directory.
 	Cwd    string
 	Policy Policy
 	Env    EnvPolicy

@@ -19,6 +19,9 @@ func run(t *testing.T, ws string, c Command) Result {
 	if c.Cwd == "" {
 		c.Cwd = ws
 	}
+	if c.Policy.Workspace == nil {
+		c.Policy.Workspace = []string{ws} // ws is the session's workspace
+	}
 	res, err := Run(context.Background(), c)
 	if err != nil {
 		t.Fatalf("Run %v: %v", c.Argv, err)

@@ -44,7 +44,8 @@ const seatbeltBase = `(version 1)
 `
 
 // SeatbeltProfile is the macOS profile for a policy and its resolved
-// writable roots, with the -D parameters that fill in the paths (passing
+// writable roots (Policy.Roots: the session's, whatever the command's working
+// directory), with the -D parameters that fill in the paths (passing
 // paths as parameters keeps quoting out of the profile). Protected subpaths
 // are excluded both as a literal (so a missing one cannot be created) and as
 // a subpath (so nothing inside changes).

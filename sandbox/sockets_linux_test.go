@@ -307,7 +307,7 @@ func TestRunMasksCachedAndNewSockets(t *testing.T) {
 		t.Helper()
 		res, err := Run(context.Background(), Command{
 			Argv: append([]string{probe}, args...), Cwd: ws, Helper: testHelper,
-			Policy:  Policy{Mode: WorkspaceWrite},
+			Policy:  Policy{Mode: WorkspaceWrite, Workspace: []string{ws}},
 			Env:     EnvPolicy{Set: map[string]string{probeEnv: "1", "XDG_RUNTIME_DIR": xdg}},
 			Timeout: 20 * time.Second,
 		})
@@ -510,7 +510,7 @@ func unlistableAsNobody(t *testing.T) {
 		t.Helper()
 		res, err := Run(context.Background(), Command{
 			Argv: append([]string{os.Args[0]}, args...), Cwd: ws, Helper: testHelper,
-			Policy:  Policy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdir: true},
+			Policy:  Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true},
 			Env:     EnvPolicy{Set: map[string]string{probeEnv: "1"}},
 			Timeout: 20 * time.Second,
 		})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
 )
 
 // ruleFileList is the repeatable --rules flag.
@@ -29,9 +28,11 @@ type approvalSetup struct {
 
 // loadApprovalSetup reads the policy (the --approval flag over config.toml)
 // and the rules: Codex's rules dir when configured, the user's rules dir,
-// the workspace's .warden/rules (tighten-only unless trusted) and any
-// --rules files.
-func loadApprovalSetup(cfg config.Config, approvalFlag string, ruleFiles []string, cwd string) (*approvalSetup, error) {
+// the .warden/rules of the workspace root and the directories above it (each
+// tighten-only unless that exact directory is trusted) and any --rules
+// files. root is the --cwd directory, resolved (resolveCwd): the workspace is
+// what the user named, never found from markers a command could create.
+func loadApprovalSetup(cfg config.Config, approvalFlag string, ruleFiles []string, root string) (*approvalSetup, error) {
 	ask := cfg.ApprovalPolicy
 	if approvalFlag != "" {
 		ask = approvalFlag
@@ -45,47 +46,15 @@ func loadApprovalSetup(cfg config.Config, approvalFlag string, ruleFiles []strin
 			return nil, fmt.Errorf("--rules %s: %w", f, err)
 		}
 	}
-	root := workspaceRoot(cwd)
-	sources := approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trustedWorkspace(cfg, root))
+	trusted := func(dir string) bool { return approvals.TrustedWorkspace(cfg.TrustedWorkspaces, dir) }
+	sources := approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trusted)
 	book, err := approvals.NewRuleBook(sources, ruleFiles)
 	return &approvalSetup{policy: policy, rules: book, rulesErr: err}, nil
 }
 
-// workspaceRoot is the nearest directory at or above cwd that holds a
-// .warden directory or a .git entry (the project's root, whose .warden/rules
-// apply), else cwd itself. A sandbox's placeholder is no marker: while a run
-// has /tmp as a writable root, /tmp/.git is one, and /tmp is no project.
-func workspaceRoot(cwd string) string {
-	for d := cwd; ; d = filepath.Dir(d) {
-		for _, marker := range []string{".warden", ".git"} {
-			p := filepath.Join(d, marker)
-			if _, err := os.Lstat(p); err == nil && !sandbox.IsPlaceholder(p) {
-				return d
-			}
-		}
-		if d == filepath.Dir(d) {
-			return cwd
-		}
-	}
-}
-
-// trustedWorkspace reports whether cwd is inside a workspace the user marked
-// trusted in config.toml.
-func trustedWorkspace(cfg config.Config, cwd string) bool {
-	for _, t := range cfg.TrustedWorkspaces {
-		abs, err := filepath.Abs(t)
-		if err != nil {
-			continue
-		}
-		if cwd == abs || strings.HasPrefix(cwd, strings.TrimSuffix(abs, "/")+"/") {
-			return true
-		}
-	}
-	return false
-}
-
-// resolveCwd makes --cwd absolute, defaulting to the current directory, and
-// checks that it is a directory.
+// resolveCwd makes --cwd absolute with its symbolic links resolved,
+// defaulting to the current directory, and checks that it is a directory.
+// It is the CLI's workspace root.
 func resolveCwd(cwd string) (string, error) {
 	if cwd == "" {
 		wd, err := os.Getwd()
@@ -96,6 +65,9 @@ func resolveCwd(cwd string) (string, error) {
 	}
 	abs, err := filepath.Abs(cwd)
 	if err != nil {
+		return "", err
+	}
+	if abs, err = filepath.EvalSymlinks(abs); err != nil {
 		return "", err
 	}
 	info, err := os.Stat(abs)

@@ -26,7 +26,7 @@ var execOpts execFlags
 func (f *execFlags) register(fs *flag.FlagSet) {
 	*f = execFlags{}
 	f.sandboxFlags.register(fs,
-		"working directory, also the first writable root (default: the current directory)",
+		"the workspace: where the command runs and its first writable root (default: the current directory)",
 		"allow network access (default: network_access from config.toml)",
 		"an extra directory the command may write (repeatable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command and everything it started after this long (e.g. 30s; default: none)")

@@ -46,7 +46,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	if setup.rulesErr != nil {
 		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
-	sb, err := approvals.SandboxFor(policy, cwd)
+	sb, err := approvals.SandboxFor(policy)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "warden exec: %v\n", err)
 		return exitRefused
@@ -110,7 +110,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	case res.Canceled:
 		fmt.Fprintln(env.stderr, "warden exec: interrupted; the command and everything it started were killed")
 	case res.SandboxDenied && !out.Escalated:
-		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", res.Denial, policy.Summary(cwd))
+		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", res.Denial, policy.Summary())
 		if out.Refused != "" {
 			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(strings.TrimSpace(out.Refused)))
 		}

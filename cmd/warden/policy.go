@@ -91,7 +91,11 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	if setup.rulesErr != nil {
 		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
 	}
+	// The --cwd directory is the workspace, as for exec and run.
 	roots := append([]string(nil), cfg.WritableRoots...)
+	if sbMode == approvals.WorkspaceWrite {
+		roots = append(roots, cwd)
+	}
 	for _, r := range sub.writableRoots {
 		if abs, err := filepath.Abs(r); err == nil {
 			roots = append(roots, abs)
@@ -100,7 +104,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
 		Argv: argv, Cwd: cwd,
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, WritableRoots: roots},
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots},
 	})
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)

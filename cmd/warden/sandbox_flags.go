@@ -27,8 +27,9 @@ func (f *sandboxFlags) register(fs *flag.FlagSet, cwdUsage, networkUsage, rootUs
 	fs.Var(&f.writableRoots, "writable-root", rootUsage)
 }
 
-// resolve returns the working directory (absolute, an existing directory)
-// and the sandbox policy. Its errors are about the command line.
+// resolve returns the workspace root (--cwd, default the current directory;
+// absolute, links resolved, an existing directory) and the sandbox policy,
+// whose workspace it is. Its errors are about the command line.
 func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error) {
 	cwd, err := resolveCwd(f.cwd)
 	if err != nil {
@@ -48,6 +49,7 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 		}
 	}
 	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
+	policy.Workspace = []string{cwd}
 	return cwd, policy, err
 }
 
