@@ -170,7 +170,7 @@ func TestRulesCodexRulesDirIsAFile(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), f) || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("rules dir that is a file: %v", err)
 	}
-	if _, err := NewRuleBook(UserSources(t.TempDir(), f, "", false), nil); err == nil {
+	if _, err := NewRuleBook(UserSources(t.TempDir(), f, "", nil), nil); err == nil {
 		t.Error("codex_rules_dir that is a file must fail the load")
 	}
 	if _, err := LoadRules([]RuleSource{{Dir: filepath.Join(t.TempDir(), "missing")}}); err != nil {
@@ -185,7 +185,7 @@ func TestRulesCodexUntrustedHostExecutable(t *testing.T) {
 	user, ws := t.TempDir(), t.TempDir()
 	writeRules(t, user, "user.rules", `prefix_rule(pattern=["rm"], decision="forbidden")`+"\n")
 	writeRules(t, filepath.Join(ws, ".warden", "rules"), "ws.rules", `host_executable(name="rm", paths=[])`+"\n")
-	rs, err := LoadRules(UserSources(user, "", ws, false))
+	rs, err := LoadRules(UserSources(user, "", ws, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,7 +172,7 @@ func writeWardenRules(t *testing.T, dir, body string) {
 	}
 }
 
-func policyCheck(t *testing.T, home, cwd string, argv ...string) policyJSON {
+func boundaryPolicyCheck(t *testing.T, home, cwd string, argv ...string) policyJSON {
 	t.Helper()
 	out, errOut, code := runWardenEnv(t, home, "", append([]string{"policy", "check", "--json", "--approval", "untrusted", "--cwd", cwd, "--"}, argv...)...)
 	var p policyJSON
@@ -193,10 +193,10 @@ func TestBoundarySubdirRulesDoNotInheritTrust(t *testing.T) {
 	writeWardenRules(t, sub, `prefix_rule(pattern=["curl"], decision="allow")`+"\n")
 	writeConfig(t, home, fmt.Sprintf("trusted_workspaces = [%q]\n", ws))
 	for _, cwd := range []string{ws, sub} {
-		if p := policyCheck(t, home, cwd, "curl", "https://example.com"); p.Decision != "prompt" || p.BypassSandbox {
+		if p := boundaryPolicyCheck(t, home, cwd, "curl", "https://example.com"); p.Decision != "prompt" || p.BypassSandbox {
 			t.Errorf("--cwd %s: a sandbox-made sub/.warden/rules allowed curl: %+v", cwd, p)
 		}
-		if p := policyCheck(t, home, cwd, "make", "test"); p.Decision != "allow" {
+		if p := boundaryPolicyCheck(t, home, cwd, "make", "test"); p.Decision != "allow" {
 			t.Errorf("--cwd %s: the trusted root's own allow rule did not apply: %+v", cwd, p)
 		}
 	}
@@ -216,10 +216,10 @@ func TestBoundaryTrustIsExactAfterResolvingLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeConfig(t, home, fmt.Sprintf("trusted_workspaces = [%q]\n", link))
-	if p := policyCheck(t, home, ws2, "curl", "x"); p.Decision != "prompt" {
+	if p := boundaryPolicyCheck(t, home, ws2, "curl", "x"); p.Decision != "prompt" {
 		t.Errorf("trusting %s trusted %s: %+v", ws, ws2, p)
 	}
-	if p := policyCheck(t, home, ws, "curl", "x"); p.Decision != "allow" {
+	if p := boundaryPolicyCheck(t, home, ws, "curl", "x"); p.Decision != "allow" {
 		t.Errorf("a workspace trusted through a link %s is not trusted: %+v", link, p)
 	}
 }
@@ -235,7 +235,7 @@ func TestBoundarySubdirGitKeepsTheWorkspaceForbidRules(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(sub, ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if p := policyCheck(t, home, sub, "touch", "forbidden"); p.Decision != "forbidden" || !strings.Contains(p.Reason, "not here") {
+	if p := boundaryPolicyCheck(t, home, sub, "touch", "forbidden"); p.Decision != "forbidden" || !strings.Contains(p.Reason, "not here") {
 		t.Errorf("sub/.git dropped the workspace's forbid rule: %+v", p)
 	}
 	_, errOut, code := runWardenEnv(t, home, "", "exec", "--cwd", sub, "--yes", "--", "touch", "forbidden")
