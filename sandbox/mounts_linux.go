@@ -56,22 +56,9 @@ func finishMountView(spec *helperSpec) error {
 			return err
 		}
 	}
-	var protected []string
-	for _, r := range spec.Roots {
-		for _, p := range r.Protected {
-			if _, err := os.Lstat(p); err != nil {
-				if filepath.Dir(p) == r.Path {
-					// The launcher made a placeholder here; without it the
-					// name could be created unmasked. Refuse, never skip.
-					return fmt.Errorf("protected path %s vanished before it could be masked: %w", p, err)
-				}
-				continue // inside a gitdir target: nothing there to protect
-			}
-			if err := bind(p, p); err != nil {
-				return err
-			}
-			protected = append(protected, p)
-		}
+	protected, err := bindProtected(spec.Roots)
+	if err != nil {
+		return err
 	}
 	for _, s := range spec.Sockets {
 		// connect() ignores read-only mounts, so cover the socket itself.
@@ -121,6 +108,59 @@ func finishMountView(spec *helperSpec) error {
 		return fmt.Errorf("enter %s: %w", spec.Cwd, err)
 	}
 	return nil
+}
+
+// bindProtected makes each protected path (or the placeholder that masks
+// it) and each repository found a mount point, to be made read-only once the
+// roots are writable. The directories between a root and a deeper protected
+// path are pinned (bound onto themselves, still writable): a mount point
+// cannot be renamed or removed, so the command cannot move ~/.config away and
+// make a new, writable ~/.config/warden in its place. (A found repository
+// moved away stays intact; one made in its place is the command's own, which
+// the host never trusts, so those are not pinned.)
+func bindProtected(roots []Root) ([]string, error) {
+	var protected []string
+	pinned := map[string]bool{}
+	hold := func(r Root, point string, pin bool) error {
+		if pin && within(r.Path, point) {
+			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
+				if err := bind(dir, dir); err != nil {
+					return err
+				}
+				pinned[dir] = true
+			}
+		}
+		if err := bind(point, point); err != nil {
+			return err
+		}
+		protected = append(protected, point)
+		return nil
+	}
+	for _, r := range roots {
+		for _, p := range r.Protected {
+			point, missing := maskPoint(r.Path, p)
+			if missing {
+				if within(r.Path, p) {
+					// The launcher made a placeholder here; without it the
+					// name could be created unmasked. Refuse, never skip.
+					return nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
+				}
+				continue // a gitdir target elsewhere that is gone: nothing to protect
+			}
+			if err := hold(r, point, true); err != nil {
+				return nil, err
+			}
+		}
+		for _, p := range r.Found {
+			if _, err := os.Lstat(p); err != nil {
+				continue // gone since the scan: a new one is the command's own
+			}
+			if err := hold(r, p, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return protected, nil
 }
 
 func bind(src, dst string) error {
