@@ -234,6 +234,9 @@ type Sandbox struct {
 	Mode          SandboxMode
 	Network       bool
 	WritableRoots []string // absolute; under workspace-write, the cwd is one too
+	// ProtectedPaths stay read-only inside the writable roots, and patches
+	// to them ask (Warden's own config and state: sandbox.Policy's).
+	ProtectedPaths []string
 }
 
 // Restricted reports whether the sandbox limits the filesystem at all.

@@ -26,7 +26,7 @@ type SandboxRunner struct {
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
 func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
-	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network, WritableRoots: spec.Sandbox.WritableRoots}
+	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network, WritableRoots: spec.Sandbox.WritableRoots, ProtectedPaths: spec.Sandbox.ProtectedPaths}
 	if spec.Unsandboxed {
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
 	}
@@ -83,7 +83,7 @@ func SandboxFor(p sandbox.Policy, cwd string) (Sandbox, error) {
 	if _, err := ParseSandboxMode(string(mode)); err != nil {
 		return Sandbox{}, err
 	}
-	s := Sandbox{Mode: mode, Network: p.Network}
+	s := Sandbox{Mode: mode, Network: p.Network, ProtectedPaths: p.ProtectedPaths}
 	if mode == WorkspaceWrite {
 		roots, err := p.Roots(cwd)
 		if err != nil {
