@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -25,7 +26,14 @@ var gitEnv = os.Getenv
 // gitStaysProtected reports whether every git command in a is judged to use
 // only protected repositories (true when there is no git command).
 func gitStaysProtected(a *Analysis, cwd string, sb Sandbox) bool {
-	roots := resolvedRoots(sb.WritableRoots)
+	// Everywhere a sandboxed command may have written: the writable roots
+	// (the working directory when none are given, as for `warden policy
+	// check`) and the temporary directories, whatever this request's mode.
+	areas := slices.Clone(sb.WritableRoots)
+	if len(areas) == 0 {
+		areas = append(areas, cwd)
+	}
+	roots := resolvedRoots(append(areas, "/tmp", os.TempDir()))
 	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"} {
 		if v := gitEnv(name); v != "" && usesGit(a) && !protectedConfig(absFrom(cwd, v), roots, sb.ProtectedPaths) {
 			return false

@@ -47,9 +47,10 @@ var ProtectedNames = []string{
 	".envrc", ".mcp.json", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc",
 }
 
-// protectedFiles are the ProtectedNames that are files, not directories: a
-// missing one is masked by an empty file.
-var protectedFiles = map[string]bool{".envrc": true, ".mcp.json": true, ".gitmodules": true, ".nvim.lua": true, ".nvimrc": true, ".exrc": true}
+// protectedFiles are the protected names that are files, not directories: a
+// missing one is masked by an empty file (which git, for .gitconfig, reads
+// as unreadable and skips).
+var protectedFiles = map[string]bool{".envrc": true, ".mcp.json": true, ".gitmodules": true, ".nvim.lua": true, ".nvimrc": true, ".exrc": true, ".gitconfig": true}
 
 // Policy is what a sandboxed command may do. The zero value is a
 // workspace-write policy without network.
