@@ -496,14 +496,22 @@ func (u *rootUse) cleanup() {
 		u.timer.Stop()
 	}
 	if unix.Flock(int(u.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		// Each removal of a former mount point waits for an RCU grace
+		// period: remove them all at once, so the waits overlap.
+		var wg sync.WaitGroup
 		for _, p := range u.root.Protected {
 			if within(u.root.Path, p) {
 				point, missing := maskPoint(u.root.Path, p)
-				if !missing {
-					removePlaceholder(point)
+				if !missing && IsPlaceholder(point) {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						removePlaceholder(point)
+					}()
 				}
 			}
 		}
+		wg.Wait()
 	}
 	u.lock.Close()
 	delete(rootUses.m, u.root.Path)

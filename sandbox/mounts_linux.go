@@ -56,7 +56,7 @@ func finishMountView(spec *helperSpec) error {
 			return err
 		}
 	}
-	protected, err := bindProtected(spec.Roots)
+	protected, found, err := bindProtected(spec.Roots)
 	if err != nil {
 		return err
 	}
@@ -103,6 +103,14 @@ func finishMountView(spec *helperSpec) error {
 			return fmt.Errorf("make %s read-only: %w", p, err)
 		}
 	}
+	for _, p := range found {
+		err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+		if err != nil && !errors.Is(err, unix.ENOENT) {
+			// Gone (its owner removed it after the bind) is fine: it cannot
+			// be reached. Anything else refuses the run.
+			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
 	// The old working directory is under the mounts now; enter the new view.
 	if err := unix.Chdir(spec.Cwd); err != nil {
 		return fmt.Errorf("enter %s: %w", spec.Cwd, err)
@@ -118,10 +126,9 @@ func finishMountView(spec *helperSpec) error {
 // make a new, writable ~/.config/warden in its place. (A found repository
 // moved away stays intact; one made in its place is the command's own, which
 // the host never trusts, so those are not pinned.)
-func bindProtected(roots []Root) ([]string, error) {
-	var protected []string
+func bindProtected(roots []Root) (protected, found []string, err error) {
 	pinned := map[string]bool{}
-	hold := func(r Root, point string, pin bool) error {
+	hold := func(r Root, point string, pin bool, into *[]string) error {
 		if pin && within(r.Path, point) {
 			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
 				if err := bind(dir, dir); err != nil {
@@ -133,7 +140,7 @@ func bindProtected(roots []Root) ([]string, error) {
 		if err := bind(point, point); err != nil {
 			return err
 		}
-		protected = append(protected, point)
+		*into = append(*into, point)
 		return nil
 	}
 	for _, r := range roots {
@@ -143,24 +150,27 @@ func bindProtected(roots []Root) ([]string, error) {
 				if within(r.Path, p) {
 					// The launcher made a placeholder here; without it the
 					// name could be created unmasked. Refuse, never skip.
-					return nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
+					return nil, nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
 				}
 				continue // a gitdir target elsewhere that is gone: nothing to protect
 			}
-			if err := hold(r, point, true); err != nil {
-				return nil, err
+			if err := hold(r, point, true, &protected); err != nil {
+				return nil, nil, err
 			}
 		}
 		for _, p := range r.Found {
 			if _, err := os.Lstat(p); err != nil {
 				continue // gone since the scan: a new one is the command's own
 			}
-			if err := hold(r, p, false); err != nil {
-				return nil, err
+			if err := hold(r, p, false, &found); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue // removed by its owner meanwhile (a shared /tmp)
+				}
+				return nil, nil, err
 			}
 		}
 	}
-	return protected, nil
+	return protected, found, nil
 }
 
 func bind(src, dst string) error {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,6 +24,10 @@ const (
 	scanMaxDirs  = 20000
 	scanDeadline = 100 * time.Millisecond
 	scanMaxFound = 256
+	// scratchDepth bounds the scan of /tmp and $TMPDIR, which hold
+	// everyone's scratch: a repository cloned there is found, a test's
+	// tree ten levels down is not worth every command's time.
+	scratchDepth = 3
 	// scanFresh is how long a root's scan is used as it is. An older one is
 	// still used (its entries that vanished are skipped) while a fresh scan
 	// runs in the background: a long-lived server walks a tree once, not for
@@ -55,8 +60,34 @@ func scanRepos(roots []Root, env []string) {
 			}
 		}
 	}
+	// Each root is walked once, without entering the others (nested roots
+	// are walked on their own), all at once.
+	paths := make([]string, len(roots))
+	for i, r := range roots {
+		paths[i] = r.Path
+	}
+	results := make([][]string, len(roots))
+	var wg sync.WaitGroup
 	for i := range roots {
-		found := slices.Clone(cachedScan(roots[i].Path))
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			var skip []string
+			for _, o := range paths {
+				if o != paths[i] && within(paths[i], o) {
+					skip = append(skip, o)
+				}
+			}
+			depth := -1
+			if isScratch(paths[i]) {
+				depth = scratchDepth
+			}
+			results[i] = cachedScan(paths[i], skip, depth)
+		}(i)
+	}
+	wg.Wait()
+	for i := range roots {
+		found := slices.Clone(results[i])
 		for _, g := range fromEnv {
 			if within(roots[i].Path, g) {
 				found = append(found, g)
@@ -67,41 +98,59 @@ func scanRepos(roots []Root, env []string) {
 	}
 }
 
-func cachedScan(root string) []string {
+// isScratch says whether dir is /tmp or $TMPDIR.
+func isScratch(dir string) bool {
+	for _, t := range []string{"/tmp", os.Getenv("TMPDIR")} {
+		if filepath.IsAbs(t) {
+			if rt, err := filepath.EvalSymlinks(t); err == nil && rt == dir {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func cachedScan(root string, skip []string, depth int) []string {
+	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
 	scanCache.Lock()
-	r := scanCache.m[root]
+	r := scanCache.m[key]
 	if r != nil {
 		if time.Since(r.at) >= scanFresh && !r.refreshing {
 			r.refreshing = true
-			go storeScan(root)
+			go storeScan(key, root, skip, depth)
 		}
 		scanCache.Unlock()
 		return r.found
 	}
 	scanCache.Unlock()
-	return storeScan(root)
+	return storeScan(key, root, skip, depth)
 }
 
-func storeScan(root string) []string {
-	found := walkRepos(root)
+func storeScan(key, root string, skip []string, depth int) []string {
+	found := walkRepos(root, skip, depth)
 	scanCache.Lock()
-	scanCache.m[root] = &scanResult{at: time.Now(), found: found}
+	scanCache.m[key] = &scanResult{at: time.Now(), found: found}
 	scanCache.Unlock()
 	return found
 }
 
-// walkRepos walks root breadth first, without following symbolic links and
-// without entering a .git, and lists the .git entries below its top plus the
+// walkRepos walks root breadth first, without following symbolic links,
+// without entering a .git or a directory in skip, and no deeper than depth
+// levels (-1: no limit). It lists the .git entries below root's top plus the
 // targets of the .git files. Directories it cannot read are skipped.
-func walkRepos(root string) []string {
+func walkRepos(root string, skip []string, depth int) []string {
 	deadline := time.Now().Add(scanDeadline)
 	var found []string
-	queue := []string{root}
+	type item struct {
+		dir   string
+		level int
+	}
+	queue := []item{{root, 0}}
 	for n := 0; len(queue) > 0 && n < scanMaxDirs && len(found) < scanMaxFound; n++ {
 		if n%64 == 0 && time.Now().After(deadline) {
 			break
 		}
-		dir := queue[0]
+		dir, level := queue[0].dir, queue[0].level
 		queue = queue[1:]
 		entries, err := readDirNames(dir)
 		if err != nil {
@@ -119,8 +168,8 @@ func walkRepos(root string) []string {
 						found = append(found, t)
 					}
 				}
-			case e.dir && e.name != ".git":
-				queue = append(queue, p)
+			case e.dir && e.name != ".git" && (depth < 0 || level+1 < depth) && !slices.Contains(skip, p):
+				queue = append(queue, item{p, level + 1})
 			}
 		}
 	}
