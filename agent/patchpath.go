@@ -31,7 +31,7 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 	if err != nil {
 		return PatchResult{}, err
 	}
-	plan, err := patch.Prepare(changes, p.Workspace, patch.Options{Root: dir, WritableRoots: p.Sandbox.WritableRoots})
+	plan, err := patch.Prepare(changes, p.Workspace, patch.Options{Root: dir, WritableRoots: p.Sandbox.WritableRoots, Protected: p.Sandbox.ProtectedPaths})
 	if err != nil {
 		return PatchResult{}, err
 	}

@@ -32,8 +32,9 @@
 // paths it touches (PatchFile: add, update, delete, or move with MoveTo),
 // the cwd, the sandbox (its writable roots) and the agent's justification.
 // EvaluatePatch applies without asking when every path is inside the
-// writable roots and none is protected (sandbox.ProtectedNames under a root:
-// .git, .warden, .codex..., plus Orchestrator.ProtectedPaths), except under the untrusted policy. It
+// writable roots and none is protected (sandbox.ProtectedNames anywhere below
+// a root: .git, .warden, .codex..., plus Sandbox.ProtectedPaths and
+// Orchestrator.ProtectedPaths), except under the untrusted policy. It
 // reports each file that needs the user with a PatchReason:
 // outside-writable-roots, protected-path, or policy. Approval for the
 // session is remembered per file (PatchFileKey): a later patch skips the

@@ -183,7 +183,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
 	if decision == Allow {
 		e.Decision = Allow
-		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh
+		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
 		if e.Escalate && !e.BypassSandbox {
 			// Leaving the sandbox always takes an approval. A low-risk
 			// command staying inside the writable roots does not need to

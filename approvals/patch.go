@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/sandbox"
@@ -103,7 +104,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 			case req.Sandbox.Mode != DangerFullAccess && !as.inside(p):
 				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
 				as.add(RiskHigh, SystemModification, "writes outside the workspace: "+as.display(p, false))
-			case o.protected(p, as.roots, req.Cwd, req.Flagged):
+			case o.protected(p, as.roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)):
 				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
 				as.add(RiskHigh, SystemModification, "changes a protected path: "+as.display(p, false))
 			}
@@ -151,11 +152,21 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	return e
 }
 
+// protected reports whether p needs the user: a protected name anywhere
+// below a writable root (every .git, as the sandbox keeps every existing one
+// read-only and the patch model flags them all), or within a flagged or
+// protected path.
 func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged []string) bool {
 	for _, root := range roots {
-		for _, name := range sandbox.ProtectedNames {
-			if within(filepath.Join(root, name), p) {
-				return true
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		for _, part := range strings.Split(rel, string(filepath.Separator)) {
+			for _, name := range sandbox.ProtectedNames {
+				if strings.EqualFold(part, name) {
+					return true
+				}
 			}
 		}
 	}

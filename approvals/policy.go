@@ -241,6 +241,9 @@ type Sandbox struct {
 	// WritableRoots is everything workspace-write lets a command write:
 	// the workspace, configured roots, $TMPDIR and /tmp; absolute.
 	WritableRoots []string
+	// ProtectedPaths stay read-only inside the writable roots, and patches
+	// to them ask (Warden's own config and state: sandbox.Policy's).
+	ProtectedPaths []string
 }
 
 // Restricted reports whether the sandbox limits the filesystem at all.

@@ -1,8 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
+	"strings"
 )
 
 // ConfigDir is $XDG_CONFIG_HOME/warden (default ~/.config/warden): config.toml
@@ -23,15 +26,86 @@ func RulesDir() string { return filepath.Join(ConfigDir(), "rules") }
 // File is the path of config.toml.
 func File() string { return filepath.Join(ConfigDir(), "config.toml") }
 
+// CheckDirs reports an error when there is no safe place for Warden's
+// configuration and state: no usable home directory and no XDG variables.
+// Commands call it before they use ConfigDir or StateDir.
+func CheckDirs() error {
+	if os.Getenv("XDG_CONFIG_HOME") != "" && os.Getenv("XDG_STATE_HOME") != "" &&
+		filepath.IsAbs(os.Getenv("XDG_CONFIG_HOME")) && filepath.IsAbs(os.Getenv("XDG_STATE_HOME")) {
+		return nil
+	}
+	if _, err := home(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ProtectedPaths are the directories a sandboxed command must never change,
+// wherever they fall: Warden's configuration (config.toml, rules) and state
+// (audit log, sessions, checkpoints), the Codex rules directory it loads,
+// and the user's own git configuration (core.fsmonitor, hooksPath and
+// aliases run code for every git command on the host).
+func ProtectedPaths(cfg Config) []string {
+	out := []string{ConfigDir(), StateDir()}
+	if filepath.IsAbs(cfg.CodexRulesDir) {
+		out = append(out, filepath.Clean(cfg.CodexRulesDir))
+	}
+	if h, err := home(); err == nil {
+		out = append(out, filepath.Join(h, ".gitconfig"))
+		if x := os.Getenv("XDG_CONFIG_HOME"); !filepath.IsAbs(x) {
+			out = append(out, filepath.Join(h, ".config", "git"))
+		}
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		out = append(out, filepath.Join(x, "git"))
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
+		out = append(out, filepath.Clean(g))
+	}
+	return out
+}
+
 func xdgDir(env, fallback string) string {
 	if base := os.Getenv(env); filepath.IsAbs(base) {
 		return filepath.Join(base, "warden")
 	}
-	home, err := os.UserHomeDir()
-	if err != nil || home == "" {
-		// No home (a bare service account): keep state beside the temp dir
-		// rather than in the working directory, where a workspace could read it.
-		home = os.TempDir()
+	h, err := home()
+	if err != nil {
+		// No safe place: a path that cannot be created, never a shared or
+		// writable default. CheckDirs says why before anything uses it.
+		return filepath.Join(string(filepath.Separator), "nonexistent", "warden-no-home", fallback, "warden")
 	}
-	return filepath.Join(home, fallback, "warden")
+	return filepath.Join(h, fallback, "warden")
+}
+
+// home is $HOME, or with HOME unset the home directory of the user's
+// password entry. Never a temporary directory: $TMPDIR and /tmp are
+// writable roots of the sandbox, and Warden's rules there would be the
+// sandboxed command's to rewrite.
+func home() (string, error) {
+	if h := os.Getenv("HOME"); filepath.IsAbs(h) {
+		return filepath.Clean(h), nil
+	}
+	u, err := user.Current()
+	if err != nil {
+		return "", fmt.Errorf("HOME is not set and the user's home directory is unknown (%v): set HOME, or XDG_CONFIG_HOME and XDG_STATE_HOME, to where Warden may keep its configuration and state", err)
+	}
+	if !filepath.IsAbs(u.HomeDir) || filepath.Clean(u.HomeDir) == "/" || isTempDir(u.HomeDir) {
+		return "", fmt.Errorf("HOME is not set and the password entry's home %q is not a safe place for Warden's configuration: set HOME, or XDG_CONFIG_HOME and XDG_STATE_HOME", u.HomeDir)
+	}
+	if st, err := os.Stat(u.HomeDir); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("HOME is not set and the password entry's home %s does not exist: set HOME, or XDG_CONFIG_HOME and XDG_STATE_HOME", u.HomeDir)
+	}
+	return filepath.Clean(u.HomeDir), nil
+}
+
+func isTempDir(dir string) bool {
+	dir = filepath.Clean(dir)
+	for _, t := range []string{os.TempDir(), "/tmp", "/var/tmp", "/dev/shm"} {
+		t = filepath.Clean(t)
+		if dir == t || strings.HasPrefix(dir, t+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }

@@ -101,5 +101,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 
 // sandboxPolicy is the sandbox policy the settings ask for.
 func sandboxPolicy(cfg config.Config) (sandbox.Policy, error) {
-	return sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+	p.ProtectedPaths = config.ProtectedPaths(cfg)
+	return p, err
 }

@@ -46,6 +46,8 @@ type escapeCase struct {
 	prep   func(t *testing.T, e *escEnv)
 	attack string // a shell script; must fail
 	twin   string // a shell script; must succeed
+	// env adds variables to both runs ($WS is replaced).
+	env map[string]string
 	// attackPolicy and twinPolicy adjust the policy of each run.
 	attackPolicy, twinPolicy func(*Policy)
 	limits                   Limits
@@ -63,6 +65,33 @@ func withNetwork(p *Policy) { p.Network = true }
 func inWorkspace(p Policy, ws string) Policy {
 	p.Workspace = []string{ws}
 	return p
+}
+
+// withWardenDirs protects where Warden keeps its config and state when the
+// workspace is $HOME and XDG is unset ($WS is replaced by the workspace).
+func withWardenDirs(p *Policy) {
+	p.ProtectedPaths = []string{"$WS/.config/warden", "$WS/.local/state/warden"}
+}
+
+func mkDotConfig(t *testing.T, e *escEnv) {
+	if err := os.MkdirAll(filepath.Join(e.ws, ".config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// mkNestedGit makes repositories inside the workspace, as a user's vendored
+// clones, submodules and worktrees are: sub/.git, a deep one, a .git file
+// pointing into modules/, and a bare one named only by $GIT_DIR.
+func mkNestedGit(t *testing.T, e *escEnv) {
+	for _, d := range []string{"sub/.git/hooks", "a/b/c/deep/.git/hooks", "modules/wt/hooks", "wt", "elsewhere/repo.git/hooks"} {
+		if err := os.MkdirAll(filepath.Join(e.ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"sub/.git/config", "a/b/c/deep/.git/config", "modules/wt/config", "elsewhere/repo.git/config"} {
+		os.WriteFile(filepath.Join(e.ws, f), []byte("[core]\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(e.ws, "wt/.git"), []byte("gitdir: ../modules/wt\n"), 0o644)
 }
 
 func unchanged(path, want string) func(t *testing.T, e *escEnv) {
@@ -165,6 +194,24 @@ func escapeCases() []escapeCase {
 			os.MkdirAll(filepath.Join(e.ws, ".vscode"), 0o755)
 			os.WriteFile(filepath.Join(e.ws, ".vscode/tasks.json"), []byte("{}"), 0o644)
 		}, attack: `echo '{"evil":1}' > .vscode/tasks.json`, twin: `cat .vscode/tasks.json >/dev/null && echo '{}' > tasks.json`, check: unchanged("$WS/.vscode/tasks.json", "{}")},
+		// Protected everywhere: nested repositories, Warden's own dirs, other
+		// agents' and editors' configuration.
+		{name: "TestProtected write a nested repository's .git/config", prep: mkNestedGit, attack: `printf '[core]\n\tfsmonitor = "touch $OUT/pwned"\n' >> sub/.git/config`, twin: `echo x > sub/work.txt && test -s sub/work.txt`, check: unchanged("$WS/sub/.git/config", "[core]\n")},
+		{name: "TestProtected add a hook to a deep nested repository", prep: mkNestedGit, attack: `echo x > a/b/c/deep/.git/hooks/pre-commit`, twin: `echo x > a/b/c/deep/hooks-not-git`, check: absent("$WS/a/b/c/deep/.git/hooks/pre-commit")},
+		{name: "TestProtected replace a nested repository's .git", prep: mkNestedGit, attack: `rm -rf sub/.git 2>/dev/null; mv sub/.git sub/old 2>/dev/null; test ! -e sub/.git/config`, twin: `mkdir -p sub/x && rm -rf sub/x`, check: unchanged("$WS/sub/.git/config", "[core]\n")},
+		{name: "TestProtected write a nested .git file's gitdir target", prep: mkNestedGit, attack: `echo x > modules/wt/hooks/post-checkout`, twin: `echo x > wt/notes`, check: absent("$WS/modules/wt/hooks/post-checkout")},
+		{name: "TestProtected write the repository named by $GIT_DIR", prep: mkNestedGit, env: map[string]string{"GIT_DIR": "$WS/elsewhere/repo.git"}, attack: `echo evil >> "$GIT_DIR/config"`, twin: `echo ok > elsewhere/notes`, check: unchanged("$WS/elsewhere/repo.git/config", "[core]\n")},
+		{name: "TestProtected create Warden's missing rules dir in a home workspace", prep: mkDotConfig, attackPolicy: withWardenDirs, attack: `mkdir -p .config/warden/rules && echo 'prefix_rule(pattern=["sh"], decision="allow")' > .config/warden/rules/x.rules`, twinPolicy: withWardenDirs, twin: `mkdir -p .config/other && echo x > .config/other/x.rules`, check: absent("$WS/.config/warden/rules")},
+		{name: "TestProtected move .config away to recreate Warden's dir", prep: mkDotConfig, attackPolicy: withWardenDirs, attack: `mv .config config-old && mkdir -p .config/warden && echo x > .config/warden/config.toml`, twinPolicy: withWardenDirs, twin: `mkdir -p cfg && mv cfg cfg2`, check: absent("$WS/.config/warden/config.toml")},
+		{name: "TestProtected create Warden's state dir when its parents are missing", attackPolicy: withWardenDirs, attack: `mkdir -p .local/state/warden && echo x > .local/state/warden/audit.log`, twinPolicy: withWardenDirs, twin: `mkdir -p local/state/warden && echo x > local/state/warden/audit.log`, check: absent("$WS/.local/state/warden")},
+		{name: "TestProtected write Warden's existing audit log", prep: func(t *testing.T, e *escEnv) {
+			os.MkdirAll(filepath.Join(e.ws, ".local/state/warden"), 0o755)
+			os.WriteFile(filepath.Join(e.ws, ".local/state/warden/audit.log"), []byte("{}\n"), 0o644)
+		}, attackPolicy: withWardenDirs, attack: `echo forged >> .local/state/warden/audit.log`, twinPolicy: withWardenDirs, twin: `echo ok >> .local/state/other.log`, check: unchanged("$WS/.local/state/warden/audit.log", "{}\n")},
+		{name: "TestProtected create .claude/settings.json", attack: `mkdir -p .claude && echo '{}' > .claude/settings.json`, twin: `echo '{}' > .prettierrc && test -s .prettierrc`, check: absent("$WS/.claude/settings.json")},
+		{name: "TestProtected create .nvim.lua", attack: `echo 'os.execute("id")' > .nvim.lua && test -s .nvim.lua`, twin: `echo 'x' > nvim.lua`},
+		{name: "TestProtected create .cursor, .zed, .helix", attack: `mkdir -p .cursor/x || mkdir -p .zed/x || mkdir -p .helix/x`, twin: `mkdir -p cursor/x zed/x helix/x`, check: absent("$WS/.cursor/x")},
+		{name: "TestProtected create .exrc and .nvimrc", attack: `echo '!id' > .exrc || echo '!id' > .nvimrc`, twin: `echo x > exrc`},
 		{name: "write a gitdir: file's target", prep: func(t *testing.T, e *escEnv) {
 			os.MkdirAll(filepath.Join(e.ws, "store/hooks"), 0o755)
 			os.MkdirAll(filepath.Join(e.ws, "other/hooks"), 0o755)
@@ -266,14 +313,14 @@ func escapeSuite(t *testing.T, onSpares bool) {
 			if c.prep != nil {
 				c.prep(t, e)
 			}
-			attack := escapeRun(t, e, c.attack, c.attackPolicy, c.limits)
+			attack := escapeRunEnv(t, e, c.attack, c.attackPolicy, c.limits, c.env)
 			if attack.ExitCode == 0 {
 				t.Errorf("attack succeeded:\n%s\n%s", c.attack, attack.Output)
 			}
 			if c.check != nil {
 				c.check(t, e)
 			}
-			twin := escapeRun(t, e, c.twin, c.twinPolicy, c.limits)
+			twin := escapeRunEnv(t, e, c.twin, c.twinPolicy, c.limits, c.env)
 			if twin.ExitCode != 0 {
 				t.Errorf("legitimate twin failed (exit %d):\n%s\n%s", twin.ExitCode, c.twin, twin.Output)
 			}
@@ -283,10 +330,27 @@ func escapeSuite(t *testing.T, onSpares bool) {
 
 func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), limits Limits) Result {
 	t.Helper()
+	return escapeRunEnv(t, e, script, adjust, limits, nil)
+}
+
+func escapeRunEnv(t *testing.T, e *escEnv, script string, adjust func(*Policy), limits Limits, env map[string]string) Result {
+	t.Helper()
 	pol := escapePolicy()
 	pol.Workspace = []string{e.ws}
 	if adjust != nil {
 		adjust(&pol)
+	}
+	for i, p := range pol.ProtectedPaths {
+		pol.ProtectedPaths[i] = strings.ReplaceAll(p, "$WS", e.ws)
+	}
+	set := map[string]string{
+		probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out, "NONCE": nonce(),
+		"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock, "SSH_AUTH_SOCK": e.shared.envSock,
+		"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
+		"WARDEN_PID": strconv.Itoa(os.Getpid()),
+	}
+	for k, v := range env {
+		set[k] = strings.ReplaceAll(v, "$WS", e.ws)
 	}
 	spares.settle() // when they are on, every run takes a spare
 	res, err := Run(context.Background(), Command{
@@ -297,12 +361,7 @@ func escapeRun(t *testing.T, e *escEnv, script string, adjust func(*Policy), lim
 		Helper: testHelper,
 		BaseEnv: append(os.Environ(),
 			"OPENAI_API_KEY=sk-test", "GITHUB_TOKEN=ghp_test", "AWS_SECRET_ACCESS_KEY=aws-test"),
-		Env: EnvPolicy{Set: map[string]string{
-			probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out, "NONCE": nonce(),
-			"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock, "SSH_AUTH_SOCK": e.shared.envSock,
-			"ABSTRACT": e.shared.abstract, "VICTIM": strconv.Itoa(e.shared.victimPid),
-			"WARDEN_PID": strconv.Itoa(os.Getpid()),
-		}},
+		Env:     EnvPolicy{Set: set},
 		Timeout: 20 * time.Second,
 	})
 	if err != nil {

@@ -13,6 +13,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	if err != nil {
 		return refuse("%v", err)
 	}
+	scanRepos(roots, env)
 	profile, params := SeatbeltProfile(c.Policy, roots)
 	argv := seatbeltArgv(profile, params, path, c.Argv)
 	cmd := exec.Command(argv[0], argv[1:]...)

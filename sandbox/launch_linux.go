@@ -177,6 +177,7 @@ func finishSpec(spec helperSpec, env []string) (*placeholders, []byte, error) {
 		if ph, err = makePlaceholders(spec.Roots); err != nil {
 			return nil, nil, err
 		}
+		scanRepos(spec.Roots, env)
 	}
 	spec.Env = env
 	raw, err := json.Marshal(spec)
@@ -413,17 +414,20 @@ func makePlaceholders(roots []Root) (*placeholders, error) {
 
 func ensurePlaceholders(r Root) error {
 	for _, p := range r.Protected {
-		if filepath.Dir(p) != r.Path {
-			continue // a gitdir target, which exists
+		if !within(r.Path, p) {
+			continue // a gitdir target elsewhere: read-only already, or not there
 		}
-		st, err := os.Lstat(p)
-		if err == nil {
-			if st.Mode()&os.ModeSymlink != 0 {
-				return refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
+		point, missing := maskPoint(r.Path, p)
+		if !missing {
+			st, err := os.Lstat(point)
+			if err == nil && st.Mode()&os.ModeSymlink != 0 {
+				return refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", point)
 			}
 			continue
 		}
-		if isFileName(filepath.Base(p)) {
+		// The name itself gets an entry of its kind; a missing parent of a
+		// deeper protected path (~/.config of ~/.config/warden) a directory.
+		if point == p && protectedFiles[filepath.Base(p)] {
 			f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderMode)
 			if err == nil {
 				f.Close()
@@ -432,7 +436,7 @@ func ensurePlaceholders(r Root) error {
 			}
 			continue
 		}
-		if err := os.Mkdir(p, placeholderMode); err != nil && !os.IsExist(err) {
+		if err := os.Mkdir(point, placeholderMode); err != nil && !os.IsExist(err) {
 			return refuse("cannot protect %s: %v", p, err)
 		}
 	}
@@ -492,9 +496,22 @@ func (u *rootUse) cleanup() {
 		u.timer.Stop()
 	}
 	if unix.Flock(int(u.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+		// Each removal of a former mount point waits for an RCU grace
+		// period: remove them all at once, so the waits overlap.
+		var wg sync.WaitGroup
 		for _, p := range u.root.Protected {
-			removePlaceholder(p)
+			if within(u.root.Path, p) {
+				point, missing := maskPoint(u.root.Path, p)
+				if !missing && IsPlaceholder(point) {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						removePlaceholder(point)
+					}()
+				}
+			}
 		}
+		wg.Wait()
 	}
 	u.lock.Close()
 	delete(rootUses.m, u.root.Path)
@@ -510,10 +527,6 @@ func FlushPlaceholders() {
 			u.cleanup()
 		}
 	}
-}
-
-func isFileName(name string) bool {
-	return name == ".envrc" || name == ".mcp.json" || name == ".gitmodules"
 }
 
 // IsPlaceholder reports whether p is an entry Warden made as a mount point

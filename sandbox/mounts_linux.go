@@ -56,22 +56,9 @@ func finishMountView(spec *helperSpec) error {
 			return err
 		}
 	}
-	var protected []string
-	for _, r := range spec.Roots {
-		for _, p := range r.Protected {
-			if _, err := os.Lstat(p); err != nil {
-				if filepath.Dir(p) == r.Path {
-					// The launcher made a placeholder here; without it the
-					// name could be created unmasked. Refuse, never skip.
-					return fmt.Errorf("protected path %s vanished before it could be masked: %w", p, err)
-				}
-				continue // inside a gitdir target: nothing there to protect
-			}
-			if err := bind(p, p); err != nil {
-				return err
-			}
-			protected = append(protected, p)
-		}
+	protected, found, err := bindProtected(spec.Roots)
+	if err != nil {
+		return err
 	}
 	for _, s := range spec.Sockets {
 		// connect() ignores read-only mounts, so cover the socket itself.
@@ -116,11 +103,74 @@ func finishMountView(spec *helperSpec) error {
 			return fmt.Errorf("make %s read-only: %w", p, err)
 		}
 	}
+	for _, p := range found {
+		err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+		if err != nil && !errors.Is(err, unix.ENOENT) {
+			// Gone (its owner removed it after the bind) is fine: it cannot
+			// be reached. Anything else refuses the run.
+			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
 	// The old working directory is under the mounts now; enter the new view.
 	if err := unix.Chdir(spec.Cwd); err != nil {
 		return fmt.Errorf("enter %s: %w", spec.Cwd, err)
 	}
 	return nil
+}
+
+// bindProtected makes each protected path (or the placeholder that masks
+// it) and each repository found a mount point, to be made read-only once the
+// roots are writable. The directories between a root and a deeper protected
+// path are pinned (bound onto themselves, still writable): a mount point
+// cannot be renamed or removed, so the command cannot move ~/.config away and
+// make a new, writable ~/.config/warden in its place. (A found repository
+// moved away stays intact; one made in its place is the command's own, which
+// the host never trusts, so those are not pinned.)
+func bindProtected(roots []Root) (protected, found []string, err error) {
+	pinned := map[string]bool{}
+	hold := func(r Root, point string, pin bool, into *[]string) error {
+		if pin && within(r.Path, point) {
+			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
+				if err := bind(dir, dir); err != nil {
+					return err
+				}
+				pinned[dir] = true
+			}
+		}
+		if err := bind(point, point); err != nil {
+			return err
+		}
+		*into = append(*into, point)
+		return nil
+	}
+	for _, r := range roots {
+		for _, p := range r.Protected {
+			point, missing := maskPoint(r.Path, p)
+			if missing {
+				if within(r.Path, p) {
+					// The launcher made a placeholder here; without it the
+					// name could be created unmasked. Refuse, never skip.
+					return nil, nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
+				}
+				continue // a gitdir target elsewhere that is gone: nothing to protect
+			}
+			if err := hold(r, point, true, &protected); err != nil {
+				return nil, nil, err
+			}
+		}
+		for _, p := range r.Found {
+			if _, err := os.Lstat(p); err != nil {
+				continue // gone since the scan: a new one is the command's own
+			}
+			if err := hold(r, p, false, &found); err != nil {
+				if errors.Is(err, unix.ENOENT) {
+					continue // removed by its owner meanwhile (a shared /tmp)
+				}
+				return nil, nil, err
+			}
+		}
+	}
+	return protected, found, nil
 }
 
 func bind(src, dst string) error {

@@ -41,8 +41,17 @@ func ParseMode(s string) (Mode, error) {
 
 // ProtectedNames are the entries at the top of every writable root that stay
 // read-only, even when they do not exist yet: they configure tools that run
-// code (git hooks, direnv, editors, MCP servers, Warden and Codex themselves).
-var ProtectedNames = []string{".git", ".warden", ".codex", ".agents", ".vscode", ".idea", ".envrc", ".mcp.json", ".gitmodules"}
+// code (git hooks, direnv, editors, MCP servers, Warden and other agents).
+// Every .git deeper in a root is read-only too (see scanRepos).
+var ProtectedNames = []string{
+	".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix",
+	".envrc", ".mcp.json", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc",
+}
+
+// protectedFiles are the protected names that are files, not directories: a
+// missing one is masked by an empty file (which git, for .gitconfig, reads
+// as unreadable and skips).
+var protectedFiles = map[string]bool{".envrc": true, ".mcp.json": true, ".gitmodules": true, ".nvim.lua": true, ".nvimrc": true, ".exrc": true, ".gitconfig": true}
 
 // Policy is what a sandboxed command may do. The zero value is a
 // workspace-write policy without network.
@@ -63,6 +72,11 @@ type Policy struct {
 	ExcludeTmpdir bool
 	// ExcludeSlashTmp keeps /tmp out of the writable roots.
 	ExcludeSlashTmp bool
+	// ProtectedPaths are absolute directories that stay read-only wherever
+	// they fall inside a writable root, whether they exist yet or not:
+	// Warden's own configuration and state, the user's git configuration.
+	// The caller (which knows where those live) fills them in.
+	ProtectedPaths []string
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -92,6 +106,11 @@ func (p Policy) Validate() error {
 			return fmt.Errorf("writable root %q: must be an absolute path", r)
 		}
 	}
+	for _, r := range p.ProtectedPaths {
+		if !filepath.IsAbs(r) {
+			return fmt.Errorf("protected path %q: must be an absolute path", r)
+		}
+	}
 	return nil
 }
 
@@ -110,8 +129,15 @@ func (p Policy) Sandboxed() bool {
 
 // Root is one writable directory and the paths inside it that stay read-only.
 type Root struct {
-	Path      string   // absolute, symlinks resolved
-	Protected []string // absolute paths under Path; they may not exist yet
+	Path string // absolute, symlinks resolved
+	// Protected are read-only whether they exist or not: a missing one (or
+	// its first missing parent) is masked so it cannot be created. Absolute
+	// paths, under Path but for a gitdir: target elsewhere.
+	Protected []string
+	// Found are existing repositories deeper in the tree (.git directories
+	// and files, their gitdir: targets, $GIT_DIR), found by scanRepos when
+	// the command starts: read-only while they exist.
+	Found []string `json:",omitempty"`
 }
 
 // Roots resolves the writable roots: the workspace, the configured roots,
@@ -145,12 +171,26 @@ func (p Policy) Roots() ([]Root, error) {
 	}
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
+	extras := make([]string, 0, len(p.ProtectedPaths))
+	for _, e := range p.ProtectedPaths {
+		extras = append(extras, resolveExisting(filepath.Clean(e)))
+	}
 	roots := make([]Root, 0, len(paths))
 	for _, rp := range paths {
 		if rp == "/" {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
 		}
-		roots = append(roots, Root{Path: rp, Protected: protectedPaths(rp)})
+		prot := protectedPaths(rp)
+		for _, e := range extras {
+			if within(e, rp) {
+				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own configuration or state)", rp, e)
+			}
+			if within(rp, e) {
+				prot = append(prot, e)
+			}
+		}
+		slices.Sort(prot)
+		roots = append(roots, Root{Path: rp, Protected: slices.Compact(prot)})
 	}
 	return roots, nil
 }
@@ -188,6 +228,28 @@ func protectedPaths(root string) []string {
 		out = append(out, target)
 	}
 	return out
+}
+
+// within reports whether p is dir or below it (both clean and absolute).
+func within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
+}
+
+// resolveExisting resolves symlinks in the longest existing prefix of p, so
+// a path that does not exist yet is named as it would be created.
+func resolveExisting(p string) string {
+	rest := ""
+	for cur := p; ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }
 
 // gitdirTarget reads a .git file of the form "gitdir: PATH".

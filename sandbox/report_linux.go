@@ -63,7 +63,8 @@ func nsCovers(ns bool) []string {
 	}
 	return []string{
 		"every mount read-only and nosuid, writable roots writable",
-		"protected subpaths (" + strings.Join(ProtectedNames, " ") + ", gitdir: targets) read-only, missing ones masked so they cannot be created",
+		"protected subpaths (" + strings.Join(ProtectedNames, " ") + ", gitdir: targets, Warden's own config and state, the user's git config) read-only, missing ones masked so they cannot be created",
+		"every .git deeper in a writable root (and $GIT_DIR) that exists when the command starts read-only; found by a bounded scan (shallowest first, at most 20,000 directories or 100 ms per root, three levels in /tmp and $TMPDIR, cached 10 s), which never refuses a run",
 		"chmod, chown and utime outside the writable roots (read-only mounts)",
 		"existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS; found before each run (unchanged directories cached), a directory there that can be entered but not listed is hidden whole, and a scan that cannot finish refuses the run",
 		"other processes invisible; the command and all it started die together",

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -47,8 +49,8 @@ const seatbeltBase = `(version 1)
 // writable roots (Policy.Roots: the session's, whatever the command's working
 // directory), with the -D parameters that fill in the paths (passing
 // paths as parameters keeps quoting out of the profile). Protected subpaths
-// are excluded both as a literal (so a missing one cannot be created) and as
-// a subpath (so nothing inside changes).
+// (and repositories found in the roots) are excluded both as a literal (so a
+// missing one cannot be created) and as a subpath (so nothing inside changes).
 func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
@@ -57,15 +59,26 @@ func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 		for i, r := range roots {
 			key := fmt.Sprintf("WRITABLE_ROOT_%d", i)
 			params = append(params, fmt.Sprintf("-D%s=%s", key, r.Path))
-			if len(r.Protected) == 0 {
+			held := append(slices.Clone(r.Protected), r.Found...)
+			if len(held) == 0 {
 				fmt.Fprintf(&b, "\n  (subpath (param %q))", key)
 				continue
 			}
 			fmt.Fprintf(&b, "\n  (require-all (subpath (param %q))", key)
-			for j, prot := range r.Protected {
+			for j, prot := range held {
 				pk := fmt.Sprintf("%s_PROTECTED_%d", key, j)
 				params = append(params, fmt.Sprintf("-D%s=%s", pk, prot))
 				fmt.Fprintf(&b, "\n    (require-not (literal (param %q))) (require-not (subpath (param %q)))", pk, pk)
+			}
+			// The directories between the root and a deeper protected path
+			// may not be renamed or removed themselves, or the command could
+			// move ~/.config away and make a new ~/.config/warden. (A found
+			// repository moved away stays intact; one made in its place is
+			// the command's own, which the host never trusts.)
+			for j, dir := range pinnedDirs(r.Path, r.Protected) {
+				pk := fmt.Sprintf("%s_PINNED_%d", key, j)
+				params = append(params, fmt.Sprintf("-D%s=%s", pk, dir))
+				fmt.Fprintf(&b, "\n    (require-not (literal (param %q)))", pk)
 			}
 			b.WriteString(")")
 		}
@@ -77,6 +90,21 @@ func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 		b.WriteString("\n; Network: off. Unix socketpairs still work; connecting to sockets does not.\n(allow system-socket (socket-domain AF_UNIX))\n")
 	}
 	return b.String(), params
+}
+
+// pinnedDirs lists the directories strictly between root and each of paths.
+func pinnedDirs(root string, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if !within(root, p) {
+			continue
+		}
+		for dir := filepath.Dir(p); dir != root && within(root, dir); dir = filepath.Dir(dir) {
+			out = append(out, dir)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // seatbeltArgv wraps argv in sandbox-exec.

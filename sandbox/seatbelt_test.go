@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: true}, roots(ws)},
 		{"read-only", Policy{Mode: ReadOnly}, nil},
 		{"gitdir-target", Policy{Mode: WorkspaceWrite}, []Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
+		{"home-workspace", Policy{Mode: WorkspaceWrite}, []Root{{Path: "/Users/dev",
+			Protected: append(protectedFor("/Users/dev"), "/Users/dev/.config/warden", "/Users/dev/.local/state/warden"),
+			Found:     []string{"/Users/dev/src/vendored/.git"}}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -71,7 +75,7 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 		t.Error("read-only profile allows writes")
 	}
 	for _, r := range roots {
-		for _, prot := range r.Protected {
+		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
 			found := false
 			for _, param := range params {
 				if strings.HasSuffix(param, "="+prot) && strings.Contains(param, "_PROTECTED_") {

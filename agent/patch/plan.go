@@ -29,6 +29,9 @@ type Options struct {
 	// WritableRoots are further directories the patch may write without
 	// approval (the sandbox's writable roots).
 	WritableRoots []string
+	// Protected are absolute paths a patch may change only with approval,
+	// wherever they are (Warden's own configuration and state).
+	Protected []string
 }
 
 // FileEdit is one file change, resolved against the workspace and computed
@@ -149,6 +152,7 @@ func Prepare(changes []FileChange, src Source, opt Options) (*Plan, error) {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
 	g := newGuard(root, opt.WritableRoots)
+	g.protected = opt.Protected
 	plan := &Plan{Root: root, Files: make([]FileEdit, 0, len(changes))}
 	touched := make(map[string]*FileChange, len(changes))
 	claim := func(c *FileChange, abs, rel string) error {

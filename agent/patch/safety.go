@@ -12,13 +12,14 @@ import (
 // ProtectedDirs are directories whose contents configure tools that run code
 // or hold history (git hooks, editor tasks, agent settings). Writing inside
 // one needs approval wherever it appears in the tree.
-var ProtectedDirs = []string{".git", ".warden", ".codex", ".agents", ".vscode", ".idea"}
+var ProtectedDirs = []string{".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix"}
 
 // ProtectedFiles are files with the same power, wherever they appear.
-var ProtectedFiles = []string{".envrc", ".mcp.json", ".gitmodules"}
+var ProtectedFiles = []string{".envrc", ".mcp.json", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc"}
 
 // guard resolves patch paths against the workspace and says which need approval.
 type guard struct {
+	protected []string // absolute paths that need approval wherever they are
 	root      string
 	roots     []string // root and the writable roots, cleaned
 	realRoots []string // the same with symlinks resolved
@@ -93,7 +94,9 @@ func (g *guard) check(f *FileEdit) []Concern {
 			add(p, "leads through a symlink outside the workspace, to %s", real)
 			continue
 		}
-		if name := protectedPart(p, root); name != "" {
+		if extra := g.protectedPath(p, real); extra != "" {
+			add(p, "is inside %s, which Warden keeps read-only (its own configuration or state)", extra)
+		} else if name := protectedPart(p, root); name != "" {
 			add(p, "is a protected path (%s)", name)
 		} else if name := protectedPart(real, realRoot); name != "" {
 			add(p, "leads through a symlink to a protected path (%s)", name)
@@ -103,6 +106,20 @@ func (g *guard) check(f *FileEdit) []Concern {
 		add(f.Path, "is a binary file the editor cannot show as a diff")
 	}
 	return out
+}
+
+// protectedPath returns the extra protected path that holds p (as written
+// or resolved), or "".
+func (g *guard) protectedPath(p, real string) string {
+	for _, e := range g.protected {
+		if _, ok := within(p, e); ok {
+			return e
+		}
+		if _, ok := within(real, realPath(e)); ok {
+			return e
+		}
+	}
+	return ""
 }
 
 // real resolves symlinks in p, resolving each directory once per patch.

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"syscall"
 
+	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -83,6 +84,14 @@ func runCLI(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "warden: unknown command %q\n\n", args[0])
 		printUsage(env.stderr)
 		return exitUsage
+	}
+	if c.name != "version" && c.name != "doctor" {
+		// No safe place for the rules and the audit log: say so rather
+		// than keep them where a sandboxed command could rewrite them.
+		if err := config.CheckDirs(); err != nil {
+			fmt.Fprintf(env.stderr, "warden %s: %v\n", c.name, err)
+			return exitUsage
+		}
 	}
 	return runCommand(ctx, env, c, args[1:])
 }

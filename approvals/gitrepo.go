@@ -1,0 +1,300 @@
+package approvals
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A git command reads its repository's config (core.fsmonitor, hooks,
+// aliases, filters: all run programs). The sandbox keeps a writable root's
+// top .git read-only and every .git that exists below it when a command
+// starts, but it cannot stop a sandboxed command from making a new nested
+// repository. So a git command may leave the sandbox (a rule's bypass) only
+// when every repository it could use is one the sandboxed command cannot
+// have written: outside the writable roots, or inside the .git at the top of
+// the deepest writable root that holds it (the workspace's own repository,
+// its submodules and worktrees, whose git dirs live in .git). Anything else,
+// including a nested repository that git would find from the working
+// directory, runs in the sandbox, where its hooks cannot reach the host.
+
+// gitEnv reads the environment the command inherits; tests replace it.
+var gitEnv = os.Getenv
+
+// gitStaysProtected reports whether every git command in a is judged to use
+// only protected repositories (true when there is no git command).
+func gitStaysProtected(a *Analysis, cwd string, sb Sandbox) bool {
+	// Everywhere a sandboxed command may have written: the writable roots
+	// (the working directory when none are given, as for `warden policy
+	// check`) and the temporary directories, whatever this request's mode.
+	areas := slices.Clone(sb.WritableRoots)
+	if len(areas) == 0 {
+		areas = append(areas, cwd)
+	}
+	roots := resolvedRoots(append(areas, "/tmp", os.TempDir()))
+	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"} {
+		if v := gitEnv(name); v != "" && usesGit(a) && !protectedConfig(absFrom(cwd, v), roots, sb.ProtectedPaths) {
+			return false
+		}
+	}
+	cwds := []string{cwd}
+	for _, seg := range a.Segments {
+		if len(seg.Argv) == 0 {
+			continue
+		}
+		switch filepath.Base(seg.Argv[0]) {
+		case "cd", "pushd", "popd":
+			// Where later commands run: every place a cd could lead (a
+			// subshell's cd may or may not apply), or unknown.
+			if !seg.Literal || len(seg.Argv) != 2 || filepath.Base(seg.Argv[0]) == "popd" || !plainDir(seg.Argv[1]) {
+				if usesGit(a) {
+					return false
+				}
+				continue
+			}
+			for _, c := range cwds {
+				cwds = append(cwds, absFrom(c, seg.Argv[1]))
+			}
+			continue
+		}
+		i := gitWord(seg.Argv)
+		if i < 0 {
+			continue
+		}
+		if !seg.Literal || seg.Assigns {
+			return false
+		}
+		for _, c := range cwds {
+			if !gitInvocationProtected(seg.Argv[i+1:], c, roots) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// plainDir: a cd operand whose target does not depend on $HOME, $OLDPWD or
+// $CDPATH.
+func plainDir(d string) bool {
+	if d == "" || d == "-" || strings.HasPrefix(d, "~") || strings.HasPrefix(d, "-") {
+		return false
+	}
+	return filepath.IsAbs(d) || gitEnv("CDPATH") == "" || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "." || d == ".."
+}
+
+func usesGit(a *Analysis) bool {
+	for _, seg := range a.Segments {
+		if gitWord(seg.Argv) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// gitWord is the index of the git program among argv's words (git itself or
+// behind a wrapper such as env, nice or xargs), or -1.
+func gitWord(argv []string) int {
+	for i, w := range argv {
+		if b := filepath.Base(w); b == "git" || strings.HasPrefix(b, "git-") {
+			return i
+		}
+	}
+	return -1
+}
+
+// gitInvocationProtected judges one git command line (args after "git")
+// run in cwd: its -C, --git-dir and --work-tree options and the GIT_DIR
+// family of the environment decide the repository, as git does.
+func gitInvocationProtected(args []string, cwd string, roots []string) bool {
+	gitDir := gitEnv("GIT_DIR")
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() (string, bool) {
+			if i+1 < len(args) {
+				i++
+				return args[i], true
+			}
+			return "", false
+		}
+		switch {
+		case a == "-C":
+			d, ok := next()
+			if !ok {
+				return false
+			}
+			cwd = absFrom(cwd, d)
+		case a == "--git-dir":
+			v, ok := next()
+			if !ok {
+				return false
+			}
+			gitDir = v
+		case strings.HasPrefix(a, "--git-dir="):
+			gitDir = strings.TrimPrefix(a, "--git-dir=")
+		case a == "-c" || a == "--work-tree" || a == "--namespace" || a == "--exec-path" || a == "--super-prefix" || a == "--config-env":
+			next()
+		case strings.HasPrefix(a, "-"):
+			// --no-pager, --bare, -p...: no repository change.
+		default:
+			i = len(args) // the subcommand: its own options follow
+		}
+	}
+	var dirs []string
+	if gitDir != "" {
+		dirs = append(dirs, absFrom(cwd, gitDir))
+	} else {
+		// git looks for a repository from the working directory up (with
+		// --work-tree alone it still finds the git dir from cwd).
+		if d, ok := discoverGitDir(cwd); ok {
+			dirs = append(dirs, d)
+		}
+	}
+	if c := gitEnv("GIT_COMMON_DIR"); c != "" {
+		dirs = append(dirs, absFrom(cwd, c))
+	}
+	for _, d := range dirs {
+		dirs = append(dirs, commonDir(d)...)
+	}
+	for _, d := range dirs {
+		if !gitDirProtected(d, roots) {
+			return false
+		}
+	}
+	return true
+}
+
+// discoverGitDir finds the repository git would use from dir: the first
+// directory up holding .git (a directory, or a file naming the git dir), or
+// that is itself a bare repository.
+func discoverGitDir(dir string) (string, bool) {
+	for d := dir; ; d = filepath.Dir(d) {
+		dotgit := filepath.Join(d, ".git")
+		if st, err := os.Lstat(dotgit); err == nil {
+			if st.Mode().IsRegular() {
+				if t, ok := readGitfile(dotgit); ok {
+					return t, true
+				}
+				return dotgit, true // unreadable: judge the file's place
+			}
+			return dotgit, true
+		}
+		if looksBare(d) {
+			return d, true
+		}
+		if filepath.Dir(d) == d {
+			return "", false
+		}
+	}
+}
+
+func looksBare(d string) bool {
+	for _, n := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Lstat(filepath.Join(d, n)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// readGitfile reads "gitdir: PATH" from a .git file.
+func readGitfile(p string) (string, bool) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok {
+		return "", false
+	}
+	return absFrom(filepath.Dir(p), strings.TrimSpace(dir)), true
+}
+
+// commonDir is the repository a worktree's git dir shares its config with.
+func commonDir(gitDir string) []string {
+	b, err := os.ReadFile(filepath.Join(gitDir, "commondir"))
+	if err != nil {
+		return nil
+	}
+	return []string{absFrom(gitDir, strings.TrimSpace(string(b)))}
+}
+
+// gitDirProtected: outside every writable root, or inside the top .git of
+// the deepest root that holds it (or that .git file's target).
+func gitDirProtected(dir string, roots []string) bool {
+	dir = resolvePath(dir)
+	deepest := ""
+	for _, r := range roots {
+		if pathWithin(r, dir) && len(r) > len(deepest) {
+			deepest = r
+		}
+	}
+	if deepest == "" {
+		return true
+	}
+	top := filepath.Join(deepest, ".git")
+	if pathWithin(top, dir) {
+		return true
+	}
+	if t, ok := readGitfile(top); ok && pathWithin(resolvePath(t), dir) {
+		return true
+	}
+	return false
+}
+
+// protectedConfig: a git config file named by the environment is outside
+// the writable roots or inside a path the sandbox keeps read-only.
+func protectedConfig(p string, roots, protected []string) bool {
+	p = resolvePath(p)
+	for _, pp := range protected {
+		if pathWithin(resolvePath(pp), p) {
+			return true
+		}
+	}
+	for _, r := range roots {
+		if pathWithin(r, p) {
+			return false
+		}
+	}
+	return true
+}
+
+func resolvedRoots(roots []string) []string {
+	out := make([]string, 0, len(roots))
+	for _, r := range roots {
+		out = append(out, resolvePath(r))
+	}
+	return out
+}
+
+// resolvePath resolves symlinks in the longest existing prefix of p.
+func resolvePath(p string) string {
+	rest := ""
+	for cur := filepath.Clean(p); ; {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return filepath.Clean(p)
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
+
+func absFrom(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(dir, p)
+}
+
+// pathWithin reports whether p is dir or below it.
+func pathWithin(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}

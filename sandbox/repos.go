@@ -1,0 +1,223 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// A repository's .git runs code on the host: its hooks when the user commits,
+// core.fsmonitor and friends when any git command reads its config. A mount
+// cannot stop a sandboxed command from creating a new .git deep inside a
+// writable root (the host side refuses to take git out of the sandbox for
+// such a repository, see approvals), but the repositories that exist when the
+// command starts are made read-only: scanRepos finds them.
+
+// Bounds of one root's scan. A tree larger than this is scanned shallowest
+// first and the rest skipped: a big or hostile tree (a temp dir with 200,000
+// entries) never fails or slows the run beyond the budget.
+const (
+	scanMaxDirs  = 20000
+	scanDeadline = 100 * time.Millisecond
+	scanMaxFound = 256
+	// scratchDepth bounds the scan of /tmp and $TMPDIR, which hold
+	// everyone's scratch: a repository cloned there is found, a test's
+	// tree ten levels down is not worth every command's time.
+	scratchDepth = 3
+	// scanFresh is how long a root's scan is used as it is. An older one is
+	// still used (its entries that vanished are skipped) while a fresh scan
+	// runs in the background: a long-lived server walks a tree once, not for
+	// every command, and no command waits for a rescan.
+	scanFresh = 10 * time.Second
+)
+
+var scanCache = struct {
+	sync.Mutex
+	m map[string]*scanResult
+}{m: map[string]*scanResult{}}
+
+type scanResult struct {
+	at         time.Time
+	found      []string
+	refreshing bool
+}
+
+// scanRepos fills each root's Found: existing .git directories and files
+// below its top (the top one is in Protected already), the gitdir: targets
+// of the files, and $GIT_DIR / $GIT_COMMON_DIR from the command's
+// environment when they lie in a writable root.
+func scanRepos(roots []Root, env []string) {
+	var fromEnv []string
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if (k == "GIT_DIR" || k == "GIT_COMMON_DIR") && filepath.IsAbs(v) {
+			if rp, err := filepath.EvalSymlinks(v); err == nil {
+				fromEnv = append(fromEnv, rp)
+			}
+		}
+	}
+	// Each root is walked once, without entering the others (nested roots
+	// are walked on their own), all at once.
+	paths := make([]string, len(roots))
+	for i, r := range roots {
+		paths[i] = r.Path
+	}
+	results := make([][]string, len(roots))
+	var wg sync.WaitGroup
+	for i := range roots {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			var skip []string
+			for _, o := range paths {
+				if o != paths[i] && within(paths[i], o) {
+					skip = append(skip, o)
+				}
+			}
+			depth := -1
+			if isScratch(paths[i]) {
+				depth = scratchDepth
+			}
+			results[i] = cachedScan(paths[i], skip, depth)
+		}(i)
+	}
+	wg.Wait()
+	for i := range roots {
+		found := slices.Clone(results[i])
+		for _, g := range fromEnv {
+			if within(roots[i].Path, g) {
+				found = append(found, g)
+			}
+		}
+		slices.Sort(found)
+		roots[i].Found = slices.Compact(found)
+	}
+}
+
+// isScratch says whether dir is /tmp or $TMPDIR.
+func isScratch(dir string) bool {
+	for _, t := range []string{"/tmp", os.Getenv("TMPDIR")} {
+		if filepath.IsAbs(t) {
+			if rt, err := filepath.EvalSymlinks(t); err == nil && rt == dir {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func cachedScan(root string, skip []string, depth int) []string {
+	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
+	scanCache.Lock()
+	r := scanCache.m[key]
+	if r != nil {
+		if time.Since(r.at) >= scanFresh && !r.refreshing {
+			r.refreshing = true
+			go storeScan(key, root, skip, depth)
+		}
+		scanCache.Unlock()
+		return r.found
+	}
+	scanCache.Unlock()
+	return storeScan(key, root, skip, depth)
+}
+
+func storeScan(key, root string, skip []string, depth int) []string {
+	found := walkRepos(root, skip, depth)
+	scanCache.Lock()
+	scanCache.m[key] = &scanResult{at: time.Now(), found: found}
+	scanCache.Unlock()
+	return found
+}
+
+// walkRepos walks root breadth first, without following symbolic links,
+// without entering a .git or a directory in skip, and no deeper than depth
+// levels (-1: no limit). It lists the .git entries below root's top plus the
+// targets of the .git files. Directories it cannot read are skipped.
+func walkRepos(root string, skip []string, depth int) []string {
+	deadline := time.Now().Add(scanDeadline)
+	var found []string
+	type item struct {
+		dir   string
+		level int
+	}
+	queue := []item{{root, 0}}
+	for n := 0; len(queue) > 0 && n < scanMaxDirs && len(found) < scanMaxFound; n++ {
+		if n%64 == 0 && time.Now().After(deadline) {
+			break
+		}
+		dir, level := queue[0].dir, queue[0].level
+		queue = queue[1:]
+		entries, err := readDirNames(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			p := filepath.Join(dir, e.name)
+			switch {
+			case e.name == ".git" && dir != root:
+				if e.dir {
+					found = append(found, p)
+				} else if e.regular {
+					found = append(found, p)
+					if t, ok := gitdirTarget(p); ok {
+						found = append(found, t)
+					}
+				}
+			case e.dir && e.name != ".git" && (depth < 0 || level+1 < depth) && !slices.Contains(skip, p):
+				queue = append(queue, item{p, level + 1})
+			}
+		}
+	}
+	return found
+}
+
+type dirEntry struct {
+	name         string
+	dir, regular bool
+}
+
+// readDirNames lists dir without sorting it or statting its entries (the
+// directory entry's own type says whether it is a directory or a link).
+func readDirNames(dir string) ([]dirEntry, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
+	out := make([]dirEntry, 0, len(des))
+	for _, d := range des {
+		t := d.Type()
+		out = append(out, dirEntry{name: d.Name(), dir: t.IsDir(), regular: t.IsRegular()})
+	}
+	return out, err
+}
+
+// maskPoint says where a protected path p under root is held read-only: p
+// itself when it exists, else the first of its parents below root that is
+// missing (missing true: a placeholder goes there), a placeholder, or not a
+// directory. A p outside root is its own mask point.
+func maskPoint(root, p string) (point string, missing bool) {
+	if !within(root, p) || p == root {
+		_, err := os.Lstat(p)
+		return p, err != nil
+	}
+	rel, _ := filepath.Rel(root, p)
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		st, err := os.Lstat(cur)
+		if err != nil {
+			return cur, true
+		}
+		if cur == p || IsPlaceholder(cur) || !st.IsDir() {
+			return cur, false
+		}
+	}
+	return p, false
+}
