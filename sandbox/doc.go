@@ -11,7 +11,7 @@
 //		Argv:    []string{"go", "test", "./..."}, // no shell unless Shell is set
 //		Cwd:     workspace,                       // the first writable root
 //		Policy:  policy,
-//		Env:     sandbox.EnvPolicy{},            // inherit all, minus *KEY*/*SECRET*/*TOKEN*
+//		Env:     sandbox.EnvPolicy{},            // inherit all, minus secrets (IsSecretEnv)
 //		Clock:   sandbox.NewClock(2*time.Minute), // or Timeout; Pause/Resume while a human is asked
 //		OnOutput: stream,                         // optional live output
 //	})
