@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -241,6 +242,18 @@ func TestSocketScanHasNoSilentBudget(t *testing.T) {
 	}
 }
 
+// floodDir is a directory to fill with many files: a tmpfs of its own when
+// this process may mount one (the machine's /tmp may be a slow disk), else
+// a temporary directory.
+func floodDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if os.Getuid() == 0 && unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256m,nr_inodes=1000000,mode=0700") == nil {
+		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	}
+	return dir
+}
+
 func fill(t *testing.T, dir string, n int) {
 	t.Helper()
 	for i := range n {
@@ -250,42 +263,181 @@ func fill(t *testing.T, dir string, n int) {
 	}
 }
 
-func TestSocketScanRefusesPastTheBound(t *testing.T) {
+// TestSocketScanHasNoBoundOnEntries: a command can fill $TMPDIR; the scan
+// of 200,000 entries still finishes and finds the sockets among them.
+func TestSocketScanHasNoBoundOnEntries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 200,000 files")
+	}
 	w := newScanWorld(t)
-	fill(t, w.tmp, 3000)
+	w.tmp = floodDir(t)
+	w.env = []string{"HOME=" + w.home, "TMPDIR=" + w.tmp, "XDG_RUNTIME_DIR=" + w.xdg}
+	fill(t, w.tmp, 200_000)
+	top := filepath.Join(w.tmp, "zz.sock")
+	deep := filepath.Join(w.tmp, "ssh-x", "agent")
+	listen(t, top)
+	listen(t, deep)
 	s := newSocketScanner()
-	s.maxEntries = 2000 // the real bound is 200,000: too slow to create here
-	_, _, err := s.scan(w.env, "/")
-	var refused *RefusedError
-	if !errors.As(err, &refused) {
-		t.Fatalf("scan past the bound: %v, want a refusal", err)
+	got, _, err := s.toMask(w.env, "/", nil)
+	if err != nil {
+		t.Fatalf("scan of 200,000 entries: %v", err)
 	}
-	if !strings.Contains(err.Error(), w.tmp) || !strings.Contains(err.Error(), "remove stale files") {
-		t.Errorf("refusal does not say which directory and what to do: %v", err)
-	}
-	// The verdict is the same when the listing comes from the cache.
-	s.maxEntries = maxScanEntries
-	s.now = func() time.Time { return time.Now().Add(time.Hour) }
-	mustScan(t, s, w.env)
-	s.maxEntries = 2000
-	if _, _, err := s.scan(w.env, "/"); !errors.As(err, &refused) {
-		t.Errorf("cached scan past the bound: %v, want a refusal", err)
+	for _, p := range []string{top, deep} {
+		if !slices.Contains(got, resolve(t, p)) {
+			t.Errorf("socket %s among 200,000 entries not found", p)
+		}
 	}
 }
 
-func TestRunRefusesWhenTheScanIsTooBig(t *testing.T) {
+// deadSockets leaves n socket files in dir with nobody bound to them, as a
+// command that bound and exited does.
+func deadSockets(t *testing.T, dir string, n int) {
+	t.Helper()
+	for i := range n {
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = unix.Bind(fd, &unix.SockaddrUnix{Name: filepath.Join(dir, fmt.Sprintf("dead%05d.sock", i))})
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSocketScanDeadSocketFlood: thousands of socket files nobody listens
+// on (the attack: a command binds them and exits) are not masked one mount
+// each; every socket with a server still is, whatever its type, however
+// long its path, and in whichever network namespace its server runs.
+func TestSocketScanDeadSocketFlood(t *testing.T) {
 	w := newScanWorld(t)
-	fill(t, w.tmp, 3000)
-	defer func(n int) { socketCache.maxEntries = n }(socketCache.maxEntries)
-	socketCache.maxEntries = 2000
-	_, err := Run(context.Background(), Command{
-		Argv: []string{"/bin/true"}, Cwd: t.TempDir(), Helper: testHelper,
-		Policy: Policy{Mode: WorkspaceWrite},
-		Env:    EnvPolicy{Set: map[string]string{"TMPDIR": w.tmp}},
-	})
-	var refused *RefusedError
-	if !errors.As(err, &refused) || !strings.Contains(err.Error(), w.tmp) {
-		t.Fatalf("run with too many entries to scan: %v, want a refusal naming %s", err, w.tmp)
+	deadSockets(t, w.tmp, 2*probeAbove)
+	stream := filepath.Join(w.tmp, "stream.sock")
+	listen(t, stream)
+	dgram := filepath.Join(w.tmp, "dgram.sock")
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dgram, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	// A path longer than sun_path, deep in $XDG_RUNTIME_DIR.
+	deep := filepath.Join(w.xdg, strings.Repeat("d", 60), strings.Repeat("e", 60))
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(deep, "long.sock")
+	listenLong(t, long)
+	live := []string{stream, dgram, long}
+	if os.Getuid() == 0 {
+		other := filepath.Join(w.tmp, "other-netns.sock")
+		listenInOtherNetns(t, other)
+		live = append(live, other)
+	}
+	got, _, err := newSocketScanner().toMask(w.env, "/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range live {
+		if !slices.Contains(got, resolve(t, p)) {
+			t.Errorf("live socket %s not masked", p)
+		}
+	}
+	if len(got) > len(live)+8 { // the machine's own sockets in /run
+		t.Errorf("%d sockets to mask, want the %d live ones (and the machine's own): dead files are masked", len(got), len(live))
+	}
+	// Twin: below the probing threshold every socket found is masked, dead
+	// or not, as before.
+	w2 := newScanWorld(t)
+	deadSockets(t, w2.tmp, 3)
+	got, _, err = newSocketScanner().toMask(w2.env, "/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if p := resolve(t, filepath.Join(w2.tmp, fmt.Sprintf("dead%05d.sock", i))); !slices.Contains(got, p) {
+			t.Errorf("%s not masked below the threshold", p)
+		}
+	}
+}
+
+// listenLong listens on a socket whose path is too long for sun_path,
+// binding through /proc/self/fd.
+func listenLong(t *testing.T, p string) {
+	t.Helper()
+	dir, err := os.Open(filepath.Dir(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	l, err := net.Listen("unix", fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(p)))
+	if err != nil {
+		t.Fatalf("bind through /proc/self/fd: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+}
+
+// listenInOtherNetns listens on p from a network namespace of its own, as a
+// container or a service with a private network does: sock_diag here does
+// not list it.
+func listenInOtherNetns(t *testing.T, p string) {
+	t.Helper()
+	errc := make(chan error, 1)
+	var fd int
+	go func() {
+		runtime.LockOSThread() // the thread dies with its namespace
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			errc <- err
+			return
+		}
+		var err error
+		if fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			if err = unix.Bind(fd, &unix.SockaddrUnix{Name: p}); err == nil {
+				err = unix.Listen(fd, 8)
+			}
+		}
+		errc <- err
+	}()
+	if err := <-errc; err != nil {
+		t.Fatalf("listen in another network namespace: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	bound, err := boundSocketFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	if bound[socketFileOf(&st)] {
+		t.Fatal("sock_diag lists a socket of another network namespace: the probe is not exercised")
+	}
+}
+
+// TestSocketScanBoundSocketFiles: sock_diag reports the file a listening
+// socket is bound to, and not a dead socket file.
+func TestSocketScanBoundSocketFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "live.sock")
+	listen(t, p)
+	deadSockets(t, dir, 1)
+	bound, err := boundSocketFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(p string) socketFile {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return socketFileOf(&st)
+	}
+	if !bound[id(p)] {
+		t.Errorf("sock_diag does not list %s (%d files listed)", p, len(bound))
+	}
+	if bound[id(filepath.Join(dir, "dead00000.sock"))] {
+		t.Error("sock_diag lists a dead socket file")
 	}
 }
 
