@@ -73,10 +73,10 @@ type socketScanner struct {
 	names int    // sockets and subdirectories held by dirs
 	seq   uint64 // scans started, for eviction
 
-	maxDirs    int              // maxCachedDirs
-	maxNames   int              // maxCachedNames
-	now        func() time.Time // the clock racy timestamps are judged by
-	onRead     func(dir string) // tests count what is read from disk
+	maxDirs  int              // maxCachedDirs
+	maxNames int              // maxCachedNames
+	now      func() time.Time // the clock racy timestamps are judged by
+	onRead   func(dir string) // tests count what is read from disk
 }
 
 // dirKey names a directory as walked: service directories at the top of
