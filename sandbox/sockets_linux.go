@@ -70,7 +70,8 @@ var socketCache = newSocketScanner()
 type socketScanner struct {
 	mu    sync.Mutex
 	dirs  map[dirKey]*dirListing
-	names int    // sockets and subdirectories held by dirs
+	names int // sockets and subdirectories held by dirs
+	dead  map[deadSocket]bool
 	seq   uint64 // scans started, for eviction
 
 	maxDirs  int              // maxCachedDirs
@@ -101,7 +102,7 @@ type dirListing struct {
 }
 
 func newSocketScanner() *socketScanner {
-	return &socketScanner{dirs: map[dirKey]*dirListing{},
+	return &socketScanner{dirs: map[dirKey]*dirListing{}, dead: map[deadSocket]bool{},
 		maxDirs: maxCachedDirs, maxNames: maxCachedNames, now: time.Now}
 }
 
@@ -121,7 +122,7 @@ func (s *socketScanner) toMask(env []string, cwd string, roots []Root) (sockets,
 		return nil, nil, err
 	}
 	if len(sockets) > probeAbove {
-		if sockets, err = keepLive(sockets); err != nil {
+		if sockets, err = s.keepLive(sockets); err != nil {
 			return nil, nil, err
 		}
 	}

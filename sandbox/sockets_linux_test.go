@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -245,7 +246,7 @@ func TestSocketScanHasNoSilentBudget(t *testing.T) {
 // floodDir is a directory to fill with many files: a tmpfs of its own when
 // this process may mount one (the machine's /tmp may be a slow disk), else
 // a temporary directory.
-func floodDir(t *testing.T) string {
+func floodDir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	if os.Getuid() == 0 && unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256m,nr_inodes=1000000,mode=0700") == nil {
@@ -254,7 +255,7 @@ func floodDir(t *testing.T) string {
 	return dir
 }
 
-func fill(t *testing.T, dir string, n int) {
+func fill(t testing.TB, dir string, n int) {
 	t.Helper()
 	for i := range n {
 		if err := unix.Mknod(filepath.Join(dir, fmt.Sprintf("f%05d", i)), unix.S_IFREG|0o600, 0); err != nil {
@@ -291,7 +292,7 @@ func TestSocketScanHasNoBoundOnEntries(t *testing.T) {
 
 // deadSockets leaves n socket files in dir with nobody bound to them, as a
 // command that bound and exited does.
-func deadSockets(t *testing.T, dir string, n int) {
+func deadSockets(t testing.TB, dir string, n int) {
 	t.Helper()
 	for i := range n {
 		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
@@ -334,23 +335,33 @@ func TestSocketScanDeadSocketFlood(t *testing.T) {
 		listenInOtherNetns(t, other)
 		live = append(live, other)
 	}
-	got, _, err := newSocketScanner().toMask(w.env, "/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range live {
-		if !slices.Contains(got, resolve(t, p)) {
-			t.Errorf("live socket %s not masked", p)
+	s := newSocketScanner()
+	s.now = func() time.Time { return time.Now().Add(time.Hour) } // all settled
+	for run := range 2 { // the second remembers the dead ones
+		got, _, err := s.toMask(w.env, "/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range live {
+			if !slices.Contains(got, resolve(t, p)) {
+				t.Errorf("run %d: live socket %s not masked", run, p)
+			}
+		}
+		if len(got) > len(live)+8 { // the machine's own sockets in /run
+			t.Errorf("run %d: %d sockets to mask, want the %d live ones (and the machine's own): dead files are masked", run, len(got), len(live))
 		}
 	}
-	if len(got) > len(live)+8 { // the machine's own sockets in /run
-		t.Errorf("%d sockets to mask, want the %d live ones (and the machine's own): dead files are masked", len(got), len(live))
+	s.mu.Lock()
+	remembered := len(s.dead)
+	s.mu.Unlock()
+	if remembered < 2*probeAbove || remembered > 2*probeAbove+8 {
+		t.Errorf("%d dead sockets remembered, want the %d dead files", remembered, 2*probeAbove)
 	}
 	// Twin: below the probing threshold every socket found is masked, dead
 	// or not, as before.
 	w2 := newScanWorld(t)
 	deadSockets(t, w2.tmp, 3)
-	got, _, err = newSocketScanner().toMask(w2.env, "/", nil)
+	got, _, err := newSocketScanner().toMask(w2.env, "/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -540,6 +551,79 @@ func BenchmarkSocketScan(b *testing.B) {
 		b.ReportMetric(float64(len(s.dirs)), "cached-dirs")
 		s.mu.Unlock()
 	})
+}
+
+// BenchmarkSocketScanFlood times the scan of a $TMPDIR a command filled
+// with 200,000 files, against plain walks of the same directory in the same
+// run, and the liveness check of 10,000 dead socket files (what a flood of
+// them costs instead of a mount each):
+//
+//	go test -run '^$' -bench SocketScanFlood -benchtime 10x ./sandbox
+func BenchmarkSocketScanFlood(b *testing.B) {
+	tmp := floodDir(b)
+	fill(b, tmp, 200_000)
+	xdg, home := b.TempDir(), b.TempDir()
+	env := []string{"HOME=" + home, "TMPDIR=" + tmp, "XDG_RUNTIME_DIR=" + xdg}
+	old := time.Now().Add(time.Hour) // the directory counts as settled
+	b.Run("baseline-filepath.WalkDir", func(b *testing.B) {
+		for range b.N {
+			n := 0
+			filepath.WalkDir(tmp, func(string, fs.DirEntry, error) error { n++; return nil })
+		}
+	})
+	b.Run("baseline-Readdirnames", func(b *testing.B) {
+		for range b.N {
+			f, err := os.Open(tmp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Readdirnames(-1)
+			f.Close()
+		}
+	})
+	b.Run("scan-cold", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := newSocketScanner().scan(env, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scan-cached", func(b *testing.B) {
+		s := newSocketScanner()
+		s.now = func() time.Time { return old }
+		if _, _, err := s.scan(env, "/"); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := s.scan(env, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	dead := b.TempDir()
+	deadSockets(b, dead, 10_000)
+	var paths []string
+	for i := range 10_000 {
+		paths = append(paths, filepath.Join(dead, fmt.Sprintf("dead%05d.sock", i)))
+	}
+	known := newSocketScanner()
+	known.now = func() time.Time { return old }
+	if _, err := known.keepLive(paths); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		s    func() *socketScanner
+	}{{"keepLive-10k-dead-sockets-cold", newSocketScanner}, {"keepLive-10k-dead-sockets-known", func() *socketScanner { return known }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if live, err := c.s().keepLive(paths); err != nil || len(live) != 0 {
+					b.Fatalf("keepLive: %d live, %v", len(live), err)
+				}
+			}
+		})
+	}
 }
 
 func TestSocketScanCacheIsBounded(t *testing.T) {
