@@ -337,7 +337,7 @@ func TestSocketScanDeadSocketFlood(t *testing.T) {
 	}
 	s := newSocketScanner()
 	s.now = func() time.Time { return time.Now().Add(time.Hour) } // all settled
-	for run := range 2 { // the second remembers the dead ones
+	for run := range 2 {                                          // the second remembers the dead ones
 		got, _, err := s.toMask(w.env, "/", nil)
 		if err != nil {
 			t.Fatal(err)
