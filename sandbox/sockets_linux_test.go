@@ -601,6 +601,35 @@ func BenchmarkSocketScanFlood(b *testing.B) {
 			}
 		}
 	})
+	// Service-named directories are each read: 20,000 of them cost a
+	// read each per run past what the cache holds (maxCachedDirs).
+	svc := floodDir(b)
+	for i := range 20_000 {
+		if err := os.Mkdir(filepath.Join(svc, fmt.Sprintf("tmux-%d", i)), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	svcEnv := []string{"HOME=" + home, "TMPDIR=" + svc, "XDG_RUNTIME_DIR=" + xdg}
+	b.Run("scan-20k-service-dirs-cold", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := newSocketScanner().scan(svcEnv, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scan-20k-service-dirs-cached", func(b *testing.B) {
+		s := newSocketScanner()
+		s.now = func() time.Time { return old }
+		if _, _, err := s.scan(svcEnv, "/"); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := s.scan(svcEnv, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	dead := b.TempDir()
 	deadSockets(b, dead, 10_000)
 	var paths []string
