@@ -36,8 +36,10 @@ var serviceSocketDirs = []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-*
 // Masks cost a mount each (about 40 us; the kernel allows 100,000 mounts
 // per namespace). Past probeAbove sockets the scan's finds are checked for
 // a listener and dead ones are left alone; past maxMasks live sockets and
-// hidden directories the run is refused, which no sandboxed command can
-// cause: everything it started is dead when it ends.
+// hidden directories the run is refused. A command can cause that only
+// while it still runs (everything it started dies with it) or, for a user
+// other than root, by leaving that many service-named directories it made
+// unlistable.
 const (
 	probeAbove = 256
 	maxMasks   = 20_000
