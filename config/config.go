@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ type Config struct {
 	WritableRoots []string `toml:"writable_roots" json:"writableRoots,omitempty"`
 	// TrustedWorkspaces may loosen policy with their own .warden rules.
 	TrustedWorkspaces []string `toml:"trusted_workspaces" json:"trustedWorkspaces,omitempty"`
+	// EnvKeep names variables (shell globs, any case) that commands keep
+	// although the secret filter would drop them (PGPASSWORD, DATABASE_URL).
+	EnvKeep []string `toml:"env_keep" json:"envKeep,omitempty"`
 	// CodexRulesDir, when set, is also loaded as exec-policy rules.
 	CodexRulesDir string `toml:"codex_rules_dir" json:"codexRulesDir,omitempty"`
 	// ApprovalTimeout bounds how long a dialog may stay unanswered before it
@@ -115,6 +119,7 @@ func (c *Config) MergeJSON(raw json.RawMessage) error {
 	merged.WritableRoots = append([]string(nil), c.WritableRoots...)
 	merged.TrustedWorkspaces = append([]string(nil), c.TrustedWorkspaces...)
 	merged.Granular = append([]string(nil), c.Granular...)
+	merged.EnvKeep = append([]string(nil), c.EnvKeep...)
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&merged); err != nil {
@@ -134,6 +139,11 @@ func (c Config) Validate() error {
 	}
 	if !oneOf(c.SandboxMode, "read-only", "workspace-write", "danger-full-access") {
 		return fmt.Errorf("sandbox_mode %q: want read-only, workspace-write or danger-full-access", c.SandboxMode)
+	}
+	for _, k := range c.EnvKeep {
+		if _, err := path.Match(k, ""); err != nil || strings.TrimSpace(k) == "" {
+			return fmt.Errorf("env_keep %q: want a variable name or a shell glob such as PGPASSWORD or AWS_*", k)
+		}
 	}
 	for _, g := range c.Granular {
 		if !oneOf(g, "sandbox_escalation", "rules", "patches") {

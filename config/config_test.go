@@ -16,6 +16,7 @@ func TestLoadFileAndEnv(t *testing.T) {
 approval_policy = "untrusted"
 sandbox_mode = "read-only"
 network_access = true
+env_keep = ["PGPASSWORD", "aws_*"]
 [model]
 name = "from-file"
 risk_deadline = "500ms"
@@ -29,6 +30,9 @@ risk_deadline = "500ms"
 	}
 	if cfg.ApprovalPolicy != "untrusted" || cfg.SandboxMode != "read-only" || !cfg.Network {
 		t.Errorf("file values not loaded: %+v", cfg)
+	}
+	if strings.Join(cfg.EnvKeep, ",") != "PGPASSWORD,aws_*" {
+		t.Errorf("env_keep = %v", cfg.EnvKeep)
 	}
 	if cfg.Model.Name != "from-env" || cfg.Model.BaseURL != "http://127.0.0.1:9/v1" {
 		t.Errorf("environment must override the file: %+v", cfg.Model)
@@ -58,12 +62,13 @@ func TestLoadRejectsBadFiles(t *testing.T) {
 		"bad enum":     `approval_policy = "sometimes"` + "\n",
 		"syntax":       "approval_policy = \n",
 		"bad duration": "approval_timeout = \"soon\"\n",
+		"bad env_keep": "env_keep = [\"AWS_[\"]\n",
 	} {
 		path := filepath.Join(t.TempDir(), "config.toml")
 		os.WriteFile(path, []byte(body), 0o600)
 		if _, err := Load(path); err == nil {
 			t.Errorf("%s: Load accepted %q", name, body)
-		} else if name != "bad enum" && !strings.Contains(err.Error(), path) {
+		} else if name != "bad enum" && name != "bad env_keep" && !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %q does not name the file", name, err)
 		}
 	}

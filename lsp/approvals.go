@@ -90,7 +90,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		Rules:    book,
 		RulesDir: config.RulesDir(),
 		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
-		Runner: &approvals.SandboxRunner{OnNotEnforced: func(gaps []string) {
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
 			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
 		}},
 		Session: st.session,

@@ -12,7 +12,7 @@
 //		Argv:    []string{"go", "test", "./..."}, // no shell unless Shell is set
 //		Cwd:     workspace,                       // where it runs; grants nothing
 //		Policy:  policy,
-//		Env:     sandbox.EnvPolicy{},            // inherit all, minus *KEY*/*SECRET*/*TOKEN*
+//		Env:     sandbox.EnvPolicy{},            // inherit all, minus secrets (IsSecretEnv)
 //		Clock:   sandbox.NewClock(2*time.Minute), // or Timeout; Pause/Resume while a human is asked
 //		OnOutput: stream,                         // optional live output
 //	})

@@ -17,16 +17,16 @@ const (
 
 var coreVars = []string{"HOME", "LOGNAME", "PATH", "SHELL", "USER", "USERNAME", "TMPDIR", "TEMP", "TMP", "LANG", "LC_ALL", "TERM"}
 
-// defaultExcludes hide credentials: names are matched case-insensitively.
-var defaultExcludes = []string{"*KEY*", "*SECRET*", "*TOKEN*"}
-
 // EnvPolicy builds a command's environment, in Codex's order: start from
-// Inherit, drop the default excludes (unless KeepSecrets), drop Exclude,
-// apply Set, then keep only IncludeOnly when it is non-empty. Patterns are
-// shell globs over variable names, matched case-insensitively.
+// Inherit, drop the secrets (unless KeepSecrets or named by Keep), drop
+// Exclude, apply Set, then keep only IncludeOnly when it is non-empty.
+// Patterns are shell globs over variable names, matched case-insensitively.
 type EnvPolicy struct {
 	Inherit     Inherit
 	KeepSecrets bool
+	// Keep names variables that pass the secret filter anyway (config
+	// env_keep): the user's way back for a variable the filter misjudges.
+	Keep        []string
 	Exclude     []string
 	Set         map[string]string
 	IncludeOnly []string
@@ -51,8 +51,9 @@ func (e EnvPolicy) Build(base []string) []string {
 			}
 		}
 	}
-	for k := range vars {
-		if (!e.KeepSecrets && matchAny(defaultExcludes, k)) || matchAny(e.Exclude, k) {
+	for k, v := range vars {
+		secret := !e.KeepSecrets && IsSecretEnv(k, v) && !matchAny(e.Keep, k)
+		if secret || matchAny(e.Exclude, k) {
 			delete(vars, k)
 		}
 	}

@@ -66,11 +66,19 @@ func nsCovers(ns bool) []string {
 		"protected subpaths (" + strings.Join(ProtectedNames, " ") + ", gitdir: targets, Warden's own config and state, the user's git config) read-only, missing ones masked so they cannot be created",
 		"every .git deeper in a writable root (and $GIT_DIR) that exists when the command starts read-only; found by a bounded scan (shallowest first, at most 20,000 directories or 100 ms per root, three levels in /tmp and $TMPDIR, cached 10 s), which never refuses a run",
 		"chmod, chown and utime outside the writable roots (read-only mounts)",
-		"existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS; found before each run (unchanged directories cached), a directory there that can be entered but not listed is hidden whole, and a scan that cannot finish refuses the run",
+		socketsCover(),
 		"other processes invisible; the command and all it started die together",
 		"no network interfaces but an unconfigured loopback when the network is off",
 		"fresh /proc, minimal /dev, private /dev/shm and /dev/pts, private SysV IPC",
 	}
+}
+
+// socketsCover says how unix sockets outside the sandbox are kept out.
+func socketsCover() string {
+	if effectiveLandlockABI() >= 9 {
+		return "unix sockets bound outside the sandbox cannot be connected to (Landlock resolve-unix, granted nowhere); those the command binds work"
+	}
+	return "existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS; found before each run with no bound on entries (unchanged directories cached), so no number of files a command leaves there stops a later run; past 256 sockets only those a server is bound to are masked (stale socket files cannot be connected to); a directory there that can be entered but not listed is hidden whole"
 }
 
 func residualGaps(r Report) []string {

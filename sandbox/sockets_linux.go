@@ -17,15 +17,33 @@ import (
 // pathname unix socket, so the helper bind-mounts /dev/null over every
 // socket in the places services keep theirs. The launcher finds them: it
 // lives long, so it can cache what it read, and the helper starts faster.
+// From ABI 9 Landlock refuses connect() to every socket bound outside the
+// sandbox (the helper handles the right and grants it nowhere) and keeps
+// those the command binds usable, so there is nothing to scan.
+//
+// A command can write the places scanned when they lie in a writable root
+// (/tmp, $TMPDIR), so their contents must never stop the next run: the scan
+// has no bound on entries (getdents with d_type, no stat per entry, and a
+// directory read once is reused while unchanged), and a flood of socket
+// files, which would cost a mount each, is cut down to the sockets someone
+// still listens on (see keepLive).
 
 // serviceSocketDirs are the /tmp subdirectories where services keep their
 // sockets (X11, ICE, tmux, ssh-agent, screen, editors, D-Bus, PulseAudio).
 var serviceSocketDirs = []string{".X11-unix", ".ICE-unix", ".font-unix", "tmux-*", "ssh-*", "screen*", "S-*",
 	"nvim*", "emacs*", "kitty*", "wezterm*", "dbus-*", "pulse-*"}
 
-// maxScanEntries bounds one scan. A scan never stops early and leaves
-// sockets unmasked: past this bound the run is refused.
-const maxScanEntries = 200_000
+// Masks cost a mount each (about 40 us; the kernel allows 100,000 mounts
+// per namespace). Past probeAbove sockets the scan's finds are checked for
+// a listener and dead ones are left alone; past maxMasks live sockets and
+// hidden directories the run is refused. A command can cause that only
+// while it still runs (everything it started dies with it) or, for a user
+// other than root, by leaving that many service-named directories it made
+// unlistable.
+const (
+	probeAbove = 256
+	maxMasks   = 20_000
+)
 
 // The cache holds at most this many directories and names in them; what
 // does not fit is read again next time.
@@ -54,14 +72,14 @@ var socketCache = newSocketScanner()
 type socketScanner struct {
 	mu    sync.Mutex
 	dirs  map[dirKey]*dirListing
-	names int    // sockets and subdirectories held by dirs
+	names int // sockets and subdirectories held by dirs
+	dead  map[deadSocket]bool
 	seq   uint64 // scans started, for eviction
 
-	maxEntries int              // maxScanEntries; tests lower it
-	maxDirs    int              // maxCachedDirs
-	maxNames   int              // maxCachedNames
-	now        func() time.Time // the clock racy timestamps are judged by
-	onRead     func(dir string) // tests count what is read from disk
+	maxDirs  int              // maxCachedDirs
+	maxNames int              // maxCachedNames
+	now      func() time.Time // the clock racy timestamps are judged by
+	onRead   func(dir string) // tests count what is read from disk
 }
 
 // dirKey names a directory as walked: service directories at the top of
@@ -80,14 +98,13 @@ type dirID struct {
 
 type dirListing struct {
 	id      dirID
-	entries int      // all entries, for maxScanEntries
 	sockets []string // paths
 	subdirs []string // paths of the subdirectories to descend
 	used    uint64   // the last scan that used it
 }
 
 func newSocketScanner() *socketScanner {
-	return &socketScanner{dirs: map[dirKey]*dirListing{}, maxEntries: maxScanEntries,
+	return &socketScanner{dirs: map[dirKey]*dirListing{}, dead: map[deadSocket]bool{},
 		maxDirs: maxCachedDirs, maxNames: maxCachedNames, now: time.Now}
 }
 
@@ -95,9 +112,24 @@ func newSocketScanner() *socketScanner {
 // to cover with /dev/null, and the directories to cover with an empty
 // tmpfs because they can be entered but not listed.
 func socketsToMask(env []string, cwd string, roots []Root) (sockets, hidden []string, err error) {
-	sockets, hidden, err = socketCache.scan(env, cwd)
+	if effectiveLandlockABI() >= 9 {
+		return nil, nil, nil
+	}
+	return socketCache.toMask(env, cwd, roots)
+}
+
+func (s *socketScanner) toMask(env []string, cwd string, roots []Root) (sockets, hidden []string, err error) {
+	sockets, hidden, err = s.scan(env, cwd)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(sockets) > probeAbove {
+		if sockets, err = s.keepLive(sockets); err != nil {
+			return nil, nil, err
+		}
+	}
+	if n := len(sockets) + len(hidden); n > maxMasks {
+		return nil, nil, refuse("%d unix sockets with a listener and unlistable directories to mask (more than %d), so Warden cannot mask them all; stop some services or remove the directories and retry", n, maxMasks)
 	}
 	for _, h := range hidden {
 		for _, p := range append([]string{cwd}, rootPaths(roots)...) {
@@ -114,9 +146,6 @@ type scanState struct {
 	s       *socketScanner
 	start   time.Time
 	seq     uint64
-	entries int
-	largest string // the directory with the most entries, for the refusal
-	most    int
 	visited map[visitKey]int // depth walked
 	sockets []string
 	hidden  []string
@@ -249,13 +278,12 @@ func (st *scanState) walk(dir string, depth int, service, follow bool) error {
 // when its identity is unchanged, else read; nil when there is nothing the
 // command could reach in it.
 func (st *scanState) list(key dirKey, fresh *unix.Stat_t) (*dirListing, error) {
-	dir := key.path
 	s := st.s
 	s.mu.Lock()
 	if c := s.dirs[key]; c != nil && c.id == idOf(fresh) {
 		c.used = st.seq
 		s.mu.Unlock()
-		return c, st.count(dir, c.entries, c.entries)
+		return c, nil
 	}
 	s.mu.Unlock()
 
@@ -267,20 +295,6 @@ func (st *scanState) list(key dirKey, fresh *unix.Stat_t) (*dirListing, error) {
 		s.store(key, l, st.seq)
 	}
 	return l, nil
-}
-
-// count adds entries of a directory (which has dirTotal so far) to the
-// scan and refuses past the bound.
-func (st *scanState) count(dir string, added, dirTotal int) error {
-	st.entries += added
-	if dirTotal > st.most {
-		st.largest, st.most = dir, dirTotal
-	}
-	if st.entries > st.s.maxEntries {
-		return refuse("more than %d entries in the places Warden scans for unix sockets (%s alone has %d), so it cannot mask them all; remove stale files there and retry",
-			st.s.maxEntries, st.largest, st.most)
-	}
-	return nil
 }
 
 // read lists a directory from disk. local says whether its filesystem's
@@ -339,11 +353,7 @@ func (st *scanState) read(key dirKey) (l *dirListing, local bool, err error) {
 		if n <= 0 {
 			break
 		}
-		before := l.entries
 		if err := st.parse(fd, key, st.buf[:n], l); err != nil {
-			return nil, false, err
-		}
-		if err := st.count(dir, l.entries-before, l.entries); err != nil {
 			return nil, false, err
 		}
 	}
@@ -367,11 +377,12 @@ func (st *scanState) parse(fd int, key dirKey, buf []byte, l *dirListing) error 
 		if len(name) == 0 || string(name) == "." || string(name) == ".." {
 			continue
 		}
-		l.entries++
 		if typ == unix.DT_UNKNOWN { // some filesystems do not say
 			var stat unix.Stat_t
 			if err := unix.Fstatat(fd, string(name), &stat, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				if unreachable(err) {
+				// A directory readable but not searchable: nothing in it
+				// can be reached by name either.
+				if unreachable(err) || errors.Is(err, unix.EACCES) {
 					continue
 				}
 				return refuse("cannot check %s/%s for a unix socket: %v", key.path, name, err)

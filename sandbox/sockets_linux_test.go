@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -241,7 +243,19 @@ func TestSocketScanHasNoSilentBudget(t *testing.T) {
 	}
 }
 
-func fill(t *testing.T, dir string, n int) {
+// floodDir is a directory to fill with many files: a tmpfs of its own when
+// this process may mount one (the machine's /tmp may be a slow disk), else
+// a temporary directory.
+func floodDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if os.Getuid() == 0 && unix.Mount("tmpfs", dir, "tmpfs", 0, "size=256m,nr_inodes=1000000,mode=0700") == nil {
+		t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })
+	}
+	return dir
+}
+
+func fill(t testing.TB, dir string, n int) {
 	t.Helper()
 	for i := range n {
 		if err := unix.Mknod(filepath.Join(dir, fmt.Sprintf("f%05d", i)), unix.S_IFREG|0o600, 0); err != nil {
@@ -250,42 +264,191 @@ func fill(t *testing.T, dir string, n int) {
 	}
 }
 
-func TestSocketScanRefusesPastTheBound(t *testing.T) {
+// TestSocketScanHasNoBoundOnEntries: a command can fill $TMPDIR; the scan
+// of 200,000 entries still finishes and finds the sockets among them.
+func TestSocketScanHasNoBoundOnEntries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 200,000 files")
+	}
 	w := newScanWorld(t)
-	fill(t, w.tmp, 3000)
+	w.tmp = floodDir(t)
+	w.env = []string{"HOME=" + w.home, "TMPDIR=" + w.tmp, "XDG_RUNTIME_DIR=" + w.xdg}
+	fill(t, w.tmp, 200_000)
+	top := filepath.Join(w.tmp, "zz.sock")
+	deep := filepath.Join(w.tmp, "ssh-x", "agent")
+	listen(t, top)
+	listen(t, deep)
 	s := newSocketScanner()
-	s.maxEntries = 2000 // the real bound is 200,000: too slow to create here
-	_, _, err := s.scan(w.env, "/")
-	var refused *RefusedError
-	if !errors.As(err, &refused) {
-		t.Fatalf("scan past the bound: %v, want a refusal", err)
+	got, _, err := s.toMask(w.env, "/", nil)
+	if err != nil {
+		t.Fatalf("scan of 200,000 entries: %v", err)
 	}
-	if !strings.Contains(err.Error(), w.tmp) || !strings.Contains(err.Error(), "remove stale files") {
-		t.Errorf("refusal does not say which directory and what to do: %v", err)
-	}
-	// The verdict is the same when the listing comes from the cache.
-	s.maxEntries = maxScanEntries
-	s.now = func() time.Time { return time.Now().Add(time.Hour) }
-	mustScan(t, s, w.env)
-	s.maxEntries = 2000
-	if _, _, err := s.scan(w.env, "/"); !errors.As(err, &refused) {
-		t.Errorf("cached scan past the bound: %v, want a refusal", err)
+	for _, p := range []string{top, deep} {
+		if !slices.Contains(got, resolve(t, p)) {
+			t.Errorf("socket %s among 200,000 entries not found", p)
+		}
 	}
 }
 
-func TestRunRefusesWhenTheScanIsTooBig(t *testing.T) {
+// deadSockets leaves n socket files in dir with nobody bound to them, as a
+// command that bound and exited does.
+func deadSockets(t testing.TB, dir string, n int) {
+	t.Helper()
+	for i := range n {
+		fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = unix.Bind(fd, &unix.SockaddrUnix{Name: filepath.Join(dir, fmt.Sprintf("dead%05d.sock", i))})
+		unix.Close(fd)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSocketScanDeadSocketFlood: thousands of socket files nobody listens
+// on (the attack: a command binds them and exits) are not masked one mount
+// each; every socket with a server still is, whatever its type, however
+// long its path, and in whichever network namespace its server runs.
+func TestSocketScanDeadSocketFlood(t *testing.T) {
 	w := newScanWorld(t)
-	fill(t, w.tmp, 3000)
-	defer func(n int) { socketCache.maxEntries = n }(socketCache.maxEntries)
-	socketCache.maxEntries = 2000
-	_, err := Run(context.Background(), Command{
-		Argv: []string{"/bin/true"}, Cwd: t.TempDir(), Helper: testHelper,
-		Policy: Policy{Mode: WorkspaceWrite},
-		Env:    EnvPolicy{Set: map[string]string{"TMPDIR": w.tmp}},
-	})
-	var refused *RefusedError
-	if !errors.As(err, &refused) || !strings.Contains(err.Error(), w.tmp) {
-		t.Fatalf("run with too many entries to scan: %v, want a refusal naming %s", err, w.tmp)
+	deadSockets(t, w.tmp, 2*probeAbove)
+	stream := filepath.Join(w.tmp, "stream.sock")
+	listen(t, stream)
+	dgram := filepath.Join(w.tmp, "dgram.sock")
+	c, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: dgram, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	// A path longer than sun_path, deep in $XDG_RUNTIME_DIR.
+	deep := filepath.Join(w.xdg, strings.Repeat("d", 60), strings.Repeat("e", 60))
+	if err := os.MkdirAll(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	long := filepath.Join(deep, "long.sock")
+	listenLong(t, long)
+	live := []string{stream, dgram, long}
+	if os.Getuid() == 0 {
+		other := filepath.Join(w.tmp, "other-netns.sock")
+		listenInOtherNetns(t, other)
+		live = append(live, other)
+	}
+	s := newSocketScanner()
+	s.now = func() time.Time { return time.Now().Add(time.Hour) } // all settled
+	for run := range 2 {                                          // the second remembers the dead ones
+		got, _, err := s.toMask(w.env, "/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range live {
+			if !slices.Contains(got, resolve(t, p)) {
+				t.Errorf("run %d: live socket %s not masked", run, p)
+			}
+		}
+		if len(got) > len(live)+8 { // the machine's own sockets in /run
+			t.Errorf("run %d: %d sockets to mask, want the %d live ones (and the machine's own): dead files are masked", run, len(got), len(live))
+		}
+	}
+	s.mu.Lock()
+	remembered := len(s.dead)
+	s.mu.Unlock()
+	if remembered < 2*probeAbove || remembered > 2*probeAbove+8 {
+		t.Errorf("%d dead sockets remembered, want the %d dead files", remembered, 2*probeAbove)
+	}
+	// Twin: below the probing threshold every socket found is masked, dead
+	// or not, as before.
+	w2 := newScanWorld(t)
+	deadSockets(t, w2.tmp, 3)
+	got, _, err := newSocketScanner().toMask(w2.env, "/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if p := resolve(t, filepath.Join(w2.tmp, fmt.Sprintf("dead%05d.sock", i))); !slices.Contains(got, p) {
+			t.Errorf("%s not masked below the threshold", p)
+		}
+	}
+}
+
+// listenLong listens on a socket whose path is too long for sun_path,
+// binding through /proc/self/fd.
+func listenLong(t *testing.T, p string) {
+	t.Helper()
+	dir, err := os.Open(filepath.Dir(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dir.Close()
+	l, err := net.Listen("unix", fmt.Sprintf("/proc/self/fd/%d/%s", dir.Fd(), filepath.Base(p)))
+	if err != nil {
+		t.Fatalf("bind through /proc/self/fd: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+}
+
+// listenInOtherNetns listens on p from a network namespace of its own, as a
+// container or a service with a private network does: sock_diag here does
+// not list it.
+func listenInOtherNetns(t *testing.T, p string) {
+	t.Helper()
+	errc := make(chan error, 1)
+	var fd int
+	go func() {
+		runtime.LockOSThread() // the thread dies with its namespace
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			errc <- err
+			return
+		}
+		var err error
+		if fd, err = unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err == nil {
+			if err = unix.Bind(fd, &unix.SockaddrUnix{Name: p}); err == nil {
+				err = unix.Listen(fd, 8)
+			}
+		}
+		errc <- err
+	}()
+	if err := <-errc; err != nil {
+		t.Fatalf("listen in another network namespace: %v", err)
+	}
+	t.Cleanup(func() { unix.Close(fd) })
+	bound, err := boundSocketFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(p, &st); err != nil {
+		t.Fatal(err)
+	}
+	if bound[socketFileOf(&st)] {
+		t.Fatal("sock_diag lists a socket of another network namespace: the probe is not exercised")
+	}
+}
+
+// TestSocketScanBoundSocketFiles: sock_diag reports the file a listening
+// socket is bound to, and not a dead socket file.
+func TestSocketScanBoundSocketFiles(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "live.sock")
+	listen(t, p)
+	deadSockets(t, dir, 1)
+	bound, err := boundSocketFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := func(p string) socketFile {
+		var st unix.Stat_t
+		if err := unix.Stat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return socketFileOf(&st)
+	}
+	if !bound[id(p)] {
+		t.Errorf("sock_diag does not list %s (%d files listed)", p, len(bound))
+	}
+	if bound[id(filepath.Join(dir, "dead00000.sock"))] {
+		t.Error("sock_diag lists a dead socket file")
 	}
 }
 
@@ -388,6 +551,108 @@ func BenchmarkSocketScan(b *testing.B) {
 		b.ReportMetric(float64(len(s.dirs)), "cached-dirs")
 		s.mu.Unlock()
 	})
+}
+
+// BenchmarkSocketScanFlood times the scan of a $TMPDIR a command filled
+// with 200,000 files, against plain walks of the same directory in the same
+// run, and the liveness check of 10,000 dead socket files (what a flood of
+// them costs instead of a mount each):
+//
+//	go test -run '^$' -bench SocketScanFlood -benchtime 10x ./sandbox
+func BenchmarkSocketScanFlood(b *testing.B) {
+	tmp := floodDir(b)
+	fill(b, tmp, 200_000)
+	xdg, home := b.TempDir(), b.TempDir()
+	env := []string{"HOME=" + home, "TMPDIR=" + tmp, "XDG_RUNTIME_DIR=" + xdg}
+	old := time.Now().Add(time.Hour) // the directory counts as settled
+	b.Run("baseline-filepath.WalkDir", func(b *testing.B) {
+		for range b.N {
+			n := 0
+			filepath.WalkDir(tmp, func(string, fs.DirEntry, error) error { n++; return nil })
+		}
+	})
+	b.Run("baseline-Readdirnames", func(b *testing.B) {
+		for range b.N {
+			f, err := os.Open(tmp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Readdirnames(-1)
+			f.Close()
+		}
+	})
+	b.Run("scan-cold", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := newSocketScanner().scan(env, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scan-cached", func(b *testing.B) {
+		s := newSocketScanner()
+		s.now = func() time.Time { return old }
+		if _, _, err := s.scan(env, "/"); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := s.scan(env, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// Service-named directories are each read: 20,000 of them cost a
+	// read each per run past what the cache holds (maxCachedDirs).
+	svc := floodDir(b)
+	for i := range 20_000 {
+		if err := os.Mkdir(filepath.Join(svc, fmt.Sprintf("tmux-%d", i)), 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	svcEnv := []string{"HOME=" + home, "TMPDIR=" + svc, "XDG_RUNTIME_DIR=" + xdg}
+	b.Run("scan-20k-service-dirs-cold", func(b *testing.B) {
+		for range b.N {
+			if _, _, err := newSocketScanner().scan(svcEnv, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("scan-20k-service-dirs-cached", func(b *testing.B) {
+		s := newSocketScanner()
+		s.now = func() time.Time { return old }
+		if _, _, err := s.scan(svcEnv, "/"); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for range b.N {
+			if _, _, err := s.scan(svcEnv, "/"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	dead := b.TempDir()
+	deadSockets(b, dead, 10_000)
+	var paths []string
+	for i := range 10_000 {
+		paths = append(paths, filepath.Join(dead, fmt.Sprintf("dead%05d.sock", i)))
+	}
+	known := newSocketScanner()
+	known.now = func() time.Time { return old }
+	if _, err := known.keepLive(paths); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		s    func() *socketScanner
+	}{{"keepLive-10k-dead-sockets-cold", newSocketScanner}, {"keepLive-10k-dead-sockets-known", func() *socketScanner { return known }}} {
+		b.Run(c.name, func(b *testing.B) {
+			for range b.N {
+				if live, err := c.s().keepLive(paths); err != nil || len(live) != 0 {
+					b.Fatalf("keepLive: %d live, %v", len(live), err)
+				}
+			}
+		})
+	}
 }
 
 func TestSocketScanCacheIsBounded(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -34,13 +35,42 @@ type doctorReport struct {
 	OS      string         `json:"os"`
 	Arch    string         `json:"arch"`
 	Sandbox sandbox.Report `json:"sandbox"`
+	Env     doctorEnv      `json:"environment"`
+}
+
+// doctorEnv is the rule that filters every command's environment.
+type doctorEnv struct {
+	// Dropped are the name patterns (shell globs, any case) and Except the
+	// names among them that are kept; DroppedValues says which values are
+	// dropped whatever the name.
+	Dropped       []string `json:"dropped_names"`
+	Except        []string `json:"except_names"`
+	DroppedValues string   `json:"dropped_values"`
+	// Keep is config's env_keep: kept although the filter matches them.
+	Keep []string `json:"env_keep"`
+	// ConfigError says why env_keep could not be read, if it could not.
+	ConfigError string `json:"config_error,omitempty"`
+}
+
+func envRule() doctorEnv {
+	e := doctorEnv{Dropped: sandbox.SecretEnvNames, Except: sandbox.SecretEnvExceptions,
+		DroppedValues: sandbox.SecretEnvValueRule, Keep: []string{}}
+	cfg, err := config.Load(config.File())
+	if err != nil {
+		e.ConfigError = err.Error()
+		return e
+	}
+	if len(cfg.EnvKeep) > 0 {
+		e.Keep = cfg.EnvKeep
+	}
+	return e
 }
 
 func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	if len(args) > 0 {
 		return usageError(env, "doctor", "unexpected argument %q", args[0])
 	}
-	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, "")}
+	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -93,6 +123,19 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	}
 	if s.Refused != "" {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
+	}
+	e := rep.Env
+	fmt.Fprintln(w, "\nenvironment: every command's variables, sandboxed or not, minus secrets:")
+	fmt.Fprintf(w, "  - dropped names (any case): %s\n", strings.Join(e.Dropped, " "))
+	fmt.Fprintf(w, "  - except: %s\n", strings.Join(e.Except, " "))
+	fmt.Fprintf(w, "  - dropped whatever the name: %s\n", e.DroppedValues)
+	switch {
+	case e.ConfigError != "":
+		fmt.Fprintf(w, "  - env_keep: unknown, the config does not load: %s\n", e.ConfigError)
+	case len(e.Keep) == 0:
+		fmt.Fprintln(w, "  - env_keep (config.toml): none; name a variable there to give it back to commands")
+	default:
+		fmt.Fprintf(w, "  - env_keep (config.toml) keeps: %s\n", strings.Join(e.Keep, " "))
 	}
 }
 

@@ -74,7 +74,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	o := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
 		Prompter: prompter, Audit: audit,
-		Runner: &approvals.SandboxRunner{OnNotEnforced: func(gaps []string) {
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden exec: warning: not enforced on this machine: %s\n", gap)

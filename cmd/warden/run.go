@@ -119,7 +119,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	orch := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
 		Prompter: prompter, Audit: audit, Session: approvals.NewSessionStore(),
-		Runner: &approvals.SandboxRunner{OnNotEnforced: func(gaps []string) {
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden run: warning: not enforced on this machine: %s\n", gap)
