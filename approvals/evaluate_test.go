@@ -137,7 +137,7 @@ func TestPromptActions(t *testing.T) {
 		t.Errorf("no amendment: titles %q", got)
 	}
 	p.Amendment, p.Risk.Level = []string{"x"}, RiskHigh
-	if got, want := titles(p), []string{"Allow once", "Deny", "Deny and stop"}; !reflect.DeepEqual(got, want) {
+	if got, want := titles(p), []string{"Deny", "Allow once", "Deny and stop"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("high risk: titles %q, want %q", got, want)
 	}
 	if p.DecisionFor("Allow for session") != Denied || p.DecisionFor("") != Denied || p.DecisionFor("Deny and stop") != Abort {

@@ -70,14 +70,19 @@ func AlwaysAllowTitle(prefix []string) string {
 }
 
 // Actions lists the choices in the contract's order: Allow once, Allow for
-// session (not for high risk), Always allow `<prefix>` (only with an
-// amendment, never for high risk), Deny, Deny and stop.
+// session, Always allow `<prefix>` (only with an amendment), Deny, Deny and
+// stop. High risk offers neither remembering choice and puts Deny first, so a
+// client that pre-selects the first action (Emacs eglot, a stray Enter)
+// denies.
 func (r PromptRequest) Actions() []Action {
+	if r.Risk.Level >= RiskHigh {
+		return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleDenyAndStop, Abort}}
+	}
 	acts := []Action{{TitleAllowOnce, Approved}}
-	if r.AllowSession && r.Risk.Level < RiskHigh {
+	if r.AllowSession {
 		acts = append(acts, Action{TitleAllowSession, ApprovedForSession})
 	}
-	if len(r.Amendment) > 0 && r.Risk.Level < RiskHigh {
+	if len(r.Amendment) > 0 {
 		acts = append(acts, Action{AlwaysAllowTitle(r.Amendment), ApprovedWithAmendment})
 	}
 	return append(acts, Action{TitleDeny, Denied}, Action{TitleDenyAndStop, Abort})

@@ -150,7 +150,7 @@ func TestAgentStory(t *testing.T) {
 	for _, a := range dialog.Actions {
 		titles = append(titles, a.Title)
 	}
-	if strings.Join(titles, "|") != "Allow once|Deny|Deny and stop" || dialog.Type != protocol.MessageTypeError {
+	if strings.Join(titles, "|") != "Deny|Allow once|Deny and stop" || dialog.Type != protocol.MessageTypeError {
 		t.Errorf("high-risk dialog: type %v, actions %q", dialog.Type, titles)
 	}
 	if got := toolResult(t, srv, "rm"); !strings.Contains(got, "The user denied this command") {

@@ -132,7 +132,7 @@ func TestExecHighRiskDialogAndSandboxRetry(t *testing.T) {
 	mark := c.Mark()
 	summary := runExec(t, c, map[string]any{"command": "rm -rf build"})
 	ds := dialogs(c, mark)
-	if len(ds) != 1 || ds[0].Type != protocol.MessageTypeError || strings.Join(titles(ds[0]), "|") != "Allow once|Deny|Deny and stop" {
+	if len(ds) != 1 || ds[0].Type != protocol.MessageTypeError || strings.Join(titles(ds[0]), "|") != "Deny|Allow once|Deny and stop" {
 		t.Fatalf("high-risk dialogs %+v", ds)
 	}
 	if !strings.Contains(ds[0].Message, "deletes 3 files (12 bytes) under build/") {

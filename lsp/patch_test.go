@@ -472,7 +472,7 @@ func TestPatchApplyAsksForProtectedPaths(t *testing.T) {
 	for _, a := range req.Actions {
 		titles = append(titles, a.Title)
 	}
-	if !strings.Contains(req.Message, ".vscode/tasks.json") || strings.Join(titles, "|") != "Allow once|Deny|Deny and stop" {
+	if !strings.Contains(req.Message, ".vscode/tasks.json") || strings.Join(titles, "|") != "Deny|Allow once|Deny and stop" {
 		t.Errorf("dialog %q with %v", req.Message, titles)
 	}
 	if len(ed.edits) != 0 {

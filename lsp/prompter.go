@@ -16,8 +16,9 @@ import (
 // (or files), the working directory, the agent's justification, whether it
 // runs sandboxed and the risk; the actions are, in order, Allow once, Allow
 // for session, Always allow `<prefix>` (only with an amendment), Deny, Deny
-// and stop. High risk is an Error-type message. A dismissed dialog, a
-// timeout, a cancelled job or a lost client is a denial.
+// and stop; high risk: Deny, Allow once, Deny and stop, as an Error-type
+// message. A dismissed dialog, a timeout, a cancelled job or a lost client
+// is a denial.
 type EditorPrompter struct {
 	Server *Server
 	// Timeout bounds how long a dialog may stay unanswered (config

@@ -94,7 +94,12 @@ H.run('approval dialog: every choice and its effect', function()
   vim.fn.writefile({ 'x' }, ws .. '/build/obj/a.o')
   vim.ui.select = function(items, opts, on_choice)
     shown = vim.tbl_map(opts.format_item, items)
-    on_choice(items[#items - 1], #items - 1) -- Deny
+    for i, item in ipairs(items) do
+      if opts.format_item(item) == 'Deny' then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
   end
   local n = #messages
   H.execute('warden.exec', { { command = { 'rm', '-rf', 'build' }, cwd = ws } })
@@ -107,7 +112,7 @@ H.run('approval dialog: every choice and its effect', function()
   H.truthy(vim.tbl_contains(vim.tbl_map(function(h)
     return h[1]
   end, last.view.highlights), 'WardenRiskHigh'), 'highlighted as high')
-  H.eq({ 'Allow once', 'Deny', 'Deny and stop' }, shown, 'no standing approval offered for high risk')
+  H.eq({ 'Deny', 'Allow once', 'Deny and stop' }, shown, 'high risk: Deny first, no standing approval offered')
   H.eq(true, H.exists(ws .. '/build/obj/a.o'), 'denied: nothing deleted')
 
   -- Neovim 0.7 must answer before it returns to its loop: a picker that

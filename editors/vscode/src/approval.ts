@@ -3,8 +3,9 @@
 // The server asks through window/showMessageRequest. vscode-languageclient
 // would show that as a toast, and VS Code hides toasts after a while (and
 // entirely under Do Not Disturb) while the request stays pending. A modal
-// dialog cannot be missed. Its first button is "Allow once"; closing the
-// dialog (Escape, the close button) answers "Deny", so dismissing denies.
+// dialog cannot be missed. Its buttons keep the server's order (Deny first
+// for high risk); closing the dialog (Escape, the close button) answers
+// "Deny", so dismissing denies.
 
 /** A MessageActionItem as the server sent it (extra properties preserved). */
 export interface Action {
