@@ -27,7 +27,8 @@ package main
 //	4      {rm,-rf,build}; bash -ec 'rm -rf build';                ls build; timeout 5 ls build;
 //	       env -S 'rm -rf build'; timeout 5 rm -rf build           bash -ec 'ls build'
 //	       (never: forbidden; on-request --deny: high-risk prompt)
-//	5      env, echo $PGPASSWORD..., cat /proc/self/environ        PATH, HOME, LANG reach the command
+//	5      env, echo $PGPASSWORD..., cat /proc/self/environ,       PATH, HOME, LANG reach the command;
+//	       cat /proc/[0-9]*/environ                                env_keep brings PGPASSWORD back
 //	       (sandboxed, under a cat rule outside it, and under
 //	       danger-full-access): no secret in what the model gets
 //	5      a justification and a script with \r, ESC, bidi, ZW     a plain justification (café, 日本)
@@ -467,6 +468,11 @@ func TestAdversarialRunEnvironmentSecrets(t *testing.T) {
 				{id: "echo", argv: bashc(`echo "[$PGPASSWORD][$AWS_SECRET_ACCESS_KEY][$MYSQL_PWD][$GH_TOKEN][$OPENAI_API_KEY]"`), result: []string{"[][][][][]"}, ranOutside: full},
 				{id: "proc", argv: []string{"cat", "/proc/self/environ"}, result: []string{"Exit code: 0", "Sandboxed: no", "LANG=C.UTF-8"}, ranOutside: true},
 				{id: "twin-echo", twin: true, argv: bashc(`echo "home=$HOME lang=$LANG"`), result: []string{"home=/", "lang=C.UTF-8"}, ranOutside: full},
+			}
+			if !full {
+				// Every process the sandbox can see, warden's included if
+				// it could: the pid namespace shows none of the host's.
+				cases = append(cases, advCase{id: "procs", argv: []string{"sh", "-c", "cat /proc/[0-9]*/environ; echo scanned"}, result: []string{"Sandboxed: yes", "scanned"}})
 			}
 			ws := t.TempDir()
 			r := adversarialRun(t, ws, env, cases, "--sandbox", mode, "--rules", rules, "--approval", "on-request", "--deny")
