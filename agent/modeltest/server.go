@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 )
@@ -215,6 +216,11 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, turn Turn) {
 		}
 		for args := call.Args; args != ""; {
 			n := min(chunk, len(args))
+			// A fragment ends on a character boundary, as a real stream's
+			// JSON strings do (a cut rune would be sent as U+FFFD).
+			for n < len(args) && !utf8.RuneStart(args[n]) {
+				n++
+			}
 			frag := map[string]any{"index": i, "function": map[string]any{"arguments": args[:n]}}
 			args = args[n:]
 			if !send(map[string]any{"tool_calls": []any{frag}}, "") {
