@@ -39,6 +39,14 @@ func gitStaysProtected(a *Analysis, cwd string, sb Sandbox) bool {
 			return false
 		}
 	}
+	j := gitJudge{roots: roots, protected: sb.ProtectedPaths}
+	if usesGit(a) {
+		for _, f := range globalConfigFiles() {
+			if _, ok := j.configProtected(absFrom(cwd, f), "", 0); !ok {
+				return false
+			}
+		}
+	}
 	cwds := []string{cwd}
 	for _, seg := range a.Segments {
 		if len(seg.Argv) == 0 {
@@ -67,7 +75,7 @@ func gitStaysProtected(a *Analysis, cwd string, sb Sandbox) bool {
 			return false
 		}
 		for _, c := range cwds {
-			if !gitInvocationProtected(seg.Argv[i+1:], c, roots) {
+			if !gitInvocationProtected(seg.Argv[i+1:], c, j) {
 				return false
 			}
 		}
@@ -106,9 +114,12 @@ func gitWord(argv []string) int {
 
 // gitInvocationProtected judges one git command line (args after "git")
 // run in cwd: its -C, --git-dir and --work-tree options and the GIT_DIR
-// family of the environment decide the repository, as git does.
-func gitInvocationProtected(args []string, cwd string, roots []string) bool {
-	gitDir := gitEnv("GIT_DIR")
+// family of the environment decide the repository, as git does. The
+// repository's config (and what it includes) and its submodules must be
+// protected too.
+func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
+	roots := j.roots
+	gitDir, workTree := gitEnv("GIT_DIR"), gitEnv("GIT_WORK_TREE")
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, bool) {
@@ -133,7 +144,15 @@ func gitInvocationProtected(args []string, cwd string, roots []string) bool {
 			gitDir = v
 		case strings.HasPrefix(a, "--git-dir="):
 			gitDir = strings.TrimPrefix(a, "--git-dir=")
-		case a == "-c" || a == "--work-tree" || a == "--namespace" || a == "--exec-path" || a == "--super-prefix" || a == "--config-env":
+		case a == "--work-tree":
+			v, ok := next()
+			if !ok {
+				return false
+			}
+			workTree = v
+		case strings.HasPrefix(a, "--work-tree="):
+			workTree = strings.TrimPrefix(a, "--work-tree=")
+		case a == "-c" || a == "--namespace" || a == "--exec-path" || a == "--super-prefix" || a == "--config-env":
 			next()
 		case strings.HasPrefix(a, "-"):
 			// --no-pager, --bare, -p...: no repository change.
@@ -142,14 +161,19 @@ func gitInvocationProtected(args []string, cwd string, roots []string) bool {
 		}
 	}
 	var dirs []string
+	top, topTree := "", ""
 	if gitDir != "" {
-		dirs = append(dirs, absFrom(cwd, gitDir))
+		top, topTree = absFrom(cwd, gitDir), cwd
 	} else {
 		// git looks for a repository from the working directory up (with
 		// --work-tree alone it still finds the git dir from cwd).
-		if d, ok := discoverGitDir(cwd); ok {
-			dirs = append(dirs, d)
-		}
+		top, topTree, _ = discoverGitDir(cwd)
+	}
+	if workTree != "" {
+		topTree = absFrom(cwd, workTree)
+	}
+	if top != "" {
+		dirs = append(dirs, top)
 	}
 	if c := gitEnv("GIT_COMMON_DIR"); c != "" {
 		dirs = append(dirs, absFrom(cwd, c))
@@ -162,29 +186,29 @@ func gitInvocationProtected(args []string, cwd string, roots []string) bool {
 			return false
 		}
 	}
-	return true
+	return top == "" || j.repoProtected(top, topTree, workTree != "", 0)
 }
 
 // discoverGitDir finds the repository git would use from dir: the first
 // directory up holding .git (a directory, or a file naming the git dir), or
-// that is itself a bare repository.
-func discoverGitDir(dir string) (string, bool) {
+// that is itself a bare repository (no work tree).
+func discoverGitDir(dir string) (gitDir, workTree string, ok bool) {
 	for d := dir; ; d = filepath.Dir(d) {
 		dotgit := filepath.Join(d, ".git")
 		if st, err := os.Lstat(dotgit); err == nil {
 			if st.Mode().IsRegular() {
 				if t, ok := readGitfile(dotgit); ok {
-					return t, true
+					return t, d, true
 				}
-				return dotgit, true // unreadable: judge the file's place
+				return dotgit, d, true // unreadable: judge the file's place
 			}
-			return dotgit, true
+			return dotgit, d, true
 		}
 		if looksBare(d) {
-			return d, true
+			return d, "", true
 		}
 		if filepath.Dir(d) == d {
-			return "", false
+			return "", "", false
 		}
 	}
 }

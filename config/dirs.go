@@ -43,8 +43,10 @@ func CheckDirs() error {
 // ProtectedPaths are the directories a sandboxed command must never change,
 // wherever they fall: Warden's configuration (config.toml, rules) and state
 // (audit log, sessions, checkpoints), the Codex rules directory it loads,
-// and the user's own git configuration (core.fsmonitor, hooksPath and
-// aliases run code for every git command on the host).
+// the user's own git configuration (core.fsmonitor, hooksPath and
+// aliases run code for every git command on the host), and the startup
+// files the host runs later without asking (hostRuns: shell rc files,
+// ~/.ssh, session autostart, PATH directories, editor init files).
 func ProtectedPaths(cfg Config) []string {
 	out := []string{ConfigDir(), StateDir()}
 	if filepath.IsAbs(cfg.CodexRulesDir) {
@@ -55,6 +57,7 @@ func ProtectedPaths(cfg Config) []string {
 		if x := os.Getenv("XDG_CONFIG_HOME"); !filepath.IsAbs(x) {
 			out = append(out, filepath.Join(h, ".config", "git"))
 		}
+		out = append(out, startupPaths(h)...)
 	}
 	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		out = append(out, filepath.Join(x, "git"))

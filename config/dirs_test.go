@@ -50,3 +50,22 @@ func TestProtectedPathsListWardenAndGitConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestProtectedStartupFilesListed(t *testing.T) {
+	home, xdg := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", xdg)
+	t.Setenv("ZDOTDIR", filepath.Join(home, "zsh"))
+	got := ProtectedPaths(Config{})
+	for _, want := range []string{
+		filepath.Join(home, ".bashrc"), filepath.Join(home, ".ssh"), filepath.Join(home, ".config/systemd/user"),
+		filepath.Join(xdg, "systemd/user"), filepath.Join(xdg, "fish"), filepath.Join(home, "zsh/.zshrc"),
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("protected paths lack %s", want)
+		}
+	}
+	if slices.Contains(got, filepath.Join(home, ".config")) || slices.Contains(got, home) {
+		t.Errorf("protected paths hold a whole directory users write: %v", got)
+	}
+}

@@ -183,7 +183,7 @@ func (p Policy) Roots() ([]Root, error) {
 		prot := protectedPaths(rp)
 		for _, e := range extras {
 			if within(e, rp) {
-				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own configuration or state)", rp, e)
+				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
 			}
 			if within(rp, e) {
 				prot = append(prot, e)

@@ -1,0 +1,101 @@
+package approvals
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// repoProtected judges a repository whose git dir is itself protected: the
+// config files it reads (the repository's own, config.worktree, and what
+// they include) and every submodule git would recurse into. A submodule
+// registered but not checked out is an empty directory in the work tree,
+// where a sandboxed command may have made a repository of its own; git
+// status, diff and submodule on the host would run its fsmonitor and hooks.
+// A submodule is protected when its .git is missing or names a protected
+// git dir (.git/modules of the top repository), and so on down.
+func (j gitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	common := gitDir
+	if c := commonDir(gitDir); len(c) > 0 {
+		common = c[0]
+	}
+	entries, ok := j.configProtected(filepath.Join(common, "config"), workTree, 0)
+	if !ok {
+		return false
+	}
+	more, ok := j.configProtected(filepath.Join(gitDir, "config.worktree"), workTree, 0)
+	if !ok {
+		return false
+	}
+	entries = append(entries, more...)
+	if w, set := configValueOf(entries, "core", "worktree"); set && !treeGiven {
+		workTree = absFrom(gitDir, w)
+	}
+	if b, _ := configValueOf(entries, "core", "bare"); strings.EqualFold(b, "true") && !treeGiven {
+		workTree = ""
+	}
+	if workTree == "" {
+		return true // no work tree: nothing checked out to recurse into
+	}
+	hashLen := 20
+	if f, _ := configValueOf(entries, "extensions", "objectformat"); strings.EqualFold(f, "sha256") {
+		hashLen = 32
+	}
+	paths, err := indexGitlinks(filepath.Join(gitDir, "index"), hashLen)
+	if err != nil {
+		return false
+	}
+	// .gitmodules (the sandbox's to edit: it can only add paths here) and
+	// the submodules initialised in the config, named as their usual path.
+	modules, err := readGitConfig(filepath.Join(workTree, ".gitmodules"))
+	if err != nil {
+		return false
+	}
+	for _, e := range modules {
+		if e.section == "submodule" && e.key == "path" {
+			paths = append(paths, e.value)
+		}
+	}
+	for _, e := range entries {
+		if e.section == "submodule" && e.sub != "" {
+			paths = append(paths, e.sub)
+		}
+	}
+	for _, p := range paths {
+		dir := filepath.Join(workTree, p)
+		if filepath.IsAbs(p) || !pathWithin(workTree, dir) || dir == workTree {
+			continue // git refuses such a submodule path
+		}
+		if !j.submoduleProtected(dir, depth) {
+			return false
+		}
+	}
+	return true
+}
+
+// submoduleProtected judges the repository at a submodule's path, if any.
+func (j gitJudge) submoduleProtected(dir string, depth int) bool {
+	dotgit := filepath.Join(dir, ".git")
+	st, err := os.Stat(dotgit)
+	if os.IsNotExist(err) {
+		return true // not checked out, nothing to enter
+	}
+	if err != nil {
+		return false
+	}
+	sub := dotgit
+	if !st.IsDir() {
+		t, ok := readGitfile(dotgit)
+		if !ok {
+			return false
+		}
+		sub = t
+	}
+	if !gitDirProtected(sub, j.roots) {
+		return false
+	}
+	return j.repoProtected(sub, dir, false, depth+1)
+}

