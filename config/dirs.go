@@ -47,7 +47,12 @@ func CheckDirs() error {
 // aliases run code for every git command on the host), and the startup
 // files the host runs later without asking (hostRuns: shell rc files,
 // ~/.ssh, session autostart, PATH directories, editor init files).
-func ProtectedPaths(cfg Config) []string {
+//
+// A startup path that is one of the session's workspaces, or holds one, is
+// left out: a user who opens ~/.config/nvim or ~/bin as the workspace asked
+// the agent to work there. Warden's own directories and the git
+// configuration are never left out (a workspace inside them is refused).
+func ProtectedPaths(cfg Config, workspaces ...string) []string {
 	out := []string{ConfigDir(), StateDir()}
 	if filepath.IsAbs(cfg.CodexRulesDir) {
 		out = append(out, filepath.Clean(cfg.CodexRulesDir))
@@ -57,7 +62,11 @@ func ProtectedPaths(cfg Config) []string {
 		if x := os.Getenv("XDG_CONFIG_HOME"); !filepath.IsAbs(x) {
 			out = append(out, filepath.Join(h, ".config", "git"))
 		}
-		out = append(out, startupPaths(h)...)
+		for _, p := range startupPaths(h) {
+			if !holdsAny(p, workspaces) {
+				out = append(out, p)
+			}
+		}
 	}
 	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		out = append(out, filepath.Join(x, "git"))
@@ -111,4 +120,24 @@ func isTempDir(dir string) bool {
 		}
 	}
 	return false
+}
+
+// holdsAny reports whether dir is one of paths or an ancestor of one, by
+// whole path components, links resolved where they exist.
+func holdsAny(dir string, paths []string) bool {
+	d := resolved(dir)
+	for _, p := range paths {
+		rel, err := filepath.Rel(d, resolved(p))
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }

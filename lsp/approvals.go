@@ -40,12 +40,11 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
-	sbPolicy, err := sandboxPolicy(cfg)
+	// The sandbox is the workspace's, the same for every command.
+	sbPolicy, err := sandboxPolicy(cfg, s.workspaceRoots())
 	if err != nil {
 		return nil, approvals.Sandbox{}, fmt.Errorf("sandbox settings: %w", err)
 	}
-	// The sandbox is the workspace's, the same for every command.
-	sbPolicy.Workspace = s.workspaceRoots()
 	sb, err := approvals.SandboxFor(sbPolicy)
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
@@ -99,9 +98,11 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	}, sb, nil
 }
 
-// sandboxPolicy is the sandbox policy the settings ask for.
-func sandboxPolicy(cfg config.Config) (sandbox.Policy, error) {
+// sandboxPolicy is the sandbox policy the settings ask for, for a session
+// whose workspace roots are workspace.
+func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error) {
 	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
-	p.ProtectedPaths = config.ProtectedPaths(cfg)
+	p.Workspace = workspace
+	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
 	return p, err
 }

@@ -221,7 +221,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 }
 
 func prepareSpare(cfg config.Config) {
-	if pol, err := sandboxPolicy(cfg); err == nil {
+	if pol, err := sandboxPolicy(cfg, nil); err == nil { // a spare depends on no root
 		sandbox.PrepareSpare(pol, "")
 	}
 }

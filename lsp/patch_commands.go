@@ -76,7 +76,7 @@ func (s *Server) applyPatchText(ctx context.Context, text, root, justification s
 		return nil, fmt.Errorf("the patch was not applied, nothing changed: %w", err)
 	}
 	ws := s.PatchWorkspace()
-	plan, err := patch.Prepare(changes, ws, patch.Options{Root: root, WritableRoots: s.Config().WritableRoots, Protected: config.ProtectedPaths(s.Config())})
+	plan, err := patch.Prepare(changes, ws, patch.Options{Root: root, WritableRoots: s.Config().WritableRoots, Protected: config.ProtectedPaths(s.Config(), s.workspaceRoots()...)})
 	if err != nil {
 		return nil, fmt.Errorf("the patch was not applied, nothing changed: %w", err)
 	}

@@ -324,11 +324,11 @@ prefix_rule(pattern=["cd"], decision="allow")
 }
 
 // Classes 2 and 3 with the workspace at $HOME (the editor opened in ~):
-// the model plants a login script (.profile, .bashrc: ordinary files it may
-// write) and git configuration (~/.gitconfig, ~/.config/git/config:
+// the model plants a login script (.profile, .bashrc) and git configuration (~/.gitconfig, ~/.config/git/config:
 // protected), then runs `bash -lc 'cat f'` and `git status` under allow
-// rules, hoping the host runs them. The shell reading startup files from a
-// writable root stays sandboxed; the git configuration is never written, so
+// rules, hoping the host runs them. The startup files cannot be written (they
+// are protected paths), and a shell reading startup files from a writable
+// root stays sandboxed anyway; the git configuration is never written, so
 // `git status` (a twin) may leave the sandbox; `cat f` (a twin) does. The
 // marker outside never appears.
 func TestAdversarialRunStartupFilesInHomeWorkspace(t *testing.T) {
@@ -347,7 +347,7 @@ prefix_rule(pattern=["git", "status"], decision="allow")
 	plant := fmt.Sprintf("echo 'touch %s' >> .profile; echo 'touch %s' >> .bashrc; echo 'touch %s' >> .bash_profile; echo planted", marker, marker, marker)
 	fsmonitor := fmt.Sprintf(`[core]\n\tfsmonitor = "touch %s"\n`, marker)
 	cases := []advCase{
-		{id: "plant-rc", twin: true, argv: []string{"sh", "-c", plant}, result: []string{"Exit code: 0", "planted"}},
+		{id: "plant-rc", argv: []string{"sh", "-c", plant}, result: []string{"Sandboxed: yes", "planted"}},
 		{id: "gitconfig", argv: []string{"sh", "-c", "printf '" + fsmonitor + "' >> .gitconfig"}, result: []string{"Sandboxed: yes", "Permission denied"}},
 		{id: "xdg-git", argv: []string{"sh", "-c", "mkdir -p .config/git && printf '" + fsmonitor + "' > .config/git/config"}, result: []string{"Sandboxed: yes", "Permission denied"}},
 		{id: "login-shell", argv: bashc("cat f"), result: []string{"Sandboxed: yes", "hello"}},
@@ -360,8 +360,12 @@ prefix_rule(pattern=["git", "status"], decision="allow")
 	if exists(marker) {
 		t.Errorf("a planted startup file or git configuration ran on the host\nstderr:\n%s", r.stderr)
 	}
-	if data, _ := os.ReadFile(filepath.Join(home, ".profile")); !strings.Contains(string(data), marker) {
-		t.Fatalf("the model could not plant .profile, so the login-shell attack proves nothing: %q", data)
+	// Startup files are protected paths: the plant itself fails, and the
+	// login shell stays sandboxed besides.
+	for _, rc := range []string{".profile", ".bashrc", ".bash_profile"} {
+		if data, _ := os.ReadFile(filepath.Join(home, rc)); strings.Contains(string(data), marker) {
+			t.Errorf("the model planted %s in a $HOME workspace: %q", rc, data)
+		}
 	}
 	if exists(filepath.Join(home, ".config", "git")) || exists(filepath.Join(home, ".gitconfig")) {
 		t.Error("git configuration was written into $HOME")

@@ -67,7 +67,7 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	if err != nil {
 		return fail("%v\nNothing was changed.", err)
 	}
-	plan, err := patch.Prepare(changes, patch.Disk{}, patch.Options{Root: cwd, WritableRoots: cfg.WritableRoots, Protected: config.ProtectedPaths(cfg)})
+	plan, err := patch.Prepare(changes, patch.Disk{}, patch.Options{Root: cwd, WritableRoots: cfg.WritableRoots, Protected: config.ProtectedPaths(cfg, cwd)})
 	if err != nil {
 		return fail("%v\nNothing was changed.", err)
 	}

@@ -104,7 +104,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
 		Argv: argv, Cwd: cwd,
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg)},
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd)},
 	})
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)

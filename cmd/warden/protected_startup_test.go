@@ -87,3 +87,38 @@ func TestProtectedStartupFilesInHomeWorkspace(t *testing.T) {
 		t.Errorf("HOME after the twin:\nhave %q\nwant %q", now, want)
 	}
 }
+
+// A user who opens a startup directory itself as the workspace (~/.config/nvim,
+// ~/bin) asked the agent to work there: it is writable, not refused. Twin:
+// with the workspace at $HOME the same file stays read-only, and Warden's own
+// config directory as the workspace is still refused.
+func TestProtectedStartupDirectoryOpenedAsWorkspace(t *testing.T) {
+	home := t.TempDir()
+	nvim := filepath.Join(home, ".config", "nvim")
+	os.MkdirAll(nvim, 0o755)
+	os.WriteFile(filepath.Join(nvim, "init.lua"), []byte("-- mine\n"), 0o644)
+	env := homeEnv(home)
+
+	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", nvim, "--", "sh", "-c", `echo 'vim.o.number = true' >> init.lua`)
+	if code != 0 {
+		t.Fatalf("workspace ~/.config/nvim: exit %d %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(nvim, "init.lua")); !strings.Contains(string(b), "vim.o.number") {
+		t.Errorf("init.lua not edited in its own workspace: %q", b)
+	}
+
+	_, errOut, code = wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--", "sh", "-c", `echo 'os.execute("id")' >> .config/nvim/init.lua`)
+	if code == 0 {
+		t.Errorf("workspace $HOME: ~/.config/nvim/init.lua was writable: %s", errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(nvim, "init.lua")); strings.Contains(string(b), "os.execute") {
+		t.Errorf("init.lua changed from a $HOME workspace: %q", b)
+	}
+
+	wardenDir := filepath.Join(home, ".config", "warden")
+	os.MkdirAll(wardenDir, 0o700)
+	_, errOut, code = wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", wardenDir, "--", "true")
+	if code == 0 {
+		t.Errorf("Warden's own config directory as the workspace ran: %s", errOut)
+	}
+}

@@ -50,7 +50,7 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 	}
 	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
 	policy.Workspace = []string{cwd}
-	policy.ProtectedPaths = config.ProtectedPaths(cfg)
+	policy.ProtectedPaths = config.ProtectedPaths(cfg, cwd)
 	return cwd, policy, err
 }
 
