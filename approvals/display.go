@@ -114,26 +114,37 @@ func escapeRune(r rune) string {
 
 // Display limits: a command longer than maxShownBytes is shown as its first
 // shownHeadBytes and last shownTailBytes, with the count of bytes between;
-// the heading quotes a command only up to maxHeadingBytes on one line.
+// the heading quotes a command only up to maxHeadingBytes on one line. A
+// one-line reason (DisplayCommand) keeps the same shape, shorter.
 const (
 	maxShownBytes   = 1500
 	shownHeadBytes  = 1000
 	shownTailBytes  = 400
 	maxHeadingBytes = 160
+	maxReasonBytes  = 300
+	reasonHeadBytes = 200
+	reasonTailBytes = 80
 )
 
 // headTail splits s into the part shown at the start, the part shown at the
 // end and how many bytes between them are not shown (0 when s is shown in
-// full, tail then empty). Cuts fall on character boundaries.
+// full, tail then empty).
 func headTail(s string) (head, tail string, hidden int) {
-	if len(s) <= maxShownBytes {
+	return cutMiddle(s, maxShownBytes, shownHeadBytes, shownTailBytes)
+}
+
+// cutMiddle keeps s whole up to max bytes, else its first headBytes and
+// last tailBytes, reporting how many bytes between are dropped. Cuts fall
+// on character boundaries.
+func cutMiddle(s string, max, headBytes, tailBytes int) (head, tail string, hidden int) {
+	if len(s) <= max {
 		return s, "", 0
 	}
-	h := shownHeadBytes
+	h := headBytes
 	for h > 0 && !utf8.RuneStart(s[h]) {
 		h--
 	}
-	t := len(s) - shownTailBytes
+	t := len(s) - tailBytes
 	for t < len(s) && !utf8.RuneStart(s[t]) {
 		t++
 	}
@@ -206,10 +217,12 @@ func commandCount(argv []string) string {
 }
 
 // commandText is the full text of argv as shown: a shell invocation's
-// script, else the words with shell quoting where needed. Unlike
-// DisplayCommand it is never cut; the dialog shows head and tail.
+// script, else the words with shell quoting where needed. A blank script
+// is shown with its shell (`bash -lc ”`), not as nothing. Unlike
+// DisplayCommand it is never cut or escaped; the dialog shows head and
+// tail, escaped line by line.
 func commandText(argv []string) string {
-	if s, _, ok := shellScript(argv); ok {
+	if s, _, ok := shellScript(argv); ok && strings.TrimSpace(s) != "" {
 		return s
 	}
 	q := make([]string, len(argv))

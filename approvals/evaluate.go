@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/shlex"
 )
@@ -364,29 +363,19 @@ func bannedAmendment(prefix []string) bool {
 	return len(prefix) == 2 && strings.HasPrefix(prefix[1], "-")
 }
 
-// maxDisplayBytes bounds a command shown in messages and dialogs.
-const maxDisplayBytes = 400
-
-// DisplayCommand renders argv for messages: the script of a shell
-// invocation, else the words joined with shell quoting where needed. Very
-// long commands are cut, saying how long they were.
+// DisplayCommand renders argv for one-line messages (reasons, progress,
+// notices) as the dialog's heading does: the script of a shell invocation,
+// else the words with shell quoting, hidden characters escaped (EscapeText,
+// $'...' for a word that holds them), newlines as \n. A long command shows
+// its head and its tail with the count of bytes between, never only its
+// start.
 func DisplayCommand(argv []string) string {
-	s, ok := "", false
-	if s, _, ok = shellScript(argv); !ok {
-		q := make([]string, len(argv))
-		for i, a := range argv {
-			q[i] = shellQuote(a)
-		}
-		s = strings.Join(q, " ")
+	s := commandText(argv)
+	head, tail, hidden := cutMiddle(s, maxReasonBytes, reasonHeadBytes, reasonTailBytes)
+	if hidden == 0 {
+		return EscapeText(s)
 	}
-	if len(s) > maxDisplayBytes {
-		cut := maxDisplayBytes
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
-	}
-	return s
+	return EscapeText(head) + " " + notShown(hidden) + " " + EscapeText(tail)
 }
 
 func shellQuote(s string) string {

@@ -71,6 +71,9 @@ func FuzzAnalyze(f *testing.F) {
 		"bash -c 'sh -c \"ls\"'", "echo 'unterminated", "ls \\\n -la", "diff <(ls) <(ls -a)",
 		"{rm,-rf,build}", "env -S 'rm -rf x'", "timeout 5 bash -ec 'rm -rf x'", "let 'a[$(id)]'",
 		"[[ x -eq 1 ]]", "sh -c '\"$@\"' sh rm -rf x", "xargs -0 rm", "echo {1..3}{a,b}", "",
+		"su - root -c 'rm -rf x'", "flock l -c 'rm -rf x'", "watch -n1 ls '$(id)'", "script -qc id /dev/null",
+		"parallel 'rm -rf {}' ::: a b", "runuser -u u -- ls", "systemd-run --user ls", "fish -C id -c ls",
+		"bwrap --bind / / --setenv A B ls", "unshare -rm -- ls", "strace -o x ls",
 	} {
 		f.Add(seed)
 	}

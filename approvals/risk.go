@@ -173,11 +173,8 @@ func (as *assessor) add(level RiskLevel, cat RiskCategory, fact string) {
 func (as *assessor) segment(seg Segment) {
 	u := unwrap(seg.Argv)
 	inner := u.Argv
-	for _, w := range u.Wrappers {
-		switch w {
-		case "sudo", "doas", "pkexec":
-			as.add(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w))
-		}
+	for _, w := range u.Privileged {
+		as.add(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w))
 	}
 	if seg.Assigns || u.Assigns {
 		as.add(RiskMedium, "", "runs with changed environment variables")

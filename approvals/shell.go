@@ -82,7 +82,17 @@ func (a *Analysis) Understood() bool { return len(a.Problems) == 0 && len(a.Segm
 
 var shellNames = map[string]syntax.LangVariant{
 	"bash": syntax.LangBash, "sh": syntax.LangBash, "dash": syntax.LangBash, "zsh": syntax.LangZsh,
+	"ash": syntax.LangBash, "ksh": syntax.LangMirBSDKorn, "mksh": syntax.LangMirBSDKorn,
+	"pdksh": syntax.LangMirBSDKorn, "oksh": syntax.LangMirBSDKorn, "lksh": syntax.LangMirBSDKorn,
+	// Shells with a syntax of their own: their scripts are read as bash's,
+	// which finds their commands (so `fish -c 'rm -rf x'` is dangerous), but
+	// never counts as a full reading (see foreignShells).
+	"fish": syntax.LangBash, "csh": syntax.LangBash, "tcsh": syntax.LangBash,
 }
+
+// foreignShells are the shells whose scripts Warden reads in bash's syntax
+// as an approximation: never known-safe, never understood in full.
+var foreignShells = map[string]bool{"fish": true, "csh": true, "tcsh": true}
 
 // shellScript returns the script and its dialect when argv is a shell
 // invocation of the form `bash -c SCRIPT`, `bash -lc SCRIPT` or

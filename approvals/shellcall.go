@@ -30,7 +30,7 @@ const shellLetters = "abcefhlmnprtuvxBCDEHPT"
 // parseShell recognises a shell invocation with a script. ok is false for
 // anything else, including a shell that runs a file or reads stdin.
 func parseShell(argv []string) (sc shellCall, ok bool) {
-	if len(argv) < 3 {
+	if len(argv) < 2 { // `fish --command=SCRIPT` is two words
 		return sc, false
 	}
 	lang, isShell := shellNames[filepath.Base(argv[0])]
@@ -38,7 +38,12 @@ func parseShell(argv []string) (sc shellCall, ok bool) {
 		return sc, false
 	}
 	sc.Lang = lang
+	name := filepath.Base(argv[0])
+	if foreignShells[name] {
+		sc.Problems = append(sc.Problems, "a "+name+" script, read as if it were bash's")
+	}
 	command := false
+	var initCmds []string // fish -C/--init-command: code run before the script
 	i := 1
 options:
 	for i < len(argv) {
@@ -49,6 +54,27 @@ options:
 			break options
 		case strings.HasPrefix(a, "--"):
 			i++
+			long, value, hasValue := strings.Cut(a[2:], "=")
+			if name == "fish" {
+				switch long {
+				case "command", "init-command":
+					if !hasValue && i < len(argv) {
+						value, hasValue = argv[i], true
+						i++
+					}
+					if long == "init-command" {
+						initCmds = append(initCmds, value)
+					} else if hasValue {
+						// --command=SCRIPT: the script is this word.
+						command = true
+						sc.Script, sc.Args = value, argv[i:]
+						return fishScript(sc, initCmds), true
+					}
+					continue
+				case "login", "interactive", "no-config", "no-execute", "private", "print-rusage-self":
+					continue
+				}
+			}
 			switch a[2:] {
 			case "login", "noprofile", "norc", "posix", "restricted", "verbose", "noediting", "no-rcs":
 			case "rcfile", "init-file":
@@ -63,6 +89,11 @@ options:
 				switch {
 				case c == 'c' && a[0] == '-':
 					command = true
+				case name == "fish" && c == 'C':
+					if i < len(argv) {
+						initCmds = append(initCmds, argv[i])
+						i++
+					}
 				case c == 'o' || c == 'O':
 					i++ // -o pipefail, -O extglob: the name is the next word
 				case c == 'i':
@@ -80,5 +111,14 @@ options:
 		return shellCall{}, false
 	}
 	sc.Script, sc.Args = argv[i], argv[i+1:]
-	return sc, true
+	return fishScript(sc, initCmds), true
+}
+
+// fishScript puts fish's init commands before its script: they run first.
+func fishScript(sc shellCall, initCmds []string) shellCall {
+	if len(initCmds) > 0 {
+		sc.Problems = append(sc.Problems, "fish runs init commands (-C) before the script")
+		sc.Script = strings.Join(append(initCmds, sc.Script), "\n")
+	}
+	return sc
 }

@@ -13,6 +13,12 @@ var wrappers = map[string]bool{
 	"sudo": true, "doas": true, "pkexec": true, "env": true, "nice": true, "nohup": true,
 	"timeout": true, "time": true, "command": true, "builtin": true, "exec": true, "xargs": true,
 	"stdbuf": true, "ionice": true, "chrt": true, "taskset": true, "setsid": true, "busybox": true,
+	// Programs that run a command as another user, in another namespace,
+	// root or unit, under a lock or a tracer, or hand it to a shell
+	// (unwrap_more.go).
+	"su": true, "runuser": true, "flock": true, "watch": true, "script": true, "parallel": true,
+	"unshare": true, "nsenter": true, "chroot": true, "systemd-run": true, "dbus-run-session": true,
+	"strace": true, "ltrace": true, "valgrind": true, "catchsegv": true, "firejail": true, "bwrap": true,
 }
 
 // unwrapped is what a chain of wrappers runs.
@@ -37,6 +43,9 @@ type unwrapped struct {
 	// Assigns is true when a wrapper sets environment variables for the
 	// command (env NAME=value, sudo NAME=value), as `NAME=value cmd` does.
 	Assigns bool
+	// Privileged are the wrappers seen that run the command as root or
+	// another user (sudo, su, runuser, systemd-run without --user...).
+	Privileged []string
 }
 
 // Unwrap strips wrapper programs (sudo, env, nice, timeout, xargs...) and
@@ -73,8 +82,24 @@ func unwrap(argv []string) unwrapped {
 		case "xargs":
 			u.Appends = true
 			rest, transparent, ok = unwrapXargs(u.Argv[1:])
+		case "su", "runuser":
+			rest, ok = unwrapSu(w, u.Argv[1:])
+		case "flock":
+			rest, ok = unwrapFlock(u.Argv[1:])
+		case "watch":
+			rest, transparent, ok = unwrapWatch(u.Argv[1:])
+		case "script":
+			rest, ok = unwrapScript(u.Argv[1:])
+		case "parallel":
+			var appends bool
+			rest, appends, ok = unwrapParallel(u.Argv[1:])
+			u.Appends = u.Appends || appends
 		default:
 			rest, transparent, ok = unwrapSimple(w, u.Argv[1:], &u.Assigns)
+		}
+		if privileged(w, u.Argv[1:], rest) {
+			u.Privileged = append(u.Privileged, w)
+			transparent = false
 		}
 		u.Transparent = u.Transparent && transparent && ok
 		u.Unsure = u.Unsure || !ok
@@ -100,16 +125,20 @@ func hasCommandQuery(args []string) bool {
 // take a value, the long ones that do, the options that keep it harmless,
 // and how many operands come before the command.
 type wrapperSpec struct {
-	shortValue  string          // letters whose option takes a value
-	longValue   map[string]bool // --name VALUE or --name=VALUE
-	known       string          // every short letter it has
-	longFlags   map[string]bool // long options without a value
-	harmful     string          // short letters that make it not transparent
-	harmLong    map[string]bool // long names that make it not transparent
-	noCommand   string          // short letters after which no command runs (pid modes)
-	operands    int             // numeric operands before the command (timeout's duration)
-	assigns     bool            // accepts VAR=value before the command (sudo)
-	transparent bool
+	shortValue    string          // letters whose option takes a value
+	longValue     map[string]bool // --name VALUE or --name=VALUE
+	longArity     map[string]int  // --name V1 V2...: long options with several values (bwrap)
+	anyLong       bool            // every --name[=value] is one word (valgrind, firejail)
+	known         string          // every short letter it has
+	longFlags     map[string]bool // long options without a value
+	harmful       string          // short letters that make it not transparent
+	harmLong      map[string]bool // long names that make it not transparent
+	noCommand     string          // short letters after which no command runs (pid modes)
+	noCommandLong map[string]bool // long names after which no command runs
+	operands      int             // numeric operands before the command (timeout's duration)
+	assigns       bool            // accepts VAR=value before the command (sudo)
+	numericOption bool            // -NUMBER is an option (nice -10)
+	transparent   bool
 }
 
 func set(names ...string) map[string]bool {
@@ -127,7 +156,7 @@ var wrapperSpecs = map[string]wrapperSpec{
 		assigns:   true},
 	"doas":   {shortValue: "Cu", known: "Cnsu", noCommand: "C"},
 	"pkexec": {longValue: set("user"), longFlags: set("disable-internal-agent", "keep-cwd")},
-	"nice":   {shortValue: "n", known: "n", longValue: set("adjustment"), transparent: true},
+	"nice":   {shortValue: "n", known: "n", longValue: set("adjustment"), transparent: true, numericOption: true},
 	"nohup":  {},
 	"timeout": {shortValue: "ks", known: "fkpsv", operands: 1, transparent: true,
 		longValue: set("kill-after", "signal"), longFlags: set("foreground", "preserve-status", "verbose")},
@@ -139,20 +168,31 @@ var wrapperSpecs = map[string]wrapperSpec{
 	"stdbuf": {shortValue: "eio", known: "eio", transparent: true,
 		longValue: set("error", "input", "output")},
 	"ionice": {shortValue: "cnpPu", known: "cnpPtu", noCommand: "pPu", transparent: true,
-		longValue: set("class", "classdata", "pid", "pgid", "uid"), longFlags: set("ignore")},
+		longValue: set("class", "classdata", "pid", "pgid", "uid"), longFlags: set("ignore"),
+		noCommandLong: set("pid", "pgid", "uid")},
 	"chrt": {shortValue: "DPT", known: "abdDfimopPrRTv", noCommand: "p", operands: 1,
-		longValue: set("sched-deadline", "sched-period", "sched-runtime"),
-		longFlags: set("all-tasks", "batch", "deadline", "fifo", "idle", "max", "other", "pid", "rr", "reset-on-fork", "verbose")},
+		longValue:     set("sched-deadline", "sched-period", "sched-runtime"),
+		longFlags:     set("all-tasks", "batch", "deadline", "fifo", "idle", "max", "other", "pid", "rr", "reset-on-fork", "verbose"),
+		noCommandLong: set("pid")},
 	"taskset": {known: "acp", noCommand: "p", operands: 1,
-		longFlags: set("all-tasks", "cpu-list", "pid")},
+		longFlags: set("all-tasks", "cpu-list", "pid"), noCommandLong: set("pid")},
 	"setsid":  {known: "cfw", transparent: true, longFlags: set("ctty", "fork", "wait")},
 	"busybox": {},
+}
+
+func init() {
+	for name, spec := range moreWrapperSpecs {
+		wrapperSpecs[name] = spec
+	}
 }
 
 // unwrapSimple strips one wrapper described by wrapperSpecs. ok is false
 // when an option was not recognised.
 func unwrapSimple(w string, args []string, assigns *bool) (rest []string, transparent, ok bool) {
-	spec := wrapperSpecs[w]
+	return unwrapSimpleSpec(wrapperSpecs[w], args, assigns)
+}
+
+func unwrapSimpleSpec(spec wrapperSpec, args []string, assigns *bool) (rest []string, transparent, ok bool) {
 	transparent, ok = spec.transparent, true
 	for len(args) > 0 {
 		a := args[0]
@@ -168,17 +208,21 @@ func unwrapSimple(w string, args []string, assigns *bool) (rest []string, transp
 				if !hasValue && len(args) > 0 {
 					args = args[1:]
 				}
-			case spec.longFlags[name]:
+			case spec.longArity[name] > 0:
+				for i := 0; i < spec.longArity[name] && len(args) > 0; i++ {
+					args = args[1:]
+				}
+			case spec.longFlags[name], spec.anyLong:
 			default:
 				transparent, ok = false, false
 			}
 			if spec.harmLong[name] {
 				transparent = false
 			}
-			if name == "pid" || name == "pgid" || name == "uid" {
+			if spec.noCommandLong[name] {
 				return nil, false, ok
 			}
-		case len(a) > 1 && a[0] == '-' && !(w == "nice" && looksNumeric(a[1:])):
+		case len(a) > 1 && a[0] == '-' && !(spec.numericOption && looksNumeric(a[1:])):
 			args = args[1:]
 			for i := 1; i < len(a); i++ {
 				c := a[i]
@@ -198,7 +242,7 @@ func unwrapSimple(w string, args []string, assigns *bool) (rest []string, transp
 					break // -n10: the rest of the word is the value
 				}
 			}
-		case w == "nice" && len(a) > 1 && a[0] == '-':
+		case spec.numericOption && len(a) > 1 && a[0] == '-':
 			args = args[1:] // the old form nice -10
 		case spec.assigns && isAssignment(a):
 			transparent, *assigns = false, true

@@ -211,3 +211,96 @@ func TestDisguiseExecRefusesDisguisedRm(t *testing.T) {
 		t.Errorf("the non-dangerous twin `env -S 'rm build/b.o'` did not run: %v", err)
 	}
 }
+
+// TestDisguisePolicyCheckMoreWrappers drives `warden policy check` with
+// `rm -rf build` and smuggled scripts through su, runuser, flock, watch,
+// script, parallel, namespaces, chroot, systemd-run, tracers and other
+// shells: each dangerous (asked, refused under never); the privileged ones
+// high risk and never known-safe even around `ls`. Each has a harmless twin
+// that still runs unasked under on-request.
+func TestDisguisePolicyCheckMoreWrappers(t *testing.T) {
+	home, ws := disguiseWorkspace(t)
+	for _, argv := range [][]string{
+		{"flock", "/tmp/l", "rm", "-rf", "build"},
+		{"flock", "-n", "/tmp/l", "-c", "rm -rf build"},
+		{"watch", "-n", "1", "rm", "-rf", "build"},
+		{"watch", "echo", "$(rm -rf build)"},
+		{"script", "-qc", "rm -rf build", "/dev/null"},
+		{"unshare", "-r", "rm", "-rf", "build"},
+		{"nsenter", "-t", "1", "-m", "rm", "-rf", "build"},
+		{"chroot", "/", "rm", "-rf", "build"},
+		{"parallel", "-j4", "rm -rf {}", ":::", "build"},
+		{"systemd-run", "--user", "--wait", "rm", "-rf", "build"},
+		{"strace", "-f", "-o", "/dev/null", "rm", "-rf", "build"},
+		{"valgrind", "--tool=none", "rm", "-rf", "build"},
+		{"bwrap", "--bind", "/", "/", "rm", "-rf", "build"},
+		{"fish", "-c", "rm -rf build"},
+		{"mksh", "-c", "rm -rf build"},
+		{"su", "-", "root", "-c", "rm -rf build"},
+		{"runuser", "-u", "root", "--", "rm", "-rf", "build"},
+	} {
+		for approval, want := range map[string]string{"on-request": "prompt", "never": "forbidden"} {
+			p := policyCheck(t, home, ws, approval, argv)
+			if p.Decision != want || !p.Dangerous || p.KnownSafe {
+				t.Errorf("attack %q under %s: decision %s dangerous %v known-safe %v; want %s, dangerous", argv, approval, p.Decision, p.Dangerous, p.KnownSafe, want)
+			}
+		}
+	}
+	for _, argv := range [][]string{
+		{"su", "-c", "ls"},
+		{"su", "root", "-c", "ls"},
+		{"runuser", "-l", "root", "-c", "ls"},
+		{"systemd-run", "ls"},
+		{"pkexec", "ls"},
+	} {
+		p := policyCheck(t, home, ws, "on-request", argv)
+		if p.Decision != "prompt" || p.KnownSafe || p.Risk.Level != "high" {
+			t.Errorf("privileged %q: decision %s known-safe %v risk %s; want a high-risk prompt (%s)", argv, p.Decision, p.KnownSafe, p.Risk.Level, p.Reason)
+		}
+	}
+	for _, c := range []struct {
+		argv      []string
+		knownSafe bool
+	}{
+		{[]string{"watch", "-n", "1", "ls", "build"}, true},
+		{[]string{"mksh", "-c", "ls build"}, true},
+		{[]string{"flock", "/tmp/l", "ls", "build"}, false}, // creates the lock file
+		{[]string{"script", "-qc", "ls", "/dev/null"}, false},
+		{[]string{"parallel", "ls", ":::", "build"}, false},
+		{[]string{"systemd-run", "--user", "ls"}, false},
+		{[]string{"strace", "-f", "ls"}, false},
+		{[]string{"fish", "-c", "ls"}, false},
+	} {
+		p := policyCheck(t, home, ws, "on-request", c.argv)
+		if p.Decision != "allow" || p.Dangerous || p.KnownSafe != c.knownSafe || p.Risk.Level == "high" {
+			t.Errorf("twin %q: decision %s dangerous %v known-safe %v risk %s; want allow, known-safe %v (%s)", c.argv, p.Decision, p.Dangerous, p.KnownSafe, p.Risk.Level, c.knownSafe, p.Reason)
+		}
+	}
+}
+
+// TestDisguiseExecMoreWrappers: `warden exec` refuses `rm -rf build`
+// handed to a shell by flock -c or su -c under never, and nothing is
+// deleted; the twin `flock LOCK cat f` runs (sandboxed) and prints f.
+func TestDisguiseExecMoreWrappers(t *testing.T) {
+	home, ws := disguiseWorkspace(t)
+	lock := filepath.Join(ws, ".lock")
+	for _, argv := range [][]string{
+		{"flock", lock, "-c", "rm -rf build"},
+		{"script", "-qc", "rm -rf build", "/dev/null"},
+		{"su", "-c", "rm -rf build"},
+	} {
+		args := append([]string{"exec", "--cwd", ws, "--approval", "never", "--"}, argv...)
+		_, stderr, code := runWardenEnv(t, home, "", args...)
+		if code != 77 {
+			t.Errorf("%q: exit %d, want 77 (refused); %s", argv, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(ws, "build", "a.o")); err != nil {
+			t.Fatalf("%q deleted build/: %v", argv, err)
+		}
+	}
+	args := []string{"exec", "--cwd", ws, "--approval", "never", "--", "flock", lock, "cat", "f"}
+	stdout, stderr, code := runWardenEnv(t, home, "", args...)
+	if code != 0 || !strings.Contains(stdout, "line 2") {
+		t.Errorf("twin flock LOCK cat f: exit %d, stdout %q; %s", code, stdout, stderr)
+	}
+}
