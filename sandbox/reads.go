@@ -1,0 +1,257 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ReadAccess says what a sandboxed command may read.
+type ReadAccess string
+
+const (
+	// ReadFull lets the command read everything the user can.
+	ReadFull ReadAccess = "full"
+	// ReadDenySecrets (the default) hides the credential stores of
+	// BuiltinReadDeny and the policy's ReadDeny, minus ReadAllow.
+	ReadDenySecrets ReadAccess = "deny-secrets"
+	// ReadRestricted would allow only the platform's defaults, the writable
+	// roots and ReadableRoots. It is refused until it is implemented: a
+	// policy Warden cannot enforce is never silently widened.
+	ReadRestricted ReadAccess = "restricted"
+)
+
+// ParseReadAccess reads a read policy as written in config.toml or on the
+// command line; empty means deny-secrets.
+func ParseReadAccess(s string) (ReadAccess, error) {
+	switch a := ReadAccess(strings.TrimSpace(s)); a {
+	case ReadFull, ReadDenySecrets:
+		return a, nil
+	case "":
+		return ReadDenySecrets, nil
+	case ReadRestricted:
+		return "", errors.New(`read_access "restricted" is not implemented yet: use "deny-secrets" (the default) or "full"`)
+	}
+	return "", fmt.Errorf("read_access %q: want full, deny-secrets or restricted", s)
+}
+
+// BuiltinReadDeny are the credential stores deny-secrets hides, relative to
+// the home directory (shell globs allowed). ~/.bashrc and ~/.gitconfig stay
+// readable: tools need them and they hold no keys by convention.
+var BuiltinReadDeny = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube",
+	".docker/config.json", ".netrc", ".git-credentials", ".config/git/credentials",
+	".config/gh", ".npmrc", ".pypirc", ".cargo/credentials*", ".password-store",
+	".local/share/keyrings", ".vault-token", ".terraform.d/credentials.tfrc.json",
+	// Browser profiles: saved passwords, cookies, session tokens.
+	".mozilla/firefox", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware",
+	"snap/firefox/common/.mozilla/firefox", "snap/chromium/common/chromium",
+	"Library/Keychains", "Library/Application Support/Google/Chrome",
+	"Library/Application Support/Firefox", "Library/Application Support/BraveSoftware",
+	// Other agents' credentials.
+	".codex/auth.json", ".claude.json", ".claude/.credentials.json",
+}
+
+func (p Policy) readAccess() ReadAccess {
+	if p.ReadAccess == "" {
+		return ReadDenySecrets
+	}
+	return p.ReadAccess
+}
+
+func (p Policy) home() string {
+	if p.Home != "" {
+		return filepath.Clean(p.Home)
+	}
+	if h := os.Getenv("HOME"); filepath.IsAbs(h) && filepath.Clean(h) != "/" {
+		return filepath.Clean(h)
+	}
+	return ""
+}
+
+// ReadDenyPatterns lists what the read policy hides, as absolute paths or
+// globs: the built-in credential stores under the home directory, then the
+// policy's own ReadDeny. Empty under read_access = "full".
+func (p Policy) ReadDenyPatterns() []string {
+	if !p.Sandboxed() || p.readAccess() == ReadFull {
+		return nil
+	}
+	var out []string
+	if h := p.home(); h != "" {
+		for _, rel := range BuiltinReadDeny {
+			out = append(out, filepath.Join(h, rel))
+		}
+	}
+	for _, d := range p.ReadDeny {
+		out = append(out, filepath.Clean(d))
+	}
+	return out
+}
+
+// HiddenPath is one existing path the read policy hides in a run.
+type HiddenPath struct {
+	Path   string `json:"path"`   // as written (globs expanded)
+	Target string `json:"target"` // symlinks resolved: what is masked
+	Dir    bool   `json:"dir,omitempty"`
+	// Allow are read_allow exceptions inside a hidden directory (resolved
+	// paths under Target), shown through the mask.
+	Allow []string `json:"allow,omitempty"`
+}
+
+// readCache keeps the last resolution of the read policy: most runs of a
+// session share one policy, and the stat work stays off the start-up path.
+// An entry lives briefly, so a secret created meanwhile is hidden from the
+// next run after that.
+var readCache = struct {
+	sync.Mutex
+	key  string
+	at   time.Time
+	hide []HiddenPath
+	err  error
+}{}
+
+const readCacheTTL = 500 * time.Millisecond
+
+// HiddenPaths resolves the read policy for a run: the denied paths that
+// exist now, with their targets, minus the read_allow exceptions. It refuses
+// a denied path reached through a symbolic link inside a writable root: the
+// command could point it elsewhere between this check and the mask.
+func (p Policy) HiddenPaths(roots []Root) ([]HiddenPath, error) {
+	pats := p.ReadDenyPatterns()
+	if len(pats) == 0 {
+		return nil, nil
+	}
+	writable := make([]string, len(roots))
+	for i, r := range roots {
+		writable[i] = r.Path
+	}
+	key := strings.Join(pats, "\x00") + "\x01" + strings.Join(p.ReadAllow, "\x00") + "\x01" + strings.Join(writable, "\x00")
+	readCache.Lock()
+	defer readCache.Unlock()
+	if readCache.key == key && time.Since(readCache.at) < readCacheTTL {
+		return readCache.hide, readCache.err
+	}
+	hide, err := resolveHidden(pats, p.ReadAllow, writable)
+	readCache.key, readCache.at, readCache.hide, readCache.err = key, time.Now(), hide, err
+	return hide, err
+}
+
+func resolveHidden(pats, allow, writable []string) ([]HiddenPath, error) {
+	allowed := make([]string, 0, len(allow))
+	for _, a := range allow {
+		allowed = append(allowed, resolveExisting(filepath.Clean(a)))
+	}
+	var out []HiddenPath
+	seen := map[string]bool{}
+	for _, pat := range pats {
+		paths := []string{pat}
+		if strings.ContainsAny(pat, "*?[") {
+			paths, _ = filepath.Glob(pat) // the pattern was checked when the policy was built
+		}
+		for _, path := range paths {
+			if _, err := os.Lstat(path); err != nil {
+				continue // nothing to hide; one created later is the command's own
+			}
+			if link, ok := symlinkIn(path, writable); ok {
+				return nil, refuse("the read policy hides %s, but it is reached through the symbolic link %s, which the command could change: move the link out of the writable roots or add the path to read_allow", path, link)
+			}
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				continue // a dangling link: nothing to read
+			}
+			st, err := os.Stat(target)
+			if err != nil || seen[target] || covered(target, allowed) {
+				continue
+			}
+			seen[target] = true
+			h := HiddenPath{Path: path, Target: target, Dir: st.IsDir()}
+			for _, a := range allowed {
+				if h.Dir && a != target && within(target, a) {
+					if _, err := os.Stat(a); err == nil {
+						h.Allow = append(h.Allow, a)
+					}
+				}
+			}
+			out = append(out, h)
+		}
+	}
+	// Outer directories first: a mask inside a masked directory is moot.
+	slices.SortFunc(out, func(a, b HiddenPath) int { return strings.Compare(a.Target, b.Target) })
+	kept := out[:0]
+	for _, h := range out {
+		if n := len(kept); n > 0 && kept[n-1].Dir && within(kept[n-1].Target, h.Target) {
+			continue
+		}
+		kept = append(kept, h)
+	}
+	return kept, nil
+}
+
+// covered reports whether an allow entry equals target or contains it.
+func covered(target string, allowed []string) bool {
+	for _, a := range allowed {
+		if within(a, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// symlinkIn finds a symbolic link on the way to path that lies inside one of
+// the writable directories.
+func symlinkIn(path string, writable []string) (string, bool) {
+	if len(writable) == 0 {
+		return "", false
+	}
+	cur := string(filepath.Separator)
+	for _, part := range strings.Split(strings.TrimPrefix(path, cur), string(filepath.Separator)) {
+		next := filepath.Join(cur, part)
+		st, err := os.Lstat(next)
+		if err != nil {
+			return "", false
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			for _, w := range writable {
+				if within(w, cur) {
+					return next, true
+				}
+			}
+			t, err := filepath.EvalSymlinks(next)
+			if err != nil {
+				return "", false
+			}
+			next = t
+		}
+		cur = next
+	}
+	return "", false
+}
+
+// readSummary is the read policy in a few words, for Summary.
+func (p Policy) readSummary() string {
+	if p.readAccess() == ReadFull {
+		return "reads everything"
+	}
+	extra := ""
+	if n := len(p.ReadDeny); n > 0 {
+		extra = fmt.Sprintf(" and %d more path(s)", n)
+	}
+	if n := len(p.ReadAllow); n > 0 {
+		extra += fmt.Sprintf(", %d exception(s)", n)
+	}
+	return "reads all but credential stores (~/.ssh, ~/.aws, ...)" + extra
+}
+
+// tildePath shows path under home as ~/...
+func tildePath(home, path string) string {
+	if home != "" && within(home, path) && home != "/" {
+		return "~" + strings.TrimPrefix(path, home)
+	}
+	return path
+}
