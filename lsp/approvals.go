@@ -103,5 +103,14 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 func sandboxPolicy(cfg config.Config) (sandbox.Policy, error) {
 	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
 	p.ProtectedPaths = config.ProtectedPaths(cfg)
-	return p, err
+	if err != nil {
+		return p, err
+	}
+	access, err := sandbox.ParseReadAccess(cfg.ReadAccess)
+	if err != nil {
+		return p, err
+	}
+	p.Reads = sandbox.ReadPolicy{Access: access, Deny: config.ReadDeny(cfg),
+		Allow: config.ExpandHome(cfg.ReadAllow), ReadableRoots: config.ExpandHome(cfg.ReadableRoots)}
+	return p, p.Validate()
 }

@@ -78,20 +78,8 @@ type Policy struct {
 	// The caller (which knows where those live) fills them in.
 	ProtectedPaths []string
 
-	// ReadAccess is the read policy; empty means deny-secrets.
-	ReadAccess ReadAccess
-	// ReadDeny are more paths to hide under deny-secrets: absolute paths or
-	// shell globs (the caller expands ~).
-	ReadDeny []string
-	// ReadAllow are exceptions to the deny list: a denied path equal to or
-	// inside one is readable.
-	ReadAllow []string
-	// ReadableRoots are what restricted mode would add to the platform's
-	// defaults (kept for when it is implemented).
-	ReadableRoots []string
-	// Home is the directory whose credential stores deny-secrets hides;
-	// empty means $HOME.
-	Home string
+	// Reads is what the command may read.
+	Reads ReadPolicy
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -130,15 +118,16 @@ func (p Policy) Validate() error {
 }
 
 func (p Policy) validateReads() error {
-	if p.ReadAccess != "" {
-		if _, err := ParseReadAccess(string(p.ReadAccess)); err != nil {
+	r := p.Reads
+	if r.Access != "" {
+		if _, err := ParseReadAccess(string(r.Access)); err != nil {
 			return err
 		}
 	}
 	for _, list := range []struct {
 		name  string
 		paths []string
-	}{{"read_deny", p.ReadDeny}, {"read_allow", p.ReadAllow}, {"readable_roots", p.ReadableRoots}} {
+	}{{"read_deny", r.Deny}, {"read_allow", r.Allow}, {"readable_roots", r.ReadableRoots}} {
 		for _, r := range list.paths {
 			if !filepath.IsAbs(r) {
 				return fmt.Errorf("%s %q: must be an absolute path (or start with ~/)", list.name, r)
@@ -148,8 +137,8 @@ func (p Policy) validateReads() error {
 			}
 		}
 	}
-	if p.Home != "" && !filepath.IsAbs(p.Home) {
-		return fmt.Errorf("home %q: must be an absolute path", p.Home)
+	if r.Home != "" && !filepath.IsAbs(r.Home) {
+		return fmt.Errorf("home %q: must be an absolute path", r.Home)
 	}
 	return nil
 }
@@ -334,7 +323,7 @@ func (p Policy) Summary() string {
 	case External:
 		return "external (an outer sandbox applies; Warden adds none)"
 	case ReadOnly:
-		return "read-only (writes nowhere; " + p.readSummary() + "), " + net
+		return "read-only (writes nowhere; " + p.ReadSummary() + "), " + net
 	}
 	var shown []string
 	if roots, err := p.Roots(); err == nil {
@@ -347,5 +336,5 @@ func (p Policy) Summary() string {
 	if len(shown) == 0 {
 		shown = []string{"nothing"}
 	}
-	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only; %s), %s", strings.Join(shown, ", "), p.readSummary(), net)
+	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only; %s), %s", strings.Join(shown, ", "), p.ReadSummary(), net)
 }

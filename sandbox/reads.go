@@ -58,16 +58,35 @@ var BuiltinReadDeny = []string{
 	".codex/auth.json", ".claude.json", ".claude/.credentials.json",
 }
 
+// ReadPolicy is what a sandboxed command may read. The zero value is
+// deny-secrets with the built-in list under $HOME.
+type ReadPolicy struct {
+	// Access is the read policy; empty means deny-secrets.
+	Access ReadAccess `json:"access,omitempty"`
+	// Deny are more paths to hide under deny-secrets: absolute paths or
+	// shell globs (the caller expands ~).
+	Deny []string `json:"deny,omitempty"`
+	// Allow are exceptions to the deny list: a denied path equal to or
+	// inside one is readable.
+	Allow []string `json:"allow,omitempty"`
+	// ReadableRoots are what restricted mode would add to the platform's
+	// defaults (kept for when it is implemented).
+	ReadableRoots []string `json:"readableRoots,omitempty"`
+	// Home is the directory whose credential stores deny-secrets hides;
+	// empty means $HOME.
+	Home string `json:"home,omitempty"`
+}
+
 func (p Policy) readAccess() ReadAccess {
-	if p.ReadAccess == "" {
+	if p.Reads.Access == "" {
 		return ReadDenySecrets
 	}
-	return p.ReadAccess
+	return p.Reads.Access
 }
 
 func (p Policy) home() string {
-	if p.Home != "" {
-		return filepath.Clean(p.Home)
+	if p.Reads.Home != "" {
+		return filepath.Clean(p.Reads.Home)
 	}
 	if h := os.Getenv("HOME"); filepath.IsAbs(h) && filepath.Clean(h) != "/" {
 		return filepath.Clean(h)
@@ -88,7 +107,7 @@ func (p Policy) ReadDenyPatterns() []string {
 			out = append(out, filepath.Join(h, rel))
 		}
 	}
-	for _, d := range p.ReadDeny {
+	for _, d := range p.Reads.Deny {
 		out = append(out, filepath.Clean(d))
 	}
 	return out
@@ -131,13 +150,13 @@ func (p Policy) HiddenPaths(roots []Root) ([]HiddenPath, error) {
 	for i, r := range roots {
 		writable[i] = r.Path
 	}
-	key := strings.Join(pats, "\x00") + "\x01" + strings.Join(p.ReadAllow, "\x00") + "\x01" + strings.Join(writable, "\x00")
+	key := strings.Join(pats, "\x00") + "\x01" + strings.Join(p.Reads.Allow, "\x00") + "\x01" + strings.Join(writable, "\x00")
 	readCache.Lock()
 	defer readCache.Unlock()
 	if readCache.key == key && time.Since(readCache.at) < readCacheTTL {
 		return readCache.hide, readCache.err
 	}
-	hide, err := resolveHidden(pats, p.ReadAllow, writable)
+	hide, err := resolveHidden(pats, p.Reads.Allow, writable)
 	readCache.key, readCache.at, readCache.hide, readCache.err = key, time.Now(), hide, err
 	return hide, err
 }
@@ -233,16 +252,16 @@ func symlinkIn(path string, writable []string) (string, bool) {
 	return "", false
 }
 
-// readSummary is the read policy in a few words, for Summary.
-func (p Policy) readSummary() string {
+// ReadSummary is the read policy in a few words, for Summary.
+func (p Policy) ReadSummary() string {
 	if p.readAccess() == ReadFull {
 		return "reads everything"
 	}
 	extra := ""
-	if n := len(p.ReadDeny); n > 0 {
+	if n := len(p.Reads.Deny); n > 0 {
 		extra = fmt.Sprintf(" and %d more path(s)", n)
 	}
-	if n := len(p.ReadAllow); n > 0 {
+	if n := len(p.Reads.Allow); n > 0 {
 		extra += fmt.Sprintf(", %d exception(s)", n)
 	}
 	return "reads all but credential stores (~/.ssh, ~/.aws, ...)" + extra

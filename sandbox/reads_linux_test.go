@@ -75,7 +75,7 @@ func newReadHome(t *testing.T) *readHome {
 func (h *readHome) policy() Policy {
 	p := escapePolicy()
 	p.Workspace = []string{h.ws}
-	p.Home = h.home
+	p.Reads.Home = h.home
 	return p
 }
 
@@ -132,7 +132,7 @@ func TestReadPolicyHidesEverySecret(t *testing.T) {
 	// Also hidden: Warden's config.toml when the caller lists it (config
 	// does when it holds an API key).
 	withConfig := p
-	withConfig.ReadDeny = []string{filepath.Join(h.home, ".config/warden/config.toml")}
+	withConfig.Reads.Deny = []string{filepath.Join(h.home, ".config/warden/config.toml")}
 	if res := h.mustRun(t, `cat "$HOME/.config/warden/config.toml"`, withConfig); res.ExitCode == 0 || strings.Contains(string(res.Output), "sk-in-config") {
 		t.Errorf("config.toml with a key read: %q", res.Output)
 	}
@@ -172,12 +172,12 @@ func TestReadPolicyDenialIsNamed(t *testing.T) {
 func TestReadPolicyFullAndAllow(t *testing.T) {
 	h := newReadHome(t)
 	full := h.policy()
-	full.ReadAccess = ReadFull
+	full.Reads.Access = ReadFull
 	if res := h.mustRun(t, `cat "$HOME/.aws/secret" "$HOME/.npmrc"`, full); res.ExitCode != 0 || !strings.Contains(string(res.Stdout), secretText) {
 		t.Errorf("full: %d %q", res.ExitCode, res.Output)
 	}
 	allow := h.policy()
-	allow.ReadAllow = []string{filepath.Join(h.home, ".npmrc"), filepath.Join(h.home, ".aws/config")}
+	allow.Reads.Allow = []string{filepath.Join(h.home, ".npmrc"), filepath.Join(h.home, ".aws/config")}
 	if res := h.mustRun(t, `cat "$HOME/.npmrc" && grep -q region "$HOME/.aws/config"`, allow); res.ExitCode != 0 {
 		t.Errorf("read_allow did not re-expose: %q", res.Output)
 	}
@@ -187,7 +187,7 @@ func TestReadPolicyFullAndAllow(t *testing.T) {
 		}
 	}
 	deny := h.policy()
-	deny.ReadDeny = []string{filepath.Join(h.ws, "*.env")}
+	deny.Reads.Deny = []string{filepath.Join(h.ws, "*.env")}
 	os.WriteFile(filepath.Join(h.ws, "prod.env"), []byte(secretText), 0o644)
 	if res := h.mustRun(t, `cat prod.env`, deny); res.ExitCode == 0 {
 		t.Errorf("read_deny glob in the workspace read: %q", res.Output)
@@ -274,7 +274,7 @@ func TestReadPolicyRefusedWithoutNamespaces(t *testing.T) {
 		t.Errorf("ran without a way to hide the secrets: %v", err)
 	}
 	full := h.policy()
-	full.ReadAccess = ReadFull
+	full.Reads.Access = ReadFull
 	if res := h.mustRun(t, `cat "$HOME/.npmrc"`, full); res.ExitCode != 0 || res.Sandbox != "linux-landlock" {
 		t.Errorf("full in the fallback: %+v", res)
 	}
@@ -285,7 +285,7 @@ func TestReadPolicyRefusedWithoutNamespaces(t *testing.T) {
 func TestReadPolicyRestrictedIsRefused(t *testing.T) {
 	h := newReadHome(t)
 	p := h.policy()
-	p.ReadAccess = ReadRestricted
+	p.Reads.Access = ReadRestricted
 	_, err := h.run(t, `true`, p)
 	if err == nil || !strings.Contains(err.Error(), "not implemented yet") {
 		t.Errorf("restricted: %v", err)
