@@ -15,6 +15,11 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	}
 	scanRepos(roots, env)
 	profile, params := SeatbeltProfile(c.Policy, roots)
+	var named []HiddenPath
+	for _, d := range c.Policy.ReadDenyPatterns() {
+		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})
+	}
+	p.secrets = secretNames(c.Policy, named)
 	argv := seatbeltArgv(profile, params, path, c.Argv)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	p.kind = "seatbelt"
