@@ -61,6 +61,9 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		if spec.Secrets, err = c.Policy.HiddenPaths(roots); err != nil {
 			return err
 		}
+		if err := checkCwd(c.Cwd, spec.Secrets); err != nil {
+			return err
+		}
 		p.secrets = secretNames(c.Policy, spec.Secrets)
 		useNS = namespacesUsable()
 		if !useNS {

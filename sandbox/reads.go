@@ -200,6 +200,13 @@ func resolveHidden(pats, allow, writable []string) ([]HiddenPath, error) {
 			out = append(out, h)
 		}
 	}
+	for _, h := range out {
+		for _, w := range writable {
+			if within(h.Target, w) {
+				return nil, refuse("the writable root %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", w, h.Path)
+			}
+		}
+	}
 	// Outer directories first: a mask inside a masked directory is moot.
 	slices.SortFunc(out, func(a, b HiddenPath) int { return strings.Compare(a.Target, b.Target) })
 	kept := out[:0]
@@ -210,6 +217,18 @@ func resolveHidden(pats, allow, writable []string) ([]HiddenPath, error) {
 		kept = append(kept, h)
 	}
 	return kept, nil
+}
+
+// checkCwd refuses a working directory the read policy hides: the command
+// could not even start there.
+func checkCwd(cwd string, hide []HiddenPath) error {
+	real := resolveExisting(cwd)
+	for _, h := range hide {
+		if within(h.Target, real) {
+			return refuse("the working directory %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", cwd, h.Path)
+		}
+	}
+	return nil
 }
 
 // covered reports whether an allow entry equals target or contains it.

@@ -294,3 +294,26 @@ func TestReadPolicyRestrictedIsRefused(t *testing.T) {
 		t.Log("git missing: the gitconfig twin above could not run")
 	}
 }
+
+// TestReadPolicyRefusesWorkInsideASecret: a workspace or working directory
+// inside a hidden path is refused with a reason, not run blind; with the
+// path in read_allow it runs.
+func TestReadPolicyRefusesWorkInsideASecret(t *testing.T) {
+	h := newReadHome(t)
+	inside := filepath.Join(h.home, ".aws")
+	p := h.policy()
+	p.Workspace = []string{inside}
+	_, err := Run(context.Background(), Command{Argv: []string{"true"}, Cwd: inside, Policy: p, Helper: testHelper})
+	if err == nil || !strings.Contains(err.Error(), "read policy hides") {
+		t.Errorf("workspace inside ~/.aws: %v", err)
+	}
+	_, err = Run(context.Background(), Command{Argv: []string{"true"}, Cwd: filepath.Join(h.home, ".ssh"), Policy: h.policy(), Helper: testHelper})
+	if err == nil || !strings.Contains(err.Error(), "working directory") {
+		t.Errorf("cwd inside ~/.ssh: %v", err)
+	}
+	p.Reads.Allow = []string{inside}
+	res, err := Run(context.Background(), Command{Argv: []string{"cat", "secret"}, Cwd: inside, Policy: p, Helper: testHelper})
+	if err != nil || res.ExitCode != 0 || string(res.Stdout) != secretText {
+		t.Errorf("with read_allow: %v %+v", err, res)
+	}
+}
