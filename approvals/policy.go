@@ -265,5 +265,8 @@ func (s Sandbox) String() string {
 	} else {
 		b.WriteString(", no network")
 	}
+	if s.Restricted() {
+		b.WriteString(", " + s.Reads.Short())
+	}
 	return b.String()
 }

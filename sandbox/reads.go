@@ -286,6 +286,15 @@ func (p Policy) ReadSummary() string {
 	return "reads all but credential stores (~/.ssh, ~/.aws, ...)" + extra
 }
 
+// Short is the read policy in two or three words, for dialogs and session
+// keys: "credential stores hidden" or "reads everything".
+func (r ReadPolicy) Short() string {
+	if r.Access == ReadFull {
+		return "reads everything"
+	}
+	return "credential stores hidden"
+}
+
 // tildePath shows path under home as ~/...
 func tildePath(home, path string) string {
 	if home != "" && within(home, path) && home != "/" {
