@@ -27,13 +27,15 @@ func readsNeedNamespaces(p Policy, hide []HiddenPath) error {
 		p.readAccess(), strings.Join(names, ", "))
 }
 
-// hiddenFile is the empty, mode-000 file bound over each hidden file. It is
-// made in the sandbox's own /dev and unlinked once bound.
+// hiddenFile is the empty file bound (read-only) over each hidden file. It
+// is made in the sandbox's own /dev and unlinked once bound. Empty rather
+// than unreadable: tools that read a config file holding a token (npm and
+// ~/.npmrc, docker and ~/.docker/config.json) keep working without it.
 const hiddenFile = "/dev/.warden-hidden"
 
 // maskSecrets hides each path of the read policy: an empty mode-000 tmpfs
 // over a directory (with read_allow exceptions bound back in), an empty
-// mode-000 file over a file. Each target is opened without following any
+// read-only file over a file. Each target is opened without following any
 // symbolic link, so a link planted since the launcher resolved it refuses
 // the run instead of moving the mask. It returns the mount points, to be
 // made read-only once the writable roots are.
@@ -87,7 +89,7 @@ func maskSecrets(secrets []HiddenPath) ([]string, error) {
 }
 
 func makeHiddenFile() error {
-	f, err := os.OpenFile(hiddenFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0)
+	f, err := os.OpenFile(hiddenFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o444)
 	if err != nil {
 		return err
 	}

@@ -123,7 +123,8 @@ func TestReadPolicyHidesEverySecret(t *testing.T) {
 		for way, script := range ways {
 			res := h.mustRun(t, script, p)
 			attacks++
-			if res.ExitCode == 0 || strings.Contains(string(res.Output), secretText) {
+			// A hidden directory cannot be entered; a hidden file reads empty.
+			if strings.Contains(string(res.Output), secretText) || (res.ExitCode == 0 && len(res.Stdout) > 0) {
 				t.Errorf("%s read through %s: exit %d %q", inHome, way, res.ExitCode, res.Output)
 			}
 		}
@@ -133,7 +134,7 @@ func TestReadPolicyHidesEverySecret(t *testing.T) {
 	// does when it holds an API key).
 	withConfig := p
 	withConfig.Reads.Deny = []string{filepath.Join(h.home, ".config/warden/config.toml")}
-	if res := h.mustRun(t, `cat "$HOME/.config/warden/config.toml"`, withConfig); res.ExitCode == 0 || strings.Contains(string(res.Output), "sk-in-config") {
+	if res := h.mustRun(t, `cat "$HOME/.config/warden/config.toml"`, withConfig); len(res.Stdout) > 0 || strings.Contains(string(res.Output), "sk-in-config") {
 		t.Errorf("config.toml with a key read: %q", res.Output)
 	}
 
@@ -181,7 +182,7 @@ func TestReadPolicyFullAndAllow(t *testing.T) {
 	if res := h.mustRun(t, `cat "$HOME/.npmrc" && grep -q region "$HOME/.aws/config"`, allow); res.ExitCode != 0 {
 		t.Errorf("read_allow did not re-expose: %q", res.Output)
 	}
-	for _, attack := range []string{`cat "$HOME/.aws/secret"`, `ls "$HOME/.aws"`, `cat "$HOME/.ssh/secret"`, `echo x > "$HOME/.aws/config"`} {
+	for _, attack := range []string{`cat "$HOME/.aws/secret"`, `ls "$HOME/.aws"`, `cat "$HOME/.ssh/secret"`, `echo x > "$HOME/.aws/config"`, `grep -q SECRET "$HOME/.pypirc"`} {
 		if res := h.mustRun(t, attack, allow); res.ExitCode == 0 {
 			t.Errorf("with read_allow %q worked: %q", attack, res.Output)
 		}
@@ -189,7 +190,7 @@ func TestReadPolicyFullAndAllow(t *testing.T) {
 	deny := h.policy()
 	deny.Reads.Deny = []string{filepath.Join(h.ws, "*.env")}
 	os.WriteFile(filepath.Join(h.ws, "prod.env"), []byte(secretText), 0o644)
-	if res := h.mustRun(t, `cat prod.env`, deny); res.ExitCode == 0 {
+	if res := h.mustRun(t, `cat prod.env`, deny); len(res.Stdout) > 0 {
 		t.Errorf("read_deny glob in the workspace read: %q", res.Output)
 	}
 	if res := h.mustRun(t, `rm -f prod.env || mv prod.env x.txt; cat notes.txt`, deny); res.ExitCode != 0 {
@@ -210,7 +211,9 @@ func TestReadPolicyHomeAsWorkspace(t *testing.T) {
 		`rm -rf "$HOME/.ssh" 2>/dev/null; cat "$HOME/.ssh/secret"`,
 		`mv "$HOME/.ssh" "$HOME/ssh-old" && cat "$HOME/ssh-old/secret"`,
 		`chmod 755 "$HOME/.ssh" && cat "$HOME/.ssh/secret"`,
-		`chmod 644 "$HOME/.npmrc" && cat "$HOME/.npmrc"`,
+		`chmod 644 "$HOME/.npmrc" && grep SECRET "$HOME/.npmrc"`,
+		`echo x > "$HOME/.npmrc"`,
+		`rm -f "$HOME/.npmrc"`,
 		`mv "$HOME/.npmrc" "$HOME/npmrc" && cat "$HOME/npmrc"`,
 		`ln "$HOME/.npmrc" "$HOME/hard" && cat "$HOME/hard"`,
 		`cp -r "$HOME/.aws" "$HOME/aws-copy" && cat "$HOME/aws-copy/secret"`,

@@ -62,7 +62,7 @@ func readRule(mechanism string) doctorReads {
 	case runtime.GOOS == "darwin":
 		r.How = "deny file-read* rules in the Seatbelt profile, for each path as written and resolved"
 	case mechanism == "linux":
-		r.How = "in the sandbox's mount namespace: an empty mode-000 read-only tmpfs over each directory, an empty mode-000 read-only file over each file (its resolved target; a path behind a link the command could rewrite is refused)"
+		r.How = "in the sandbox's mount namespace: an empty mode-000 read-only tmpfs over each directory, an empty read-only file over each file (its resolved target; a path behind a link the command could rewrite is refused)"
 	default:
 		r.How = "cannot be enforced here (no mount namespace): a sandboxed command is refused while any of these exists, unless read_access = \"full\""
 	}

@@ -83,7 +83,7 @@ func TestReadPolicyConfig(t *testing.T) {
 		t.Errorf("config.toml without a key: exit %d %q %s", code, stdout, stderr)
 	}
 	writeWardenConfig(t, home, "[model]\nname = \"m\"\napi_key = \"sk-config-key\"\n")
-	if stdout, stderr, code := runWarden(t, "exec", "--cwd", ws, "--", "cat", cfgFile); code == 0 || strings.Contains(stdout, "sk-config-key") {
+	if stdout, stderr, code := runWarden(t, "exec", "--cwd", ws, "--", "cat", cfgFile); stdout != "" || strings.Contains(stdout+stderr, "sk-config-key") {
 		t.Errorf("config.toml with a key read: exit %d %q %s", code, stdout, stderr)
 	}
 	writeWardenConfig(t, home, "read_access = \"full\"\n")
