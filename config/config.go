@@ -28,7 +28,8 @@ type Config struct {
 	// WritableRoots are extra directories that workspace-write may write.
 	WritableRoots []string `toml:"writable_roots" json:"writableRoots,omitempty"`
 	// ReadAccess is the sandbox's read policy: full, deny-secrets (the
-	// default: credential stores hidden) or restricted (not implemented yet).
+	// default: credential stores hidden) or restricted (system directories,
+	// toolchains, the workspace and ReadableRoots only; Linux).
 	ReadAccess string `toml:"read_access" json:"readAccess,omitempty"`
 	// ReadDeny are more paths or globs to hide (~ expanded), ReadAllow
 	// exceptions to what is hidden, ReadableRoots what restricted adds.

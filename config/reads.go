@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,9 +14,7 @@ import (
 
 func (c Config) validateReads() error {
 	switch c.ReadAccess {
-	case "", "full", "deny-secrets":
-	case "restricted":
-		return errors.New(`read_access "restricted" is not implemented yet: use "deny-secrets" (the default) or "full"`)
+	case "", "full", "deny-secrets", "restricted":
 	default:
 		return fmt.Errorf("read_access %q: want full, deny-secrets or restricted", c.ReadAccess)
 	}

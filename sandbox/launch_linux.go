@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -65,6 +66,13 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return err
 		}
 		p.secrets = secretNames(c.Policy, spec.Secrets)
+		if spec.Readable = c.Policy.RestrictedReadable(); spec.Readable != nil {
+			if Probe().LandlockABI < 1 {
+				return refuse("read_access \"restricted\" needs Landlock, which this kernel lacks; use \"deny-secrets\"")
+			}
+			// Only what the command can read at all needs a mask.
+			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), rootPaths(roots)...))
+		}
 		useNS = namespacesUsable()
 		if !useNS {
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -21,9 +20,11 @@ const (
 	// ReadDenySecrets (the default) hides the credential stores of
 	// BuiltinReadDeny and the policy's ReadDeny, minus ReadAllow.
 	ReadDenySecrets ReadAccess = "deny-secrets"
-	// ReadRestricted would allow only the platform's defaults, the writable
-	// roots and ReadableRoots. It is refused until it is implemented: a
-	// policy Warden cannot enforce is never silently widened.
+	// ReadRestricted allows only the platform's defaults (system
+	// directories, the user's shell and git configuration, toolchains), the
+	// workspace, the writable roots and ReadableRoots; the credential stores
+	// inside them stay hidden. Linux (Landlock) only for now: elsewhere it
+	// is refused, never widened.
 	ReadRestricted ReadAccess = "restricted"
 )
 
@@ -31,12 +32,10 @@ const (
 // command line; empty means deny-secrets.
 func ParseReadAccess(s string) (ReadAccess, error) {
 	switch a := ReadAccess(strings.TrimSpace(s)); a {
-	case ReadFull, ReadDenySecrets:
+	case ReadFull, ReadDenySecrets, ReadRestricted:
 		return a, nil
 	case "":
 		return ReadDenySecrets, nil
-	case ReadRestricted:
-		return "", errors.New(`read_access "restricted" is not implemented yet: use "deny-secrets" (the default) or "full"`)
 	}
 	return "", fmt.Errorf("read_access %q: want full, deny-secrets or restricted", s)
 }
@@ -69,8 +68,8 @@ type ReadPolicy struct {
 	// Allow are exceptions to the deny list: a denied path equal to or
 	// inside one is readable.
 	Allow []string `json:"allow,omitempty"`
-	// ReadableRoots are what restricted mode would add to the platform's
-	// defaults (kept for when it is implemented).
+	// ReadableRoots are what restricted mode adds to the platform's
+	// defaults: absolute paths or globs.
 	ReadableRoots []string `json:"readableRoots,omitempty"`
 	// Home is the directory whose credential stores deny-secrets hides;
 	// empty means $HOME.
@@ -273,8 +272,11 @@ func symlinkIn(path string, writable []string) (string, bool) {
 
 // ReadSummary is the read policy in a few words, for Summary.
 func (p Policy) ReadSummary() string {
-	if p.readAccess() == ReadFull {
+	switch p.readAccess() {
+	case ReadFull:
 		return "reads everything"
+	case ReadRestricted:
+		return fmt.Sprintf("reads only system directories, toolchains, shell and git config, the workspace and %d readable root(s); credential stores hidden", len(p.Reads.ReadableRoots))
 	}
 	extra := ""
 	if n := len(p.Reads.Deny); n > 0 {
@@ -289,10 +291,73 @@ func (p Policy) ReadSummary() string {
 // Short is the read policy in two or three words, for dialogs and session
 // keys: "credential stores hidden" or "reads everything".
 func (r ReadPolicy) Short() string {
-	if r.Access == ReadFull {
+	switch r.Access {
+	case ReadFull:
 		return "reads everything"
+	case ReadRestricted:
+		return "reads restricted"
 	}
 	return "credential stores hidden"
+}
+
+// PlatformReadable are the system directories restricted mode lets every
+// command read (Linux): programs, libraries, configuration, /proc and /sys,
+// and the resolver's files that /etc/resolv.conf may point to.
+var PlatformReadable = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt", "/nix", "/snap",
+	"/var/lib", "/proc", "/sys", "/run/systemd/resolve", "/run/resolvconf",
+}
+
+// HomeReadable are the entries of the home directory restricted mode shows:
+// the shell's and git's configuration and the usual toolchains (with
+// their credential files still hidden).
+var HomeReadable = []string{
+	".bashrc", ".bash_profile", ".profile", ".zshrc", ".zshenv", ".zprofile", ".inputrc",
+	".gitconfig", ".config/git", ".cargo", ".rustup", "go", ".pyenv", ".nvm", ".local/bin",
+	".local/lib", ".deno", ".bun",
+}
+
+// RestrictedReadable lists what restricted mode may read besides the
+// writable roots: the platform's defaults, the home's shell and git
+// configuration and toolchains, the workspace and ReadableRoots (globs
+// expanded). Nil unless the policy is restricted.
+func (p Policy) RestrictedReadable() []string {
+	if !p.Sandboxed() || p.readAccess() != ReadRestricted {
+		return nil
+	}
+	out := slices.Clone(PlatformReadable)
+	if h := p.home(); h != "" {
+		for _, rel := range HomeReadable {
+			out = append(out, filepath.Join(h, rel))
+		}
+	}
+	out = append(out, p.Workspace...)
+	for _, r := range p.Reads.ReadableRoots {
+		if strings.ContainsAny(r, "*?[") {
+			m, _ := filepath.Glob(r)
+			out = append(out, m...)
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// reachable keeps the hidden paths a restricted command could read at all:
+// those inside a readable or writable path (Landlock denies the rest), and
+// those holding one (the mask still hides it: read_allow shows it).
+func reachable(hide []HiddenPath, readable []string) []HiddenPath {
+	var out []HiddenPath
+	for _, h := range hide {
+		for _, r := range readable {
+			rr := resolveExisting(r)
+			if within(rr, h.Target) || within(r, h.Path) || within(h.Target, rr) {
+				out = append(out, h)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // tildePath shows path under home as ~/...

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -283,18 +282,50 @@ func TestReadPolicyRefusedWithoutNamespaces(t *testing.T) {
 	}
 }
 
-// TestReadPolicyRestrictedIsRefused: restricted is not implemented yet and
-// must say so, never run as full.
-func TestReadPolicyRestrictedIsRefused(t *testing.T) {
+// TestReadPolicyRestricted: restricted reads show the system, the shell's
+// and git's configuration, toolchains, the workspace and readable_roots;
+// nothing else in the home, and the credential stores inside a toolchain
+// stay hidden.
+func TestReadPolicyRestricted(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
 	h := newReadHome(t)
+	for rel, content := range map[string]string{"notes/plain.txt": "plain notes\n", ".cargo/bin/tool": "tool\n", "other/data.txt": "DATA-CONTENT\n"} {
+		p := filepath.Join(h.home, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(content), 0o644)
+	}
 	p := h.policy()
 	p.Reads.Access = ReadRestricted
-	_, err := h.run(t, `true`, p)
-	if err == nil || !strings.Contains(err.Error(), "not implemented yet") {
-		t.Errorf("restricted: %v", err)
+	p.Reads.ReadableRoots = []string{filepath.Join(h.home, "notes")}
+	for _, attack := range []string{
+		`cat "$HOME/other/data.txt"`,
+		`ls "$HOME"`,
+		`grep -q SECRET "$HOME/.cargo/credentials.toml"`,
+		`cat "$HOME/.aws/secret"`,
+		`cat "$HOME/.npmrc" | grep -q SECRET`,
+		`cat "/proc/self/root$HOME/other/data.txt"`,
+	} {
+		if res := h.mustRun(t, attack, p); res.ExitCode == 0 || strings.Contains(string(res.Output), secretText) || strings.Contains(string(res.Output), "DATA-CONTENT") {
+			t.Errorf("restricted: %s worked: %q", attack, res.Output)
+		}
 	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Log("git missing: the gitconfig twin above could not run")
+	for _, twin := range []string{
+		`grep -q EDITOR "$HOME/.bashrc"`,
+		`test "$(git config --global user.name)" = "Read Policy Tester"`,
+		`grep -q tool "$HOME/.cargo/bin/tool"`,
+		`grep -q plain "$HOME/notes/plain.txt"`,
+		`grep -q notes notes.txt && echo new > new.txt && cat new.txt`,
+		`ls /usr/bin >/dev/null && cat /etc/passwd >/dev/null && cat /proc/self/status >/dev/null`,
+	} {
+		if res := h.mustRun(t, twin, p); res.ExitCode != 0 {
+			t.Errorf("restricted twin %s failed: %q", twin, res.Output)
+		}
+	}
+	// The twin of the first attack: the same file under deny-secrets.
+	if res := h.mustRun(t, `grep -q DATA-CONTENT "$HOME/other/data.txt"`, h.policy()); res.ExitCode != 0 {
+		t.Errorf("deny-secrets hid an ordinary file: %q", res.Output)
 	}
 }
 

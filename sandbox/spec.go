@@ -44,6 +44,9 @@ type helperSpec struct {
 	// Secrets are what the read policy hides (HiddenPaths, resolved by the
 	// launcher): each target is masked in the mount namespace.
 	Secrets []HiddenPath `json:"secrets,omitempty"`
+	// Readable, under restricted read access, are all the command may read
+	// besides the writable roots (Landlock rules); nil reads everything.
+	Readable []string `json:"readable,omitempty"`
 }
 
 // helperStatus reads the helper's status pipe. The helper says "idle" once

@@ -59,6 +59,10 @@ func readRule(mechanism string) doctorReads {
 	switch {
 	case p.Reads.Access == sandbox.ReadFull:
 		r.How = "nothing is hidden: sandboxed commands read everything the user can"
+	case p.Reads.Access == sandbox.ReadRestricted && runtime.GOOS == "darwin":
+		r.How = "restricted is not implemented on macOS yet: sandboxed commands are refused"
+	case p.Reads.Access == sandbox.ReadRestricted:
+		r.How = "Landlock allows reads only of " + strings.Join(p.RestrictedReadable(), " ") + ", the workspace and the writable roots; the credential stores inside them are hidden as under deny-secrets"
 	case runtime.GOOS == "darwin":
 		r.How = "deny file-read* rules in the Seatbelt profile, for each path as written and resolved"
 	case mechanism == "linux":

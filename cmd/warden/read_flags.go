@@ -20,10 +20,10 @@ type readFlags struct {
 
 func (f *readFlags) register(fs *flag.FlagSet) {
 	*f = readFlags{}
-	fs.StringVar(&f.access, "read-access", "", "deny-secrets (hide credential stores) or full (default: read_access from config.toml, else deny-secrets)")
+	fs.StringVar(&f.access, "read-access", "", "deny-secrets (hide credential stores), restricted (system, toolchains, workspace and --readable-root only; Linux) or full (default: read_access from config.toml, else deny-secrets)")
 	fs.Var(&f.deny, "read-deny", "a path or glob the sandbox hides, besides the built-in credential stores (repeatable)")
 	fs.Var(&f.allow, "read-allow", "a path the sandbox shows although the deny list hides it (repeatable)")
-	fs.Var(&f.readableRoots, "readable-root", "a directory restricted read access would show (repeatable; restricted is not implemented yet)")
+	fs.Var(&f.readableRoots, "readable-root", "a directory restricted read access shows (repeatable)")
 }
 
 // apply fills in p's read policy from the config and the flags.

@@ -60,8 +60,14 @@ func TestReadPolicyExecHidesCredentials(t *testing.T) {
 			t.Errorf("%v: exit %d %q %s", flags, code, stdout, stderr)
 		}
 	}
-	if _, stderr, code := runWarden(t, "exec", "--read-access", "restricted", "--cwd", ws, "--", "true"); code != 2 || !strings.Contains(stderr, "not implemented yet") {
-		t.Errorf("restricted: exit %d %s", code, stderr)
+	// Restricted: the home's ordinary files are out of reach too, but for
+	// --readable-root; ~/.bashrc stays readable. (Read-only: the test's
+	// home lies in /tmp, a writable root of workspace-write.)
+	if stdout, _, code := runWarden(t, "exec", "--sandbox", "read-only", "--read-access", "restricted", "--cwd", ws, "--", "cat", filepath.Join(home, "notes/plain.txt")); code == 0 || stdout != "" {
+		t.Errorf("restricted read an ordinary home file: exit %d %q", code, stdout)
+	}
+	if stdout, stderr, code := runWarden(t, "exec", "--sandbox", "read-only", "--read-access", "restricted", "--readable-root", "~/notes", "--cwd", ws, "--", "sh", "-c", `cat "$HOME/notes/plain.txt" "$HOME/.bashrc"`); code != 0 || stdout != "plain\nexport EDITOR=vi\n" {
+		t.Errorf("restricted with --readable-root: exit %d %q %s", code, stdout, stderr)
 	}
 	if _, stderr, code := runWarden(t, "exec", "--read-access", "bogus", "--cwd", ws, "--", "true"); code != 2 || !strings.Contains(stderr, "bogus") {
 		t.Errorf("bogus read access: exit %d %s", code, stderr)
