@@ -3,6 +3,8 @@ package approvals
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // AskForApproval is when the user is asked before a command runs. The names
@@ -244,6 +246,8 @@ type Sandbox struct {
 	// ProtectedPaths stay read-only inside the writable roots, and patches
 	// to them ask (Warden's own config and state: sandbox.Policy's).
 	ProtectedPaths []string
+	// Reads is the sandbox's read policy, carried to the run unchanged.
+	Reads sandbox.ReadPolicy
 }
 
 // Restricted reports whether the sandbox limits the filesystem at all.
@@ -260,6 +264,9 @@ func (s Sandbox) String() string {
 		b.WriteString(", network")
 	} else {
 		b.WriteString(", no network")
+	}
+	if s.Restricted() {
+		b.WriteString(", " + s.Reads.Short())
 	}
 	return b.String()
 }

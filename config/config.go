@@ -27,6 +27,15 @@ type Config struct {
 	Network bool `toml:"network_access" json:"networkAccess,omitempty"`
 	// WritableRoots are extra directories that workspace-write may write.
 	WritableRoots []string `toml:"writable_roots" json:"writableRoots,omitempty"`
+	// ReadAccess is the sandbox's read policy: full, deny-secrets (the
+	// default: credential stores hidden) or restricted (system directories,
+	// toolchains, the workspace and ReadableRoots only; Linux).
+	ReadAccess string `toml:"read_access" json:"readAccess,omitempty"`
+	// ReadDeny are more paths or globs to hide (~ expanded), ReadAllow
+	// exceptions to what is hidden, ReadableRoots what restricted adds.
+	ReadDeny      []string `toml:"read_deny" json:"readDeny,omitempty"`
+	ReadAllow     []string `toml:"read_allow" json:"readAllow,omitempty"`
+	ReadableRoots []string `toml:"readable_roots" json:"readableRoots,omitempty"`
 	// TrustedWorkspaces may loosen policy with their own .warden rules.
 	TrustedWorkspaces []string `toml:"trusted_workspaces" json:"trustedWorkspaces,omitempty"`
 	// EnvKeep names variables (shell globs, any case) that commands keep
@@ -120,6 +129,9 @@ func (c *Config) MergeJSON(raw json.RawMessage) error {
 	merged.TrustedWorkspaces = append([]string(nil), c.TrustedWorkspaces...)
 	merged.Granular = append([]string(nil), c.Granular...)
 	merged.EnvKeep = append([]string(nil), c.EnvKeep...)
+	merged.ReadDeny = append([]string(nil), c.ReadDeny...)
+	merged.ReadAllow = append([]string(nil), c.ReadAllow...)
+	merged.ReadableRoots = append([]string(nil), c.ReadableRoots...)
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&merged); err != nil {
@@ -139,6 +151,9 @@ func (c Config) Validate() error {
 	}
 	if !oneOf(c.SandboxMode, "read-only", "workspace-write", "danger-full-access") {
 		return fmt.Errorf("sandbox_mode %q: want read-only, workspace-write or danger-full-access", c.SandboxMode)
+	}
+	if err := c.validateReads(); err != nil {
+		return err
 	}
 	for _, k := range c.EnvKeep {
 		if _, err := path.Match(k, ""); err != nil || strings.TrimSpace(k) == "" {

@@ -104,5 +104,14 @@ func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error
 	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
-	return p, err
+	if err != nil {
+		return p, err
+	}
+	access, err := sandbox.ParseReadAccess(cfg.ReadAccess)
+	if err != nil {
+		return p, err
+	}
+	p.Reads = sandbox.ReadPolicy{Access: access, Deny: config.ReadDeny(cfg),
+		Allow: config.ExpandHome(cfg.ReadAllow), ReadableRoots: config.ExpandHome(cfg.ReadableRoots)}
+	return p, p.Validate()
 }

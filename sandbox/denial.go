@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"fmt"
+	"slices"
 )
 
 // denialMarkers are what tools print when the kernel refuses them something
@@ -44,4 +45,69 @@ func detectDenial(sandboxed bool, exitCode int, signal int, output ...[]byte) (b
 		return true, "killed by SIGSYS (seccomp)"
 	}
 	return false, ""
+}
+
+// secretName is one path the read policy hid, as the output may name it.
+type secretName struct {
+	path string // absolute: as written, or resolved
+	show string // as the message shows it (~/...)
+}
+
+// secretNames lists the hidden paths, written and resolved, longest first
+// so the most precise one matches.
+func secretNames(p Policy, hide []HiddenPath) []secretName {
+	home := p.home()
+	var out []secretName
+	for _, h := range hide {
+		out = append(out, secretName{h.Path, tildePath(home, h.Path)})
+		if h.Target != h.Path {
+			out = append(out, secretName{h.Target, tildePath(home, h.Path)})
+		}
+	}
+	slices.SortFunc(out, func(a, b secretName) int { return len(b.path) - len(a.path) })
+	return out
+}
+
+// readDenial recognises a failed read of a hidden path: the output names
+// the path (or one inside it) next to a permission error. It returns the
+// path as the message shows it.
+func readDenial(secrets []secretName, exitCode int, output ...[]byte) (string, bool) {
+	if exitCode == 0 || len(secrets) == 0 {
+		return "", false
+	}
+	for _, out := range output {
+		low := bytes.ToLower(out)
+		if !bytes.Contains(low, []byte("permission denied")) && !bytes.Contains(low, []byte("operation not permitted")) {
+			continue
+		}
+		for _, s := range secrets {
+			i := bytes.Index(out, []byte(s.path))
+			for i >= 0 {
+				end := i + len(s.path)
+				if end == len(out) || !isPathByte(out[end]) || out[end] == '/' {
+					// Extend to the whole path the output names.
+					for end < len(out) && isPathByte(out[end]) {
+						end++
+					}
+					return s.show + string(out[i+len(s.path):end]), true
+				}
+				next := bytes.Index(out[end:], []byte(s.path))
+				if next < 0 {
+					break
+				}
+				i = end + next
+			}
+		}
+	}
+	return "", false
+}
+
+// isPathByte reports whether b can continue a path in a tool's message
+// (which ends it with a colon, a quote, a space or a newline).
+func isPathByte(b byte) bool {
+	switch b {
+	case ':', '\'', '"', ' ', '\t', '\n', '\r', '`', ')', ',':
+		return false
+	}
+	return true
 }

@@ -73,6 +73,19 @@ func withWardenDirs(p *Policy) {
 	p.ProtectedPaths = []string{"$WS/.config/warden", "$WS/.local/state/warden"}
 }
 
+// withOutHome makes the outside directory the home whose credential stores
+// the read policy hides ($OUT is replaced).
+func withOutHome(p *Policy) { p.Reads.Home = "$OUT" }
+
+func mkOutSecrets(t *testing.T, e *escEnv) {
+	for rel, content := range map[string]string{".ssh/id_ed25519": "KEY", ".aws/credentials": "KEY", ".netrc": "KEY"} {
+		os.MkdirAll(filepath.Dir(filepath.Join(e.out, rel)), 0o700)
+		if err := os.WriteFile(filepath.Join(e.out, rel), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func mkDotConfig(t *testing.T, e *escEnv) {
 	if err := os.MkdirAll(filepath.Join(e.ws, ".config"), 0o755); err != nil {
 		t.Fatal(err)
@@ -218,6 +231,12 @@ func escapeCases() []escapeCase {
 			os.WriteFile(filepath.Join(e.ws, ".git"), []byte("gitdir: store\n"), 0o644)
 		}, attack: `echo x > store/hooks/pre-commit`, twin: `echo x > other/hooks/pre-commit`, check: absent("$WS/store/hooks/pre-commit")},
 
+		// Reads: credential stores in a home outside the workspace ($OUT).
+		{name: "TestReadPolicy read an ssh key in the home", prep: mkOutSecrets, attackPolicy: withOutHome, attack: `cat "$OUT/.ssh/id_ed25519"`, twinPolicy: withOutHome, twin: `grep -q outside "$OUT/file"`},
+		{name: "TestReadPolicy read a key through a workspace link", prep: mkOutSecrets, attackPolicy: withOutHome, attack: `ln -s "$OUT/.aws" aws && cat aws/credentials`, twinPolicy: withOutHome, twin: `ln -s "$OUT/file" f && grep -q outside f`},
+		{name: "TestReadPolicy read a key through /proc/self/root", prep: mkOutSecrets, attackPolicy: withOutHome, attack: `grep -q KEY "/proc/self/root$OUT/.netrc"`, twinPolicy: withOutHome, twin: `grep -q outside "/proc/self/root$OUT/file"`},
+		{name: "TestReadPolicy list a hidden directory", prep: mkOutSecrets, attackPolicy: withOutHome, attack: `ls "$OUT/.ssh" | grep -q id_`, twinPolicy: withOutHome, twin: `ls "$OUT" | grep -q file`},
+
 		// Network.
 		{name: "TCP connect", attack: `"$PROBE" dial-tcp "$TCP"`, twin: `"$PROBE" dial-tcp "$TCP"`, twinPolicy: withNetwork},
 		{name: "TCP listen", attack: `"$PROBE" listen-tcp`, twin: `"$PROBE" listen-tcp`, twinPolicy: withNetwork},
@@ -343,6 +362,7 @@ func escapeRunEnv(t *testing.T, e *escEnv, script string, adjust func(*Policy), 
 	for i, p := range pol.ProtectedPaths {
 		pol.ProtectedPaths[i] = strings.ReplaceAll(p, "$WS", e.ws)
 	}
+	pol.Reads.Home = strings.ReplaceAll(pol.Reads.Home, "$OUT", e.out)
 	set := map[string]string{
 		probeEnv: "1", "PROBE": e.shared.probe, "WS": e.ws, "OUT": e.out, "NONCE": nonce(),
 		"TCP": e.shared.tcpAddr, "UDP": e.shared.udpAddr, "SOCK": e.shared.sockPath, "TOPSOCK": e.shared.topSock, "SSH_AUTH_SOCK": e.shared.envSock,

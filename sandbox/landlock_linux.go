@@ -82,18 +82,15 @@ func applyLandlock(spec *helperSpec) error {
 		return nil
 	}
 
-	// Read everything at the top level except /dev, whose devices are
-	// granted one by one (raw disks are readable to root otherwise).
-	entries, err := os.ReadDir("/")
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if p := "/" + e.Name(); p != "/dev" {
+	if spec.Readable != nil {
+		// Restricted reads: only the listed paths (and the roots below).
+		for _, p := range spec.Readable {
 			if err := add(p, llRead, true); err != nil {
 				return err
 			}
 		}
+	} else if err := readTopLevel(add); err != nil {
+		return err
 	}
 	type deviceRule struct {
 		path   string
@@ -122,6 +119,24 @@ func applyLandlock(spec *helperSpec) error {
 	}
 	if err := ll.LandlockRestrictSelf(ruleset, 0); err != nil {
 		return fmt.Errorf("enforce: %w", err)
+	}
+	return nil
+}
+
+// readTopLevel grants reads of everything at the top level except /dev,
+// whose devices are granted one by one (raw disks are readable to root
+// otherwise).
+func readTopLevel(add func(string, uint64, bool) error) error {
+	entries, err := os.ReadDir("/")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if p := "/" + e.Name(); p != "/dev" {
+			if err := add(p, llRead, true); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

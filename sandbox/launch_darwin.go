@@ -9,12 +9,20 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	if !c.Policy.Sandboxed() {
 		return p.startDirect(c, path, env)
 	}
+	if c.Policy.RestrictedReadable() != nil {
+		return refuse("read_access \"restricted\" is not implemented on macOS yet: use \"deny-secrets\" (the default)")
+	}
 	roots, err := c.Policy.Roots()
 	if err != nil {
 		return refuse("%v", err)
 	}
 	scanRepos(roots, env)
 	profile, params := SeatbeltProfile(c.Policy, roots)
+	var named []HiddenPath
+	for _, d := range c.Policy.ReadDenyPatterns() {
+		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})
+	}
+	p.secrets = secretNames(c.Policy, named)
 	argv := seatbeltArgv(profile, params, path, c.Argv)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	p.kind = "seatbelt"

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -58,7 +59,26 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("%v", err)
 		}
 		spec.Roots = roots
+		if spec.Secrets, err = c.Policy.HiddenPaths(roots); err != nil {
+			return err
+		}
+		if err := checkCwd(c.Cwd, spec.Secrets); err != nil {
+			return err
+		}
+		p.secrets = secretNames(c.Policy, spec.Secrets)
+		if spec.Readable = c.Policy.RestrictedReadable(); spec.Readable != nil {
+			if Probe().LandlockABI < 1 {
+				return refuse("read_access \"restricted\" needs Landlock, which this kernel lacks; use \"deny-secrets\"")
+			}
+			// Only what the command can read at all needs a mask.
+			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), rootPaths(roots)...))
+		}
 		useNS = namespacesUsable()
+		if !useNS {
+			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
+				return err
+			}
+		}
 		probe := Probe()
 		if probe.LandlockABI < 1 && !useNS {
 			return refuse("this kernel has neither user namespaces nor Landlock, so the filesystem policy cannot be enforced; run with --sandbox danger-full-access only if you accept no sandbox")
@@ -83,6 +103,9 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			nsState.Unlock()
 			if Probe().LandlockABI < 1 {
 				return refuse("user namespaces are unavailable (%v) and Landlock is missing: the filesystem policy cannot be enforced", err)
+			}
+			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
+				return err
 			}
 			spec.Layers.Namespaces = false
 			continue
@@ -113,6 +136,9 @@ func fallbackGaps(p Policy) []string {
 		"chmod, chown and utime work on files outside the writable roots: Landlock does not cover them",
 		"pathname unix sockets outside the sandbox (docker.sock, D-Bus, tmux) can be connected to: Landlock ABI < 9 does not cover them",
 		"other processes of the same user are visible in /proc (no pid namespace); orphans are reaped by the helper as subreaper, which the command could kill",
+	}
+	if p.readAccess() != ReadFull {
+		gaps = append(gaps, "the read policy's credential stores were not present at start: one created during the run would be readable (hiding needs a mount namespace)")
 	}
 	if !p.Network {
 		gaps = append(gaps, "network: no network namespace; socket families other than AF_UNIX are blocked by seccomp and TCP by Landlock")

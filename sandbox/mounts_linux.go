@@ -45,8 +45,8 @@ func prepareMountView() error {
 // nosuid, the writable roots writable, their protected subpaths read-only
 // again (placeholders masked too, so they cannot be removed and recreated),
 // existing unix sockets outside masked (spec.Sockets, found by the
-// launcher) and directories that may hold sockets but cannot be listed
-// hidden.
+// launcher), directories that may hold sockets but cannot be listed
+// hidden, and the read policy's secrets masked (spec.Secrets).
 func finishMountView(spec *helperSpec) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make / private: %w", err)
@@ -82,6 +82,11 @@ func finishMountView(spec *helperSpec) error {
 			return fmt.Errorf("hide %s: %w", d, err)
 		}
 	}
+	// After every other mount, so nothing lands on top of a mask.
+	secrets, err := maskSecrets(spec.Secrets)
+	if err != nil {
+		return err
+	}
 
 	limitPids(spec.Processes)
 
@@ -109,6 +114,12 @@ func finishMountView(spec *helperSpec) error {
 			// Gone (its owner removed it after the bind) is fine: it cannot
 			// be reached. Anything else refuses the run.
 			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
+	for _, p := range secrets {
+		// Inside a writable root the pass above made the mask writable.
+		if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("make the mask over %s read-only: %w", p, err)
 		}
 	}
 	// The old working directory is under the mounts now; enter the new view.

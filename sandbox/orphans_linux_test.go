@@ -124,8 +124,13 @@ func TestFallbackWithoutNamespaces(t *testing.T) {
 	shared := startEscapeFixtures(t)
 	e := &escEnv{ws: t.TempDir(), out: t.TempDir(), shared: shared}
 	os.WriteFile(filepath.Join(e.out, "file"), []byte("outside\n"), 0o644)
+	// A home with no credential stores: there is nothing the read policy
+	// would have to hide, so the fallback may run (TestReadPolicy covers
+	// the refusal when there is).
+	emptyHome := t.TempDir()
+	noSecrets := func(p *Policy) { p.Reads.Home = emptyHome }
 
-	res := escapeRun(t, e, `echo hi`, nil, Limits{})
+	res := escapeRun(t, e, `echo hi`, noSecrets, Limits{})
 	if res.Sandbox != "linux-landlock" || len(res.NotEnforced) == 0 || res.ExitCode != 0 {
 		t.Fatalf("fallback result: %+v", res)
 	}
@@ -143,21 +148,22 @@ func TestFallbackWithoutNamespaces(t *testing.T) {
 		{`"$PROBE" ptrace "$VICTIM"`, `"$PROBE" caps`},
 		{`cat "/proc/$VICTIM/environ"`, `cat /proc/self/environ > /dev/null`},
 	} {
-		if r := escapeRun(t, e, c.attack, nil, Limits{}); r.ExitCode == 0 {
+		if r := escapeRun(t, e, c.attack, noSecrets, Limits{}); r.ExitCode == 0 {
 			t.Errorf("fallback: attack succeeded: %s\n%s", c.attack, r.Output)
 		}
-		if r := escapeRun(t, e, c.twin, nil, Limits{}); r.ExitCode != 0 {
+		if r := escapeRun(t, e, c.twin, noSecrets, Limits{}); r.ExitCode != 0 {
 			t.Errorf("fallback: twin failed: %s\n%s", c.twin, r.Output)
 		}
 	}
 
 	tag := orphanTag(3)
-	res = run(t, t.TempDir(), Command{Argv: sh(orphanScript(tag)), Timeout: 500 * time.Millisecond})
+	empty := Policy{Reads: ReadPolicy{Home: emptyHome}}
+	res = run(t, t.TempDir(), Command{Argv: sh(orphanScript(tag)), Policy: empty, Timeout: 500 * time.Millisecond})
 	if !res.TimedOut {
 		t.Fatalf("not timed out: %+v", res)
 	}
 	checkNoOrphans(t, tag)
 	tag = orphanTag(4)
-	run(t, t.TempDir(), Command{Argv: sh(fmt.Sprintf(`setsid sleep 305.%[1]s & (sleep 306.%[1]s &); exit 0`, tag))})
+	run(t, t.TempDir(), Command{Argv: sh(fmt.Sprintf(`setsid sleep 305.%[1]s & (sleep 306.%[1]s &); exit 0`, tag)), Policy: empty})
 	checkNoOrphans(t, tag)
 }

@@ -77,6 +77,9 @@ type Policy struct {
 	// Warden's own configuration and state, the user's git configuration.
 	// The caller (which knows where those live) fills them in.
 	ProtectedPaths []string
+
+	// Reads is what the command may read.
+	Reads ReadPolicy
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -110,6 +113,32 @@ func (p Policy) Validate() error {
 		if !filepath.IsAbs(r) {
 			return fmt.Errorf("protected path %q: must be an absolute path", r)
 		}
+	}
+	return p.validateReads()
+}
+
+func (p Policy) validateReads() error {
+	r := p.Reads
+	if r.Access != "" {
+		if _, err := ParseReadAccess(string(r.Access)); err != nil {
+			return err
+		}
+	}
+	for _, list := range []struct {
+		name  string
+		paths []string
+	}{{"read_deny", r.Deny}, {"read_allow", r.Allow}, {"readable_roots", r.ReadableRoots}} {
+		for _, r := range list.paths {
+			if !filepath.IsAbs(r) {
+				return fmt.Errorf("%s %q: must be an absolute path (or start with ~/)", list.name, r)
+			}
+			if _, err := filepath.Match(r, ""); err != nil {
+				return fmt.Errorf("%s %q: %w", list.name, r, err)
+			}
+		}
+	}
+	if r.Home != "" && !filepath.IsAbs(r.Home) {
+		return fmt.Errorf("home %q: must be an absolute path", r.Home)
 	}
 	return nil
 }
@@ -294,7 +323,7 @@ func (p Policy) Summary() string {
 	case External:
 		return "external (an outer sandbox applies; Warden adds none)"
 	case ReadOnly:
-		return "read-only (writes nowhere), " + net
+		return "read-only (writes nowhere; " + p.ReadSummary() + "), " + net
 	}
 	var shown []string
 	if roots, err := p.Roots(); err == nil {
@@ -307,5 +336,5 @@ func (p Policy) Summary() string {
 	if len(shown) == 0 {
 		shown = []string{"nothing"}
 	}
-	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only), %s", strings.Join(shown, ", "), net)
+	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only; %s), %s", strings.Join(shown, ", "), p.ReadSummary(), net)
 }

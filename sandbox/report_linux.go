@@ -70,6 +70,7 @@ func nsCovers(ns bool) []string {
 		"other processes invisible; the command and all it started die together",
 		"no network interfaces but an unconfigured loopback when the network is off",
 		"fresh /proc, minimal /dev, private /dev/shm and /dev/pts, private SysV IPC",
+		"the read policy's credential stores hidden (an empty mode-000 tmpfs over a directory, an empty read-only file over a file)",
 	}
 }
 
@@ -83,7 +84,7 @@ func socketsCover() string {
 
 func residualGaps(r Report) []string {
 	gaps := []string{
-		"reads are not restricted: the command can read every file this user can (~/.ssh, ~/.aws, browser profiles)",
+		"reads outside the read policy's list are not restricted: under deny-secrets the command can read every file this user can but the credential stores (see reads below)",
 		"memory and disk use are not capped (no cgroup limits)",
 	}
 	if effectiveLandlockABI() < 9 && r.Mechanism == "linux" {

@@ -6,14 +6,14 @@ import "runtime"
 
 func layersFor(r Report) []Layer {
 	if runtime.GOOS == "darwin" {
-		return []Layer{{Name: "seatbelt", Enforced: r.Mechanism == "seatbelt", Detail: "sandbox-exec with a generated profile: deny by default, writes only to the writable roots minus protected subpaths, network off unless allowed"}}
+		return []Layer{{Name: "seatbelt", Enforced: r.Mechanism == "seatbelt", Detail: "sandbox-exec with a generated profile: deny by default, writes only to the writable roots minus protected subpaths, network off unless allowed, reads of the read policy's credential stores denied"}}
 	}
 	return nil
 }
 
 func residualGaps(Report) []string {
 	return []string{
-		"reads are not restricted",
+		"reads outside the read policy's list are not restricted (deny-secrets hides the credential stores only)",
 		"processes that leave the command's process group survive a timeout (no pid namespace)",
 	}
 }

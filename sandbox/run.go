@@ -128,6 +128,9 @@ type Process struct {
 	outputs    *outputCopy // nil when exec.Cmd copies the output itself
 	namespaced bool
 	cleanup    func()
+	// secrets name what the read policy hid (as written and resolved,
+	// absolute, with the form to show), for the denial message.
+	secrets []secretName
 
 	stopMu   sync.Mutex
 	timedOut bool
@@ -342,6 +345,9 @@ func (p *Process) wait() {
 	p.cap.mu.Unlock()
 	if !r.TimedOut && !r.Canceled {
 		r.SandboxDenied, r.DenialReason = detectDenial(p.sandboxed, r.ExitCode, r.Signal, r.Stdout, r.Stderr)
+		if path, ok := readDenial(p.secrets, r.ExitCode, r.Stdout, r.Stderr); ok {
+			r.SandboxDenied, r.DenialReason = true, "read of "+path+" denied by the sandbox's read policy"
+		}
 	}
 	if p.ownClock {
 		p.clock.Stop()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -41,7 +42,7 @@ const seatbeltBase = `(version 1)
 (allow file-write-data (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))
 (allow file-write-data (require-all (literal "/dev/zero") (vnode-type CHARACTER-DEVICE)))
 
-; Reads: everywhere.
+; Reads: everywhere, but what the read policy hides (below).
 (allow file-read*)
 `
 
@@ -54,6 +55,7 @@ const seatbeltBase = `(version 1)
 func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
+	params = seatbeltReads(&b, p, params)
 	if len(roots) > 0 {
 		b.WriteString("\n; Writes: the writable roots, minus their protected subpaths.\n(allow file-write*")
 		for i, r := range roots {
@@ -90,6 +92,84 @@ func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 		b.WriteString("\n; Network: off. Unix socketpairs still work; connecting to sockets does not.\n(allow system-socket (socket-domain AF_UNIX))\n")
 	}
 	return b.String(), params
+}
+
+// seatbeltReads writes the read policy's rules: a deny for each hidden path
+// (as written and resolved: Seatbelt sees resolved paths, and a path that
+// does not exist yet stays hidden once created), then an allow for each
+// read_allow exception, which wins because it comes later.
+func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
+	pats := p.ReadDenyPatterns()
+	if len(pats) == 0 {
+		return params
+	}
+	both := func(paths []string) []string {
+		var out []string
+		for _, path := range paths {
+			out = append(out, path)
+			if r := resolveExisting(path); r != path {
+				out = append(out, r)
+			}
+		}
+		return slices.Compact(out)
+	}
+	var deny, regexes []string
+	for _, pat := range pats {
+		if strings.ContainsAny(pat, "*?[") {
+			if re, ok := globRegex(pat); ok {
+				regexes = append(regexes, re)
+			}
+			// Matches by their resolved paths too (and a glob Seatbelt
+			// cannot take as a regex, only so).
+			matches, _ := filepath.Glob(pat)
+			deny = append(deny, both(matches)...)
+			continue
+		}
+		deny = append(deny, both([]string{pat})...)
+	}
+	b.WriteString("\n; Reads hidden: credential stores and read_deny.\n(deny file-read*")
+	for i, d := range deny {
+		key := fmt.Sprintf("READ_DENY_%d", i)
+		params = append(params, fmt.Sprintf("-D%s=%s", key, d))
+		fmt.Fprintf(b, "\n  (subpath (param %q))", key)
+	}
+	for _, re := range regexes {
+		fmt.Fprintf(b, "\n  (regex #\"%s\")", re)
+	}
+	b.WriteString(")\n")
+	if allow := both(p.Reads.Allow); len(allow) > 0 {
+		b.WriteString("\n; Reads shown again: read_allow.\n(allow file-read*")
+		for i, a := range allow {
+			key := fmt.Sprintf("READ_ALLOW_%d", i)
+			params = append(params, fmt.Sprintf("-D%s=%s", key, a))
+			fmt.Fprintf(b, "\n  (subpath (param %q))", key)
+		}
+		b.WriteString(")\n")
+	}
+	return params
+}
+
+// globRegex turns a shell glob of * and ? into a Seatbelt regex matching
+// the path and everything under it, so a file created later is hidden too.
+// A glob with a class, a quote or a backslash is not turned (ok is false).
+func globRegex(glob string) (string, bool) {
+	if strings.ContainsAny(glob, "[\"\\") {
+		return "", false
+	}
+	var re strings.Builder
+	re.WriteString("^")
+	for _, r := range glob {
+		switch r {
+		case '*':
+			re.WriteString("[^/]*")
+		case '?':
+			re.WriteString("[^/]")
+		default:
+			re.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	re.WriteString("(/.*)?$")
+	return re.String(), true
 }
 
 // pinnedDirs lists the directories strictly between root and each of paths.

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -22,16 +23,21 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 		}
 		return out
 	}
+	// A home that does not exist here, so nothing resolves differently.
+	home := ReadPolicy{Home: "/Users/dev"}
 	cases := []struct {
 		name   string
 		policy Policy
 		roots  []Root
 	}{
-		{"workspace-write-no-network", Policy{Mode: WorkspaceWrite}, roots(ws, "/private/tmp")},
-		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: true}, roots(ws)},
-		{"read-only", Policy{Mode: ReadOnly}, nil},
-		{"gitdir-target", Policy{Mode: WorkspaceWrite}, []Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
-		{"home-workspace", Policy{Mode: WorkspaceWrite}, []Root{{Path: "/Users/dev",
+		{"workspace-write-no-network", Policy{Mode: WorkspaceWrite, Reads: home}, roots(ws, "/private/tmp")},
+		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: true, Reads: home}, roots(ws)},
+		{"read-only", Policy{Mode: ReadOnly, Reads: home}, nil},
+		{"read-full", Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Access: ReadFull, Home: "/Users/dev"}}, roots(ws)},
+		{"read-deny-allow", Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/dev",
+			Deny: []string{"/Users/dev/project/.env.production"}, Allow: []string{"/Users/dev/.aws/config", "/Users/dev/.npmrc"}}}, roots(ws)},
+		{"gitdir-target", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
+		{"home-workspace", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: "/Users/dev",
 			Protected: append(protectedFor("/Users/dev"), "/Users/dev/.config/warden", "/Users/dev/.local/state/warden"),
 			Found:     []string{"/Users/dev/src/vendored/.git"}}}},
 	}
@@ -87,12 +93,61 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 			}
 		}
 	}
+	checkSeatbeltReads(t, profile, params, p)
 	// Every parameter the profile uses is defined, and vice versa.
 	for _, param := range params {
 		key := strings.TrimPrefix(strings.SplitN(param, "=", 2)[0], "-D")
 		if !strings.Contains(profile, `(param "`+key+`")`) {
 			t.Errorf("parameter %s unused", key)
 		}
+	}
+}
+
+// checkSeatbeltReads: every credential store is denied after the blanket
+// read allow (later rules win), and each read_allow comes after the denies.
+func checkSeatbeltReads(t *testing.T, profile string, params []string, p Policy) {
+	t.Helper()
+	denyAt := strings.Index(profile, "(deny file-read*")
+	if p.Reads.Access == ReadFull {
+		if denyAt >= 0 {
+			t.Error("read_access full still denies reads")
+		}
+		return
+	}
+	if denyAt < strings.Index(profile, "(allow file-read*)") {
+		t.Fatal("the read denies are missing or come before the blanket allow")
+	}
+	has := func(kind, path string) bool {
+		for _, param := range params {
+			if strings.Contains(param, kind) && strings.HasSuffix(param, "="+path) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rel := range append(slices.Clone(BuiltinReadDeny), "") {
+		if rel == "" || strings.ContainsAny(rel, "*") {
+			continue
+		}
+		if !has("READ_DENY_", filepath.Join(p.Reads.Home, rel)) {
+			t.Errorf("~/%s is not denied", rel)
+		}
+	}
+	if !strings.Contains(profile, `(regex #"^`+regexp.QuoteMeta(p.Reads.Home)+`/\.cargo/credentials[^/]*(/.*)?$")`) {
+		t.Error("the ~/.cargo/credentials* glob is not denied as a regex (a file created later would be readable)")
+	}
+	for _, d := range p.Reads.Deny {
+		if !has("READ_DENY_", d) {
+			t.Errorf("read_deny %s is not denied", d)
+		}
+	}
+	for _, a := range p.Reads.Allow {
+		if !has("READ_ALLOW_", a) {
+			t.Errorf("read_allow %s is not allowed", a)
+		}
+	}
+	if len(p.Reads.Allow) > 0 && strings.Index(profile, "; Reads shown again") < denyAt {
+		t.Error("the read_allow rules come before the denies, so they lose")
 	}
 }
 

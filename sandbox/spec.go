@@ -41,6 +41,12 @@ type helperSpec struct {
 	// scans once for both (and caches) so the helper starts faster.
 	Sockets []string `json:"sockets,omitempty"`
 	Hidden  []string `json:"hidden,omitempty"`
+	// Secrets are what the read policy hides (HiddenPaths, resolved by the
+	// launcher): each target is masked in the mount namespace.
+	Secrets []HiddenPath `json:"secrets,omitempty"`
+	// Readable, under restricted read access, are all the command may read
+	// besides the writable roots (Landlock rules); nil reads everything.
+	Readable []string `json:"readable,omitempty"`
 }
 
 // helperStatus reads the helper's status pipe. The helper says "idle" once

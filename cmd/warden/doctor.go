@@ -36,6 +36,7 @@ type doctorReport struct {
 	Arch    string         `json:"arch"`
 	Sandbox sandbox.Report `json:"sandbox"`
 	Env     doctorEnv      `json:"environment"`
+	Reads   doctorReads    `json:"reads"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -71,6 +72,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 		return usageError(env, "doctor", "unexpected argument %q", args[0])
 	}
 	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
+	rep.Reads = readRule(rep.Sandbox.Mechanism)
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -124,6 +126,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	if s.Refused != "" {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
 	}
+	printReads(w, rep.Reads)
 	e := rep.Env
 	fmt.Fprintln(w, "\nenvironment: every command's variables, sandboxed or not, minus secrets:")
 	fmt.Fprintf(w, "  - dropped names (any case): %s\n", strings.Join(e.Dropped, " "))

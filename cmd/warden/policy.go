@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 type policyCheckFlags struct {
@@ -20,6 +21,7 @@ type policyCheckFlags struct {
 	rules         ruleFileList
 	cwd           string
 	json          bool
+	reads         readFlags
 }
 
 var policyOpts policyCheckFlags
@@ -33,6 +35,7 @@ func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", "", "the directory the command would run in (default: the current directory)")
 	fs.BoolVar(&f.json, "json", false, "print the decision as one JSON object")
+	f.reads.register(fs)
 }
 
 func init() {
@@ -60,6 +63,10 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	fs.Var(&sub.rules, "rules", "")
 	fs.StringVar(&sub.cwd, "cwd", sub.cwd, "")
 	fs.BoolVar(&sub.json, "json", sub.json, "")
+	fs.StringVar(&sub.reads.access, "read-access", sub.reads.access, "")
+	fs.Var(&sub.reads.deny, "read-deny", "")
+	fs.Var(&sub.reads.allow, "read-allow", "")
+	fs.Var(&sub.reads.readableRoots, "readable-root", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
@@ -83,6 +90,13 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	sbMode, err := approvals.ParseSandboxMode(mode)
 	if err != nil {
 		return usageError(env, "policy", "--sandbox: %v", err)
+	}
+	var reads sandbox.Policy
+	if reads.Mode, err = sandbox.ParseMode(mode); err == nil {
+		err = sub.reads.apply(&reads, cfg)
+	}
+	if err != nil {
+		return usageError(env, "policy", "%v", err)
 	}
 	setup, err := loadApprovalSetup(cfg, sub.approval, sub.rules, cwd)
 	if err != nil {
@@ -116,6 +130,9 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "decision:  %s\nreason:    %s\n", ev.Decision, ev.Reason)
 	fmt.Fprintf(env.stdout, "sandbox:   %s\n", map[bool]string{true: "bypassed (every command matched an allow rule)", false: "used"}[ev.BypassSandbox])
+	if reads.Sandboxed() && !ev.BypassSandbox {
+		fmt.Fprintf(env.stdout, "reads:     %s\n", reads.ReadSummary())
+	}
 	fmt.Fprintf(env.stdout, "known-safe: %v, dangerous: %v\n", ev.KnownSafe, ev.Dangerous)
 	for _, m := range ev.MatchedRules {
 		fmt.Fprintf(env.stdout, "rule:      %s %s (%s)%s\n", m.Decision, m.Pattern, m.Source, map[bool]string{true: ": " + m.Justification}[m.Justification != ""])

@@ -17,6 +17,7 @@ type sandboxFlags struct {
 	mode          string
 	network       bool
 	writableRoots stringList
+	reads         readFlags
 }
 
 func (f *sandboxFlags) register(fs *flag.FlagSet, cwdUsage, networkUsage, rootUsage string) {
@@ -25,6 +26,7 @@ func (f *sandboxFlags) register(fs *flag.FlagSet, cwdUsage, networkUsage, rootUs
 	fs.StringVar(&f.mode, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
 	fs.BoolVar(&f.network, "network", false, networkUsage)
 	fs.Var(&f.writableRoots, "writable-root", rootUsage)
+	f.reads.register(fs)
 }
 
 // resolve returns the workspace root (--cwd, default the current directory;
@@ -51,6 +53,9 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
 	policy.Workspace = []string{cwd}
 	policy.ProtectedPaths = config.ProtectedPaths(cfg, cwd)
+	if err == nil {
+		err = f.reads.apply(&policy, cfg)
+	}
 	return cwd, policy, err
 }
 
