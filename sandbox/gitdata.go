@@ -21,25 +21,26 @@ import (
 // stay writable so that a sandboxed rebase works; the host refuses to take
 // git out of the sandbox while such state exists (approvals).
 
-// gitObeyed are the entries of a git dir held read-only when they exist.
+// GitObeyed are the entries of a git dir held read-only when they exist
+// (approvals trusts them on the host for that reason).
 // info/ (attributes, exclude, sparse-checkout) runs nothing the work tree's
 // .gitattributes and .gitignore could not say, and an alternate names
 // objects, which the command may write anyway: a missing one is not masked
 // (a mask git cannot read would break git).
-var gitObeyed = []string{
+var GitObeyed = []string{
 	"config", "config.worktree", "commondir", "gitdir", "hooks", "info",
 	"objects/info/alternates", "objects/info/http-alternates", "branches", "remotes",
 }
 
-// gitMasked are the entries of gitObeyed made when missing, with the content
+// gitMasked are the entries of GitObeyed made when missing, with the content
 // git reads from the mask: an empty config, a commondir naming the git dir
 // itself (git refuses an empty one), an empty hooks directory.
 var gitMasked = map[string]string{"config": "", "config.worktree": "", "commondir": ".\n", "hooks": dirMask}
 
-// gitNested hold the git dirs of submodules and linked worktrees: read-only
+// GitNested hold the git dirs of submodules and linked worktrees: read-only
 // (made when missing) so that no new git dir appears there, with each
 // existing git dir inside writable again and split the same way.
-var gitNested = []string{"modules", "worktrees"}
+var GitNested = []string{"modules", "worktrees"}
 
 const (
 	dirMask = "\x00dir"
@@ -72,7 +73,7 @@ func gitLayout(dir string) []GitPath {
 
 func addGitLayout(out *[]GitPath, dir string, depth int) {
 	*out = append(*out, GitPath{Path: dir, Writable: true})
-	for _, n := range gitObeyed {
+	for _, n := range GitObeyed {
 		p := filepath.Join(dir, n)
 		_, err := os.Lstat(p)
 		mask, masked := gitMasked[n]
@@ -86,14 +87,25 @@ func addGitLayout(out *[]GitPath, dir string, depth int) {
 		}
 	}
 	for _, p := range gitIncludes(dir) {
-		// An included file not made yet is masked as an empty config.
-		if _, err := os.Lstat(p); err == nil && !isGitMask(p) {
-			*out = append(*out, GitPath{Path: p})
-		} else if _, err := os.Lstat(filepath.Dir(p)); err == nil {
-			*out = append(*out, GitPath{Path: p, Mask: "", IsMask: true})
+		// An included file not made yet is masked as an empty config (or
+		// its first missing parent as an empty directory).
+		point, missing := maskPoint(dir, p)
+		switch {
+		case missing && point == p:
+			*out = append(*out, GitPath{Path: p, IsMask: true})
+		case missing:
+			*out = append(*out, GitPath{Path: point, Mask: dirMask, IsMask: true})
+		case isGitMask(point):
+			mask := ""
+			if st, err := os.Lstat(point); err == nil && st.IsDir() {
+				mask = dirMask
+			}
+			*out = append(*out, GitPath{Path: point, Mask: mask, IsMask: true})
+		default:
+			*out = append(*out, GitPath{Path: point})
 		}
 	}
-	for _, n := range gitNested {
+	for _, n := range GitNested {
 		p := filepath.Join(dir, n)
 		if _, err := os.Lstat(p); err != nil {
 			*out = append(*out, GitPath{Path: p, Mask: dirMask, IsMask: true})
