@@ -98,10 +98,11 @@ type gitJudge struct {
 	protected []string // paths the sandbox keeps read-only inside them
 }
 
-// safe: outside the writable roots, inside the top .git of the deepest root
-// holding it, or inside a protected path.
+// safe: outside the writable roots, inside a part of a git dir the sandbox
+// holds read-only (its config, hooks...: not its data), or inside a
+// protected path.
 func (j gitJudge) safe(p string) bool {
-	if gitDirProtected(p, j.roots) {
+	if outside, _, readOnly := gitPlace(p, j.roots); outside || readOnly {
 		return true
 	}
 	rp := resolvePath(p)
@@ -118,7 +119,12 @@ func (j gitJudge) safe(p string) bool {
 // whether all of them are safe, with the entries they hold. worktree is
 // where a relative core.hooksPath points (empty for global files).
 func (j gitJudge) configProtected(file, worktree string, depth int) ([]gitConfigEntry, bool) {
-	if depth > 10 || !j.safe(file) {
+	return j.configCheck(file, worktree, depth, false)
+}
+
+// configCheck is configProtected for a file known to be safe (held) or not.
+func (j gitJudge) configCheck(file, worktree string, depth int, held bool) ([]gitConfigEntry, bool) {
+	if depth > 10 || (!held && !j.safe(file)) {
 		return nil, false
 	}
 	entries, err := readGitConfig(file)
@@ -133,7 +139,9 @@ func (j gitJudge) configProtected(file, worktree string, depth int) ([]gitConfig
 			if !filepath.IsAbs(inc) {
 				inc = filepath.Join(filepath.Dir(file), inc)
 			}
-			more, ok := j.configProtected(inc, worktree, depth+1)
+			// One the sandbox holds read-only (or masks) as it does the
+			// config is safe; what it includes in turn is judged as usual.
+			more, ok := j.configCheck(inc, worktree, depth+1, includeHeld(file, e.value, j.roots))
 			if !ok {
 				return nil, false
 			}
@@ -200,4 +208,19 @@ func configValueOf(entries []gitConfigEntry, section, key string) (string, bool)
 		}
 	}
 	return v, found
+}
+
+// includeHeld: file is a git dir's own config and value a relative path
+// inside that git dir, which the sandbox holds read-only (or masks when
+// missing) like the config itself.
+func includeHeld(file, value string, roots []string) bool {
+	if filepath.Base(file) != "config" || value == "" || filepath.IsAbs(value) || strings.HasPrefix(value, "~") || strings.HasPrefix(value, "%(") {
+		return false
+	}
+	dir := filepath.Dir(file)
+	if outside, gitDir, _ := gitPlace(dir, roots); outside || !gitDir {
+		return false
+	}
+	inc := filepath.Join(dir, value)
+	return inc != dir && pathWithin(dir, inc)
 }

@@ -6,13 +6,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // A git command reads its repository's config (core.fsmonitor, hooks,
-// aliases, filters: all run programs). The sandbox keeps a writable root's
-// top .git read-only and every .git that exists below it when a command
-// starts, but it cannot stop a sandboxed command from making a new nested
-// repository. So a git command may leave the sandbox (a rule's bypass) only
+// aliases, filters: all run programs). The sandbox lets a command write a
+// repository's data (objects, refs, the index, HEAD, rebase state) but
+// keeps what git executes or obeys read-only (config, hooks, commondir...,
+// missing ones masked) in a writable root's top .git and every .git that
+// exists below it when a command starts, but it cannot stop a sandboxed
+// command from making a new nested repository. Nor does it stop it from
+// writing an interrupted rebase's todo list, whose exec lines git runs on
+// --continue: while such state exists, git stays in the sandbox. So a git command may leave the sandbox (a rule's bypass) only
 // when every repository it could use is one the sandboxed command cannot
 // have written: outside the writable roots, or inside the .git at the top of
 // the deepest writable root that holds it (the workspace's own repository,
@@ -182,7 +188,11 @@ func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
 		dirs = append(dirs, commonDir(d)...)
 	}
 	for _, d := range dirs {
-		if !gitDirProtected(d, roots) {
+		outside, gitDir, _ := gitPlace(d, roots)
+		if !outside && !gitDir {
+			return false
+		}
+		if !outside && inProgress(d) != "" {
 			return false
 		}
 	}
@@ -246,27 +256,90 @@ func commonDir(gitDir string) []string {
 	return []string{absFrom(gitDir, strings.TrimSpace(string(b)))}
 }
 
-// gitDirProtected: outside every writable root, or inside the top .git of
-// the deepest root that holds it (or that .git file's target).
+// gitDirProtected: outside every writable root, or the top .git of the
+// deepest root that holds it (or that .git file's target), or a submodule's
+// or linked worktree's git dir under it. The sandbox lets a command write a
+// git dir's data (objects, refs, the index), so a directory below those
+// (a "repository" made in .git/refs) is not protected.
 func gitDirProtected(dir string, roots []string) bool {
-	dir = resolvePath(dir)
+	outside, gitDir, _ := gitPlace(dir, roots)
+	return outside || gitDir
+}
+
+// gitPlace places p: outside every writable root; or a git dir the sandbox
+// splits (the top .git of the deepest root holding p, a git dir under its
+// modules/ or worktrees/); or inside a part of one the sandbox holds
+// read-only (config, hooks, commondir...: sandbox.GitObeyed, and the
+// modules/ and worktrees/ directories between git dirs).
+func gitPlace(p string, roots []string) (outside, gitDir, readOnly bool) {
+	p = resolvePath(p)
 	deepest := ""
 	for _, r := range roots {
-		if pathWithin(r, dir) && len(r) > len(deepest) {
+		if pathWithin(r, p) && len(r) > len(deepest) {
 			deepest = r
 		}
 	}
 	if deepest == "" {
-		return true
+		return true, false, false
 	}
 	top := filepath.Join(deepest, ".git")
-	if pathWithin(top, dir) {
-		return true
+	if t, ok := readGitfile(top); ok {
+		top = resolvePath(t)
 	}
-	if t, ok := readGitfile(top); ok && pathWithin(resolvePath(t), dir) {
-		return true
+	if !pathWithin(top, p) {
+		return false, false, false
 	}
-	return false
+	rel, _ := filepath.Rel(top, p)
+	parts := strings.Split(rel, string(filepath.Separator))
+	if rel == "." {
+		parts = nil
+	}
+	cur := top
+	for depth := 0; ; depth++ {
+		if len(parts) == 0 {
+			return false, true, false
+		}
+		if depth > 8 {
+			return false, false, false
+		}
+		for _, n := range sandbox.GitObeyed {
+			np := strings.Split(n, "/")
+			if len(parts) >= len(np) && slices.Equal(parts[:len(np)], np) {
+				return false, false, true
+			}
+		}
+		if !slices.Contains(sandbox.GitNested, parts[0]) {
+			return false, false, false // data: the sandbox's to write
+		}
+		// Between git dirs the sandbox holds modules/ and worktrees/
+		// read-only; the next git dir down is split again.
+		next := filepath.Join(cur, parts[0])
+		parts = parts[1:]
+		for {
+			if len(parts) == 0 {
+				return false, false, true
+			}
+			next = filepath.Join(next, parts[0])
+			parts = parts[1:]
+			if sandbox.IsGitDir(next) {
+				break
+			}
+		}
+		cur = next
+	}
+}
+
+// inProgress names the state of an interrupted rebase, am, cherry-pick or
+// revert in a git dir: git obeys it on --continue (the todo list's exec
+// lines run commands), so a host-side git must not follow a sandbox that
+// could write it.
+func inProgress(gitDir string) string {
+	for _, n := range []string{"rebase-merge", "rebase-apply", "sequencer"} {
+		if _, err := os.Lstat(filepath.Join(gitDir, n)); err == nil {
+			return n
+		}
+	}
+	return ""
 }
 
 // protectedConfig: a git config file named by the environment is outside

@@ -26,6 +26,10 @@ func TestProtectedGitRepositoryDecidesBypass(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "m/.git"), []byte("gitdir: ../.git/modules/m\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, "wt/.git"), []byte("gitdir: "+filepath.Join(ws, ".git/worktrees/wt")+"\n"), 0o644)
 	os.WriteFile(filepath.Join(ws, ".git/worktrees/wt/commondir"), []byte("../..\n"), 0o644)
+	for _, d := range []string{".git/worktrees/wt", ".git/modules/m"} {
+		os.WriteFile(filepath.Join(ws, d, "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
+	}
+	os.MkdirAll(filepath.Join(ws, ".git/modules/m/objects"), 0o755)
 	os.WriteFile(filepath.Join(ws, "evil/.git"), []byte("gitdir: store\n"), 0o644)
 	rf := filepath.Join(t.TempDir(), "t.rules")
 	os.WriteFile(rf, []byte(`prefix_rule(pattern=["git"], decision="allow")

@@ -191,7 +191,9 @@ func escapeCases() []escapeCase {
 		{name: "write .git/config", prep: mkGit, attack: `printf '[core]\n\tfsmonitor = evil\n' >> .git/config`, twin: `printf '[x]\n' >> config`, check: unchanged("$WS/.git/config", "[core]\n")},
 		{name: "chmod inside .git", prep: mkGit, attack: `chmod 777 .git/config`, twin: `chmod 600 config`},
 		{name: "move .git away and replace it", prep: mkGit, attack: `mv .git old && mkdir .git`, twin: `mkdir -p notgit && mv notgit notgit2`, check: unchanged("$WS/.git/HEAD", "ref: refs/heads/main\n")},
-		{name: "delete .git", prep: mkGit, attack: `rm -rf .git; test ! -e .git/HEAD`, twin: `mkdir -p junk/a && rm -rf junk && test ! -e junk`, check: unchanged("$WS/.git/HEAD", "ref: refs/heads/main\n")},
+		// A repository's data is the sandbox's to write (git commit runs
+		// there); what git executes or obeys is not, deleted or not.
+		{name: "delete .git", prep: mkGit, attack: `rm -rf .git; test ! -e .git/config`, twin: `mkdir -p .git/refs/x && rm -rf .git/refs && test ! -e .git/refs`, check: unchanged("$WS/.git/config", "[core]\n")},
 		{name: "replace .git with a symlink", prep: mkGit, attack: `rm -rf .git 2>/dev/null; ln -sfn "$OUT" .git && test -L .git`, twin: `ln -s "$OUT" outlink && test -L outlink`},
 		{name: "create a missing .git", attack: `mkdir -p .git/hooks && echo x > .git/hooks/post-checkout`, twin: `mkdir -p git/hooks && echo x > git/hooks/post-checkout`, check: absent("$WS/.git/hooks")},
 		{name: "git init a new repository", attack: `git init -q . && test -f .git/HEAD`, twin: `git init -q sub && test -f sub/.git/HEAD`},

@@ -200,10 +200,11 @@ func finishSpec(spec helperSpec, env []string) (*placeholders, []byte, error) {
 		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
 			return nil, nil, err
 		}
+		scanRepos(spec.Roots, env)
+		splitGitDirs(spec.Roots)
 		if ph, err = makePlaceholders(spec.Roots); err != nil {
 			return nil, nil, err
 		}
-		scanRepos(spec.Roots, env)
 	}
 	spec.Env = env
 	raw, err := json.Marshal(spec)
@@ -466,6 +467,17 @@ func ensurePlaceholders(r Root) error {
 			return refuse("cannot protect %s: %v", p, err)
 		}
 	}
+	for _, g := range r.Git {
+		if !g.IsMask {
+			if st, err := os.Lstat(g.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !g.Writable {
+				return refuse("%s is a symbolic link; Warden cannot keep it read-only (replace it with the file itself)", g.Path)
+			}
+			continue
+		}
+		if err := makeGitMask(g.Path, g.Mask); err != nil && !os.IsExist(err) {
+			return refuse("cannot protect %s: %v", g.Path, err)
+		}
+	}
 	return nil
 }
 
@@ -535,6 +547,15 @@ func (u *rootUse) cleanup() {
 						removePlaceholder(point)
 					}()
 				}
+			}
+		}
+		for _, g := range u.root.Git {
+			if g.IsMask {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					removeGitMask(g.Path)
+				}()
 			}
 		}
 		wg.Wait()

@@ -56,7 +56,7 @@ func finishMountView(spec *helperSpec) error {
 			return err
 		}
 	}
-	protected, found, err := bindProtected(spec.Roots)
+	protected, found, git, err := bindProtected(spec.Roots)
 	if err != nil {
 		return err
 	}
@@ -108,6 +108,15 @@ func finishMountView(spec *helperSpec) error {
 			return fmt.Errorf("make %s read-only: %w", p, err)
 		}
 	}
+	for _, g := range git {
+		attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+		if g.Writable {
+			attr = &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, g.Path, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, attr); err != nil {
+			return fmt.Errorf("split %s: %w", g.Path, err)
+		}
+	}
 	for _, p := range found {
 		err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 		if err != nil && !errors.Is(err, unix.ENOENT) {
@@ -137,7 +146,7 @@ func finishMountView(spec *helperSpec) error {
 // make a new, writable ~/.config/warden in its place. (A found repository
 // moved away stays intact; one made in its place is the command's own, which
 // the host never trusts, so those are not pinned.)
-func bindProtected(roots []Root) (protected, found []string, err error) {
+func bindProtected(roots []Root) (protected, found []string, git []GitPath, err error) {
 	pinned := map[string]bool{}
 	hold := func(r Root, point string, pin bool, into *[]string) error {
 		if pin && within(r.Path, point) {
@@ -161,12 +170,12 @@ func bindProtected(roots []Root) (protected, found []string, err error) {
 				if within(r.Path, p) {
 					// The launcher made a placeholder here; without it the
 					// name could be created unmasked. Refuse, never skip.
-					return nil, nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
+					return nil, nil, nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
 				}
 				continue // a gitdir target elsewhere that is gone: nothing to protect
 			}
 			if err := hold(r, point, true, &protected); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 		for _, p := range r.Found {
@@ -177,11 +186,46 @@ func bindProtected(roots []Root) (protected, found []string, err error) {
 				if errors.Is(err, unix.ENOENT) {
 					continue // removed by its owner meanwhile (a shared /tmp)
 				}
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
+		held, err := bindGit(r, hold)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		git = append(git, held...)
 	}
-	return protected, found, nil
+	return protected, found, git, nil
+}
+
+// bindGit makes each entry of the root's git dirs' split a mount point:
+// the git dirs themselves so they cannot be renamed and replaced (the top
+// one with its parents pinned), their read-only entries so they cannot be
+// removed and made anew. A git dir found below the root that is gone is
+// skipped; a read-only entry that is gone refuses the run (its name could
+// be created unmasked).
+func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath, error) {
+	var held []GitPath
+	var points []string
+	gone := ""
+	top := filepath.Join(r.Path, ".git")
+	target, _ := gitdirTarget(top)
+	for _, g := range r.Git {
+		if gone != "" && within(gone, g.Path) {
+			continue
+		}
+		pin := g.Path == top || g.Path == target
+		err := hold(r, g.Path, pin, &points)
+		if errors.Is(err, unix.ENOENT) && g.Writable && !pin {
+			gone = g.Path
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("hold the git dir's entry: %w", err)
+		}
+		held = append(held, g)
+	}
+	return held, nil
 }
 
 func bind(src, dst string) error {

@@ -167,6 +167,10 @@ type Root struct {
 	// and files, their gitdir: targets, $GIT_DIR), found by scanRepos when
 	// the command starts: read-only while they exist.
 	Found []string `json:",omitempty"`
+	// Git splits the git dirs among Protected and Found (the top .git,
+	// repositories found below) into writable data and read-only parts
+	// (gitLayout), in the order the sandbox applies them.
+	Git []GitPath `json:",omitempty"`
 }
 
 // Roots resolves the writable roots: the workspace, the configured roots,
