@@ -26,7 +26,7 @@ gotest: build
 
 # The Neovim plugin's headless tests, in real Neovim against bin/warden.
 nvim-test: build
-	WARDEN_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/run.sh
+	WARDEN_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/matrix.sh
 
 # The VS Code extension (editors/vscode). Node 24 and code-server come from
 # .ci/vscode-setup.sh, which installs them into a cache outside the repo.

@@ -108,11 +108,13 @@ type ApplyWorkspaceEditResult struct {
 	FailedChange  *uint32 `json:"failedChange,omitempty"`
 }
 
-// ShowDocumentParams asks the client to show a URI (LSP 3.16).
+// ShowDocumentParams asks the client to show a URI (LSP 3.16). takeFocus is
+// always sent: Neovim 0.10+ treats a missing takeFocus as true and would pull
+// the cursor into the file the agent is reading.
 type ShowDocumentParams struct {
 	URI       protocol.URI    `json:"uri"`
 	External  bool            `json:"external,omitempty"`
-	TakeFocus bool            `json:"takeFocus,omitempty"`
+	TakeFocus bool            `json:"takeFocus"`
 	Selection *protocol.Range `json:"selection,omitempty"`
 }
 

@@ -21,6 +21,8 @@ func TestProtocolParamsMarshalOnTheWire(t *testing.T) {
 		"numeric token":   {&protocol.ProgressParams{Token: *protocol.NewNumberProgressToken(7), Value: nil}, `"token":7`},
 		"create progress": {&protocol.WorkDoneProgressCreateParams{Token: *protocol.NewProgressToken("c")}, `"token":"c"`},
 		"0 percent":       {&progressParams{Token: json.RawMessage(`"t"`), Value: progressValue{Kind: "report", Percentage: pct(0)}}, `"percentage":0`},
+		"no focus":        {&ShowDocumentParams{URI: "file:///w/a.go"}, `"takeFocus":false`},
+		"focus":           {&ShowDocumentParams{URI: "file:///w/a.go", TakeFocus: true}, `"takeFocus":true`},
 	} {
 		n, err := jsonrpc2.NewNotification("m", tc.params)
 		if err != nil {

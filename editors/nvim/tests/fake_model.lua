@@ -11,7 +11,7 @@
 --   -- model.url is OPENAI_BASE_URL; model.requests holds each decoded request.
 local M = {}
 
-local uv = vim.loop
+local uv = vim.uv or vim.loop
 
 local function chunk(delta, finish)
   return 'data: '

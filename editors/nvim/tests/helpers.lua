@@ -2,7 +2,7 @@
 -- fn runs under xpcall; a failure prints the traceback and exits 1.
 local H = {}
 
-local uv = vim.loop
+local uv = vim.uv or vim.loop
 
 -- Headless Neovim would wait for ever on the built-in prompts: a test that
 -- reaches one without stubbing it fails at once, saying where.
@@ -30,11 +30,21 @@ end
 function H.run(name, fn)
   local ok, err = xpcall(fn, debug.traceback)
   if ok then
+    -- Nothing the plugin (or these tests) called may be deprecated on the
+    -- Neovim running them: vim.deprecate() says so in :messages.
+    local msgs = vim.api.nvim_exec2 and vim.api.nvim_exec2('messages', { output = true }).output
+      or vim.api.nvim_exec('messages', true)
+    if msgs:find('deprecated', 1, true) then
+      ok, err = false, 'a deprecated function was called:\n' .. msgs
+    end
+  end
+  if ok then
     H.log('PASS ' .. name)
     vim.cmd('qa!')
   else
     H.log('FAIL ' .. name .. ': ' .. tostring(err))
-    local msgs = vim.api.nvim_exec('messages', true)
+    local msgs = vim.api.nvim_exec2 and vim.api.nvim_exec2('messages', { output = true }).output
+      or vim.api.nvim_exec('messages', true)
     if msgs ~= '' then
       H.log('messages:\n' .. msgs)
     end
@@ -125,7 +135,7 @@ function H.open(path)
   local warden = require('warden')
   H.wait(10000, function()
     local c = warden.client()
-    return c ~= nil and c.initialized and not c.is_stopped()
+    return c ~= nil and c.initialized and not warden.client_call(c, 'is_stopped')
   end, 'the warden client to attach to ' .. path)
   return warden.client(), vim.api.nvim_get_current_buf()
 end
@@ -172,6 +182,17 @@ function H.by_title(title)
     error(('no item titled %q among %s'):format(title, vim.inspect(vim.tbl_map(function(it)
       return opts and opts.format_item and opts.format_item(it) or it.title
     end, items))))
+  end
+end
+
+-- Neovim 0.10+ runs a server request's handler in a coroutine, so it may
+-- yield (the approval picker and the review wait there); 0.7 cannot.
+H.yields = vim.fn.has('nvim-0.10') == 1
+
+-- An OK line of :checkhealth: "OK: text" up to 0.9, "OK text" (vim.health) after.
+function H.health_ok(text, msg, what)
+  if not (text:find('OK: ' .. msg, 1, true) or text:find('OK ' .. msg, 1, true)) then
+    error(('%s: no OK line %q in %s'):format(what or 'checkhealth', msg, text), 2)
   end
 end
 

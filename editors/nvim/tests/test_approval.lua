@@ -65,16 +65,28 @@ H.run('approval dialog: every choice and its effect', function()
   H.eq(true, H.exists(ws .. '/once.txt'), 'allowed once: it ran')
   H.contains(msg, 'exited 0', 'the server reports the run')
 
-  -- The same through the user command: :Warden run.
+  -- The same through the user command, :Warden run, which shows the
+  -- command's output and exit status in the warden://output buffer.
   vim.ui.select = function(items, opts, on_choice)
     on_choice(items[1], 1) -- Allow once
   end
+  vim.fn.writefile({ 'echo first output line', 'echo second output line >&2', 'touch by-command.txt', 'exit 3' }, ws .. '/say.sh')
   local n = #messages
-  vim.cmd('Warden run touch by-command.txt')
+  vim.cmd('Warden run sh say.sh')
   H.wait(20000, function()
     return #messages > n and messages[#messages]:find('exited', 1, true) ~= nil
   end, ':Warden run to finish')
   H.eq(true, H.exists(ws .. '/by-command.txt'), ':Warden run ran the command in the workspace')
+  local out_buf = require('warden.output').buf()
+  local output
+  H.wait(5000, function()
+    output = table.concat(vim.api.nvim_buf_get_lines(out_buf, 0, -1, false), '\n')
+    return output:find('exited 3', 1, true) ~= nil
+  end, 'the exit status in warden://output')
+  H.contains(output, '$ sh say.sh', 'the output buffer names the command')
+  H.contains(output, 'first output line', 'stdout shown')
+  H.contains(output, 'second output line', 'stderr shown')
+  H.truthy(#vim.fn.win_findbuf(out_buf) > 0, 'the output buffer is shown in a window')
 
   -- Allow once is not remembered.
   shown = run('once.txt', 'Allow once')
@@ -115,35 +127,58 @@ H.run('approval dialog: every choice and its effect', function()
   H.eq({ 'Deny', 'Allow once', 'Deny and stop' }, shown, 'high risk: Deny first, no standing approval offered')
   H.eq(true, H.exists(ws .. '/build/obj/a.o'), 'denied: nothing deleted')
 
-  -- Neovim 0.7 must answer before it returns to its loop: a picker that
-  -- answers later (Telescope and friends) gets inputlist() instead, and its
-  -- late answer is ignored.
+  -- A picker that answers later (Telescope and friends). 0.10+ runs the
+  -- handler in a coroutine: it waits for the pick, nothing runs meanwhile,
+  -- and the pick decides. 0.7 must answer before it returns to its loop:
+  -- inputlist() asks instead, and the late pick is ignored.
   local late
-  vim.ui.select = function(items, _, on_choice)
-    late = function()
-      on_choice(items[1], 1)
+  vim.ui.select = function(items, opts, on_choice)
+    late = function(title)
+      for i, it in ipairs(items) do
+        if opts.format_item(it) == title then
+          return on_choice(it, i)
+        end
+      end
+      error('no choice ' .. title)
     end
   end
-  local inputlist = vim.fn.inputlist
-  local listed
-  vim.fn.inputlist = function(lines)
-    listed = lines
-    for i, l in ipairs(lines) do
-      if l:match('%. Deny$') then
-        return i - 1
+  if H.yields then
+    n = #messages
+    H.execute('warden.exec', { { command = { 'touch', 'late.txt' }, cwd = ws } })
+    H.wait(5000, function()
+      return late ~= nil
+    end, 'the picker to be shown')
+    vim.wait(500)
+    H.eq(n, #messages, 'no outcome while the picker is open')
+    H.eq(false, H.exists(ws .. '/late.txt'), 'nothing ran while the picker was open')
+    H.contains(require('warden').status(), 'warden: Running a command', 'the job waits for the answer')
+    late('Allow once')
+    H.wait(20000, function()
+      return #messages > n and messages[#messages]:find('exited 0', 1, true) ~= nil
+    end, 'touch late.txt to run after the late pick')
+    H.eq(true, H.exists(ws .. '/late.txt'), 'the late pick (Allow once) decided')
+  else
+    local inputlist = vim.fn.inputlist
+    local listed
+    vim.fn.inputlist = function(lines)
+      listed = lines
+      for i, l in ipairs(lines) do
+        if l:match('%. Deny$') then
+          return i - 1
+        end
       end
     end
+    n = #messages
+    H.execute('warden.exec', { { command = { 'touch', 'late.txt' }, cwd = ws } })
+    H.wait(20000, function()
+      return #messages > n and messages[#messages]:find('did not run', 1, true) ~= nil
+    end, 'touch late.txt to be denied')
+    vim.fn.inputlist = inputlist
+    H.truthy(listed and listed[1]:find('Esc denies', 1, true), 'inputlist was used: ' .. vim.inspect(listed))
+    H.eq(false, H.exists(ws .. '/late.txt'), 'the inputlist answer (Deny) stood')
+    late('Allow once')
+    H.eq(false, H.exists(ws .. '/late.txt'), 'the late pick changed nothing')
   end
-  n = #messages
-  H.execute('warden.exec', { { command = { 'touch', 'late.txt' }, cwd = ws } })
-  H.wait(20000, function()
-    return #messages > n and messages[#messages]:find('did not run', 1, true) ~= nil
-  end, 'touch late.txt to be denied')
-  vim.fn.inputlist = inputlist
-  H.truthy(listed and listed[1]:find('Esc denies', 1, true), 'inputlist was used: ' .. vim.inspect(listed))
-  H.eq(false, H.exists(ws .. '/late.txt'), 'the inputlist answer (Deny) stood')
-  late()
-  H.eq(false, H.exists(ws .. '/late.txt'), 'the late pick changed nothing')
 
   -- Allow for session: runs, and the same command is not asked again.
   shown = run('session.txt', 'Allow for session')

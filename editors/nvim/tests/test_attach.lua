@@ -53,6 +53,29 @@ H.run('attach, status, checkhealth with a client', function()
   st = H.execute('warden.status', {})
   H.eq('on-failure', st.policy.approvalPolicy, 'the server took the new policy')
 
+  -- :Warden policy granular, with the categories it rejects.
+  shown = nil
+  vim.notify = function(msg)
+    shown = msg
+  end
+  vim.cmd('Warden policy granular sandbox_escalation rules')
+  H.wait(5000, function()
+    return shown ~= nil
+  end, ':Warden policy granular to answer')
+  vim.notify = notify
+  H.eq('Warden: approval policy is now granular, rejecting sandbox_escalation, rules', shown, ':Warden policy granular message')
+  st = H.execute('warden.status', {})
+  H.eq('granular', st.policy.approvalPolicy, 'the server took granular')
+  shown = nil
+  vim.notify = function(msg)
+    shown = msg
+  end
+  vim.cmd('Warden policy granular bogus')
+  vim.notify = notify
+  H.contains(shown, 'unknown granular category "bogus"', 'a bad category is refused')
+  H.eq({ 'granular' }, vim.fn.getcompletion('Warden policy gr', 'cmdline'), 'granular completes')
+  H.eq({ 'sandbox_escalation' }, vim.fn.getcompletion('Warden policy granular sa', 'cmdline'), 'categories complete')
+
   -- The health check now lists the running client.
   vim.cmd('checkhealth warden')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')

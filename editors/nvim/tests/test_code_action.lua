@@ -78,7 +78,7 @@ H.run('agent code actions listed and run', function()
     once = true,
     callback = function()
       reviewed = table.concat(require('warden.review').current():summary_lines(), '\n')
-      vim.api.nvim_feedkeys('gA', 't', false)
+      vim.api.nvim_feedkeys('gA', 'tx', false)
     end,
   })
   H.wait(15000, function()

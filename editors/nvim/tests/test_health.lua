@@ -23,7 +23,7 @@ H.run('checkhealth warden', function()
     if rep.refused and rep.refused ~= '' then
       H.contains(text, 'sandboxed commands are refused on this machine', 'doctor: refused')
     else
-      H.contains(text, 'OK: sandbox: ' .. rep.mechanism .. '; self-test: ', 'doctor: mechanism and self-test')
+      H.health_ok(text, 'sandbox: ' .. rep.mechanism .. '; self-test: ', 'doctor: mechanism and self-test')
     end
     for _, layer in ipairs(rep.layers) do
       H.contains(text, layer.name .. ': ' .. (layer.enforced and 'enforced' or 'NOT enforced'), 'doctor layer ' .. layer.name)
@@ -42,4 +42,18 @@ H.run('checkhealth warden', function()
   text = health_text()
   H.contains(text, '"warden-does-not-exist" not found', 'missing binary')
   H.contains(text, 'make build', 'fix hint')
+
+  -- :help warden works with the plugin on the runtimepath (README's set-up),
+  -- and the shipped doc/tags is what :helptags makes of doc/warden.txt.
+  vim.cmd('help warden')
+  H.eq('help', vim.bo.buftype, ':help warden opened help')
+  H.truthy(vim.api.nvim_buf_get_name(0):match('doc/warden%.txt$'), ':help warden shows warden.txt')
+  H.contains(vim.api.nvim_get_current_line(), '*warden*', 'on the warden tag')
+  vim.cmd('helpclose')
+  local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h')
+  local copy = vim.fn.tempname()
+  vim.fn.mkdir(copy, 'p')
+  vim.fn.writefile(vim.fn.readfile(root .. '/doc/warden.txt'), copy .. '/warden.txt')
+  vim.cmd('helptags ' .. vim.fn.fnameescape(copy))
+  H.eq(vim.fn.readfile(copy .. '/tags'), vim.fn.readfile(root .. '/doc/tags'), 'doc/tags is up to date (run :helptags editors/nvim/doc)')
 end)

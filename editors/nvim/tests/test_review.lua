@@ -64,7 +64,9 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   local listed
   on_review(function(s)
     listed = s:summary_lines()
-    vim.api.nvim_feedkeys('gA', 't', false) -- the keys, as a user would
+    -- The keys, as a user would type them; 'x' runs them now, before the
+    -- handler waits (0.10+ yields, 0.7 reads keys itself).
+    vim.api.nvim_feedkeys('gA', 'tx', false)
   end)
   apply(patch({
     '*** Begin Patch',
@@ -101,7 +103,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
 
   -- 2. Rejected: nothing changes, and the server knows.
   on_review(function()
-    vim.api.nvim_feedkeys('gR', 't', false)
+    vim.api.nvim_feedkeys('gR', 'tx', false)
   end)
   apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-one', '+ONE', '*** End Patch' }), ws)
   H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'b.txt untouched')
@@ -191,8 +193,24 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
     return #ends > n
   end, 'undo to end')
   H.contains(undo_listed or '', 'M  b.txt', 'the undo was reviewed')
+  H.contains(undo_listed or '', 'Warden undo review', 'the review says it is an undo')
   H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'undone')
   H.contains(end_message(), 'undid', 'the server reports the undo')
+  local undo_msg = require('warden.review').last.message
+  H.contains(undo_msg, 'Warden: undid update b.txt', 'the user is told it was undone')
+  H.eq(nil, undo_msg:find('applied', 1, true), 'undo does not read as a new change: ' .. undo_msg)
+
+  -- 5b. :q on the review tab rejects what is left, and the agent's request
+  -- is answered (it does not wait until :Warden cancel).
+  on_review(function()
+    vim.api.nvim_feedkeys(':q\r', 'tx', false)
+  end)
+  apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-two', '+two, quit', '*** End Patch' }), ws)
+  H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), ':q: nothing applied')
+  H.eq('rejected', require('warden.review').last.changes[1].outcome, ':q rejected the file')
+  H.contains(end_message(), 'not applied', 'the server learned it did not land')
+  H.eq(1, #vim.api.nvim_list_tabpages(), 'the review tab is closed after :q')
+  H.eq(nil, require('warden.review').current(), 'no review left open')
 
   -- 6. review.write = false: the accepted buffer is left modified but
   -- listed, marked and announced, never hidden; the server reads the buffer.

@@ -37,7 +37,7 @@ function M.risk_level(message)
 end
 
 --- Lines and highlights for a dialog: {lines, highlights = {{group, line, col_start, col_end}}, level}.
---- Line numbers are 0-based, as nvim_buf_add_highlight takes them.
+--- Line numbers are 0-based, as extmarks take them.
 function M.render(params)
   local message = params.message or ''
   local level = M.risk_level(message)
@@ -78,7 +78,7 @@ local function open_float(view)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, view.lines)
   local ns = vim.api.nvim_create_namespace('warden_approval')
   for _, h in ipairs(view.highlights) do
-    vim.api.nvim_buf_add_highlight(buf, ns, h[1], h[2], h[3], h[4])
+    require('warden.compat').highlight(buf, ns, h[1], h[2], h[3], h[4])
   end
   vim.bo[buf].modifiable = false
   vim.bo[buf].bufhidden = 'wipe'

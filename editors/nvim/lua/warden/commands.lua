@@ -2,7 +2,9 @@
 -- Each subcommand becomes one warden.* workspace/executeCommand.
 local M = {}
 
-local policies = { 'untrusted', 'on-failure', 'on-request', 'never' }
+local policies = { 'untrusted', 'on-failure', 'on-request', 'never', 'granular' }
+-- The prompt categories `granular` may auto-reject (config's granular_reject).
+local granular_categories = { 'sandbox_escalation', 'rules', 'patches' }
 
 local function warden()
   return require('warden')
@@ -159,7 +161,13 @@ M.subcommands = {
       return notify('usage: :Warden run {command} [args...]', vim.log.levels.ERROR)
     end
     local root = warden().root_dir(vim.api.nvim_get_current_buf())
-    warden().execute('warden.exec', { { command = args, cwd = root } }, started('run'))
+    local out = require('warden.output')
+    local run = out.start(args)
+    local notify_started = started('run')
+    warden().execute('warden.exec', { { command = args, cwd = root } }, function(err, result)
+      out.started(run, type(result) == 'table' and result.jobId, err)
+      notify_started(err, result)
+    end)
   end,
   cancel = function(args)
     warden().execute('warden.agent.cancel', args[1] and { { jobId = args[1] } } or {}, function(err, res)
@@ -179,14 +187,33 @@ M.subcommands = {
     warden().execute('warden.status', {}, show_status)
   end,
   policy = function(args)
-    if #args ~= 1 or not vim.tbl_contains(policies, args[1]) then
-      return notify('usage: :Warden policy {' .. table.concat(policies, '|') .. '}', vim.log.levels.ERROR)
+    local usage = 'usage: :Warden policy {' .. table.concat(policies, '|') .. '}'
+      .. ' (granular takes the categories it rejects: ' .. table.concat(granular_categories, ' ') .. ')'
+    local policy = args[1]
+    if not vim.tbl_contains(policies, policy or '') or (#args > 1 and policy ~= 'granular') then
+      return notify(usage, vim.log.levels.ERROR)
     end
-    warden().execute('warden.policy.set', { { approvalPolicy = args[1] } }, function(err)
+    local arg = { approvalPolicy = policy }
+    if policy == 'granular' then
+      local reject = vim.list_slice(args, 2)
+      for _, c in ipairs(reject) do
+        if not vim.tbl_contains(granular_categories, c) then
+          return notify(('unknown granular category %q; %s'):format(c, usage), vim.log.levels.ERROR)
+        end
+      end
+      -- Without categories the configured granular_reject list stays.
+      if #reject > 0 then
+        arg.granularReject = reject
+      end
+    end
+    warden().execute('warden.policy.set', { arg }, function(err)
       if err then
         notify('policy not changed: ' .. (err.message or ''), vim.log.levels.ERROR)
+      elseif policy == 'granular' then
+        local reject = arg.granularReject or {}
+        notify('approval policy is now granular' .. (#reject > 0 and (', rejecting ' .. table.concat(reject, ', ')) or ''))
       else
-        notify('approval policy is now ' .. args[1])
+        notify('approval policy is now ' .. policy)
       end
     end)
   end,
@@ -211,6 +238,8 @@ function M.complete(arglead, cmdline)
   local candidates = names
   if #words == 2 and words[2] == 'policy' then
     candidates = policies
+  elseif #words >= 3 and words[2] == 'policy' and words[3] == 'granular' then
+    candidates = granular_categories
   elseif #words >= 2 and words[2] == 'run' then
     return vim.fn.getcompletion(arglead, #words == 2 and 'shellcmd' or 'file')
   elseif #words ~= 1 then

@@ -54,13 +54,14 @@ function M.handlers()
     ['window/showMessageRequest'] = require('warden.approval').handler,
     ['workspace/applyEdit'] = require('warden.review').handler,
     ['$/progress'] = require('warden.progress').handler,
+    ['window/logMessage'] = require('warden.output').log_handler,
   }
 end
 
 --- The directory a buffer's workspace is rooted at.
 function M.root_dir(bufnr)
   local name = vim.api.nvim_buf_get_name(bufnr)
-  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or vim.loop.cwd()
+  local dir = name ~= '' and vim.fn.fnamemodify(name, ':p:h') or require('warden.compat').uv.cwd()
   for _, marker in ipairs(M.config.root_markers or {}) do
     local found = vim.fn.finddir(marker, dir .. ';')
     if found ~= '' then
@@ -215,7 +216,18 @@ end
 
 local augroup
 
+-- :help warden needs doc/tags. The plugin ships it; a copy without it (an
+-- install that dropped generated files) gets it made here when writable.
+local function ensure_helptags()
+  local src = debug.getinfo(1, 'S').source:sub(2)
+  local doc = vim.fn.fnamemodify(src, ':p:h:h:h') .. '/doc'
+  if vim.fn.filereadable(doc .. '/tags') == 0 and vim.fn.filewritable(doc) == 2 then
+    pcall(vim.cmd, 'silent! helptags ' .. vim.fn.fnameescape(doc))
+  end
+end
+
 function M.setup(opts)
+  ensure_helptags()
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   if type(M.config.cmd) == 'string' then
     M.config.cmd = { M.config.cmd, 'serve' }

@@ -20,6 +20,7 @@ local function record(value, token)
     job.message = value.message or job.message
     job.percentage = value.percentage or job.percentage
   elseif job and value.kind == 'end' then
+    pcall(require('warden.output').job_ended, token, value.message)
     job.done = true
     job.message = value.message or job.message
     M.last_finished = job
@@ -45,6 +46,18 @@ function M.handler(err, result, ctx, config)
   if default then
     return default(err, result, ctx, config)
   end
+end
+
+--- Whether a running job's title starts with prefix (the server's command
+--- titles, e.g. "Undoing Warden's last change").
+function M.running(prefix)
+  for _, key in ipairs(order) do
+    local t = jobs[key] and jobs[key].title or ''
+    if t:sub(1, #prefix) == prefix then
+      return true
+    end
+  end
+  return false
 end
 
 --- The newest running job, or nil.

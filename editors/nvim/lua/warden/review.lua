@@ -27,7 +27,7 @@ local M = {}
 
 M.subcommands = { 'accept', 'reject', 'acceptall', 'rejectall', 'next', 'prev', 'quit' }
 
-local uv = vim.loop
+local uv = vim.uv or vim.loop
 local ns = vim.api.nvim_create_namespace('warden_review')
 
 local Session = {}
@@ -52,15 +52,15 @@ local function find_buf(path)
   end
 end
 
--- The version Neovim reports to servers for a buffer: util.buf_versions up
--- to 0.10 (0 at didOpen on 0.7), the changedtick from 0.11 on (where
--- buf_versions is deprecated and only forwards to it).
+-- The version Neovim last sent to servers for a buffer: util.buf_versions
+-- holds it on every version (0.7: set at didOpen; 0.11+: the changedtick of
+-- the last didChange, and 0 through its metatable before the first one). It
+-- is not the buffer's changedtick, which is already higher at didOpen.
 local function buf_version(bufnr)
-  if vim.fn.has('nvim-0.11') == 0 then
-    local v = vim.lsp.util.buf_versions and rawget(vim.lsp.util.buf_versions, bufnr)
-    if v ~= nil then
-      return v
-    end
+  local versions = vim.lsp.util.buf_versions
+  local v = versions and versions[bufnr]
+  if v ~= nil then
+    return v
   end
   return vim.api.nvim_buf_get_changedtick(bufnr)
 end
@@ -142,6 +142,7 @@ local function build_items(edit, encoding)
       base = base or {},
       bufnr = bufnr,
       base_version = bufnr and buf_version(bufnr) or nil,
+      base_tick = bufnr and vim.api.nvim_buf_get_changedtick(bufnr) or nil,
       proposed = vim.deepcopy(base or {}),
       edits = {},
       status = 'pending',
@@ -168,7 +169,12 @@ local function build_items(edit, encoding)
     -- Apply to a throwaway buffer: the same code that would apply it for real.
     local tmp = vim.api.nvim_create_buf(false, true)
     vim.api.nvim_buf_set_lines(tmp, 0, -1, false, item.proposed)
-    local ok, err = pcall(vim.lsp.util.apply_text_edits, edits, tmp, encoding)
+    -- The review is the confirmation: annotations (which 0.12 would confirm
+    -- with a prompt of its own, and refuses without the table) are dropped.
+    local plain = vim.tbl_map(function(e)
+      return { range = e.range, newText = e.newText }
+    end, edits)
+    local ok, err = pcall(vim.lsp.util.apply_text_edits, plain, tmp, encoding)
     if ok then
       item.proposed = vim.api.nvim_buf_get_lines(tmp, 0, -1, false)
       -- A new or empty file's text "x\n" is the line "x", not "x" and "".
@@ -268,7 +274,8 @@ local letters = { edit = 'M', create = 'A', rename = 'R', delete = 'D' }
 
 function Session:summary_lines()
   local lines = {
-    ('Warden patch review%s — %d change%s'):format(
+    ('Warden %s%s — %d change%s'):format(
+      self.undo and 'undo review' or 'patch review',
       self.label and (': ' .. self.label:gsub('^Warden:%s*', '')) or '',
       #self.items,
       #self.items == 1 and '' or 's'
@@ -306,12 +313,12 @@ function Session:render_summary()
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-  vim.api.nvim_buf_add_highlight(buf, ns, 'Title', 0, 0, -1)
-  vim.api.nvim_buf_add_highlight(buf, ns, 'Comment', 1, 0, -1)
+  require('warden.compat').highlight(buf, ns, 'Title', 0, 0, -1)
+  require('warden.compat').highlight(buf, ns, 'Comment', 1, 0, -1)
   local groups = { accepted = 'DiffAdd', rejected = 'DiffDelete', stale = 'ErrorMsg' }
   for i, item in ipairs(self.items) do
     if groups[item.status] then
-      vim.api.nvim_buf_add_highlight(buf, ns, groups[item.status], i + 1, 2, 7)
+      require('warden.compat').highlight(buf, ns, groups[item.status], i + 1, 2, 7)
     end
   end
 end
@@ -466,7 +473,8 @@ local function changed_since_open(item)
   local b = find_buf(path)
   if b then
     if item.bufnr == b then
-      return buf_version(b) ~= item.base_version
+      -- The changedtick too: a buffer no client tracks has no LSP version.
+      return buf_version(b) ~= item.base_version or vim.api.nvim_buf_get_changedtick(b) ~= item.base_tick
     end
     return not lines_equal(vim.api.nvim_buf_get_lines(b, 0, -1, false), item.base)
   end
@@ -644,15 +652,22 @@ function Session:finish()
   -- Extra detail for Warden's server; other fields are standard LSP.
   result.warden = { changes = changes }
 
-  M.last = { result = result, changes = changes, label = self.label }
-  local summary = { 'Warden: ' .. (self.label or 'patch'):gsub('^Warden:%s*', '') .. ': ' }
-  if by.accepted then
-    table.insert(summary, 'applied: ' .. table.concat(by.accepted, ', '))
+  M.last = { result = result, changes = changes, label = self.label, undo = self.undo }
+  local what = (self.label or 'patch'):gsub('^Warden:%s*', '')
+  local summary
+  if self.undo and applied_all then
+    summary = { 'Warden: undid ' .. what }
+  else
+    summary = { 'Warden: ' .. (self.undo and ('undo of ' .. what) or what) .. ': ' }
+    if by.accepted then
+      table.insert(summary, (self.undo and 'undone: ' or 'applied: ') .. table.concat(by.accepted, ', '))
+    end
+    if #parts > 0 then
+      table.insert(summary, by.accepted and '; ' or '')
+      table.insert(summary, table.concat(parts, '; '))
+    end
   end
-  if #parts > 0 then
-    table.insert(summary, by.accepted and '; ' or '')
-    table.insert(summary, table.concat(parts, '; '))
-  end
+  M.last.message = table.concat(summary)
   local level = (by.stale or by.failed) and vim.log.levels.ERROR or vim.log.levels.INFO
   -- After the reply: a long message's hit-enter prompt must not hold it up.
   vim.schedule(function()
@@ -669,7 +684,7 @@ end
 
 local function map_keys(self, buf)
   local function map(lhs, fn, desc)
-    vim.keymap.set('n', lhs, fn, { buffer = buf, nowait = true, desc = desc })
+    vim.keymap.set('n', lhs, fn, require('warden.compat').with_buf(buf, { nowait = true, desc = desc }))
   end
   map('ga', function() self:accept() end, 'Warden: accept this file')
   map('gr', function() self:reject() end, 'Warden: reject this file')
@@ -689,13 +704,12 @@ function Session:open()
     item.current_buf = scratch(('warden://%d/current/%s'):format(self.id, left_name), item.kind == 'create' and not item.overwrite and {} or item.base, ft, false)
     item.proposed_buf = scratch(('warden://%d/proposed/%s'):format(self.id, name), item.proposed, ft, item.kind ~= 'delete')
     vim.bo[item.proposed_buf].buftype = 'acwrite'
-    vim.api.nvim_create_autocmd('BufWriteCmd', {
-      buffer = item.proposed_buf,
+    vim.api.nvim_create_autocmd('BufWriteCmd', require('warden.compat').with_buf(item.proposed_buf, {
       callback = function()
         vim.bo[item.proposed_buf].modified = false
         self:accept(item.index)
       end,
-    })
+    }))
   end
   self.summary_buf = scratch(('warden://%d/review'):format(self.id), {}, 'warden-review', false)
 
@@ -720,7 +734,25 @@ function Session:open()
   end
   map_keys(self, self.summary_buf)
 
-  -- Closing the review any other way rejects what is left (fail closed).
+  -- Closing the review any other way rejects what is left (fail closed):
+  -- :q (or <C-w>c) on any of its windows, or closing its tab. The agent
+  -- would otherwise wait for an answer that never comes.
+  local review_wins = { [self.summary_win] = true, [self.left_win] = true, [self.right_win] = true }
+  vim.api.nvim_create_autocmd('WinClosed', {
+    callback = function(ev)
+      if self.done then
+        return true
+      end
+      local win = tonumber(ev.match or vim.fn.expand('<amatch>'))
+      if win and review_wins[win] and not self.closing then
+        self.abandoned = true
+        vim.schedule(function()
+          self:reject_all()
+        end)
+        return true
+      end
+    end,
+  })
   vim.api.nvim_create_autocmd('TabClosed', {
     callback = function()
       if self.done then
@@ -737,6 +769,24 @@ function Session:open()
 
   self:show(self:pending() or 1)
   vim.api.nvim_set_current_win(self.right_win)
+end
+
+-- Whether one of the review's windows was closed (:q) by other means than
+-- the review itself. 0.7 may not fire WinClosed for a window closed by keys
+-- the modal loop feeds, so the loop looks for itself.
+function Session:abandoned_ui()
+  if self.abandoned then
+    return true
+  end
+  if self.closing then
+    return false
+  end
+  for _, win in ipairs({ self.summary_win, self.left_win, self.right_win }) do
+    if win and not vim.api.nvim_win_is_valid(win) then
+      return true
+    end
+  end
+  return false
 end
 
 -- The modal loop for 0.7 (see the header). Review keys are handled here;
@@ -757,6 +807,10 @@ function Session:modal()
     return k
   end
   while not self.done do
+    if self:abandoned_ui() then
+      self:reject_all() -- a review window was closed (:q)
+      break
+    end
     pcall(vim.cmd, 'redraw')
     local k = getkey()
     if k == nil then
@@ -805,6 +859,9 @@ function Session:modal()
     if not handled and not self.done then
       vim.api.nvim_feedkeys(k, 'mx!', false)
     end
+    if not self.done and self:abandoned_ui() then
+      self:reject_all() -- a review window was closed (:q)
+    end
   end
 end
 
@@ -832,6 +889,8 @@ function M.handler(_, params, ctx)
   local session = setmetatable({
     id = next_id,
     label = params.label,
+    -- warden.undo's edit: reads as undo, not as a new change.
+    undo = require('warden.progress').running('Undoing'),
     items = items,
     pos = 1,
     write = require('warden').config.review.write ~= false,
@@ -859,6 +918,18 @@ function M.handler(_, params, ctx)
   end
   if not session.done then
     if co then
+      -- WinClosed does not fire for a window closed by keys run from inside
+      -- this handler, so a closed review window is also looked for here.
+      local function watch()
+        if session.done then
+          return
+        end
+        if session:abandoned_ui() then
+          return session:reject_all()
+        end
+        vim.defer_fn(watch, 100)
+      end
+      vim.defer_fn(watch, 100)
       coroutine.yield()
     else
       session:modal()
