@@ -125,6 +125,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	}
 	text := commandLineText(a)
 	as.runtimeCredentials(text)
+	as.scriptReads(text)
 	as.downloadIntoShell(text)
 	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
 		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))

@@ -73,7 +73,7 @@ func (as *assessor) packages(prog string, args []string) {
 		return
 	}
 	host := registries[prog]
-	if ops[0] == "build" || ops[0] == "run" || ops[0] == "test" {
+	if (ops[0] == "build" || ops[0] == "run" || ops[0] == "test") && prog != "pipx" {
 		as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
 		return
 	}

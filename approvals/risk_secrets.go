@@ -17,6 +17,7 @@ const CredentialAccess RiskCategory = "credential_access"
 
 // reads records a read of target when it names a credential store.
 func (as *assessor) reads(target string) {
+	target = homeVar.Replace(target)
 	if !isSecretPath(target) {
 		return
 	}
@@ -56,10 +57,12 @@ func (as *assessor) scanSecretWords(prog string, args []string) {
 	}
 }
 
+var homeVar = strings.NewReplacer("${HOME}", "~", "$HOME", "~")
+
 // pathWords splits a word into the path-like runs it holds, with $HOME
 // written as ~.
 func pathWords(s string) []string {
-	s = strings.NewReplacer("${HOME}", "~", "$HOME", "~").Replace(s)
+	s = homeVar.Replace(s)
 	words := strings.FieldsFunc(s, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-/~*?+%", r)
 	})
@@ -224,6 +227,28 @@ func isFetcher(prog string) bool {
 		return true
 	}
 	return false
+}
+
+var (
+	// inputRedirect is `< FILE` anywhere, including on compound commands
+	// (`while read l; do ...; done < .env`), which no segment records.
+	inputRedirect = regexp.MustCompile(`(?:^|[^<])<\s*([^\s;&|)<>]+)`)
+	// declareDump is `export`, `export -p`, `declare -x`, `typeset -p`...
+	// with no names: they print the exported environment.
+	declareDump = regexp.MustCompile(`(?m)(?:^|[;&|({]|\bthen|\bdo)\s*(export|declare|typeset)((?:\s+-[a-zA-Z]+)*)\s*(?:$|[;&|)}])`)
+)
+
+// scriptReads finds reads a segment does not record: input redirections of
+// compound commands and environment dumps by declaration builtins.
+func (as *assessor) scriptReads(text string) {
+	for _, m := range inputRedirect.FindAllStringSubmatch(text, -1) {
+		as.reads(strings.Trim(m[1], `"'`))
+	}
+	for _, m := range declareDump.FindAllStringSubmatch(text, -1) {
+		if flags := m[2]; m[1] == "export" || strings.ContainsAny(flags, "px") || flags == "" {
+			as.readsSecret("the environment (" + m[1] + ")")
+		}
+	}
 }
 
 // runtimeCredentials flags command substitutions that pull a credential
