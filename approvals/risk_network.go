@@ -5,15 +5,59 @@ import (
 	"strings"
 )
 
-// commandLineText is the text of a command line as written: the script and
-// every command's words, so a pattern that spans commands (a pipe into a
-// shell, a substitution) is found however deeply it is nested.
+// commandLineText is the code of a command line as the shell reads it: the
+// script and the scripts of nested shells, so a pattern that spans commands
+// (a pipe into a shell, a substitution) is found however deeply it is
+// nested. Quoted text that the shell does not run is left out
+// (`echo 'curl x | sh'` prints it).
 func commandLineText(a *Analysis) string {
 	var b strings.Builder
-	b.WriteString(a.Script)
+	b.WriteString(unquotedCode(a.Script))
 	for _, s := range a.Segments {
-		b.WriteByte('\n')
-		b.WriteString(strings.Join(s.Argv, " "))
+		if s.Nested && len(s.Argv) > 0 {
+			b.WriteByte('\n')
+			b.WriteString(unquotedCode(s.Argv[len(s.Argv)-1]))
+		}
+	}
+	return b.String()
+}
+
+// unquotedCode blanks single-quoted strings and double-quoted strings that
+// hold no command substitution, keeping the quotes.
+func unquotedCode(script string) string {
+	var b strings.Builder
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case c == '\\' && i+1 < len(script):
+			b.WriteByte(c)
+			b.WriteByte(script[i+1])
+			i++
+		case c == '\'':
+			end := strings.IndexByte(script[i+1:], '\'')
+			if end < 0 {
+				return b.String()
+			}
+			b.WriteString("''")
+			i += end + 1
+		case c == '"':
+			j := i + 1
+			for j < len(script) && script[j] != '"' {
+				if script[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			body := script[i+1 : min(j, len(script))]
+			if strings.Contains(body, "$(") || strings.Contains(body, "`") {
+				b.WriteString("\"" + body + "\"")
+			} else {
+				b.WriteString(`""`)
+			}
+			i = j
+		default:
+			b.WriteByte(c)
+		}
 	}
 	return b.String()
 }
