@@ -110,6 +110,13 @@ func TestSecretsReadersAreHighRisk(t *testing.T) {
 		{sh("export PATH=$PATH:/x; make"), RiskMedium, "", "secrets"},
 		{sh("declare -x FOO=1; make"), RiskMedium, "", "secrets"},
 		{[]string{"cat", "monkey.txt"}, RiskLow, "", "secrets"},
+		{sh("echo .env >> .gitignore"), RiskLow, "", "secrets"},
+		{[]string{"git", "commit", "-m", "ignore .env files"}, RiskLow, "", "secrets"},
+		{[]string{"grep", "-rn", "\\.env", "src"}, RiskLow, "", "secrets"},
+		{[]string{"sed", "-i", "/.env/d", ".gitignore"}, RiskLow, "", "secrets"},
+		{[]string{"awk", "-F=", "/TOKEN/ {print $2}", ".env"}, RiskHigh, "reads secrets: .env", ""},
+		{[]string{"grep", "-e", "x", ".env"}, RiskHigh, "reads secrets: .env", ""},
+		{[]string{"git", "add", ".env"}, RiskHigh, "reads secrets: .env", ""},
 		{[]string{"curl", "-fsSL", "https://example.com/ca.pem", "-o", "ca.crt"}, RiskMedium, "", "secrets"},
 	}
 	checkRisk(t, ctx, attacks)

@@ -262,9 +262,38 @@ func (as *assessor) runtimeCredentials(text string) {
 }
 
 // readArgs are the words of a command that may name files it reads: all
-// but the destination of a copy, which is written.
+// but the destination of a copy (written), the words echo prints, a commit
+// message, and the pattern or script of grep, rg, sed and awk
+// (`echo .env >> .gitignore`, `grep -rn "\.env" src` read no secret).
 func readArgs(prog string, args []string) []string {
 	switch prog {
+	case "echo", "printf":
+		return nil
+	case "git":
+		out := make([]string, 0, len(args))
+		for i := 0; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-m" || a == "--message":
+				i++
+			case strings.HasPrefix(a, "-m") || strings.HasPrefix(a, "--message="):
+			default:
+				out = append(out, a)
+			}
+		}
+		return out
+	case "grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "mawk":
+		if hasFlag(args, "-e", "-f", "--regexp", "--file", "--expression") || hasFlagPrefix(args, "--regexp=") || hasFlagPrefix(args, "--expression=") {
+			return args
+		}
+		for i, a := range args {
+			if a == "--" {
+				break
+			}
+			if !strings.HasPrefix(a, "-") {
+				return append(append([]string(nil), args[:i]...), args[i+1:]...)
+			}
+		}
+		return args
 	case "cp", "mv", "install", "ln":
 		if hasFlag(args, "-t") || hasFlagPrefix(args, "--target-directory") {
 			return args
