@@ -77,7 +77,8 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	a := Analyze(req.Argv)
 	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
 	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox})
-	e.KnownSafe = a.KnownSafe()
+	// A read of credentials is never known-safe, whatever reads them.
+	e.KnownSafe = a.KnownSafe() && !e.Risk.readsSecrets
 	e.Dangerous = a.Dangerous()
 	cmd := DisplayCommand(req.Argv)
 	pol := ev.Policy.Ask
@@ -156,6 +157,13 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		e.category = categoryRules
 	case decision == Prompt:
 		e.Reason = ev.heuristicReason(cmd, req, e)
+	case decision == Allow && e.Risk.readsSecrets:
+		// Credentials leave no trace when read and the sandbox may not hide
+		// them (read_access = full, a .env in the workspace): always ask,
+		// and refuse under never, where nobody can be asked.
+		decision = Prompt
+		promptSeg = nil
+		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
 	case decision == Allow && e.Risk.Level == RiskHigh && pol != Never:
 		// Risk changes decisions: a high-risk command is put to the user even
 		// when a rule or the policy would have let it run.
@@ -249,7 +257,7 @@ func unreadable(a *Analysis) bool {
 // the caller).
 func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) Decision {
 	pol := ev.Policy.Ask
-	safe := seg.KnownSafe() && len(e.Analysis.Problems) == 0
+	safe := seg.KnownSafe() && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
 	switch {
 	case safe:
 		return Allow
@@ -274,6 +282,8 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 
 func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {
 	switch {
+	case e.Risk.readsSecrets:
+		return fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
 	case e.Dangerous:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
 	case e.category == categoryEscalation:

@@ -54,6 +54,9 @@ type Risk struct {
 	Categories []RiskCategory `json:"categories"`
 	Summary    string         `json:"summary"`
 	Facts      []string       `json:"facts"`
+	// readsSecrets: the command reads credentials, so it is never
+	// known-safe and always asks (refused under never).
+	readsSecrets bool
 }
 
 // RiskContext is where a command would run.
@@ -120,6 +123,10 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	for _, seg := range a.Segments {
 		as.segment(seg)
 	}
+	text := commandLineText(a)
+	as.runtimeCredentials(text)
+	as.scriptReads(text)
+	as.downloadIntoShell(text)
 	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
 		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
 	}
@@ -128,7 +135,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 		cats = append(cats, c)
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity()}
+	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0}
 	r.Summary = summarize(a, r)
 	return r
 }
@@ -197,6 +204,7 @@ func (as *assessor) segment(seg Segment) {
 		}
 		as.writes(r.Target, r.Op == ">" || r.Op == "&>" || r.Op == ">|")
 	}
+	as.environment(u)
 	if len(inner) == 0 {
 		return
 	}
@@ -213,7 +221,9 @@ func (as *assessor) segment(seg Segment) {
 		as.fetch(prog, args)
 	case "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "telnet", "ftp", "ping", "dig", "nslookup", "host", "socat":
 		as.remote(prog, args)
-	case "npm", "pnpm", "yarn", "pip", "pip3", "cargo", "go", "gem", "bundle", "composer", "uv", "poetry":
+	case "npm", "pnpm", "yarn", "pip", "pip3", "cargo", "go", "gem", "bundle", "composer", "uv", "poetry",
+		"conda", "mamba", "micromamba", "pipx", "npx", "pnpx", "bunx", "uvx", "yt-dlp", "youtube-dl",
+		"hf", "huggingface-cli", "gh":
 		as.packages(prog, args)
 	case "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper", "brew", "snap":
 		if len(args) > 0 && (args[0] == "install" || args[0] == "remove" || args[0] == "purge" || args[0] == "upgrade" || args[0] == "-S" || args[0] == "add" || args[0] == "del") {
@@ -257,6 +267,9 @@ func (as *assessor) segment(seg Segment) {
 	case "yes":
 		as.add(RiskMedium, ResourceExhaustion, "writes output without end (yes)")
 	case "python", "python3", "node", "ruby", "perl5", "php", "lua", "deno", "bun", "osascript", "pwsh", "powershell":
+		if len(args) >= 2 && args[0] == "-m" && (args[1] == "pip" || args[1] == "pip3") {
+			as.packages("pip", args[2:])
+		}
 		if hasFlag(args, "-c", "-e", "--eval", "-r") {
 			as.add(RiskMedium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))
 		}
@@ -268,11 +281,8 @@ func (as *assessor) segment(seg Segment) {
 	if strings.HasPrefix(prog, "mkfs.") {
 		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
-	for _, a := range args {
-		if isSecretPath(a) {
-			as.reads(a)
-		}
-	}
+	as.scanSecretWords(prog, readArgs(prog, args))
+	as.credentialsInArgs(prog, args)
 }
 
 // ---- deletion ----
@@ -308,7 +318,7 @@ func (as *assessor) remove(prog string, args []string) {
 		}
 		paths := as.expand(t)
 		if len(paths) == 0 {
-			as.add(RiskMedium, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(as.abs(t), false)))
+			as.deleteMissing(as.abs(t))
 			continue
 		}
 		for _, p := range paths {
@@ -320,14 +330,15 @@ func (as *assessor) remove(prog string, args []string) {
 func (as *assessor) deletePath(path string, recursive, force bool) {
 	info, err := os.Lstat(path)
 	if err != nil {
-		as.add(RiskMedium, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+		as.deleteMissing(path)
 		return
 	}
 	level := RiskMedium
 	if force || recursive {
 		level = RiskHigh
 	}
-	if !as.inside(path) || as.critical(path) {
+	outside := !as.deletable(path)
+	if outside || as.critical(path) {
 		level = RiskHigh
 	}
 	if !info.IsDir() {
@@ -335,7 +346,11 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 		return
 	}
 	if !recursive {
-		as.add(RiskMedium, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		dirLevel := RiskMedium
+		if outside {
+			dirLevel = RiskHigh
+		}
+		as.add(dirLevel, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
 		return
 	}
 	files, bytes, complete := CountTree(path, maxCountedFiles, maxCountTime)
@@ -348,6 +363,40 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 		more = "more than "
 	}
 	as.add(RiskHigh, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+}
+
+// deleteMissing reports the deletion of a path that does not exist now: it
+// may by the time the command runs, so outside the places the agent may
+// write it is high risk all the same.
+func (as *assessor) deleteMissing(path string) {
+	level := RiskMedium
+	if !as.deletable(path) || as.critical(path) {
+		level = RiskHigh
+	}
+	as.add(level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+}
+
+// deletable reports whether deleting path stays where the agent may change
+// things: the writable roots and the temporary directories (a home
+// directory placed under one is still the user's).
+func (as *assessor) deletable(path string) bool {
+	if as.inside(path) {
+		return true
+	}
+	if as.ctx.Home != "" && within(as.ctx.Home, path) {
+		return false
+	}
+	for _, dir := range tempDirs() {
+		if dir != "" && path != filepath.Clean(dir) && within(dir, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// tempDirs are the system's directories for temporary files.
+func tempDirs() []string {
+	return []string{"/tmp", "/var/tmp", "/private/tmp", os.Getenv("TMPDIR")}
 }
 
 // maxCountedFiles and maxCountTime bound the walk that counts what a
@@ -376,6 +425,11 @@ func (as *assessor) critical(p string) bool {
 	p = filepath.Clean(p)
 	if p == "/" || p == as.ctx.Home || p == filepath.Clean(as.ctx.Cwd) {
 		return true
+	}
+	for _, dir := range tempDirs() {
+		if dir != "" && p != filepath.Clean(dir) && within(dir, p) {
+			return false // /var/tmp/x is not /var
+		}
 	}
 	for _, dir := range systemDirs {
 		if p == dir || strings.HasPrefix(p, dir+"/") {
@@ -502,47 +556,6 @@ func (as *assessor) chmod(prog string, args []string) {
 	}
 }
 
-// ---- reads of secrets ----
-
-func (as *assessor) reads(target string) {
-	if isSecretPath(target) {
-		d := as.display(as.abs(target), false)
-		for _, s := range as.secrets {
-			if s == d {
-				return
-			}
-		}
-		as.secrets = append(as.secrets, d)
-		as.add(RiskMedium, "", "reads secrets: "+d)
-	}
-}
-
-// isSecretPath recognises files that hold credentials: SSH and GnuPG keys,
-// cloud and registry credentials, .env files, private keys.
-func isSecretPath(p string) bool {
-	if strings.Contains(p, ".ssh/") || strings.Contains(p, ".gnupg/") {
-		return true
-	}
-	base := p[strings.LastIndexByte(p, '/')+1:]
-	dir := p[:len(p)-len(base)]
-	switch base {
-	case ".netrc", ".npmrc", ".pypirc", ".git-credentials", "shadow", "gshadow":
-		return true
-	case "credentials":
-		return strings.HasSuffix(dir, ".aws/")
-	case "config.json":
-		return strings.HasSuffix(dir, ".docker/")
-	case "config":
-		return strings.HasSuffix(dir, ".kube/")
-	case "hosts.yml":
-		return strings.HasSuffix(dir, "gh/")
-	}
-	return base == ".env" || strings.HasPrefix(base, ".env.") ||
-		strings.HasPrefix(base, "id_rsa") || strings.HasPrefix(base, "id_dsa") ||
-		strings.HasPrefix(base, "id_ecdsa") || strings.HasPrefix(base, "id_ed25519") ||
-		strings.HasSuffix(base, ".pem") || strings.HasSuffix(base, ".key")
-}
-
 // ---- network ----
 
 // bashNetPath recognises bash's /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT
@@ -651,38 +664,6 @@ func (as *assessor) remote(prog string, args []string) {
 	}
 }
 
-var registries = map[string]string{
-	"npm": "registry.npmjs.org", "pnpm": "registry.npmjs.org", "yarn": "registry.yarnpkg.com",
-	"pip": "pypi.org", "pip3": "pypi.org", "uv": "pypi.org", "poetry": "pypi.org",
-	"cargo": "crates.io", "go": "proxy.golang.org", "gem": "rubygems.org", "bundle": "rubygems.org",
-	"composer": "packagist.org",
-}
-
-var fetchingSubcommands = map[string][]string{
-	"npm": {"install", "i", "ci", "add", "update", "publish", "exec"}, "pnpm": {"install", "i", "add", "update", "dlx"},
-	"yarn": {"install", "add", "upgrade", "dlx"}, "pip": {"install", "download"}, "pip3": {"install", "download"},
-	"uv": {"pip", "add", "sync", "run"}, "poetry": {"install", "add", "update"},
-	"cargo": {"install", "fetch", "update", "publish", "build", "run", "test"},
-	"go":    {"get", "install", "mod"}, "gem": {"install", "update"}, "bundle": {"install", "update"},
-	"composer": {"install", "require", "update"},
-}
-
-func (as *assessor) packages(prog string, args []string) {
-	ops := operands(args)
-	if len(ops) == 0 || !contains(fetchingSubcommands[prog], ops[0]) {
-		return
-	}
-	host := registries[prog]
-	if ops[0] == "build" || ops[0] == "run" || ops[0] == "test" {
-		as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
-		return
-	}
-	as.contacts(host, RiskMedium)
-	if ops[0] == "publish" {
-		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("publishes this package to %s", registries[prog]))
-	}
-}
-
 // urlHost returns the host of a URL argument, or "".
 func urlHost(s string) string {
 	if !strings.Contains(s, "://") {
@@ -778,10 +759,8 @@ func (as *assessor) git(args []string) {
 				break
 			}
 		}
-	case "checkout", "restore":
-		if contains(rest, "--") || contains(rest, ".") || contains(rest, "-f") || contains(rest, "--force") {
-			as.add(RiskMedium, DataDeletion, "discards uncommitted changes (git "+sub+")")
-		}
+	case "checkout", "restore", "switch":
+		as.gitDiscard(sub, rest)
 	case "rebase", "filter-branch", "filter-repo":
 		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git "+sub+")")
 	case "commit":

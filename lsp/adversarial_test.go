@@ -281,7 +281,15 @@ func TestAdversarialServeAgentSecretsAndLyingPrompt(t *testing.T) {
 		{id: "twin-why", argv: []string{"curl", "https://example.com/b"}, justification: "naïve café 日本", escalate: true},
 	}
 	s := startAdversarialServer(t, "", calls, "", nil, secrets...)
-	s.c.OnRequest("window/showMessageRequest", lsptest.Choose("Deny"))
+	// A dump of the environment asks first (issue 15): allowed, it runs
+	// sandboxed with the filtered environment; the curl dialogs are denied.
+	allow, deny := lsptest.Choose("Allow once"), lsptest.Choose("Deny")
+	s.c.OnRequest("window/showMessageRequest", func(params json.RawMessage) (any, *lsptest.RPCError) {
+		if strings.Contains(string(params), "Warden: run `env`?") {
+			return allow(params)
+		}
+		return deny(params)
+	})
 	ds := s.run(t)
 	sent := s.sentToModel()
 	for _, kv := range append(secrets, "OPENAI_API_KEY=sk-adversarial-api-key") {
@@ -292,9 +300,10 @@ func TestAdversarialServeAgentSecretsAndLyingPrompt(t *testing.T) {
 	}
 	wants(t, "env twin", toolResult(t, s.srv, "env"), "Exit code: 0", "PATH=", "HOME=")
 	wants(t, "echo", toolResult(t, s.srv, "echo"), "[][][][][]")
-	if len(ds) != 2 {
-		t.Fatalf("%d dialogs, want 2 (the two curl)", len(ds))
+	if len(ds) != 3 || !strings.Contains(ds[0].Message, "Reads secrets: the environment (env)") {
+		t.Fatalf("%d dialogs, want 3 (env, then the two curl)", len(ds))
 	}
+	ds = ds[1:]
 	wants(t, "lying dialog", ds[0].Message, `Why (agent): tidy \u202etxt.exe\u202c\u200b\rjust reading`, "Note: this request holds control or invisible characters")
 	if strings.ContainsAny(ds[0].Message, "\r\u202e\u202c\u200b") {
 		t.Errorf("raw control characters reached the dialog: %q", ds[0].Message)

@@ -470,7 +470,10 @@ func TestAdversarialRunEnvironmentSecrets(t *testing.T) {
 			cases := []advCase{
 				{id: "env", argv: []string{"env"}, result: []string{"Exit code: 0", "PATH=", "HOME=", "LANG=C.UTF-8"}, ranOutside: full},
 				{id: "echo", argv: bashc(`echo "[$PGPASSWORD][$AWS_SECRET_ACCESS_KEY][$MYSQL_PWD][$GH_TOKEN][$OPENAI_API_KEY]"`), result: []string{"[][][][][]"}, ranOutside: full},
-				{id: "proc", argv: []string{"cat", "/proc/self/environ"}, result: []string{"Exit code: 0", "Sandboxed: no", "LANG=C.UTF-8"}, ranOutside: true},
+				// A read of the environment always asks (issue 15), so the
+				// cat rule no longer takes it out of the sandbox: approved
+				// (--yes), it runs sandboxed with the filtered environment.
+				{id: "proc", argv: []string{"cat", "/proc/self/environ"}, result: []string{"Exit code: 0", "LANG=C.UTF-8"}, ranOutside: full},
 				{id: "twin-echo", twin: true, argv: bashc(`echo "home=$HOME lang=$LANG"`), result: []string{"home=/", "lang=C.UTF-8"}, ranOutside: full},
 			}
 			if !full {
@@ -479,7 +482,7 @@ func TestAdversarialRunEnvironmentSecrets(t *testing.T) {
 				cases = append(cases, advCase{id: "procs", argv: []string{"sh", "-c", "cat /proc/[0-9]*/environ; echo scanned"}, result: []string{"Sandboxed: yes", "scanned"}})
 			}
 			ws := t.TempDir()
-			r := adversarialRun(t, ws, env, cases, "--sandbox", mode, "--rules", rules, "--approval", "on-request", "--deny")
+			r := adversarialRun(t, ws, env, cases, "--sandbox", mode, "--rules", rules, "--approval", "on-request", "--yes")
 			r.check(t, cases)
 			sent := r.sentToModel()
 			for _, kv := range append(slices.Clone(advSecrets), "OPENAI_API_KEY=sk-adversarial-api-key") {
@@ -492,7 +495,7 @@ func TestAdversarialRunEnvironmentSecrets(t *testing.T) {
 			// the search above can fail.
 			cfg := t.TempDir()
 			writeConfig(t, cfg, "env_keep = [\"PGPASSWORD\"]\n")
-			kept := adversarialRun(t, ws, append(slices.Clone(env), "XDG_CONFIG_HOME="+filepath.Join(cfg, "config")), cases[:1], "--sandbox", mode, "--approval", "on-request", "--deny")
+			kept := adversarialRun(t, ws, append(slices.Clone(env), "XDG_CONFIG_HOME="+filepath.Join(cfg, "config")), cases[:1], "--sandbox", mode, "--approval", "on-request", "--yes")
 			if !strings.Contains(kept.sentToModel(), "PGPASSWORD=pg-adv-secret") {
 				t.Errorf("twin: env_keep did not keep PGPASSWORD: %s", toolResult(kept.srv, "env"))
 			}

@@ -53,7 +53,8 @@ func TestExecTerminalPrompt(t *testing.T) {
 		{"5", exitRefused, false, false}, // Deny and stop
 		{"", exitRefused, false, false},  // just Enter: Deny
 		{"y", 0, true, false},
-		{"9", exitRefused, false, false}, // not an option: Deny
+		{"9\n4", exitRefused, false, false}, // not an option: asked again, then Deny
+		{"maybe\n1", 0, true, false},        // not an option: asked again, then Allow once
 	}
 	for _, c := range cases {
 		home := t.TempDir()

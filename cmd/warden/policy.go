@@ -26,6 +26,10 @@ type policyCheckFlags struct {
 
 var policyOpts policyCheckFlags
 
+// exitRulesBroken is policy check's status when a rules file failed to
+// load: the decision printed is the fallback, not what the rules say.
+const exitRulesBroken = 1
+
 func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 	*f = policyCheckFlags{}
 	fs.StringVar(&f.approval, "approval", "", "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
@@ -103,7 +107,15 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		return usageError(env, "policy", "%v", err)
 	}
 	if setup.rulesErr != nil {
+		// The decision is still shown (what exec would do: ask for anything
+		// not known-safe), but the check fails: it exists to test rules, and
+		// a server would keep its last good rules instead.
 		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
+	}
+	// status is the exit status once the decision is printed.
+	status := 0
+	if setup.rulesErr != nil {
+		status = exitRulesBroken
 	}
 	// The --cwd directory is the workspace, as for exec and run.
 	roots := append([]string(nil), cfg.WritableRoots...)
@@ -126,7 +138,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 			fmt.Fprintf(env.stderr, "warden policy: %v\n", err)
 			return 1
 		}
-		return 0
+		return status
 	}
 	fmt.Fprintf(env.stdout, "decision:  %s\nreason:    %s\n", ev.Decision, ev.Reason)
 	fmt.Fprintf(env.stdout, "sandbox:   %s\n", map[bool]string{true: "bypassed (every command matched an allow rule)", false: "used"}[ev.BypassSandbox])
@@ -144,5 +156,5 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	for _, f := range ev.Risk.Facts {
 		fmt.Fprintf(env.stdout, "  - %s\n", f)
 	}
-	return 0
+	return status
 }

@@ -19,7 +19,7 @@ func policyCheckRules(t *testing.T, home string, rules []string, argv ...string)
 	}
 	out, errOut, code := runWardenEnv(t, home, "", append(append(args, "--"), argv...)...)
 	var p policyJSON
-	if code == 0 {
+	if code == 0 || code == exitRulesBroken {
 		if err := json.Unmarshal([]byte(out), &p); err != nil {
 			t.Fatalf("%v: %v\n%s", argv, err, out)
 		}
@@ -79,7 +79,7 @@ host_executable(name="git", paths=[])
 
 	bad := writeFile(t, filepath.Join(home, "bad.rules"), "prefix_rule(pattern=[\"git\"])\nhost_executable(name=\"git\", paths=[\"/usr/bin/hub\"])\n")
 	p, errOut, code := policyCheckRules(t, home, []string{bad}, "git", "status", "--porcelain=v2", "--branch")
-	if code != 0 || !strings.Contains(errOut, bad+":2") || !strings.Contains(errOut, `must end in "git"`) || p.Decision != "prompt" {
+	if code != exitRulesBroken || !strings.Contains(errOut, bad+":2") || !strings.Contains(errOut, `must end in "git"`) || p.Decision != "prompt" {
 		t.Errorf("bad host_executable path: exit %d, decision %q, stderr %q", code, p.Decision, errOut)
 	}
 }
@@ -102,7 +102,7 @@ network_rule(host="plain.example", protocol="http", decision="allow")
 	}
 	bad := writeFile(t, filepath.Join(home, "badnet.rules"), "prefix_rule(pattern=[\"make\"], decision=\"forbidden\")\nnetwork_rule(host=\"x.example\", protocol=\"gopher\", decision=\"deny\")\n")
 	p, errOut, code = policyCheckRules(t, home, []string{bad}, "make")
-	if code != 0 || !strings.Contains(errOut, bad+":2: network_rule protocol \"gopher\"") || p.Decision != "prompt" {
+	if code != exitRulesBroken || !strings.Contains(errOut, bad+":2: network_rule protocol \"gopher\"") || p.Decision != "prompt" {
 		t.Errorf("bad protocol: exit %d, decision %q, stderr %q", code, p.Decision, errOut)
 	}
 }
@@ -115,7 +115,7 @@ func TestRulesCodexPolicyCheckRulesPaths(t *testing.T) {
 	asFile := writeFile(t, filepath.Join(home, "codex", "rules"), `prefix_rule(pattern=["make"], decision="forbidden")`+"\n")
 	writeFile(t, filepath.Join(home, "config", "warden", "config.toml"), "codex_rules_dir = \""+asFile+"\"\n")
 	p, errOut, code := policyCheckRules(t, home, nil, "make")
-	if code != 0 || !strings.Contains(errOut, asFile+" is a file, not a directory") || p.Decision != "prompt" {
+	if code != exitRulesBroken || !strings.Contains(errOut, asFile+" is a file, not a directory") || p.Decision != "prompt" {
 		t.Errorf("codex_rules_dir is a file: exit %d, decision %q, stderr %q", code, p.Decision, errOut)
 	}
 
@@ -146,7 +146,7 @@ func TestPromptEscapeRulesErrorFileName(t *testing.T) {
 	name := "\x1b[2J\x1b[Hok.rules"
 	writeFile(t, filepath.Join(ws, ".warden", "rules", name), "prefix_rule(pattern=[\"make\"], decision=\"maybe\")\n")
 	_, errOut, code := runWardenEnv(t, home, "", "policy", "check", "--json", "--cwd", ws, "--", "make")
-	if code != 0 || !strings.Contains(errOut, `\x1b[2J\x1b[Hok.rules:1`) || strings.Contains(errOut, "\x1b") {
+	if code != exitRulesBroken || !strings.Contains(errOut, `\x1b[2J\x1b[Hok.rules:1`) || strings.Contains(errOut, "\x1b") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }

@@ -129,7 +129,7 @@ func TestPolicyCheckBadInput(t *testing.T) {
 	broken := filepath.Join(home, "broken.rules")
 	os.WriteFile(broken, []byte("prefix_rule(pattern=[\"git\"], decision=\"perhaps\")\n"), 0o644)
 	out, errOut, code := runWardenEnv(t, home, "", "policy", "check", "--json", "--rules", broken, "--", "make")
-	if code != 0 || !strings.Contains(errOut, "broken.rules:1") || !strings.Contains(errOut, `unknown decision "perhaps"`) {
+	if code != exitRulesBroken || !strings.Contains(errOut, "broken.rules:1") || !strings.Contains(errOut, `unknown decision "perhaps"`) {
 		t.Errorf("broken rules: exit %d, stderr %q", code, errOut)
 	}
 	var p policyJSON

@@ -18,12 +18,17 @@ import (
 
 // terminalPrompter asks on the terminal: the prompt goes to out (stderr, so
 // the command's own output stays clean), the answer comes from in. An empty
-// line, end of input, an unknown answer or the timeout is a denial.
+// line takes the default, Deny; an answer it does not understand is asked
+// again (up to maxAsks times); end of input or the timeout is a denial.
 type terminalPrompter struct {
 	in      *bufio.Reader
 	out     io.Writer
 	timeout time.Duration
 }
+
+// maxAsks bounds how often one prompt is put: input that never makes sense
+// (a pipe of garbage) ends in a denial, not a loop.
+const maxAsks = 5
 
 // Prompt implements approvals.Prompter.
 func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
@@ -36,20 +41,34 @@ func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptReque
 		io.WriteString(p.out, terminalReset)
 	}
 	fmt.Fprintf(p.out, "\n%s\n\n", req.Message())
-	deny := 0
 	for i, a := range actions {
 		fmt.Fprintf(p.out, "  %d) %s\n", i+1, a.Title)
-		if a.Decision == approvals.Denied {
-			deny = i + 1
-		}
 	}
-	fmt.Fprintf(p.out, "Choose 1-%d [%d: %s]: ", len(actions), deny, approvals.TitleDeny)
-
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, p.timeout)
 		defer cancel()
 	}
+	for ask := 1; ; ask++ {
+		fmt.Fprint(p.out, choicesLine(actions))
+		s, err := p.readLine(ctx)
+		if err != nil {
+			fmt.Fprintln(p.out)
+			return approvals.Denied, fmt.Errorf("no answer on the terminal: %w", err)
+		}
+		s = strings.TrimSpace(s)
+		if d, ok := chooseAction(actions, s); ok {
+			return d, nil
+		}
+		if ask == maxAsks {
+			return approvals.Denied, fmt.Errorf("no valid answer after %d tries, so it was denied", maxAsks)
+		}
+		fmt.Fprintf(p.out, "%s is not one of the choices; type a number from 1 to %d%s.\n", approvals.EscapeText(strconv.Quote(truncate(s, 40))), len(actions), letterHint(actions))
+	}
+}
+
+// readLine reads one line, giving up when ctx ends.
+func (p *terminalPrompter) readLine(ctx context.Context) (string, error) {
 	line := make(chan string, 1)
 	readErr := make(chan error, 1)
 	go func() {
@@ -62,32 +81,72 @@ func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptReque
 	}()
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(p.out)
-		return approvals.Denied, fmt.Errorf("no answer on the terminal: %w", ctx.Err())
+		return "", ctx.Err()
 	case err := <-readErr:
-		fmt.Fprintln(p.out)
-		return approvals.Denied, fmt.Errorf("no answer on the terminal: %w", err)
+		return "", err
 	case s := <-line:
-		return chooseAction(actions, strings.TrimSpace(s))
+		return s, nil
 	}
 }
 
-// chooseAction reads an answer: a number from the list, y (allow once) or
-// n (deny). Anything else denies.
-func chooseAction(actions []approvals.Action, s string) (approvals.ReviewDecision, error) {
+// choicesLine is the question under the list: every answer accepted is
+// shown, and the default (Enter) is Deny.
+func choicesLine(actions []approvals.Action) string {
+	return fmt.Sprintf("Choose 1-%d%s [Enter: %s]: ", len(actions), letterHint(actions), approvals.TitleDeny)
+}
+
+// letterHint shows the letters accepted for the actions listed: y for
+// Allow once, n for Deny.
+func letterHint(actions []approvals.Action) string {
+	var hints []string
+	if actionIndex(actions, approvals.Approved) > 0 {
+		hints = append(hints, "y ("+approvals.TitleAllowOnce+")")
+	}
+	if actionIndex(actions, approvals.Denied) > 0 {
+		hints = append(hints, "n ("+approvals.TitleDeny+")")
+	}
+	if len(hints) == 0 {
+		return ""
+	}
+	return ", " + strings.Join(hints, ", ")
+}
+
+// actionIndex is the 1-based position of the action with decision d, or 0.
+func actionIndex(actions []approvals.Action, d approvals.ReviewDecision) int {
+	for i, a := range actions {
+		if a.Decision == d {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// chooseAction reads an answer: a number from the list, y (Allow once) or
+// n (Deny) when those are listed, or an empty line (Deny). ok is false for
+// anything else, which is asked again.
+func chooseAction(actions []approvals.Action, s string) (d approvals.ReviewDecision, ok bool) {
 	switch strings.ToLower(s) {
 	case "":
-		return approvals.Denied, nil
+		return approvals.Denied, true
 	case "y", "yes":
-		return approvals.Approved, nil
+		return approvals.Approved, actionIndex(actions, approvals.Approved) > 0
 	case "n", "no":
-		return approvals.Denied, nil
+		return approvals.Denied, true
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || n > len(actions) {
-		return approvals.Denied, fmt.Errorf("answer %q is not one of 1-%d", s, len(actions))
+		return approvals.Denied, false
 	}
-	return actions[n-1].Decision, nil
+	return actions[n-1].Decision, true
+}
+
+// truncate shortens s to n characters for an error line.
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "..."
 }
 
 // fixedPrompter answers every prompt the same way: --yes (allow once) or

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +50,30 @@ func TestPromptEscapeTerminalResetsAttributes(t *testing.T) {
 	p.Prompt(context.Background(), req)
 	if strings.Contains(buf.String(), "\x1b") || !strings.Contains(buf.String(), "Warden: run `touch x`?") {
 		t.Errorf("non-terminal output %q", buf.String())
+	}
+}
+
+// TestTerminalReaskOnPTY drives the real binary on a terminal: an answer it
+// does not understand is asked again (the command neither runs nor is
+// refused yet); the next answer decides. The twin answers at once.
+func TestTerminalReaskOnPTY(t *testing.T) {
+	for _, c := range []struct {
+		answer  string
+		code    int
+		created bool
+		asks    int
+	}{
+		{"what\n1", 0, true, 2},                // re-asked, then Allow once
+		{"what\nhuh\n", exitRefused, false, 3}, // re-asked twice, then Enter: Deny
+		{"1", 0, true, 1},                      // twin
+	} {
+		stderr, code, ws := promptOnTerminal(t, c.answer, "touch", "file")
+		_, statErr := os.Stat(filepath.Join(ws, "file"))
+		if code != c.code || (statErr == nil) != c.created || strings.Count(stderr, "Choose 1-") != c.asks {
+			t.Errorf("answer %q: exit %d (want %d), created %v (want %v), asked %d times (want %d)\n%s", c.answer, code, c.code, statErr == nil, c.created, strings.Count(stderr, "Choose 1-"), c.asks, stderr)
+		}
+		if c.asks > 1 && !strings.Contains(stderr, `"what" is not one of the choices`) {
+			t.Errorf("answer %q: no explanation of the re-ask:\n%s", c.answer, stderr)
+		}
 	}
 }

@@ -64,7 +64,9 @@ func TestProtectedStartupFilesInHomeWorkspace(t *testing.T) {
 		`mkdir -p .local/bin && printf '#!/bin/sh\nid\n' > .local/bin/git`,
 		`echo 'LD_PRELOAD=/x.so' > .pam_environment`,
 	} {
-		_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--", "sh", "-c", attack)
+		// --yes: whatever the approval layer asks is approved, so what
+		// stops the attack is the sandbox.
+		_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--yes", "--cwd", home, "--", "sh", "-c", attack)
 		if code == 0 || !denied(errOut) && !strings.Contains(errOut, "busy") && !strings.Contains(errOut, "Is a directory") {
 			t.Errorf("attack %q: exit %d %s", attack, code, errOut)
 		}

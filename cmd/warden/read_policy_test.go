@@ -44,7 +44,9 @@ func writeWardenConfig(t *testing.T, home, body string) {
 func TestReadPolicyExecHidesCredentials(t *testing.T) {
 	home := fakeHome(t)
 	ws := t.TempDir()
-	stdout, stderr, code := runWarden(t, "exec", "--approval", "never", "--cwd", ws, "--", "cat", filepath.Join(home, ".aws/credentials"))
+	// A read of credentials asks first (issue 15): --yes approves it, so
+	// what stops it is the sandbox.
+	stdout, stderr, code := runWarden(t, "exec", "--yes", "--cwd", ws, "--", "cat", filepath.Join(home, ".aws/credentials"))
 	if code == 0 || strings.Contains(stdout+stderr, "AKIA-SECRET") {
 		t.Fatalf("the key was read: exit %d %q %q", code, stdout, stderr)
 	}
@@ -55,7 +57,7 @@ func TestReadPolicyExecHidesCredentials(t *testing.T) {
 		t.Errorf("twin ~/.bashrc: exit %d %q %s", code, stdout, stderr)
 	}
 	for _, flags := range [][]string{{"--read-access", "full"}, {"--read-allow", "~/.aws/credentials"}} {
-		args := append(append([]string{"exec", "--cwd", ws}, flags...), "--", "cat", filepath.Join(home, ".aws/credentials"))
+		args := append(append([]string{"exec", "--yes", "--cwd", ws}, flags...), "--", "cat", filepath.Join(home, ".aws/credentials"))
 		if stdout, stderr, code := runWarden(t, args...); code != 0 || !strings.Contains(stdout, "AKIA-SECRET") {
 			t.Errorf("%v: exit %d %q %s", flags, code, stdout, stderr)
 		}
@@ -93,7 +95,7 @@ func TestReadPolicyConfig(t *testing.T) {
 		t.Errorf("config.toml with a key read: exit %d %q %s", code, stdout, stderr)
 	}
 	writeWardenConfig(t, home, "read_access = \"full\"\n")
-	if stdout, stderr, code := runWarden(t, "exec", "--cwd", ws, "--", "cat", filepath.Join(home, ".aws/credentials")); code != 0 || !strings.Contains(stdout, "AKIA-SECRET") {
+	if stdout, stderr, code := runWarden(t, "exec", "--yes", "--cwd", ws, "--", "cat", filepath.Join(home, ".aws/credentials")); code != 0 || !strings.Contains(stdout, "AKIA-SECRET") {
 		t.Errorf("read_access = full: exit %d %q %s", code, stdout, stderr)
 	}
 	writeWardenConfig(t, home, "read_deny = [\"relative/path\"]\n")

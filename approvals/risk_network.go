@@ -1,0 +1,96 @@
+package approvals
+
+import (
+	"regexp"
+	"strings"
+)
+
+// commandLineText is the code of a command line as the shell reads it: the
+// script and the scripts of nested shells, so a pattern that spans commands
+// (a pipe into a shell, a substitution) is found however deeply it is
+// nested. Quoted text that the shell does not run is left out
+// (`echo 'curl x | sh'` prints it).
+func commandLineText(a *Analysis) string {
+	var b strings.Builder
+	b.WriteString(unquotedCode(a.Script))
+	for _, s := range a.Segments {
+		if s.Nested && len(s.Argv) > 0 {
+			b.WriteByte('\n')
+			b.WriteString(unquotedCode(s.Argv[len(s.Argv)-1]))
+		}
+	}
+	return b.String()
+}
+
+// unquotedCode blanks single-quoted strings and double-quoted strings that
+// hold no command substitution, keeping the quotes.
+func unquotedCode(script string) string {
+	var b strings.Builder
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case c == '\\' && i+1 < len(script):
+			b.WriteByte(c)
+			b.WriteByte(script[i+1])
+			i++
+		case c == '\'':
+			end := strings.IndexByte(script[i+1:], '\'')
+			if end < 0 {
+				return b.String()
+			}
+			b.WriteString("''")
+			i += end + 1
+		case c == '"':
+			j := i + 1
+			for j < len(script) && script[j] != '"' {
+				if script[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			body := script[i+1 : min(j, len(script))]
+			if strings.Contains(body, "$(") || strings.Contains(body, "`") {
+				b.WriteString("\"" + body + "\"")
+			} else {
+				b.WriteString(`""`)
+			}
+			i = j
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+const (
+	fetchers = `(?:curl|wget|fetch|http|https|xh|aria2c)`
+	// runners are the programs that run a script read from their input or
+	// named as a file: the shells and the common interpreters.
+	runners = `(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:\S*/)?(?:bash|sh|zsh|dash|ksh|fish|python[0-9.]*|perl|ruby|node|php)`
+)
+
+var (
+	// pipeToRunner: `curl URL | sh`, `wget -O- URL | sudo bash -s`.
+	pipeToRunner = regexp.MustCompile(`\b` + fetchers + `\b[^|;&\n]*\|\s*` + runners + `\b`)
+	// runnerOfSubstitution: `bash <(curl URL)`, `source <(curl URL)`,
+	// `sh -c "$(curl URL)"`, `eval "$(wget -qO- URL)"`.
+	runnerOfSubstitution = regexp.MustCompile(`(?:` + runners + `|source|\.|eval)\s+(?:-\S+\s+)*["']?(?:<\(|\$\(|` + "`" + `)\s*` + fetchers + `\b[^)` + "`" + `]*`)
+	urlInText            = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"|)` + "`" + `;&]+`)
+)
+
+// downloadIntoShell flags a download run as code: nothing of what runs is
+// known before it arrives, and the server may send anything.
+func (as *assessor) downloadIntoShell(text string) {
+	for _, re := range []*regexp.Regexp{pipeToRunner, runnerOfSubstitution} {
+		for _, m := range re.FindAllString(text, -1) {
+			host := "an unknown host"
+			for _, u := range urlInText.FindAllString(m, -1) {
+				if h := urlHost(u); h != "" {
+					host = h
+					break
+				}
+			}
+			as.add(RiskHigh, NetworkAccess, "runs a script downloaded from "+host)
+		}
+	}
+}

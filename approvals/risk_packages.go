@@ -1,0 +1,95 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+)
+
+// registries are where package managers fetch from.
+var registries = map[string]string{
+	"npm": "registry.npmjs.org", "pnpm": "registry.npmjs.org", "yarn": "registry.yarnpkg.com",
+	"npx": "registry.npmjs.org", "pnpx": "registry.npmjs.org", "bunx": "registry.npmjs.org",
+	"pip": "pypi.org", "pip3": "pypi.org", "uv": "pypi.org", "uvx": "pypi.org", "poetry": "pypi.org", "pipx": "pypi.org",
+	"cargo": "crates.io", "go": "proxy.golang.org", "gem": "rubygems.org", "bundle": "rubygems.org",
+	"composer": "packagist.org", "conda": "conda.anaconda.org", "mamba": "conda.anaconda.org",
+	"micromamba": "conda.anaconda.org", "hf": "huggingface.co", "huggingface-cli": "huggingface.co",
+}
+
+// fetchingSubcommands are the subcommands that download packages.
+var fetchingSubcommands = map[string][]string{
+	"npm": {"install", "i", "ci", "add", "update", "publish", "exec"}, "pnpm": {"install", "i", "add", "update", "dlx"},
+	"yarn": {"install", "add", "upgrade", "dlx"}, "pip": {"install", "download"}, "pip3": {"install", "download"},
+	"uv": {"add", "sync", "lock", "run", "tool", "pip"}, "poetry": {"install", "add", "update"},
+	"cargo": {"install", "fetch", "update", "publish", "build", "run", "test"},
+	"go":    {"get", "install", "mod"}, "gem": {"install", "update"}, "bundle": {"install", "update"},
+	"composer": {"install", "require", "update"},
+	"conda":    {"install", "create", "update", "upgrade", "env"}, "mamba": {"install", "create", "update", "upgrade", "env"},
+	"micromamba": {"install", "create", "update", "env"},
+	"pipx":       {"install", "run", "upgrade", "upgrade-all", "inject", "reinstall"},
+	"hf":         {"download", "upload"}, "huggingface-cli": {"download", "upload"},
+}
+
+// lookOnly are subcommands of a fetching subcommand that stay offline
+// (`uv pip list`, `uv tool list`, `conda env list`).
+var lookOnly = map[string]bool{"list": true, "show": true, "freeze": true, "check": true, "tree": true, "dir": true, "export": true, "remove": true, "uninstall": true}
+
+func (as *assessor) packages(prog string, args []string) {
+	ops := operands(args)
+	switch prog {
+	case "npx", "pnpx", "bunx", "uvx":
+		// Runs a package, downloading it first when it is not installed.
+		what := prog
+		if len(ops) > 0 {
+			what += " " + ops[0]
+		}
+		as.contacts(registries[prog], RiskMedium)
+		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("may download and run a package (%s)", what))
+		return
+	case "yt-dlp", "youtube-dl":
+		fetched := false
+		for _, a := range args {
+			if h := urlHost(a); h != "" {
+				as.contacts(h, RiskMedium)
+				fetched = true
+			}
+		}
+		if !fetched {
+			as.add(RiskMedium, NetworkAccess, "downloads from the network ("+prog+")")
+		}
+		return
+	case "gh":
+		if len(ops) >= 2 && ops[0] == "auth" && ops[1] == "token" {
+			as.readsSecret("the GitHub token (gh auth token)")
+		}
+		return
+	}
+	if len(ops) == 0 || !contains(fetchingSubcommands[prog], ops[0]) {
+		return
+	}
+	if len(ops) > 1 && (ops[0] == "pip" || ops[0] == "tool" || ops[0] == "env") && lookOnly[ops[1]] {
+		return
+	}
+	if len(ops) == 1 && (ops[0] == "pip" || ops[0] == "tool" || ops[0] == "env") {
+		return
+	}
+	host := registries[prog]
+	if (ops[0] == "build" || ops[0] == "run" || ops[0] == "test") && prog != "pipx" {
+		as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
+		return
+	}
+	as.contacts(host, RiskMedium)
+	sub := strings.Join(ops[:min(2, len(ops))], " ")
+	if ops[0] != "pip" && ops[0] != "tool" && ops[0] != "env" {
+		sub = ops[0]
+	}
+	switch {
+	case ops[0] == "publish":
+		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("publishes this package to %s", host))
+	case ops[0] == "upload":
+		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("uploads files to %s (%s upload)", host, prog))
+	case prog == "hf" || prog == "huggingface-cli":
+		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("downloads from %s (%s download)", host, prog))
+	default:
+		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("installs packages from %s (%s %s)", host, prog, sub))
+	}
+}

@@ -1,0 +1,325 @@
+package approvals
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// CredentialAccess is reading credentials: key files, token stores, the
+// environment. Such a command is high risk and never known-safe.
+const CredentialAccess RiskCategory = "credential_access"
+
+// ---- reads of secrets ----
+
+// reads records a read of target when it names a credential store.
+func (as *assessor) reads(target string) {
+	target = homeVar.Replace(target)
+	if !isSecretPath(target) {
+		return
+	}
+	as.readsSecret(as.display(as.abs(target), false))
+}
+
+// readsSecret records a read of a secret, shown as what.
+func (as *assessor) readsSecret(what string) {
+	if contains(as.secrets, what) {
+		return
+	}
+	as.secrets = append(as.secrets, what)
+	as.add(RiskHigh, CredentialAccess, "reads secrets: "+what)
+}
+
+// metadataOnly are programs that look at or change a file's metadata but
+// never print its content: naming a secret file to them is no read.
+var metadataOnly = map[string]bool{
+	"ls": true, "stat": true, "test": true, "[": true, "du": true, "touch": true, "mkdir": true,
+	"chmod": true, "chown": true, "chgrp": true, "rm": true, "rmdir": true, "unlink": true,
+	"realpath": true, "readlink": true, "basename": true, "dirname": true, "which": true,
+	"tee": true, "truncate": true,
+}
+
+// scanSecretWords records every secret file named anywhere in the words of
+// a command: as an operand, as an option's value (`--file=.env`, `@.env`,
+// `if=~/.ssh/id_rsa`) or inside inline code (`open('.env')`), whatever the
+// program, so no list of readers can be incomplete.
+func (as *assessor) scanSecretWords(prog string, args []string) {
+	if metadataOnly[prog] {
+		return
+	}
+	for _, a := range args {
+		for _, w := range pathWords(a) {
+			as.reads(w)
+		}
+	}
+}
+
+var homeVar = strings.NewReplacer("${HOME}", "~", "$HOME", "~")
+
+// pathWords splits a word into the path-like runs it holds, with $HOME
+// written as ~.
+func pathWords(s string) []string {
+	s = homeVar.Replace(s)
+	words := strings.FieldsFunc(s, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-/~*?+%", r)
+	})
+	out := words[:0]
+	for _, w := range words {
+		if !strings.HasPrefix(w, "//") { // the rest of a URL, not a file
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// secretDirs hold credentials in every file under them.
+var secretDirs = map[string]bool{
+	".ssh": true, ".gnupg": true, ".aws": true, ".kube": true, ".azure": true, ".password-store": true,
+}
+
+// secretFiles are credential files, wherever they are.
+var secretFiles = map[string]bool{
+	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true,
+	".claude.json": true, ".mcp.json": true, ".credentials.json": true, ".pgpass": true,
+	".envrc": true, "shadow": true, "gshadow": true,
+}
+
+// envTemplates are .env variants that document variables without values.
+var envTemplates = map[string]bool{
+	"example": true, "sample": true, "template": true, "tmpl": true, "dist": true, "defaults": true, "schema": true,
+}
+
+// isSecretPath recognises files that hold credentials: SSH and GnuPG keys,
+// cloud, cluster and registry credentials, token files of tools, .env
+// files, private keys, a process's environment. Globs count when they may
+// match one (`.env*`, `*.pem`).
+func isSecretPath(p string) bool {
+	p = strings.TrimRight(p, "/")
+	if p == "" {
+		return false
+	}
+	parts := strings.Split(p, "/")
+	for i, el := range parts {
+		next := ""
+		if i+1 < len(parts) {
+			next = parts[i+1]
+		}
+		switch {
+		case secretDirs[el]:
+			return true
+		case el == ".config" && (next == "gh" || next == "gcloud"):
+			return true
+		case el == ".docker" && (next == "" || next == "config.json"):
+			return true
+		}
+	}
+	base := parts[len(parts)-1]
+	if secretFiles[base] {
+		return true
+	}
+	if base == "environ" && strings.Contains(p, "proc/") {
+		return true
+	}
+	if base == ".env" || strings.HasPrefix(base, ".env*") {
+		return true
+	}
+	if rest, ok := strings.CutPrefix(base, ".env."); ok {
+		return !envTemplates[strings.ToLower(rest)]
+	}
+	for _, key := range []string{"id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"} {
+		if strings.HasPrefix(base, key) && !strings.HasSuffix(base, ".pub") {
+			return true
+		}
+	}
+	for _, ext := range []string{".pem", ".key", ".p12", ".pfx"} {
+		if strings.HasSuffix(base, ext) && len(base) > len(ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// ---- the environment ----
+
+// secretName matches variable names and search patterns that stand for
+// credentials.
+var secretName = regexp.MustCompile(`(?i)token|secret|passw|api_?key|credential|private_?key|auth`)
+
+// environment records commands that print the environment, where agents'
+// and users' tokens live: env, printenv, set, export -p, declare -x.
+func (as *assessor) environment(u unwrapped) {
+	if len(u.Argv) == 0 {
+		if n := len(u.Wrappers); n > 0 && u.Wrappers[n-1] == "env" {
+			as.readsSecret("the environment (env)")
+		}
+		return
+	}
+	prog, args := filepath.Base(u.Argv[0]), u.Argv[1:]
+	ops := operands(args)
+	switch prog {
+	case "printenv":
+		if len(ops) == 0 {
+			as.readsSecret("the environment (printenv)")
+		}
+		for _, v := range ops {
+			if secretName.MatchString(v) {
+				as.readsSecret("the environment variable " + v)
+			}
+		}
+	case "set":
+		if len(args) == 0 {
+			as.readsSecret("the environment (set)")
+		}
+	case "export", "declare", "typeset":
+		if len(ops) == 0 && (len(args) == 0 || hasFlag(args, "-p", "-x", "-px", "-xp")) {
+			as.readsSecret("the environment (" + prog + ")")
+		}
+	}
+}
+
+// ---- credentials on the command line ----
+
+var (
+	// authHeader matches a header that carries a credential.
+	authHeader = regexp.MustCompile(`(?i)\b(proxy-)?(authorization|x-api-key|api-key|private-token|x-auth-token|cookie)\s*:`)
+	// credentialFlag matches an option whose value is a credential.
+	credentialFlag = regexp.MustCompile(`(?i)^--?(password|passwd|pass|token|api-?key|access-?token|auth-?token|secret|client-?secret)(=|$)`)
+	// runtimeSecret matches a command substitution that extracts a
+	// credential: `$(grep TOKEN .env | cut -d= -f2)`.
+	runtimeSecret = regexp.MustCompile("(\\$\\(|`)\\s*(grep|rg|awk|sed|cut|jq|yq|cat|head|tail|pass|op|security|gh\\s+auth)\\b[^)`]*")
+)
+
+// credentialsInArgs flags credentials written into a command's words, where
+// the process list, shell history and logs keep them. Facts never repeat
+// the secret.
+func (as *assessor) credentialsInArgs(prog string, args []string) {
+	for i, a := range args {
+		switch {
+		case authHeader.MatchString(a):
+			name, _, _ := strings.Cut(strings.Trim(a, `"' `), ":")
+			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s header)", strings.TrimSpace(name)))
+		case credentialFlag.MatchString(a):
+			flag, _, _ := strings.Cut(a, "=")
+			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", flag))
+		case (a == "-u" || a == "--user") && i+1 < len(args) && strings.Contains(args[i+1], ":") && isFetcher(prog):
+			user, _, _ := strings.Cut(args[i+1], ":")
+			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a password on the command line (%s %s:***)", a, user))
+		case strings.HasPrefix(a, "-u") && len(a) > 2 && strings.Contains(a, ":") && isFetcher(prog):
+			user, _, _ := strings.Cut(a[2:], ":")
+			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a password on the command line (-u %s:***)", user))
+		}
+		if strings.Contains(a, "://") {
+			if u, err := url.Parse(strings.Trim(a, `"'`)); err == nil && u.User != nil {
+				if _, has := u.User.Password(); has {
+					as.add(RiskMedium, CredentialAccess, "passes a password in a URL to "+u.Hostname())
+				}
+			}
+		}
+	}
+}
+
+func isFetcher(prog string) bool {
+	switch prog {
+	case "curl", "wget", "http", "https", "xh", "ftp", "lftp":
+		return true
+	}
+	return false
+}
+
+var (
+	// inputRedirect is `< FILE` anywhere, including on compound commands
+	// (`while read l; do ...; done < .env`), which no segment records.
+	inputRedirect = regexp.MustCompile(`(?:^|[^<])<\s*([^\s;&|)<>]+)`)
+	// declareDump is `export`, `export -p`, `declare -x`, `typeset -p`...
+	// with no names: they print the exported environment.
+	declareDump = regexp.MustCompile(`(?m)(?:^|[;&|({]|\bthen|\bdo)\s*(export|declare|typeset)((?:\s+-[a-zA-Z]+)*)\s*(?:$|[;&|)}])`)
+)
+
+// scriptReads finds reads a segment does not record: input redirections of
+// compound commands and environment dumps by declaration builtins.
+func (as *assessor) scriptReads(text string) {
+	for _, m := range inputRedirect.FindAllStringSubmatch(text, -1) {
+		as.reads(strings.Trim(m[1], `"'`))
+	}
+	for _, m := range declareDump.FindAllStringSubmatch(text, -1) {
+		if flags := m[2]; m[1] == "export" || strings.ContainsAny(flags, "px") || flags == "" {
+			as.readsSecret("the environment (" + m[1] + ")")
+		}
+	}
+}
+
+// runtimeCredentials flags command substitutions that pull a credential
+// out of a file or a store to use it: `$(grep TOKEN .env)`.
+func (as *assessor) runtimeCredentials(text string) {
+	for _, m := range runtimeSecret.FindAllString(text, -1) {
+		if secretName.MatchString(m) {
+			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+EscapeText(strings.TrimSpace(m))+")")
+		}
+	}
+}
+
+// readArgs are the words of a command that may name files it reads: all
+// but the destination of a copy (written), the words echo prints, a commit
+// message, and the pattern or script of grep, rg, sed and awk
+// (`echo .env >> .gitignore`, `grep -rn "\.env" src` read no secret).
+func readArgs(prog string, args []string) []string {
+	switch prog {
+	case "echo", "printf":
+		return nil
+	case "git":
+		out := make([]string, 0, len(args))
+		for i := 0; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-m" || a == "--message":
+				i++
+			case strings.HasPrefix(a, "-m") || strings.HasPrefix(a, "--message="):
+			default:
+				out = append(out, a)
+			}
+		}
+		return out
+	case "grep", "egrep", "fgrep", "rg", "sed", "awk", "gawk", "mawk":
+		if hasFlag(args, "-e", "-f", "--regexp", "--file", "--expression") || hasFlagPrefix(args, "--regexp=") || hasFlagPrefix(args, "--expression=") {
+			return args
+		}
+		for i, a := range args {
+			if a == "--" {
+				break
+			}
+			if !strings.HasPrefix(a, "-") {
+				return append(append([]string(nil), args[:i]...), args[i+1:]...)
+			}
+		}
+		return args
+	case "cp", "mv", "install", "ln":
+		if hasFlag(args, "-t") || hasFlagPrefix(args, "--target-directory") {
+			return args
+		}
+		ops := operands(args)
+		if len(ops) < 2 {
+			return args
+		}
+		dest := ops[len(ops)-1]
+		out := make([]string, 0, len(args))
+		for i, a := range args {
+			if a == dest && i == lastIndex(args, dest) {
+				continue
+			}
+			out = append(out, a)
+		}
+		return out
+	}
+	return args
+}
+
+func lastIndex(list []string, s string) int {
+	for i := len(list) - 1; i >= 0; i-- {
+		if list[i] == s {
+			return i
+		}
+	}
+	return -1
+}
