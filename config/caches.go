@@ -67,7 +67,10 @@ func ParseSize(s string) (int64, error) {
 // run next (and ~/.cargo/bin, ~/go/bin are on PATH). They stay read-only
 // wherever they fall in a writable root (the workspace is $HOME, or HOME
 // is under /tmp); sandboxed commands get their own (ToolchainCaches).
-func userCaches(home string) []string {
+//
+// A cache variable pointing inside a workspace or writable root (inside
+// holds) is the user's choice to share it with the sandbox, which keeps it.
+func userCaches(home string, inside []string) []string {
 	j := func(p ...string) string { return filepath.Join(append([]string{home}, p...)...) }
 	out := []string{
 		j(".cache", "go-build"), j("go", "pkg"), j("go", "bin"), j(".npm"), j(".cargo"), j(".rustup"),
@@ -75,7 +78,7 @@ func userCaches(home string) []string {
 		j(".local", "share", "pnpm"), j(".gradle"), j(".m2"),
 	}
 	for _, v := range []string{"GOCACHE", "GOMODCACHE", "CARGO_HOME", "RUSTUP_HOME", "GRADLE_USER_HOME", "PIP_CACHE_DIR", "UV_CACHE_DIR", "npm_config_cache", "NPM_CONFIG_CACHE", "YARN_CACHE_FOLDER"} {
-		if p := os.Getenv(v); filepath.IsAbs(p) {
+		if p := os.Getenv(v); filepath.IsAbs(p) && !insideAny(p, inside) {
 			out = append(out, filepath.Clean(p))
 		}
 	}
@@ -90,4 +93,14 @@ func userCaches(home string) []string {
 		}
 	}
 	return out
+}
+
+// insideAny reports whether p is one of dirs or below one.
+func insideAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if holdsAny(d, []string{p}) {
+			return true
+		}
+	}
+	return false
 }

@@ -69,8 +69,9 @@ func ProtectedPaths(cfg Config, workspaces ...string) []string {
 			}
 		}
 		// A cache the user made a writable root is theirs to share.
-		for _, p := range userCaches(h) {
-			if !holdsAny(p, workspaces) && !holdsAny(p, ExpandHome(cfg.WritableRoots)) {
+		roots := append(ExpandHome(cfg.WritableRoots), workspaces...)
+		for _, p := range userCaches(h, roots) {
+			if !holdsAny(p, roots) {
 				out = append(out, p)
 			}
 		}

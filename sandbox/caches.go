@@ -142,7 +142,7 @@ func prepareCaches(dir, workspace, home string) error {
 // env points each tool at the set, in env (the command's environment built
 // so far): a variable the user set is kept only when it points inside a
 // writable root (and outside its protected paths).
-func cacheEnv(env []string, dir string, roots []Root, home string) []string {
+func cacheEnv(env []string, dir, workspace string, roots []Root, home string) []string {
 	data := filepath.Join(dir, cacheData)
 	proxy := goProxy(env, home) // from the user's module cache, before it is replaced
 	for _, kv := range cacheVars(data) {
@@ -155,8 +155,26 @@ func cacheEnv(env []string, dir string, roots []Root, home string) []string {
 		env = setEnv(env, "NPM_CONFIG_CACHE", filepath.Join(data, toolDirs.npm))
 	}
 	env = setEnv(env, "GOPROXY", proxy)
+	if f := buildVCSFlag(getEnv(env, "GOFLAGS"), workspace); f != "" {
+		env = setEnv(env, "GOFLAGS", f)
+	}
 	env = setEnv(env, "MAVEN_OPTS", mavenOpts(getEnv(env, "MAVEN_OPTS"), filepath.Join(data, toolDirs.maven), home, roots))
 	return env
+}
+
+// buildVCSFlag turns Go's VCS stamping off when the workspace root has no
+// .git of its own: the sandbox masks the name with an unreadable
+// placeholder there, which go would take for a repository and fail on
+// ("error obtaining VCS status"). "" leaves GOFLAGS as it is (a repository,
+// or the user chose -buildvcs).
+func buildVCSFlag(goflags, workspace string) string {
+	if strings.Contains(goflags, "-buildvcs") {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(workspace, ".git")); err == nil {
+		return ""
+	}
+	return strings.TrimSpace(goflags + " -buildvcs=false")
 }
 
 // insideWritable reports whether p is inside a writable root and none of

@@ -192,7 +192,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		if err != nil {
 			return nil, refuse("%v", err)
 		}
-		env = cacheEnv(env, cacheSet, roots, home)
+		env = cacheEnv(env, cacheSet, c.Policy.Workspace[0], roots, home)
 	}
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = defaultOutputLimit
