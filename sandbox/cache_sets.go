@@ -46,7 +46,7 @@ func SetDir(root, workspace string) string {
 	if len(name) > 40 {
 		name = name[:40]
 	}
-	name = strings.TrimLeft(name, ".")
+	name = strings.Trim(name, "._")
 	if name == "" {
 		name = "root"
 	}

@@ -19,7 +19,7 @@ import (
 // toolHome is a fresh HOME outside the writable roots (/var/tmp is none of
 // them; t.TempDir is under /tmp, which is), removed at the end even where
 // Go's module cache made directories read-only.
-func toolHome(t *testing.T) string {
+func toolHome(t testing.TB) string {
 	t.Helper()
 	home, err := os.MkdirTemp("/var/tmp", "warden-home-")
 	if err != nil {
@@ -58,7 +58,7 @@ func sandboxed(t *testing.T, env []string, ws, script string) (string, string, i
 	return wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", script)
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
+func writeFiles(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, body := range files {
 		p := filepath.Join(dir, name)
@@ -71,7 +71,7 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-func goModule(t *testing.T) string {
+func goModule(t testing.TB) string {
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
 		"go.mod":          "module example.com/sum\n\ngo 1.21\n",
