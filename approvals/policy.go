@@ -248,6 +248,9 @@ type Sandbox struct {
 	ProtectedPaths []string
 	// Reads is the sandbox's read policy, carried to the run unchanged.
 	Reads sandbox.ReadPolicy
+	// Caches are the sandbox's private toolchain caches, carried to the
+	// run unchanged (a sandboxed run only).
+	Caches sandbox.Caches
 }
 
 // Restricted reports whether the sandbox limits the filesystem at all.

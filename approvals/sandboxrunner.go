@@ -33,7 +33,8 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	// approvals judged inside is exactly what the command may write.
 	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network,
 		Workspace: spec.Sandbox.Workspace, WritableRoots: spec.Sandbox.WritableRoots,
-		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: spec.Sandbox.ProtectedPaths, Reads: spec.Sandbox.Reads}
+		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: spec.Sandbox.ProtectedPaths, Reads: spec.Sandbox.Reads,
+		Caches: spec.Sandbox.Caches}
 	if spec.Unsandboxed {
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
 	}
@@ -95,7 +96,7 @@ func SandboxFor(p sandbox.Policy) (Sandbox, error) {
 	if _, err := ParseSandboxMode(string(mode)); err != nil {
 		return Sandbox{}, err
 	}
-	s := Sandbox{Mode: mode, Network: p.Network, ProtectedPaths: p.ProtectedPaths, Reads: p.Reads}
+	s := Sandbox{Mode: mode, Network: p.Network, ProtectedPaths: p.ProtectedPaths, Reads: p.Reads, Caches: p.Caches}
 	for _, w := range p.Workspace {
 		real, err := filepath.EvalSymlinks(w)
 		if err != nil {

@@ -43,6 +43,9 @@ type Config struct {
 	EnvKeep []string `toml:"env_keep" json:"envKeep,omitempty"`
 	// CodexRulesDir, when set, is also loaded as exec-policy rules.
 	CodexRulesDir string `toml:"codex_rules_dir" json:"codexRulesDir,omitempty"`
+	// CacheMaxSize caps the sandbox's private toolchain caches ("5GB" when
+	// unset; "unlimited" for no cap).
+	CacheMaxSize string `toml:"cache_max_size" json:"cacheMaxSize,omitempty"`
 	// ApprovalTimeout bounds how long a dialog may stay unanswered before it
 	// counts as a denial.
 	ApprovalTimeout Duration `toml:"approval_timeout" json:"approvalTimeout,omitempty"`
@@ -153,6 +156,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("sandbox_mode %q: want read-only, workspace-write or danger-full-access", c.SandboxMode)
 	}
 	if err := c.validateReads(); err != nil {
+		return err
+	}
+	if _, err := ParseSize(c.CacheMaxSize); err != nil {
 		return err
 	}
 	for _, k := range c.EnvKeep {

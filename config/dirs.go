@@ -44,9 +44,10 @@ func CheckDirs() error {
 // wherever they fall: Warden's configuration (config.toml, rules) and state
 // (audit log, sessions, checkpoints), the Codex rules directory it loads,
 // the user's own git configuration (core.fsmonitor, hooksPath and
-// aliases run code for every git command on the host), and the startup
+// aliases run code for every git command on the host), the startup
 // files the host runs later without asking (hostRuns: shell rc files,
-// ~/.ssh, session autostart, PATH directories, editor init files).
+// ~/.ssh, session autostart, PATH directories, editor init files), and the
+// user's toolchain caches (userCaches).
 //
 // A startup path that is one of the session's workspaces, or holds one, is
 // left out: a user who opens ~/.config/nvim or ~/bin as the workspace asked
@@ -64,6 +65,13 @@ func ProtectedPaths(cfg Config, workspaces ...string) []string {
 		}
 		for _, p := range startupPaths(h) {
 			if !holdsAny(p, workspaces) {
+				out = append(out, p)
+			}
+		}
+		// A cache the user made a writable root is theirs to share.
+		roots := append(ExpandHome(cfg.WritableRoots), workspaces...)
+		for _, p := range userCaches(h, roots) {
+			if !holdsAny(p, roots) {
 				out = append(out, p)
 			}
 		}

@@ -104,6 +104,7 @@ func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error
 	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
+	p.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err != nil {
 		return p, err
 	}

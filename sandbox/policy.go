@@ -80,6 +80,9 @@ type Policy struct {
 
 	// Reads is what the command may read.
 	Reads ReadPolicy
+
+	// Caches are the sandbox's private toolchain caches (workspace-write).
+	Caches Caches
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -113,6 +116,9 @@ func (p Policy) Validate() error {
 		if !filepath.IsAbs(r) {
 			return fmt.Errorf("protected path %q: must be an absolute path", r)
 		}
+	}
+	if r := p.Caches.Root; r != "" && !filepath.IsAbs(r) {
+		return fmt.Errorf("cache root %q: must be an absolute path", r)
 	}
 	return p.validateReads()
 }
@@ -199,6 +205,12 @@ func (p Policy) Roots() ([]Root, error) {
 	}
 	if !p.ExcludeSlashTmp {
 		if rp, err := resolveDir("/tmp"); err == nil {
+			paths = append(paths, rp)
+		}
+	}
+	if set := p.cacheSet(); set != "" {
+		// Created by Start before the command runs; only its data.
+		if rp, err := resolveDir(filepath.Join(set, cacheData)); err == nil {
 			paths = append(paths, rp)
 		}
 	}

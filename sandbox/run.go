@@ -128,6 +128,8 @@ type Process struct {
 	outputs    *outputCopy // nil when exec.Cmd copies the output itself
 	namespaced bool
 	cleanup    func()
+	// evict keeps the toolchain caches within their cap, after the run.
+	evict func()
 	// secrets name what the read policy hid (as written and resolved,
 	// absolute, with the form to show), for the denial message.
 	secrets []secretName
@@ -180,6 +182,18 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	if !c.Policy.Network && c.Policy.mode() != DangerFullAccess {
 		env = setEnv(env, EnvNetworkDisabled, "1")
 	}
+	cacheSet := c.Policy.cacheSet()
+	if cacheSet != "" {
+		home := getEnv(env, "HOME")
+		if err := prepareCaches(cacheSet, c.Policy.Workspace[0], home); err != nil {
+			return nil, refuse("toolchain caches %s: %v", cacheSet, err)
+		}
+		roots, err := c.Policy.Roots()
+		if err != nil {
+			return nil, refuse("%v", err)
+		}
+		env = cacheEnv(env, cacheSet, c.Policy.Workspace[0], roots, home)
+	}
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = defaultOutputLimit
 	}
@@ -190,6 +204,9 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		ctx:       ctx,
 		sandboxed: c.Policy.Sandboxed(),
 		done:      make(chan struct{}),
+	}
+	if cacheSet != "" {
+		p.evict = func() { evictCaches(c.Policy.Caches.Root, c.Policy.Caches.MaxSize, cacheSet) }
 	}
 	if p.clock == nil && c.Timeout > 0 {
 		p.clock, p.ownClock = NewClock(c.Timeout), true
@@ -351,6 +368,9 @@ func (p *Process) wait() {
 	}
 	if p.ownClock {
 		p.clock.Stop()
+	}
+	if p.evict != nil {
+		p.evict()
 	}
 	p.result = r
 	close(p.done)

@@ -37,6 +37,7 @@ type doctorReport struct {
 	Sandbox sandbox.Report `json:"sandbox"`
 	Env     doctorEnv      `json:"environment"`
 	Reads   doctorReads    `json:"reads"`
+	Caches  doctorCaches   `json:"caches"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -73,6 +74,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
 	rep.Reads = readRule(rep.Sandbox.Mechanism)
+	rep.Caches = cacheReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -127,6 +129,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
 	}
 	printReads(w, rep.Reads)
+	printCaches(w, rep.Caches)
 	e := rep.Env
 	fmt.Fprintln(w, "\nenvironment: every command's variables, sandboxed or not, minus secrets:")
 	fmt.Fprintf(w, "  - dropped names (any case): %s\n", strings.Join(e.Dropped, " "))

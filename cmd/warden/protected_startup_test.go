@@ -14,7 +14,7 @@ import (
 // stays writable, and the masks of missing ones leave nothing behind.
 
 // listTree lists every path under dir, relative, with its mode and
-// contents, but Warden's own state (the audit log of the runs).
+// contents, but Warden's own state (the audit log of the runs) and caches.
 func listTree(t *testing.T, dir string) []string {
 	t.Helper()
 	var out []string
@@ -23,7 +23,8 @@ func listTree(t *testing.T, dir string) []string {
 			return nil
 		}
 		rel, _ := filepath.Rel(dir, p)
-		if strings.HasPrefix(rel, filepath.Join(".local", "state")) || rel == ".local" {
+		if strings.HasPrefix(rel, filepath.Join(".local", "state")) || rel == ".local" ||
+			strings.HasPrefix(rel, filepath.Join(".cache", "warden")) || rel == ".cache" {
 			return nil
 		}
 		info, _ := d.Info()

@@ -53,6 +53,7 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
 	policy.Workspace = []string{cwd}
 	policy.ProtectedPaths = config.ProtectedPaths(cfg, cwd)
+	policy.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err == nil {
 		err = f.reads.apply(&policy, cfg)
 	}

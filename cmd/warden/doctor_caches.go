@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// doctorCaches lists the sandbox's private toolchain caches.
+type doctorCaches struct {
+	Root    string             `json:"root"`
+	MaxSize int64              `json:"max_size"` // 0: no cap
+	Total   int64              `json:"total"`
+	Sets    []sandbox.CacheSet `json:"sets"`
+	Error   string             `json:"error,omitempty"`
+}
+
+func cacheReport() doctorCaches {
+	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []sandbox.CacheSet{}}
+	if cfg, err := config.Load(config.File()); err == nil {
+		d.MaxSize = cfg.CacheLimit()
+	}
+	if d.Root == "" {
+		d.Error = "no toolchain caches: the cache directory falls inside Warden's configuration or state"
+		return d
+	}
+	sets, err := sandbox.ListCacheSets(d.Root)
+	if err != nil {
+		d.Error = err.Error()
+	}
+	for _, s := range sets {
+		d.Total += s.Size
+		d.Sets = append(d.Sets, s)
+	}
+	return d
+}
+
+func printCaches(w io.Writer, d doctorCaches) {
+	limit := "no cap"
+	if d.MaxSize > 0 {
+		limit = "cap " + humanSize(d.MaxSize) + " (cache_max_size), least recently used evicted"
+	}
+	fmt.Fprintf(w, "\ntoolchain caches of sandboxed commands: %s, %s in all; %s\n", d.Root, humanSize(d.Total), limit)
+	if d.Error != "" {
+		fmt.Fprintf(w, "  - %s\n", d.Error)
+	}
+	for i := len(d.Sets) - 1; i >= 0; i-- { // most recently used first
+		s := d.Sets[i]
+		fmt.Fprintf(w, "  - %s  %s, last used %s\n", s.Workspace, humanSize(s.Size), s.LastUsed.Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintln(w, "  clear them with: warden cache clean [--workspace D]")
+}
+
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}

@@ -1,0 +1,182 @@
+package sandbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// A cache root holds one cache set per workspace: ROOT/NAME-HASH/, with the
+// sandbox-writable caches in data/ and Warden's records of the set beside
+// it, outside the sandbox's reach (last-used, workspace).
+const (
+	lastUsedFile  = "last-used"
+	workspaceFile = "workspace"
+	evictedFile   = ".evicted"
+	// evictEvery is how often at most a run looks at the sizes.
+	evictEvery = time.Minute
+)
+
+// CacheSet is one workspace's private caches.
+type CacheSet struct {
+	Dir       string    `json:"dir"`
+	Workspace string    `json:"workspace"`
+	Size      int64     `json:"size"`
+	LastUsed  time.Time `json:"last_used"`
+}
+
+// SetDir is the cache set of workspace (absolute, links resolved) under
+// root: its base name, readable, and a hash of the whole path, so two
+// checkouts named alike never share a set.
+func SetDir(root, workspace string) string {
+	sum := sha256.Sum256([]byte(filepath.Clean(workspace)))
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, filepath.Base(workspace))
+	if len(name) > 40 {
+		name = name[:40]
+	}
+	name = strings.Trim(name, "._")
+	if name == "" {
+		name = "root"
+	}
+	return filepath.Join(root, name+"-"+hex.EncodeToString(sum[:8]))
+}
+
+// ListCacheSets lists the sets under root with their sizes, least recently
+// used first. A missing root has none.
+func ListCacheSets(root string) ([]CacheSet, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var sets []CacheSet
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		st, err := os.Lstat(filepath.Join(dir, lastUsedFile))
+		if err != nil || !st.Mode().IsRegular() {
+			continue // not a set
+		}
+		ws, _ := os.ReadFile(filepath.Join(dir, workspaceFile))
+		sets = append(sets, CacheSet{Dir: dir, Workspace: strings.TrimSpace(string(ws)), Size: treeSize(dir), LastUsed: st.ModTime()})
+	}
+	slices.SortFunc(sets, func(a, b CacheSet) int { return a.LastUsed.Compare(b.LastUsed) })
+	return sets, nil
+}
+
+// treeSize adds up the files under dir, following no links.
+func treeSize(dir string) int64 {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return 0
+	}
+	defer r.Close()
+	var n int64
+	fs.WalkDir(r.FS(), ".", func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// RemoveCacheSet deletes a set, including the read-only directories Go's
+// module cache makes. It works inside the set only: a link planted there
+// by a sandboxed command leads nowhere outside.
+func RemoveCacheSet(dir string) error {
+	if err := clearTree(dir); err != nil {
+		return err
+	}
+	return os.Remove(dir)
+}
+
+// clearTree empties dir, through os.Root.
+func clearTree(dir string) error {
+	r, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			r.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	entries, err := fs.ReadDir(r.FS(), ".")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := r.RemoveAll(e.Name()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// evictCaches keeps the sets under root within max bytes, least recently
+// used first, at most once a minute (any process). A set used in the last
+// minute is left alone (a command may be using it), but for current when it
+// alone is over the cap: its caches are emptied, after its run.
+func evictCaches(root string, max int64, current string) {
+	if max <= 0 {
+		return
+	}
+	stamp := filepath.Join(root, evictedFile)
+	if st, err := os.Lstat(stamp); err == nil && time.Since(st.ModTime()) < evictEvery {
+		return
+	}
+	now := time.Now()
+	if err := os.Chtimes(stamp, now, now); err != nil {
+		if f, err := os.OpenFile(stamp, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o600); err == nil {
+			f.Close()
+		}
+	}
+	sets, err := ListCacheSets(root)
+	if err != nil {
+		return
+	}
+	var total int64
+	for _, s := range sets {
+		total += s.Size
+	}
+	for _, s := range sets {
+		if total <= max {
+			return
+		}
+		if s.Dir == current || now.Sub(s.LastUsed) < evictEvery {
+			continue
+		}
+		if RemoveCacheSet(s.Dir) == nil {
+			total -= s.Size
+		}
+	}
+	for _, s := range sets {
+		if s.Dir == current && total > max && s.Size > max {
+			clearTree(filepath.Join(current, cacheData))
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// makeSet makes a cache set of size bytes, last used at used, with a
+// read-only directory inside (as Go's module cache leaves them).
+func makeSet(t *testing.T, root, ws string, size int, used time.Time) string {
+	t.Helper()
+	dir := SetDir(root, ws)
+	mod := filepath.Join(dir, cacheData, "go-mod", "m@v1")
+	if err := os.MkdirAll(mod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(mod, "blob"), make([]byte, size), 0o444)
+	os.Chmod(mod, 0o555)
+	os.WriteFile(filepath.Join(dir, workspaceFile), []byte(ws+"\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, lastUsedFile), nil, 0o600)
+	os.Chtimes(filepath.Join(dir, lastUsedFile), used, used)
+	return dir
+}
+
+func TestCacheEvictionLeastRecentlyUsed(t *testing.T) {
+	root := t.TempDir()
+	now := time.Now()
+	old := makeSet(t, root, "/src/old", 4000, now.Add(-48*time.Hour))
+	mid := makeSet(t, root, "/src/mid", 4000, now.Add(-time.Hour))
+	cur := makeSet(t, root, "/src/cur", 4000, now)
+	// A link planted in a set to a file outside: eviction must not follow it.
+	outside := filepath.Join(t.TempDir(), "keep")
+	os.WriteFile(outside, []byte("user file"), 0o600)
+	os.Symlink(filepath.Dir(outside), filepath.Join(old, cacheData, "escape"))
+
+	sets, err := ListCacheSets(root)
+	if err != nil || len(sets) != 3 || sets[0].Dir != old || sets[2].Dir != cur || sets[0].Workspace != "/src/old" || sets[0].Size < 4000 {
+		t.Fatalf("ListCacheSets: %+v %v", sets, err)
+	}
+	evictCaches(root, 9000, cur)
+	if _, err := os.Stat(old); err == nil {
+		t.Errorf("the least recently used set survived")
+	}
+	for _, keep := range []string{mid, cur} {
+		if _, err := os.Stat(keep); err != nil {
+			t.Errorf("%s evicted although the rest fit the cap", keep)
+		}
+	}
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "user file" {
+		t.Errorf("eviction followed a planted link out of the set: %q %v", b, err)
+	}
+	// At most once a minute: a second pass right away does nothing.
+	evictCaches(root, 1, cur)
+	if _, err := os.Stat(mid); err != nil {
+		t.Errorf("a second eviction within the minute ran")
+	}
+	// A cap the current set alone exceeds empties its caches, not its records.
+	os.Chtimes(filepath.Join(root, evictedFile), now.Add(-time.Hour), now.Add(-time.Hour))
+	os.Chtimes(filepath.Join(mid, lastUsedFile), now.Add(-time.Hour), now.Add(-time.Hour))
+	evictCaches(root, 1000, cur)
+	if _, err := os.Stat(mid); err == nil {
+		t.Errorf("the older set survived a cap below the current set")
+	}
+	if ents, _ := os.ReadDir(filepath.Join(cur, cacheData)); len(ents) != 0 {
+		t.Errorf("the current set over the cap kept %v", ents)
+	}
+	if _, err := os.Stat(filepath.Join(cur, lastUsedFile)); err != nil {
+		t.Errorf("the current set lost its records")
+	}
+	// Twin: no cap evicts nothing.
+	os.Chtimes(filepath.Join(root, evictedFile), now.Add(-time.Hour), now.Add(-time.Hour))
+	evictCaches(root, 0, "")
+	if _, err := os.Stat(cur); err != nil {
+		t.Errorf("no cap, yet evicted")
+	}
+}
+
+func TestCacheSetDirNames(t *testing.T) {
+	a, b := SetDir("/c", "/home/u/src/app"), SetDir("/c", "/home/u/other/app")
+	if a == b || !strings.HasPrefix(filepath.Base(a), "app-") || filepath.Dir(a) != "/c" {
+		t.Errorf("set dirs %s %s", a, b)
+	}
+	if d := SetDir("/c", "/"); !strings.HasPrefix(filepath.Base(d), "root-") {
+		t.Errorf("set of / is %s", d)
+	}
+	if d := SetDir("/c", "/x/../../etc"); filepath.Dir(d) != "/c" {
+		t.Errorf("set dir escapes the root: %s", d)
+	}
+}
+
+func TestCacheEnvKeepsOnlyWritableUserValues(t *testing.T) {
+	roots := []Root{{Path: "/ws", Protected: []string{"/ws/.git"}}}
+	env := cacheEnv([]string{"GOCACHE=/ws/.cache/go", "GOMODCACHE=/home/u/go/pkg/mod", "PIP_CACHE_DIR=/ws/.git/pip", "MAVEN_OPTS=-Xmx1g"}, "/c/set", "/ws", roots, "")
+	want := map[string]string{
+		"GOCACHE":       "/ws/.cache/go",
+		"GOMODCACHE":    "/c/set/data/go-mod",
+		"PIP_CACHE_DIR": "/c/set/data/pip",
+		"CARGO_HOME":    "/c/set/data/cargo",
+		"MAVEN_OPTS":    "-Xmx1g -Dmaven.repo.local=/c/set/data/m2",
+		"GOFLAGS":       "-buildvcs=false",
+	}
+	for k, v := range want {
+		if got := getEnv(env, k); got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+}

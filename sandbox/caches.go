@@ -1,0 +1,274 @@
+package sandbox
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Caches are the sandbox's own toolchain caches for one workspace: Go's
+// build and module caches, npm, yarn, pnpm, pip, uv, cargo, Gradle, Maven
+// and anything that follows $XDG_CACHE_HOME. A sandboxed command may not
+// write the user's own caches (it would poison what the user's unsandboxed
+// builds run next), so under workspace-write it gets this directory as an
+// extra writable root and each tool's variable pointing into it. Escalated
+// and unsandboxed runs keep the user's environment as it is.
+type Caches struct {
+	// Root holds one cache set per workspace (SetDir); the set of the
+	// policy's first workspace is used. Empty means no private caches.
+	Root string
+	// MaxSize caps all the sets under Root; the least recently used go
+	// first, after a run, at most once a minute. 0 means no cap.
+	MaxSize int64
+}
+
+// cacheSet is the directory of the policy's cache set, or "" when commands
+// get none: no cache root, no workspace, or not workspace-write (read-only
+// writes nowhere; unsandboxed runs keep the user's caches).
+func (p Policy) cacheSet() string {
+	if p.Caches.Root == "" || len(p.Workspace) == 0 || p.mode() != WorkspaceWrite || !filepath.IsAbs(p.Caches.Root) {
+		return ""
+	}
+	ws := p.Workspace[0]
+	if r, err := filepath.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	return SetDir(p.Caches.Root, ws)
+}
+
+// cacheData is the subdirectory of a set that the sandbox may write; the
+// set's own records (last use, workspace) stay beside it, out of reach.
+const cacheData = "data"
+
+// toolDirs name each tool's directory inside the data directory.
+var toolDirs = struct{ goBuild, goMod, npm, yarn, yarnGlobal, pnpm, pip, uv, cargo, gradle, maven, xdg string }{
+	"go-build", "go-mod", "npm", "yarn", "yarn-global", "pnpm-store", "pip", "uv", "cargo", "gradle", "m2", "xdg",
+}
+
+// cacheVars are the variables pointing a tool at one location; a value the
+// user set is kept when it already points inside a writable root.
+func cacheVars(data string) [][2]string {
+	j := func(n string) string { return filepath.Join(data, n) }
+	return [][2]string{
+		{"GOCACHE", j(toolDirs.goBuild)},
+		{"GOMODCACHE", j(toolDirs.goMod)},
+		{"npm_config_cache", j(toolDirs.npm)},
+		{"YARN_CACHE_FOLDER", j(toolDirs.yarn)},
+		{"YARN_GLOBAL_FOLDER", j(toolDirs.yarnGlobal)},
+		{"npm_config_store_dir", j(toolDirs.pnpm)},
+		{"pnpm_config_store_dir", j(toolDirs.pnpm)},
+		{"PIP_CACHE_DIR", j(toolDirs.pip)},
+		{"UV_CACHE_DIR", j(toolDirs.uv)},
+		{"CARGO_HOME", j(toolDirs.cargo)},
+		{"GRADLE_USER_HOME", j(toolDirs.gradle)},
+		{"XDG_CACHE_HOME", j(toolDirs.xdg)},
+	}
+}
+
+// linkedConfig are the user's tool settings (under home) that a private
+// tool home links to, read through the link so the read policy still
+// applies and a write lands outside the writable roots: settings only,
+// never credentials (cargo's credentials.toml, and Gradle's
+// gradle.properties, which usually holds tokens, stay out).
+var linkedConfig = []struct {
+	tool, user string
+	names      []string
+}{
+	{toolDirs.cargo, ".cargo", []string{"config.toml", "config"}},
+	{toolDirs.gradle, ".gradle", []string{"init.gradle", "init.gradle.kts", "init.d"}},
+}
+
+// prepareCaches creates the set and its records and links the user's tool
+// settings into the private tool homes. It is cheap enough for every run: a
+// few stats, and writes only the first time. Everything is done through
+// os.Root, so a link the sandbox planted in the set cannot turn Warden's
+// writes elsewhere.
+func prepareCaches(dir, workspace, home string) error {
+	if err := os.MkdirAll(filepath.Join(dir, cacheData), 0o700); err != nil {
+		return err
+	}
+	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("cache set %s is not a directory", dir)
+	}
+	set, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer set.Close()
+	now := time.Now()
+	if err := set.Chtimes(lastUsedFile, now, now); err != nil {
+		f, err := set.OpenFile(lastUsedFile, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err != nil {
+			return err
+		}
+		f.Close()
+	}
+	if _, err := set.Lstat(workspaceFile); err != nil {
+		set.WriteFile(workspaceFile, []byte(workspace+"\n"), 0o600)
+	}
+	if home == "" {
+		return nil
+	}
+	data, err := set.OpenRoot(cacheData)
+	if err != nil {
+		return err
+	}
+	defer data.Close()
+	for _, lc := range linkedConfig {
+		for _, n := range lc.names {
+			target := filepath.Join(home, lc.user, n)
+			link := filepath.Join(lc.tool, n)
+			if _, err := os.Lstat(target); err != nil {
+				continue
+			}
+			if got, err := data.Readlink(link); err == nil && got == target {
+				continue
+			}
+			if err := data.MkdirAll(lc.tool, 0o700); err != nil {
+				return err
+			}
+			data.Remove(link)
+			if err := data.Symlink(target, link); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// env points each tool at the set, in env (the command's environment built
+// so far): a variable the user set is kept only when it points inside a
+// writable root (and outside its protected paths).
+func cacheEnv(env []string, dir, workspace string, roots []Root, home string) []string {
+	data := filepath.Join(dir, cacheData)
+	proxy := goProxy(env, home) // from the user's module cache, before it is replaced
+	for _, kv := range cacheVars(data) {
+		if v := getEnv(env, kv[0]); v != "" && insideWritable(v, roots) {
+			continue
+		}
+		env = setEnv(env, kv[0], kv[1])
+	}
+	if v := getEnv(env, "NPM_CONFIG_CACHE"); v != "" && !insideWritable(v, roots) {
+		env = setEnv(env, "NPM_CONFIG_CACHE", filepath.Join(data, toolDirs.npm))
+	}
+	env = setEnv(env, "GOPROXY", proxy)
+	if f := buildVCSFlag(getEnv(env, "GOFLAGS"), workspace); f != "" {
+		env = setEnv(env, "GOFLAGS", f)
+	}
+	env = setEnv(env, "MAVEN_OPTS", mavenOpts(getEnv(env, "MAVEN_OPTS"), filepath.Join(data, toolDirs.maven), home, roots))
+	return env
+}
+
+// buildVCSFlag turns Go's VCS stamping off when the workspace root has no
+// .git of its own: the sandbox masks the name with an unreadable
+// placeholder there, which go would take for a repository and fail on
+// ("error obtaining VCS status"). "" leaves GOFLAGS as it is (a repository,
+// or the user chose -buildvcs).
+func buildVCSFlag(goflags, workspace string) string {
+	if strings.Contains(goflags, "-buildvcs") {
+		return ""
+	}
+	if _, err := os.Lstat(filepath.Join(workspace, ".git")); err == nil {
+		return ""
+	}
+	return strings.TrimSpace(goflags + " -buildvcs=false")
+}
+
+// insideWritable reports whether p is inside a writable root and none of
+// its protected paths.
+func insideWritable(p string, roots []Root) bool {
+	if !filepath.IsAbs(p) {
+		return false
+	}
+	p = resolveExisting(filepath.Clean(p))
+	for _, r := range roots {
+		if !within(r.Path, p) {
+			continue
+		}
+		for _, prot := range append(append([]string(nil), r.Protected...), r.Found...) {
+			if within(prot, p) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// goProxy puts the user's module download cache first, read-only, so what
+// the user already downloaded builds offline (verified against go.sum as
+// always), then the proxy the user chose (or Go's default).
+func goProxy(env []string, home string) string {
+	goenv := userGoEnv(env, home)
+	user := goenv("GOPROXY")
+	if user == "" {
+		user = "https://proxy.golang.org,direct"
+	}
+	mod := goenv("GOMODCACHE")
+	if mod == "" {
+		gopath := goenv("GOPATH")
+		if first, _, _ := strings.Cut(gopath, string(filepath.ListSeparator)); filepath.IsAbs(first) {
+			mod = filepath.Join(first, "pkg", "mod")
+		} else if home != "" {
+			mod = filepath.Join(home, "go", "pkg", "mod")
+		}
+	}
+	dl := filepath.Join(mod, "cache", "download")
+	if !filepath.IsAbs(mod) || strings.HasPrefix(user, "file://"+filepath.ToSlash(dl)) {
+		return user
+	}
+	if st, err := os.Stat(dl); err != nil || !st.IsDir() {
+		return user
+	}
+	return "file://" + filepath.ToSlash(dl) + "," + user
+}
+
+// userGoEnv reads a Go setting as the user's go command would: the
+// environment first, then the go env file (`go env -w`). The module cache
+// variables are read before Warden replaced them: env holds the user's
+// values unless they pointed inside a writable root.
+func userGoEnv(env []string, home string) func(string) string {
+	file := map[string]string{}
+	path := getEnv(env, "GOENV")
+	if path == "" {
+		if x := getEnv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+			path = filepath.Join(x, "go", "env")
+		} else if home != "" {
+			path = filepath.Join(home, ".config", "go", "env")
+		}
+	}
+	if f, err := os.Open(path); err == nil && filepath.IsAbs(path) {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "="); ok {
+				file[k] = v
+			}
+		}
+		f.Close()
+	}
+	return func(k string) string {
+		if v := getEnv(env, k); v != "" {
+			return v
+		}
+		return file[k]
+	}
+}
+
+// mavenOpts adds a private local repository to MAVEN_OPTS, with the user's
+// own as a read-only tail (Maven 3.9+, ignored before), unless the user's
+// options already name a local repository inside a writable root.
+func mavenOpts(opts, repo, home string, roots []Root) string {
+	for _, f := range strings.Fields(opts) {
+		if v, ok := strings.CutPrefix(f, "-Dmaven.repo.local="); ok && insideWritable(v, roots) {
+			return opts
+		}
+	}
+	add := "-Dmaven.repo.local=" + repo
+	if home != "" {
+		add += " -Dmaven.repo.local.tail=" + filepath.Join(home, ".m2", "repository")
+	}
+	return strings.TrimSpace(opts + " " + add)
+}
