@@ -775,6 +775,24 @@ func (as *assessor) git(args []string) {
 		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
 			as.add(RiskMedium, DataDeletion, "drops stashed changes (git stash "+rest[0]+")")
 		}
+	case "reflog":
+		// Expiring or deleting reflog entries drops the only way back to
+		// commits no branch holds any more.
+		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
+			as.add(RiskMedium, HistoryRewrite, "drops reflog entries, the way back to lost commits (git reflog "+rest[0]+")")
+		}
+	case "gc":
+		// Pruning now deletes unreachable commits at once, instead of after
+		// git's two-week grace period.
+		for _, a := range rest {
+			if a == "--prune=now" || a == "--prune=all" {
+				as.add(RiskMedium, HistoryRewrite, "deletes unreachable commits now (git gc "+a+")")
+				break
+			}
+		}
+	case "prune":
+		// Without --expire, git prune deletes every unreachable object.
+		as.add(RiskMedium, HistoryRewrite, "deletes unreachable commits (git prune)")
 	}
 }
 

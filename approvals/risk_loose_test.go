@@ -315,3 +315,21 @@ func TestRiskLoosePackagesAndFetches(t *testing.T) {
 		{[]string{"python3", "-m", "pytest"}, RiskLow, "", "pypi"},
 	})
 }
+
+// TestRiskLooseGitHistoryLoss: with .git data writable in the sandbox, the
+// commands that drop the way back to lost commits carry a risk fact; the
+// everyday forms of the same commands do not.
+func TestRiskLooseGitHistoryLoss(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"git", "reflog", "expire", "--expire=now", "--all"}, RiskMedium, "drops reflog entries", ""},
+		{[]string{"git", "reflog", "delete", "HEAD@{1}"}, RiskMedium, "git reflog delete", ""},
+		{[]string{"git", "gc", "--prune=now"}, RiskMedium, "deletes unreachable commits now (git gc --prune=now)", ""},
+		{[]string{"git", "prune"}, RiskMedium, "deletes unreachable commits (git prune)", ""},
+		// twins
+		{[]string{"git", "reflog"}, RiskLow, "", "reflog"},
+		{[]string{"git", "gc"}, RiskLow, "", "unreachable"},
+		{[]string{"git", "gc", "--auto"}, RiskLow, "", "unreachable"},
+	})
+}
