@@ -215,10 +215,19 @@ func TestPlainClientCancelsAnyJob(t *testing.T) {
 	if _, ok := fileText(t, filepath.Join(c.Dir, "made")); ok {
 		t.Error("the cancelled command ran")
 	}
-	for _, j := range c.Status().Jobs {
-		if j.ID == id {
-			t.Errorf("job %s still listed", id)
+	listed := func() bool {
+		for _, j := range c.Status().Jobs {
+			if j.ID == id {
+				return true
+			}
 		}
+		return false
+	}
+	for deadline := time.Now().Add(5 * time.Second); listed() && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if listed() {
+		t.Errorf("job %s still listed after it was cancelled", id)
 	}
 }
 
@@ -326,5 +335,27 @@ func TestPlainClientCodeActionsReachUndoAndStatus(t *testing.T) {
 		if a.Command != nil && (a.Command.Command == "warden.undo" || a.Command.Command == "warden.status.show") {
 			t.Errorf("a Warden plugin got %q", a.Title)
 		}
+	}
+}
+
+// Bullet 3: a patch job waiting for the editor is cancelled by its id too;
+// the client is told and the late answer changes nothing Warden reports.
+func TestPlainClientCancelsAPatchJob(t *testing.T) {
+	c, ed := startEglot(t, nil)
+	uri := ed.open("a.txt", "x\n")
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c.OnRequest("workspace/applyEdit", lsptest.Hold(release, lsptest.Applied(false)))
+	mark := c.Mark()
+	id := startJob(t, c, "warden.patch.apply", map[string]any{"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-x\n+y\n*** End Patch"})
+	c.WaitFrom(mark, "workspace/applyEdit", nil)
+	if _, err := c.ExecuteCommand("warden.agent.cancel", map[string]any{"jobId": id}); err != nil {
+		t.Fatalf("cancel: %v", err)
+	}
+	if msg := shown(t, c, mark, "(job "+id+")"); !strings.HasSuffix(msg, "cancelled") {
+		t.Errorf("outcome %q", msg)
+	}
+	if got := ed.text(uri); got != "x\n" {
+		t.Errorf("buffer = %q", got)
 	}
 }
