@@ -1,8 +1,10 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -357,5 +359,63 @@ func TestPlainClientCancelsAPatchJob(t *testing.T) {
 	}
 	if got := ed.text(uri); got != "x\n" {
 		t.Errorf("buffer = %q", got)
+	}
+}
+
+// TestPlainClientRealEmacsEglot drives bin/warden from real Emacs 28 with
+// eglot 1.9 (Debian bookworm's emacs-nox and elpa-eglot; .ci/run installs
+// them), in batch: Deny of `rm -rf build` keeps the files, and an allowed
+// patch lands in the open buffer with its unsaved edits while Warden deletes
+// the file eglot cannot.
+func TestPlainClientRealEmacsEglot(t *testing.T) {
+	emacs, err := exec.LookPath("emacs")
+	if err != nil {
+		t.Skip("emacs not installed (CI installs Debian's emacs-nox and elpa-eglot)")
+	}
+	ws := t.TempDir()
+	write(t, ws, map[string]string{"a.txt": "one\ntwo\nthree\n", "build/out.o": "x\n", "gone.txt": "bye\n"})
+	home := t.TempDir()
+	script, _ := filepath.Abs("testdata/eglot_e2e.el")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, emacs, "--batch", "-q", "-l", script)
+	cmd.Dir = ws
+	cmd.Env = append(os.Environ(), "WS="+ws, "WARDEN_BIN="+lsptest.Binary(t), "HOME="+home,
+		"XDG_STATE_HOME="+home+"/state", "XDG_CONFIG_HOME="+home+"/config")
+	out, err := cmd.CombinedOutput()
+	if strings.Contains(string(out), "Cannot open load file") {
+		t.Skipf("eglot not installed: %s", out)
+	}
+	if err != nil {
+		t.Fatalf("emacs: %v\n%s", err, out)
+	}
+	want := map[string]string{
+		"EXEC: ":   "Warden: `rm -rf build` did not run: rejected by user",
+		"BUILD: ":  "kept",
+		"BUFFER: ": "one|TWO|three|unsaved|",
+		"GONE: ":   "deleted",
+	}
+	for prefix, value := range want {
+		found := false
+		for _, l := range strings.Split(string(out), "\n") {
+			if strings.HasPrefix(l, prefix) {
+				found = true
+				if got := strings.TrimPrefix(l, prefix); got != value {
+					t.Errorf("%s%q, want %q", prefix, got, value)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no %s line in:\n%s", prefix, out)
+		}
+	}
+	if !strings.Contains(string(out), "PATCH: Warden: Applying a patch") || !strings.Contains(string(out), "Success.") {
+		t.Errorf("patch outcome not shown:\n%s", out)
+	}
+	if _, ok := fileText(t, filepath.Join(ws, "build/out.o")); !ok {
+		t.Error("build/out.o is gone")
+	}
+	if got, _ := fileText(t, filepath.Join(ws, "a.txt")); got != "one\ntwo\nthree\n" {
+		t.Errorf("a.txt on disk = %q: the patched buffer must stay unsaved", got)
 	}
 }
