@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"time"
 )
 
 // SessionStore remembers "Allow for session" answers and makes concurrent
@@ -21,6 +22,9 @@ type pendingPrompt struct {
 	done     chan struct{}
 	decision ReviewDecision
 	err      error
+	// again asks the prompting call to withdraw its dialog and show a new
+	// one: an identical request came while it was open.
+	again chan struct{}
 }
 
 // NewSessionStore returns an empty store.
@@ -89,6 +93,14 @@ func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, as
 	}
 	if p, ok := s.pending[id]; ok {
 		s.mu.Unlock()
+		// The dialog on screen may be lost (eglot never answers one the
+		// user dismissed with C-g): once it has been open a while, withdraw
+		// it and ask again; every waiter gets the new dialog's answer.
+		// Never wait silently.
+		select {
+		case p.again <- struct{}{}:
+		default:
+		}
 		select {
 		case <-p.done:
 			return p.decision, true, p.err
@@ -96,11 +108,11 @@ func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, as
 			return Denied, false, ctx.Err()
 		}
 	}
-	p := &pendingPrompt{done: make(chan struct{})}
+	p := &pendingPrompt{done: make(chan struct{}), again: make(chan struct{}, 1)}
 	s.pending[id] = p
 	s.mu.Unlock()
 
-	p.decision, p.err = ask(ctx)
+	p.decision, p.err = askUntilSettled(ctx, p.again, ask)
 	if p.err != nil {
 		p.decision = Denied // fail closed
 	}
@@ -115,4 +127,48 @@ func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, as
 	s.mu.Unlock()
 	close(p.done)
 	return p.decision, false, p.err
+}
+
+// RepromptAfter is how long a dialog may be open before an identical new
+// request withdraws it and shows a new one; identical requests that come
+// sooner (an agent's parallel calls) share it.
+var RepromptAfter = 2 * time.Second
+
+// askUntilSettled calls ask, and calls it again (after cancelling the first
+// call) when again fires while a dialog older than RepromptAfter is open.
+func askUntilSettled(ctx context.Context, again <-chan struct{}, ask func(context.Context) (ReviewDecision, error)) (ReviewDecision, error) {
+	type answer struct {
+		d   ReviewDecision
+		err error
+	}
+	for {
+		askCtx, cancel := context.WithCancel(ctx)
+		res := make(chan answer, 1)
+		shown := time.Now()
+		go func() {
+			d, err := ask(askCtx)
+			res <- answer{d, err}
+		}()
+	wait:
+		for {
+			select {
+			case a := <-res:
+				cancel()
+				return a.d, a.err
+			case <-again:
+				if time.Since(shown) < RepromptAfter {
+					continue
+				}
+				cancel()
+				if a := <-res; a.err == nil {
+					// Answered just before it was withdrawn: keep the answer.
+					return a.d, nil
+				}
+				if ctx.Err() != nil {
+					return Denied, ctx.Err()
+				}
+				break wait
+			}
+		}
+	}
 }

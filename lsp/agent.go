@@ -170,14 +170,14 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 	case runErr != nil:
 		return "", runErr
 	case res.Stopped:
-		s.client.ShowMessage(protocol.MessageTypeWarning, "Warden agent stopped: "+res.Reason)
+		job.Show(protocol.MessageTypeWarning, "Warden agent stopped: "+res.Reason)
 		return "stopped: " + res.Reason, nil
 	}
 	answer := strings.TrimSpace(res.Answer)
 	if answer == "" {
 		answer = "(the agent finished without a message)"
 	}
-	s.client.ShowMessage(protocol.MessageTypeInfo, "Warden agent: "+shortAnswer(answer))
+	job.Show(protocol.MessageTypeInfo, "Warden agent: "+shortAnswer(answer))
 	return "done", nil
 }
 
@@ -240,8 +240,10 @@ func agentFacts(cfg config.Config, editor string) []string {
 	return facts
 }
 
-// cancelAgent cancels one agent run ({jobId}) or, with no argument, all of
-// them. It answers with the ids it cancelled.
+// cancelAgent cancels one job of any kind ({jobId}: an agent run, an exec,
+// a patch, an undo; warden.status lists the ids) or, with no argument, every
+// agent run. Clients without progress UI (eglot) have no other way to cancel.
+// It answers with the ids it cancelled.
 func cancelAgent(_ context.Context, s *Server, args []json.RawMessage) (any, error) {
 	var a struct {
 		JobID string `json:"jobId"`
@@ -251,24 +253,19 @@ func cancelAgent(_ context.Context, s *Server, args []json.RawMessage) (any, err
 			return nil, err
 		}
 	}
-	// The job table knows a job from the moment warden.agent.run answered,
-	// so a cancel right after the start finds it.
-	var running []string
+	// The job table knows a job from the moment its command answered, so a
+	// cancel right after the start finds it.
+	var running, cancelled []string
 	for _, j := range s.Jobs() {
-		if j.Command == "warden.agent.run" {
-			running = append(running, j.ID)
-		}
-	}
-	var cancelled []string
-	for _, id := range running {
-		if a.JobID == "" || a.JobID == id {
-			if s.CancelJob(id) {
-				cancelled = append(cancelled, id)
+		running = append(running, j.ID+" "+j.Command)
+		if (a.JobID == "" && j.Command == "warden.agent.run") || a.JobID == j.ID {
+			if s.CancelJob(j.ID) {
+				cancelled = append(cancelled, j.ID)
 			}
 		}
 	}
 	if a.JobID != "" && len(cancelled) == 0 {
-		return nil, InvalidParams("arguments[0].jobId %q is not a running agent job (running: %s)", a.JobID, strings.Join(running, ", "))
+		return nil, InvalidParams("arguments[0].jobId %q is not a running job (running: %s)", a.JobID, strings.Join(running, ", "))
 	}
 	if cancelled == nil {
 		cancelled = []string{}

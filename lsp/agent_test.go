@@ -223,7 +223,7 @@ func TestAgentCancelStopsTheStream(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the model stream was not closed")
 	}
-	if _, err := c.ExecuteCommand("warden.agent.cancel", map[string]any{"jobId": started.JobID}); err == nil || !strings.Contains(err.Error(), "not a running agent job") {
+	if _, err := c.ExecuteCommand("warden.agent.cancel", map[string]any{"jobId": started.JobID}); err == nil || !strings.Contains(err.Error(), "not a running job") {
 		t.Errorf("cancelling a finished job: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -39,6 +40,12 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	defer cancel()
 	stop := context.AfterFunc(c.connCtx, cancel)
 	defer stop()
+	if nudged[method] {
+		t := time.AfterFunc(nudgeAfter, func() {
+			c.LogMessage(protocol.MessageTypeLog, "warden: waiting for your answer to "+method)
+		})
+		defer t.Stop()
+	}
 	id, err := c.conn.Call(ctx, method, params, result)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -56,6 +63,15 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	}
 	return nil
 }
+
+// nudged are the requests that wait for the user. eglot leaves a message
+// unread when it arrives in the same read as another (its reply to
+// executeCommand, say) and only handles it when more bytes come: a request
+// still unanswered after nudgeAfter is followed by a harmless logMessage, so
+// no dialog or edit sits unseen.
+var nudged = map[string]bool{"window/showMessageRequest": true, "workspace/applyEdit": true}
+
+const nudgeAfter = 300 * time.Millisecond
 
 func (c *Client) notify(method string, params any) error {
 	if err := c.connCtx.Err(); err != nil {

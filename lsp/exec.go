@@ -71,7 +71,7 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 			return "", err
 		}
 		summary, typ := execSummary(argv, out)
-		s.Client().ShowMessage(typ, summary)
+		job.Show(typ, summary)
 		return summary, nil
 	}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -29,6 +30,18 @@ type Job struct {
 	mu      sync.Mutex
 	message string
 	percent int
+	// shown: the job told the user its outcome itself (Job.Show), so the
+	// closing message for clients without progress UI is not repeated.
+	shown atomic.Bool
+}
+
+// Show tells the user the job's outcome with window/showMessage. A job that
+// calls it is not announced again when it ends.
+func (j *Job) Show(typ protocol.MessageType, message string) {
+	j.shown.Store(true)
+	if err := j.server.client.ShowMessage(typ, message); err != nil {
+		j.server.log.Debug("showMessage failed", "job", j.ID, "err", err)
+	}
 }
 
 // Server is the server the job runs on.
@@ -159,8 +172,18 @@ func (t *jobTable) run(ctx context.Context, job *Job, fn JobFunc) {
 			s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: %s failed: %v", job.Title, err))
 		}
 	}
-	if token != nil && s.connCtx.Err() == nil {
+	if s.connCtx.Err() != nil {
+		return
+	}
+	if token != nil {
 		s.client.progress(token, progressValue{Kind: "end", Message: msg})
+	} else if err == nil || ctx.Err() != nil {
+		// No progress UI (eglot): the end of the job would go unseen, so
+		// say how it ended, unless the job already did (failures were
+		// shown above).
+		if !job.shown.Load() && msg != "" {
+			s.client.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Warden: %s (job %s): %s", job.Title, job.ID, msg))
+		}
 	}
 }
 

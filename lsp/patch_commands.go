@@ -60,7 +60,7 @@ func startPatchApply(s *Server, args []json.RawMessage) (JobFunc, error) {
 			return "", err
 		}
 		if !res.Complete() {
-			s.client.ShowMessage(protocol.MessageTypeWarning, "Warden: "+res.String())
+			job.Show(protocol.MessageTypeWarning, "Warden: "+res.String())
 		}
 		return strings.TrimSpace(res.String()), nil
 	}, nil
@@ -167,7 +167,7 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 			return "", err
 		}
 		if !res.Complete() {
-			s.client.ShowMessage(protocol.MessageTypeWarning, "Warden: undo of "+newest.Summary+": "+res.String())
+			job.Show(protocol.MessageTypeWarning, "Warden: undo of "+newest.Summary+": "+res.String())
 			return "undo incomplete: " + strings.TrimSpace(res.String()), nil
 		}
 		return "undid " + newest.Summary, nil

@@ -53,6 +53,35 @@ func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.R
 			return nil, fmt.Errorf("%s changed in the editor since the patch was checked (version %d, now %d); nothing was changed, run the patch again", f.Rel, f.Version, v)
 		}
 	}
+	editorPlan, diskPlan, err := splitByResourceOps(plan, caps)
+	if err != nil {
+		return nil, err
+	}
+	if len(editorPlan.Files) == 0 {
+		return patch.Disk{}.Apply(ctx, diskPlan)
+	}
+	res, err := w.applyInEditor(ctx, editorPlan)
+	if err != nil || len(diskPlan.Files) == 0 {
+		return res, err
+	}
+	// The editor's part first: it is the part the user may still decline
+	// (eglot asks before applying a server's edit). The files only Warden
+	// can create, delete or move follow only when all of it landed.
+	var diskRes *patch.Result
+	if res.Complete() {
+		diskRes, err = patch.Disk{}.Apply(ctx, diskPlan)
+		if err != nil {
+			diskRes = notDone(diskPlan, "not changed on disk: "+err.Error()+"; the editor's part landed, warden.undo reverts it")
+		}
+	} else {
+		diskRes = notDone(diskPlan, "not done: the editor's part of the patch did not land, and a patch lands whole or not at all")
+	}
+	return mergeResults(plan, editorPlan, res, diskRes), nil
+}
+
+// applyInEditor sends the plan as one workspace/applyEdit and verifies it.
+func (w *EditorWorkspace) applyInEditor(ctx context.Context, plan *patch.Plan) (*patch.Result, error) {
+	caps := w.s.Capabilities()
 	// Neovim 0.7 cannot create a file in a directory that does not exist
 	// (and then abandons the rest of the edit): make the directories first,
 	// and remove them again if nothing ends up in them.

@@ -29,6 +29,9 @@ type fakeEditor struct {
 	// applied=true (Neovim 0.7). Otherwise, as VS Code, a stale edit makes
 	// the whole answer applied=false and nothing changes.
 	neovim bool
+	// eglot: resource operations (CreateFile, DeleteFile, RenameFile) are
+	// skipped without a word, as eglot 1.9 does.
+	eglot bool
 	// accept decides which annotated changes the user ticks in VS Code's
 	// Refactor Preview; nil accepts everything.
 	accept func(annotationID string) bool
@@ -136,14 +139,14 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 			e.bufs[uri] = text
 			notes = append(notes, note{"change", uri, text})
 		case dc.CreateFile != nil:
-			if !e.ok(string(dc.CreateFile.AnnotationID)) {
+			if e.eglot || !e.ok(string(dc.CreateFile.AnnotationID)) {
 				continue
 			}
 			os.MkdirAll(filepath.Dir(pathOf(dc.CreateFile.URI)), 0o755)
 			os.WriteFile(pathOf(dc.CreateFile.URI), nil, 0o644)
 		case dc.RenameFile != nil:
 			r := dc.RenameFile
-			if !e.ok(string(r.AnnotationID)) {
+			if e.eglot || !e.ok(string(r.AnnotationID)) {
 				continue
 			}
 			if text, open := e.bufs[r.OldURI]; open {
@@ -154,7 +157,7 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 			}
 			os.Rename(pathOf(r.OldURI), pathOf(r.NewURI))
 		case dc.DeleteFile != nil:
-			if !e.ok(string(dc.DeleteFile.AnnotationID)) {
+			if e.eglot || !e.ok(string(dc.DeleteFile.AnnotationID)) {
 				continue
 			}
 			os.Remove(pathOf(dc.DeleteFile.URI))

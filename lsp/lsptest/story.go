@@ -65,6 +65,30 @@ func Neovim07Capabilities() map[string]any {
 	}
 }
 
+// EglotCapabilities is what Emacs 28's eglot 1.9 (Debian bookworm)
+// announces: applyEdit and documentChanges but no resourceOperations, no
+// change annotations, no window.workDoneProgress, no showDocument, no
+// action item properties, code action literals without resolve or data.
+func EglotCapabilities() map[string]any {
+	return map[string]any{
+		"workspace": map[string]any{
+			"applyEdit":        true,
+			"executeCommand":   map[string]any{"dynamicRegistration": false},
+			"workspaceEdit":    map[string]any{"documentChanges": true},
+			"configuration":    true,
+			"workspaceFolders": true,
+		},
+		"textDocument": map[string]any{
+			"codeAction": map[string]any{
+				"dynamicRegistration":      false,
+				"codeActionLiteralSupport": map[string]any{"codeActionKind": map[string]any{"valueSet": []string{"quickfix", "refactor", "refactor.extract", "refactor.inline", "refactor.rewrite", "source", "source.organizeImports"}}},
+				"isPreferredSupport":       true,
+			},
+		},
+		"experimental": map[string]any{},
+	}
+}
+
 // InitializeResult is the part of the initialize answer tests look at.
 type InitializeResult struct {
 	Capabilities struct {
