@@ -44,7 +44,9 @@ type RunResult struct {
 // Orchestrator is the one path every command and patch takes: requirement →
 // (forbidden: stop) → (needs approval: ask, with the session cache) → first
 // attempt in the sandbox → (sandbox denial and the policy allows it: ask
-// again, run without the sandbox) → result. Every step is audited.
+// again, run without the sandbox) → result. Every step is audited; the lines
+// are batched and made durable at each barrier: before a dialog, before a
+// command runs or a rule is saved, and before the outcome is returned.
 type Orchestrator struct {
 	Policy   Policy
 	Rules    *RuleBook // nil: no rules
@@ -114,6 +116,7 @@ func (o *Orchestrator) Evaluator() *Evaluator {
 
 // Exec takes one command through approval and the sandbox.
 func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome, error) {
+	defer o.commit()
 	// 0. Where it runs: judged, keyed, shown and run with links resolved.
 	realCwd, cwdErr := resolveWorkdir(req.Cwd)
 	if cwdErr == nil {
@@ -204,6 +207,7 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	if req.Timeout > 0 && *budget <= 0 {
 		return RunResult{ExitCode: -1, TimedOut: true}, nil
 	}
+	o.commit() // the decision that allowed it is on disk before it runs
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
 		Argv: req.Argv, Cwd: req.Cwd, Sandbox: req.Sandbox, Unsandboxed: unsandboxed,
@@ -251,6 +255,7 @@ func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) 
 			return Denied, ErrNoPrompter
 		}
 		o.audit(AuditEvent{Event: "prompt", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Reason: p.Reason, Justification: p.Justification, Risk: p.Risk.Level.String()})
+		o.commit()
 		d, err := o.Prompter.Prompt(ctx, p)
 		if err != nil {
 			return Denied, err
@@ -285,6 +290,7 @@ func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string) {
 	if len(prefix) == 0 || o.RulesDir == "" {
 		return
 	}
+	o.commit() // the approval that saves the rule is on disk first
 	added, err := AppendAllowRule(o.RulesDir, prefix)
 	ev := AuditEvent{Event: "amendment", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Amendment: prefix}
 	switch {
@@ -321,8 +327,17 @@ func denialReason(ev *Evaluation, d ReviewDecision, err error) string {
 	return "rejected by user"
 }
 
+// audit appends a line; the next commit makes it durable.
 func (o *Orchestrator) audit(ev AuditEvent) {
-	if err := o.Audit.Record(ev); err != nil {
+	if err := o.Audit.Write(ev); err != nil {
+		o.notify(err.Error())
+	}
+}
+
+// commit is a barrier: every line audited so far is on disk when it returns
+// (one fsync, shared with concurrent commands).
+func (o *Orchestrator) commit() {
+	if err := o.Audit.Sync(); err != nil {
 		o.notify(err.Error())
 	}
 }

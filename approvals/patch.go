@@ -186,6 +186,7 @@ func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged [
 // prompt only when every file it touches was approved for the session. The
 // caller applies the patch only when Approved is true.
 func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*PatchApproval, error) {
+	defer o.commit() // durable before the caller applies it
 	ev := o.EvaluatePatch(req)
 	out := &PatchApproval{Evaluation: ev}
 	files := make([]string, 0, len(req.Files))
