@@ -72,7 +72,15 @@ func writeFiles(t testing.TB, dir string, files map[string]string) {
 }
 
 func goModule(t testing.TB) string {
-	ws := t.TempDir()
+	// Outside /tmp: while other tests' sandboxes run, /tmp holds the mask of
+	// a missing /tmp/.git, and a host `go build` below /tmp would stamp VCS
+	// information from it (issue 12's "no trace" work removes such masks).
+	ws, err := os.MkdirTemp("/var/tmp", "warden-mod-")
+	if err != nil {
+		ws = t.TempDir()
+	} else {
+		t.Cleanup(func() { os.RemoveAll(ws) })
+	}
 	writeFiles(t, ws, map[string]string{
 		"go.mod":          "module example.com/sum\n\ngo 1.21\n",
 		"sum.go":          "package sum\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
