@@ -437,7 +437,22 @@ func makePlaceholders(roots []Root) (*placeholders, error) {
 		}
 		u.runs++
 		ph.roots = append(ph.roots, u)
-		if err := ensurePlaceholders(r); err != nil {
+	}
+	// The roots' placeholders are made all at once (a few system calls per
+	// protected name). A name two nested roots share is made once: the
+	// other finds it there.
+	errs := make([]error, len(roots))
+	var wg sync.WaitGroup
+	for i, r := range roots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ensurePlaceholders(r)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			ph.releaseLocked()
 			return nil, err
 		}
