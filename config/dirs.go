@@ -55,6 +55,7 @@ func CheckDirs() error {
 // configuration are never left out (a workspace inside them is refused).
 func ProtectedPaths(cfg Config, workspaces ...string) []string {
 	out := []string{ConfigDir(), StateDir()}
+	res := resolver{}
 	if filepath.IsAbs(cfg.CodexRulesDir) {
 		out = append(out, filepath.Clean(cfg.CodexRulesDir))
 	}
@@ -64,14 +65,14 @@ func ProtectedPaths(cfg Config, workspaces ...string) []string {
 			out = append(out, filepath.Join(h, ".config", "git"))
 		}
 		for _, p := range startupPaths(h) {
-			if !holdsAny(p, workspaces) {
+			if !res.holdsAny(p, workspaces) {
 				out = append(out, p)
 			}
 		}
 		// A cache the user made a writable root is theirs to share.
 		roots := append(ExpandHome(cfg.WritableRoots), workspaces...)
 		for _, p := range userCaches(h, roots) {
-			if !holdsAny(p, roots) {
+			if !res.holdsAny(p, roots) {
 				out = append(out, p)
 			}
 		}
@@ -133,9 +134,18 @@ func isTempDir(dir string) bool {
 // holdsAny reports whether dir is one of paths or an ancestor of one, by
 // whole path components, links resolved where they exist.
 func holdsAny(dir string, paths []string) bool {
-	d := resolved(dir)
+	return resolver{}.holdsAny(dir, paths)
+}
+
+// resolver remembers the paths it resolved, for one call that compares
+// many paths against the same few (ProtectedPaths: some 60 startup paths
+// and caches against each workspace).
+type resolver map[string]string
+
+func (r resolver) holdsAny(dir string, paths []string) bool {
+	d := r.resolved(dir)
 	for _, p := range paths {
-		rel, err := filepath.Rel(d, resolved(p))
+		rel, err := filepath.Rel(d, r.resolved(p))
 		if err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return true
 		}
@@ -143,9 +153,14 @@ func holdsAny(dir string, paths []string) bool {
 	return false
 }
 
-func resolved(p string) string {
-	if r, err := filepath.EvalSymlinks(p); err == nil {
-		return r
+func (r resolver) resolved(p string) string {
+	if v, ok := r[p]; ok {
+		return v
 	}
-	return filepath.Clean(p)
+	v := filepath.Clean(p)
+	if rp, err := filepath.EvalSymlinks(p); err == nil {
+		v = rp
+	}
+	r[p] = v
+	return v
 }

@@ -1,6 +1,9 @@
 package sandbox
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // The secret filter: what a command (and, through its output, the model)
 // never sees unless the user keeps it with env_keep. Names are matched
@@ -45,5 +48,6 @@ func IsSecretEnv(name, value string) bool {
 	if matchAny(SecretEnvNames, name) && !matchAny(SecretEnvExceptions, name) {
 		return true
 	}
-	return urlWithPassword.MatchString(value)
+	// The pattern needs both: most values have neither.
+	return strings.Contains(value, "://") && strings.Contains(value, "@") && urlWithPassword.MatchString(value)
 }

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"path"
 	"slices"
 	"testing"
 )
@@ -72,5 +73,25 @@ func TestEnvFilterSecrets(t *testing.T) {
 	}
 	if slices.Contains(kept, "MYSQL_PWD=p") {
 		t.Error("env_keep kept a variable it does not name")
+	}
+}
+
+// globMatch agrees with path.Match on the filter's patterns and on names
+// that make its shortcuts wrong (a slash, the pattern's word at either end
+// or alone, a star alone).
+func TestGlobMatchAgreesWithPathMatch(t *testing.T) {
+	patterns := slices.Concat(SecretEnvNames, SecretEnvExceptions, []string{"*", "A*", "*A", "**", "A?C", "[AB]*", `A\*`, "*A*B*", "PATH"})
+	names := []string{"", "KEY", "MYKEY", "KEYS", "A_KEY_B", "PASS", "BYPASS", "SMTP_PASS", "PASS_FILE", "DB_PASS_FILE", "PWD", "OLDPWD", "MYSQL_PWD",
+		"DSN", "SENTRY_DSN", "DSNX", "AUTHOR", "GIT_AUTHOR_NAME", "XAUTHORITY", "SSH_AUTH_SOCK", "A", "AB", "ABC", "A*", "BA", "A/B_TOKEN", "A/KEY", "/", "PATH", "XPATH"}
+	for _, p := range patterns {
+		for _, n := range names {
+			want, _ := path.Match(p, n)
+			if got := globMatch(p, n); got != want {
+				t.Errorf("globMatch(%q, %q) = %v, path.Match says %v", p, n, got, want)
+			}
+		}
+	}
+	if !IsSecretEnv("DATABASE_URL", "postgres://u:pw@db/x") || IsSecretEnv("REPO", "ssh://git@host/x") || IsSecretEnv("HOME", "/root") {
+		t.Error("the value rule changed")
 	}
 }

@@ -148,6 +148,12 @@ func fallbackGaps(p Policy) []string {
 
 func (p *Process) startHelper(helper string, spec helperSpec, env []string) error {
 	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
+	var repos func([]Root)
+	if spec.Layers.Namespaces {
+		// The scan for nested repositories, the longest of the set-up in a
+		// large /tmp, runs while the helper starts and the sockets are found.
+		repos = startRepoScan(spec.Roots, env)
+	}
 	h, spare := spares.take(key), true
 	if h == nil {
 		// Start the helper first: the launcher's share of the set-up below
@@ -158,7 +164,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 		spare = false
 	}
-	ph, raw, err := finishSpec(spec, env)
+	ph, raw, err := finishSpec(spec, env, repos)
 	if err != nil {
 		h.kill()
 		return err
@@ -193,14 +199,14 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 // finishSpec does the launcher's share of the set-up that depends on the
 // moment of the run: the unix sockets to mask and the placeholders for
 // missing protected paths. It returns the spec as the helper reads it.
-func finishSpec(spec helperSpec, env []string) (*placeholders, []byte, error) {
+func finishSpec(spec helperSpec, env []string, repos func([]Root)) (*placeholders, []byte, error) {
 	var ph *placeholders
 	if spec.Layers.Namespaces {
 		var err error
 		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
 			return nil, nil, err
 		}
-		scanRepos(spec.Roots, env)
+		repos(spec.Roots)
 		splitGitDirs(spec.Roots)
 		if ph, err = makePlaceholders(spec.Roots); err != nil {
 			return nil, nil, err
@@ -431,7 +437,22 @@ func makePlaceholders(roots []Root) (*placeholders, error) {
 		}
 		u.runs++
 		ph.roots = append(ph.roots, u)
-		if err := ensurePlaceholders(r); err != nil {
+	}
+	// The roots' placeholders are made all at once (a few system calls per
+	// protected name). A name two nested roots share is made once: the
+	// other finds it there.
+	errs := make([]error, len(roots))
+	var wg sync.WaitGroup
+	for i, r := range roots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = ensurePlaceholders(r)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			ph.releaseLocked()
 			return nil, err
 		}

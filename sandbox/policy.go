@@ -217,8 +217,9 @@ func (p Policy) Roots() ([]Root, error) {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	extras := make([]string, 0, len(p.ProtectedPaths))
+	res := existingResolver{}
 	for _, e := range p.ProtectedPaths {
-		extras = append(extras, resolveExisting(filepath.Clean(e)))
+		extras = append(extras, res.resolve(filepath.Clean(e)))
 	}
 	roots := make([]Root, 0, len(paths))
 	for _, rp := range paths {
@@ -295,6 +296,51 @@ func resolveExisting(p string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// existingResolver does what resolveExisting does for many paths that share
+// their parents (the protected paths in the home directory), looking each
+// directory up once instead of once per path and per missing component.
+type existingResolver map[string]resolvedPath
+
+type resolvedPath struct {
+	real   string
+	exists bool
+}
+
+// resolve returns resolveExisting(p) for a clean absolute p.
+func (r existingResolver) resolve(p string) string {
+	if !filepath.IsAbs(p) {
+		return resolveExisting(p)
+	}
+	real, _ := r.lookup(p)
+	return real
+}
+
+func (r existingResolver) lookup(p string) (string, bool) {
+	if v, ok := r[p]; ok {
+		return v.real, v.exists
+	}
+	v := resolvedPath{real: p, exists: true}
+	if parent := filepath.Dir(p); parent != p {
+		real, exists := r.lookup(parent)
+		v = resolvedPath{real: filepath.Join(real, filepath.Base(p))}
+		if exists {
+			if st, err := os.Lstat(v.real); err == nil {
+				v.exists = true
+				if st.Mode()&os.ModeSymlink != 0 {
+					// A link is followed wholly; a dangling one is named as is.
+					if t, err := filepath.EvalSymlinks(v.real); err == nil {
+						v.real = t
+					} else {
+						v.exists = false
+					}
+				}
+			}
+		}
+	}
+	r[p] = v
+	return v.real, v.exists
 }
 
 // gitdirTarget reads a .git file of the form "gitdir: PATH".

@@ -99,3 +99,33 @@ func TestSummaryIsOneLine(t *testing.T) {
 		t.Errorf("workspace-write summary %q", s)
 	}
 }
+
+// The memoised resolver of Roots names every path as resolveExisting does:
+// links followed (to directories, files, and dangling), missing parts kept.
+func TestExistingResolverMatchesResolveExisting(t *testing.T) {
+	d := t.TempDir()
+	for _, dir := range []string{"a/b", "real/c"} {
+		if err := os.MkdirAll(filepath.Join(d, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(d, "file"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link": "real", "rel": "a/../real/c", "flink": "file", "dangling": "nowhere/x", "loop": "loop"} {
+		if err := os.Symlink(target, filepath.Join(d, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths := []string{"", "a", "a/b", "a/b/missing/deeper", "link", "link/c", "link/c/new", "rel/x", "flink", "flink/x", "dangling", "dangling/y", "loop/z", "missing/a/b"}
+	res := existingResolver{}
+	for _, p := range paths {
+		p = filepath.Join(d, p)
+		if got, want := res.resolve(p), resolveExisting(p); got != want {
+			t.Errorf("resolve(%s) = %s, resolveExisting = %s", p, got, want)
+		}
+	}
+	if got := res.resolve(filepath.Join(d, "link", "c")); got == filepath.Join(d, "link", "c") {
+		t.Errorf("a link was not followed: %s", got)
+	}
+}

@@ -46,11 +46,13 @@ type scanResult struct {
 	refreshing bool
 }
 
-// scanRepos fills each root's Found: existing .git directories and files
-// below its top (the top one is in Protected already), the gitdir: targets
-// of the files, and $GIT_DIR / $GIT_COMMON_DIR from the command's
-// environment when they lie in a writable root.
-func scanRepos(roots []Root, env []string) {
+// startRepoScan starts finding, for each root, the existing .git directories
+// and files below its top (the top one is in Protected already), the gitdir:
+// targets of the files, and $GIT_DIR / $GIT_COMMON_DIR from the command's
+// environment when they lie in a writable root. The scan runs while the
+// launcher does the rest of its set-up; the returned function waits for it
+// and fills each root's Found.
+func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 	var fromEnv []string
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -68,7 +70,7 @@ func scanRepos(roots []Root, env []string) {
 	}
 	results := make([][]string, len(roots))
 	var wg sync.WaitGroup
-	for i := range roots {
+	for i := range paths {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
@@ -85,17 +87,24 @@ func scanRepos(roots []Root, env []string) {
 			results[i] = cachedScan(paths[i], skip, depth)
 		}(i)
 	}
-	wg.Wait()
-	for i := range roots {
-		found := slices.Clone(results[i])
-		for _, g := range fromEnv {
-			if within(roots[i].Path, g) {
-				found = append(found, g)
+	return func(roots []Root) {
+		wg.Wait()
+		for i := range roots {
+			found := slices.Clone(results[i])
+			for _, g := range fromEnv {
+				if within(roots[i].Path, g) {
+					found = append(found, g)
+				}
 			}
+			slices.Sort(found)
+			roots[i].Found = slices.Compact(found)
 		}
-		slices.Sort(found)
-		roots[i].Found = slices.Compact(found)
 	}
+}
+
+// scanRepos fills each root's Found (see startRepoScan).
+func scanRepos(roots []Root, env []string) {
+	startRepoScan(roots, env)(roots)
 }
 
 // isScratch says whether dir is /tmp or $TMPDIR.
@@ -179,23 +188,6 @@ func walkRepos(root string, skip []string, depth int) []string {
 type dirEntry struct {
 	name         string
 	dir, regular bool
-}
-
-// readDirNames lists dir without sorting it or statting its entries (the
-// directory entry's own type says whether it is a directory or a link).
-func readDirNames(dir string) ([]dirEntry, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	des, err := f.ReadDir(-1)
-	out := make([]dirEntry, 0, len(des))
-	for _, d := range des {
-		t := d.Type()
-		out = append(out, dirEntry{name: d.Name(), dir: t.IsDir(), regular: t.IsRegular()})
-	}
-	return out, err
 }
 
 // maskPoint says where a protected path p under root is held read-only: p
