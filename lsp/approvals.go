@@ -101,7 +101,8 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 // sandboxPolicy is the sandbox policy the settings ask for, for a session
 // whose workspace roots are workspace.
 func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error) {
-	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+	roots, _ := config.WritableRoots(cfg) // missing ones are skipped; `warden doctor` names them
+	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, roots)
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
 	p.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}

@@ -59,6 +59,7 @@ type prepared struct {
 	namespaced, network bool
 	filter              []unix.SockFilter // the seccomp program
 	lastCap             int
+	hostDev             int // a detached clone of the host's /dev (-1: none), see prepareMountView
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
@@ -159,14 +160,15 @@ func HelperMain(args []string) {
 
 // prepare does the set-up that is the same for every command.
 func prepare(namespaced, network bool) (*prepared, error) {
-	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap()}
+	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1}
 	// The helper keeps capabilities in its user namespace until the command
 	// starts: nobody may read or trace its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
 		return nil, fmt.Errorf("set non-dumpable: %w", err)
 	}
 	if namespaced {
-		if err := prepareMountView(); err != nil {
+		var err error
+		if pre.hostDev, err = prepareMountView(); err != nil {
 			return nil, fmt.Errorf("build the filesystem view: %w", err)
 		}
 	}
@@ -242,7 +244,7 @@ func setup(spec *helperSpec, pre *prepared) error {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
 	if spec.Layers.Namespaces {
-		if err := finishMountView(spec); err != nil {
+		if err := finishMountView(spec, pre.hostDev); err != nil {
 			return fmt.Errorf("build the filesystem view: %w", err)
 		}
 	} else if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -22,7 +23,10 @@ var devices = []string{"null", "zero", "full", "random", "urandom", "tty"}
 // ahead of need), so it leaves mount propagation alone: a mount namespace
 // made in a new user namespace receives the host's mounts and unmounts as a
 // slave until finishMountView makes it private, so a spare's view does not go stale.
-func prepareMountView() error {
+// It returns a detached clone of the host's /dev: the fresh /dev covers the
+// host's, and a writable root below it (a directory on /dev/shm) is brought
+// back from the clone once the spec names it.
+func prepareMountView() (hostDev int, err error) {
 	// Take the device nodes before a tmpfs covers /dev.
 	devFDs := map[string]int{}
 	for _, d := range devices {
@@ -31,14 +35,56 @@ func prepareMountView() error {
 			if d == "tty" {
 				continue
 			}
-			return fmt.Errorf("clone /dev/%s: %w", d, err)
+			return -1, fmt.Errorf("clone /dev/%s: %w", d, err)
 		}
 		devFDs[d] = fd
 	}
-	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
-		return fmt.Errorf("mount a fresh /proc: %w", err)
+	hostDev, err = unix.OpenTree(unix.AT_FDCWD, "/dev", unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+	if err != nil {
+		return -1, fmt.Errorf("clone /dev: %w", err)
 	}
-	return buildDev(devFDs)
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		unix.Close(hostDev)
+		return -1, fmt.Errorf("mount a fresh /proc: %w", err)
+	}
+	if err := buildDev(devFDs); err != nil {
+		unix.Close(hostDev)
+		return -1, err
+	}
+	return hostDev, nil
+}
+
+// restoreDevRoots mounts each writable root below /dev from the host's /dev
+// (hostDev) onto the sandbox's fresh /dev, where it does not exist
+// otherwise. Without device nodes: a writable root holds files.
+func restoreDevRoots(roots []Root, hostDev int) error {
+	if hostDev >= 0 {
+		defer unix.Close(hostDev)
+	}
+	for _, r := range roots {
+		if r.Path == "/dev" || !within("/dev", r.Path) {
+			continue
+		}
+		if hostDev < 0 {
+			return fmt.Errorf("writable root %s: the host's /dev is not at hand", r.Path)
+		}
+		fd, err := unix.OpenTree(hostDev, strings.TrimPrefix(r.Path, "/dev/"), unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC|unix.AT_RECURSIVE)
+		if err != nil {
+			return fmt.Errorf("clone writable root %s from the host's /dev: %w", r.Path, err)
+		}
+		err = unix.MountSetattr(fd, "", unix.AT_EMPTY_PATH|unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_NODEV | unix.MOUNT_ATTR_NOSUID})
+		if err == nil {
+			err = os.MkdirAll(r.Path, 0o755)
+		}
+		if err == nil {
+			err = unix.MoveMount(fd, "", unix.AT_FDCWD, r.Path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+		}
+		unix.Close(fd)
+		if err != nil {
+			return fmt.Errorf("mount writable root %s: %w", r.Path, err)
+		}
+	}
+	return nil
 }
 
 // finishMountView turns the view into the sandbox's: everything read-only and
@@ -47,9 +93,13 @@ func prepareMountView() error {
 // existing unix sockets outside masked (spec.Sockets, found by the
 // launcher), directories that may hold sockets but cannot be listed
 // hidden, and the read policy's secrets masked (spec.Secrets).
-func finishMountView(spec *helperSpec) error {
+func finishMountView(spec *helperSpec, hostDev int) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		unix.Close(hostDev)
 		return fmt.Errorf("make / private: %w", err)
+	}
+	if err := restoreDevRoots(spec.Roots, hostDev); err != nil {
+		return err
 	}
 	for _, r := range spec.Roots {
 		if err := bind(r.Path, r.Path); err != nil {

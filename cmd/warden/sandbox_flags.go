@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -44,7 +45,11 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 	if mode == string(sandbox.External) {
 		return "", sandbox.Policy{}, fmt.Errorf("--sandbox external is for callers inside another sandbox; use read-only, workspace-write or danger-full-access")
 	}
-	roots := append(append([]string(nil), cfg.WritableRoots...), f.writableRoots...)
+	configured, missing := config.WritableRoots(cfg)
+	for _, m := range missing {
+		fmt.Fprintf(os.Stderr, "warden: writable root %s (writable_roots in config.toml) does not exist: skipped\n", m)
+	}
+	roots := append(configured, f.writableRoots...)
 	for i, r := range roots {
 		if abs, err := filepath.Abs(r); err == nil {
 			roots[i] = abs
