@@ -101,7 +101,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 // sandboxPolicy is the sandbox policy the settings ask for, for a session
 // whose workspace roots are workspace.
 func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error) {
-	roots, _ := config.WritableRoots(cfg) // missing ones are skipped; `warden doctor` names them
+	roots, _ := config.WritableRoots(cfg) // missing ones are skipped, as Codex does
 	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, roots)
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
