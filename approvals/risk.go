@@ -449,7 +449,9 @@ func (as *assessor) writes(target string, truncates bool) {
 		return
 	}
 	p := as.abs(target)
-	if strings.HasPrefix(p, "/dev/") {
+	// A file in a writable root under /dev (a /dev/shm scratch directory)
+	// is a file like any other, and /dev/shm holds files, not devices.
+	if strings.HasPrefix(p, "/dev/") && !as.inside(p) && !strings.HasPrefix(p, "/dev/shm/") {
 		if p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" {
 			return
 		}

@@ -333,3 +333,16 @@ func TestRiskLooseGitHistoryLoss(t *testing.T) {
 		{[]string{"git", "gc", "--auto"}, RiskLow, "", "unreachable"},
 	})
 }
+
+// TestRiskLooseDevShmRoot: a file in a writable root under /dev/shm is a
+// file, not a device; /dev/shm outside the roots is outside the workspace,
+// and a block device is still a device.
+func TestRiskLooseDevShmRoot(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws, "/dev/shm/scratch"}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"bash", "-lc", "echo hi > /dev/shm/scratch/f"}, RiskLow, "", "device"},
+		{[]string{"bash", "-lc", "echo hi > /dev/shm/other"}, RiskHigh, "writes outside the workspace: /dev/shm/other", "device"},
+		{[]string{"dd", "if=/dev/zero", "of=/dev/sda"}, RiskHigh, "writes to a device: /dev/sda", ""},
+	})
+}
