@@ -9,9 +9,6 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	if !c.Policy.Sandboxed() {
 		return p.startDirect(c, path, env)
 	}
-	if c.Policy.RestrictedReadable() != nil {
-		return refuse("read_access \"restricted\" is not implemented on macOS yet: use \"deny-secrets\" (the default)")
-	}
 	roots, err := c.Policy.Roots()
 	if err != nil {
 		return refuse("%v", err)

@@ -322,10 +322,16 @@ var HomeReadable = []string{
 // configuration and toolchains, the workspace and ReadableRoots (globs
 // expanded). Nil unless the policy is restricted.
 func (p Policy) RestrictedReadable() []string {
+	return p.restrictedReadable(PlatformReadable)
+}
+
+// restrictedReadable is RestrictedReadable with the platform's own list of
+// system directories.
+func (p Policy) restrictedReadable(platform []string) []string {
 	if !p.Sandboxed() || p.readAccess() != ReadRestricted {
 		return nil
 	}
-	out := slices.Clone(PlatformReadable)
+	out := slices.Clone(platform)
 	if h := p.home(); h != "" {
 		for _, rel := range HomeReadable {
 			out = append(out, filepath.Join(h, rel))

@@ -42,8 +42,6 @@ const seatbeltBase = `(version 1)
 (allow file-write-data (require-all (literal "/dev/null") (vnode-type CHARACTER-DEVICE)))
 (allow file-write-data (require-all (literal "/dev/zero") (vnode-type CHARACTER-DEVICE)))
 
-; Reads: everywhere, but what the read policy hides (below).
-(allow file-read*)
 `
 
 // SeatbeltProfile is the macOS profile for a policy and its resolved
@@ -55,6 +53,7 @@ const seatbeltBase = `(version 1)
 func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
+	params = seatbeltReadable(&b, p, roots, params)
 	params = seatbeltReads(&b, p, params)
 	if len(roots) > 0 {
 		b.WriteString("\n; Writes: the writable roots, minus their protected subpaths.\n(allow file-write*")
@@ -92,6 +91,39 @@ func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 		b.WriteString("\n; Network: off. Unix socketpairs still work; connecting to sockets does not.\n(allow system-socket (socket-domain AF_UNIX))\n")
 	}
 	return b.String(), params
+}
+
+// SeatbeltPlatformReadable are the system directories restricted mode lets
+// every command read on macOS (resolved: /etc and /var are links into
+// /private): the system, programs and libraries, Homebrew and the developer
+// tools, configuration, and the directory service's and timezone data.
+var SeatbeltPlatformReadable = []string{
+	"/System", "/Library", "/usr", "/bin", "/sbin", "/opt/homebrew", "/opt/local", "/nix",
+	"/Applications/Xcode.app", "/private/etc", "/private/var/db", "/private/var/select", "/dev",
+}
+
+// seatbeltReadable writes what may be read at all: everything, or under
+// restricted the platform's directories, the home's shell and git
+// configuration and toolchains, the workspace, the writable roots and
+// readable_roots. Metadata stays readable everywhere, so paths resolve
+// and the working directory can be found; contents do not.
+func seatbeltReadable(b *strings.Builder, p Policy, roots []Root, params []string) []string {
+	readable := p.restrictedReadable(SeatbeltPlatformReadable)
+	if readable == nil {
+		b.WriteString("; Reads: everywhere, but what the read policy hides (below).\n(allow file-read*)\n")
+		return params
+	}
+	for _, r := range roots {
+		readable = append(readable, r.Path)
+	}
+	b.WriteString("; Reads (restricted): the platform, the home's shell and git configuration and\n; toolchains, the workspace, the writable and readable roots; metadata anywhere.\n(allow file-read-metadata)\n(allow file-read* (literal \"/\")")
+	for i, r := range readable {
+		key := fmt.Sprintf("READABLE_%d", i)
+		params = append(params, fmt.Sprintf("-D%s=%s", key, r))
+		fmt.Fprintf(b, "\n  (subpath (param %q))", key)
+	}
+	b.WriteString(")\n")
+	return params
 }
 
 // seatbeltReads writes the read policy's rules: a deny for each hidden path

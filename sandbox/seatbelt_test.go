@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,6 +37,8 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 		{"read-full", Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Access: ReadFull, Home: "/Users/dev"}}, roots(ws)},
 		{"read-deny-allow", Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/dev",
 			Deny: []string{"/Users/dev/project/.env.production"}, Allow: []string{"/Users/dev/.aws/config", "/Users/dev/.npmrc"}}}, roots(ws)},
+		{"read-restricted", Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, Reads: ReadPolicy{Access: ReadRestricted, Home: "/Users/dev",
+			ReadableRoots: []string{"/Users/dev/shared-docs"}}}, roots(ws, "/private/tmp")},
 		{"gitdir-target", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
 		{"home-workspace", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: "/Users/dev",
 			Protected: append(protectedFor("/Users/dev"), "/Users/dev/.config/warden", "/Users/dev/.local/state/warden"),
@@ -114,8 +117,22 @@ func checkSeatbeltReads(t *testing.T, profile string, params []string, p Policy)
 		}
 		return
 	}
-	if denyAt < strings.Index(profile, "(allow file-read*)") {
-		t.Fatal("the read denies are missing or come before the blanket allow")
+	allow := "\n(allow file-read*)\n"
+	if p.Reads.Access == ReadRestricted {
+		// No blanket allow: reads of contents only where restricted mode
+		// lets them, the platform and the roots among them.
+		allow = "\n(allow file-read* (literal \"/\")"
+		if strings.Contains(profile, "\n(allow file-read*)\n") {
+			t.Fatal("restricted mode allows reading everything")
+		}
+		for _, want := range append([]string{"/usr", "/System"}, p.Reads.ReadableRoots...) {
+			if !slices.Contains(params, "-DREADABLE_"+strconv.Itoa(slices.Index(p.restrictedReadable(SeatbeltPlatformReadable), want))+"="+want) {
+				t.Errorf("restricted: %s not readable", want)
+			}
+		}
+	}
+	if a := strings.Index(profile, allow); a < 0 || denyAt < a {
+		t.Fatal("the read denies are missing or come before the read allow")
 	}
 	has := func(kind, path string) bool {
 		for _, param := range params {
