@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -31,21 +30,13 @@ func runCache(ctx context.Context, env *cliEnv, args []string) int {
 		return usageError(env, "cache", "unknown subcommand %q: want clean", args[0])
 	}
 	flags := flag.NewFlagSet("warden cache clean", flag.ContinueOnError)
-	var out bytes.Buffer
-	flags.SetOutput(&out)
 	workspace := flags.String("workspace", "", "clear only this workspace's caches (default: every workspace's)")
 	flags.Usage = func() {
 		fmt.Fprintf(flags.Output(), "usage: warden cache clean [--workspace D]\n\nClear the toolchain caches sandboxed commands use (under %s).\n\nflags:\n", config.ToolchainCaches())
 		flags.PrintDefaults()
 	}
-	if err := flags.Parse(args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			flags.SetOutput(env.stdout)
-			flags.Usage()
-			return 0
-		}
-		env.stderr.Write(out.Bytes())
-		return exitUsage
+	if code, done := parseFlags(env, flags, args[1:]); done {
+		return code
 	}
 	if flags.NArg() > 0 {
 		return usageError(env, "cache", "unexpected argument %q", flags.Arg(0))

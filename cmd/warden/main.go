@@ -98,10 +98,6 @@ func runCLI(ctx context.Context, env *cliEnv, args []string) int {
 
 func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int {
 	fs := flag.NewFlagSet("warden "+c.name, flag.ContinueOnError)
-	// Parse prints its own complaint (and, for --help, the usage) to the
-	// flag set's output; hold it so help goes to stdout and errors to stderr.
-	var parseOut bytes.Buffer
-	fs.SetOutput(&parseOut)
 	fs.Usage = func() {
 		out := fs.Output()
 		fmt.Fprintf(out, "usage: warden %s\n\n%s\n", c.usage, c.summary)
@@ -115,17 +111,31 @@ func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int
 	if c.flags != nil {
 		c.flags(fs)
 	}
+	if code, done := parseFlags(env, fs, args); done {
+		return code
+	}
+	return c.run(ctx, env, fs.Args())
+}
+
+// parseFlags parses args into fs, whose Usage is set. --help prints the
+// usage on stdout (done, status 0); a bad flag prints Parse's complaint on
+// stderr (done, exitUsage). Otherwise fs writes to stderr from then on.
+func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (code int, done bool) {
+	// Parse prints its own complaint (and, for --help, the usage) to the
+	// flag set's output; hold it so help goes to stdout and errors to stderr.
+	var parseOut bytes.Buffer
+	fs.SetOutput(&parseOut)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(env.stdout)
 			fs.Usage()
-			return 0
+			return 0, true
 		}
 		env.stderr.Write(parseOut.Bytes())
-		return exitUsage
+		return exitUsage, true
 	}
 	fs.SetOutput(env.stderr)
-	return c.run(ctx, env, fs.Args())
+	return 0, false
 }
 
 func printUsage(w io.Writer) {
