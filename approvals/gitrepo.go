@@ -126,6 +126,8 @@ func gitWord(argv []string) int {
 func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
 	roots := j.roots
 	gitDir, workTree := gitEnv("GIT_DIR"), gitEnv("GIT_WORK_TREE")
+	// The options that name the repository, as --opt VALUE or --opt=VALUE.
+	dirOpts := map[string]*string{"--git-dir": &gitDir, "--work-tree": &workTree}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() (string, bool) {
@@ -135,6 +137,16 @@ func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
 			}
 			return "", false
 		}
+		if name, val, hasVal := strings.Cut(a, "="); dirOpts[name] != nil {
+			if !hasVal {
+				var ok bool
+				if val, ok = next(); !ok {
+					return false
+				}
+			}
+			*dirOpts[name] = val
+			continue
+		}
 		switch {
 		case a == "-C":
 			d, ok := next()
@@ -142,22 +154,6 @@ func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
 				return false
 			}
 			cwd = absFrom(cwd, d)
-		case a == "--git-dir":
-			v, ok := next()
-			if !ok {
-				return false
-			}
-			gitDir = v
-		case strings.HasPrefix(a, "--git-dir="):
-			gitDir = strings.TrimPrefix(a, "--git-dir=")
-		case a == "--work-tree":
-			v, ok := next()
-			if !ok {
-				return false
-			}
-			workTree = v
-		case strings.HasPrefix(a, "--work-tree="):
-			workTree = strings.TrimPrefix(a, "--work-tree=")
 		case a == "-c" || a == "--namespace" || a == "--exec-path" || a == "--super-prefix" || a == "--config-env":
 			next()
 		case strings.HasPrefix(a, "-"):
