@@ -9,7 +9,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	if !c.Policy.Sandboxed() {
 		return p.startDirect(c, path, env)
 	}
-	roots, err := c.Policy.Roots()
+	roots, err := p.writableRoots(c.Policy)
 	if err != nil {
 		return refuse("%v", err)
 	}

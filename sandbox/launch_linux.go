@@ -54,7 +54,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 
 	useNS := false
 	if c.Policy.Sandboxed() {
-		roots, err := c.Policy.Roots()
+		roots, err := p.writableRoots(c.Policy)
 		if err != nil {
 			return refuse("%v", err)
 		}

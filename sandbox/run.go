@@ -130,6 +130,9 @@ type Process struct {
 	cleanup    func()
 	// evict keeps the toolchain caches within their cap, after the run.
 	evict func()
+	// roots are the writable roots Start already resolved (for the cache
+	// variables), so launch does not resolve them again; nil if it did not.
+	roots []Root
 	// secrets name what the read policy hid (as written and resolved,
 	// absolute, with the form to show), for the denial message.
 	secrets []secretName
@@ -183,13 +186,13 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		env = setEnv(env, EnvNetworkDisabled, "1")
 	}
 	cacheSet := c.Policy.cacheSet()
+	var roots []Root
 	if cacheSet != "" {
 		home := getEnv(env, "HOME")
 		if err := prepareCaches(cacheSet, c.Policy.Workspace[0], home); err != nil {
 			return nil, refuse("toolchain caches %s: %v", cacheSet, err)
 		}
-		roots, err := c.Policy.Roots()
-		if err != nil {
+		if roots, err = c.Policy.Roots(); err != nil {
 			return nil, refuse("%v", err)
 		}
 		env = cacheEnv(env, cacheSet, c.Policy.Workspace[0], roots, home)
@@ -203,6 +206,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		clock:     c.Clock,
 		ctx:       ctx,
 		sandboxed: c.Policy.Sandboxed(),
+		roots:     roots,
 		done:      make(chan struct{}),
 	}
 	if cacheSet != "" {
@@ -374,4 +378,13 @@ func (p *Process) wait() {
 	}
 	p.result = r
 	close(p.done)
+}
+
+// writableRoots are the policy's resolved writable roots, resolved once per
+// run.
+func (p *Process) writableRoots(pol Policy) ([]Root, error) {
+	if p.roots != nil {
+		return p.roots, nil
+	}
+	return pol.Roots()
 }
