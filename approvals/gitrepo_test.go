@@ -3,6 +3,7 @@ package approvals
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -11,8 +12,9 @@ import (
 // sandboxed command could have made; twins the workspace's own.
 func TestProtectedGitRepositoryDecidesBypass(t *testing.T) {
 	ws := t.TempDir()
-	// Outside every place a sandbox writes (not under /tmp): beside the test.
-	outside, err := os.MkdirTemp(".", ".gitrepo-test-")
+	// Outside every place a sandbox writes (not under /tmp or $TMPDIR, where
+	// a checkout may itself live).
+	outside, err := os.MkdirTemp(outsideTempDirs(t), ".gitrepo-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,4 +75,35 @@ prefix_rule(pattern=["cd"], decision="allow")
 			t.Errorf("%s: %v: decision %s bypass %v, want allow, bypass %v (%s)", c.name, c.argv, e.Decision, e.BypassSandbox, c.bypass, e.Reason)
 		}
 	}
+}
+
+// outsideTempDirs is a directory for test files that lies outside /tmp and
+// $TMPDIR: the user's cache directory, /var/tmp, or the package directory.
+func outsideTempDirs(t *testing.T) string {
+	t.Helper()
+	var temps []string
+	for _, d := range []string{"/tmp", os.TempDir()} {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			temps = append(temps, r)
+		}
+	}
+	cache, _ := os.UserCacheDir()
+	for _, d := range []string{cache, "/var/tmp", "."} {
+		r, err := filepath.EvalSymlinks(d)
+		if d == "" || err != nil {
+			continue
+		}
+		r, _ = filepath.Abs(r)
+		inTemp := false
+		for _, tmp := range temps {
+			if r == tmp || strings.HasPrefix(r, tmp+string(filepath.Separator)) {
+				inTemp = true
+			}
+		}
+		if !inTemp {
+			return r
+		}
+	}
+	t.Skip("no directory outside /tmp and $TMPDIR to hold a repository the sandbox cannot write")
+	return ""
 }
