@@ -47,6 +47,12 @@ func (u *upstreamHTTP) finish(cn *clientConn, err error) {
 	cn.s.record(rec)
 }
 
+// idle reports whether a kept upstream connection can carry another
+// request: still open, and nothing unsolicited waiting on it.
+func (u *upstreamHTTP) idle() bool {
+	return u.br.Buffered() == 0 && connIdle(u.conn)
+}
+
 // serveHTTP serves proxied HTTP requests until the client is done: plain
 // requests with absolute URIs, kept alive across destinations (each new
 // one decided), or one CONNECT that turns the connection into a tunnel.
@@ -95,7 +101,7 @@ func (cn *clientConn) serveHTTP(ctx context.Context) {
 			cn.recordMalformed(err)
 			return
 		}
-		if up != nil && up.dest != dest {
+		if up != nil && (up.dest != dest || !up.idle()) {
 			up.finish(cn, nil)
 			up = nil
 		}

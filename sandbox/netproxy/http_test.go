@@ -208,3 +208,33 @@ func TestConnectSendsEarlyBytes(t *testing.T) {
 		t.Fatalf("echo %q %v", got, err)
 	}
 }
+
+// TestHTTPUpstreamClosedBetweenRequests: a kept-alive upstream that the
+// server closed while idle is replaced, not used for a doomed request.
+func TestHTTPUpstreamClosedBetweenRequests(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "ok "+r.URL.Path)
+	}))
+	srv.Config.IdleTimeout = 20 * time.Millisecond
+	srv.Start()
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	e := startProxy(t, allowHosts("registry.test"), true)
+	c, br := rawRequest(t, e.addr, "")
+	for i := 0; i < 2; i++ {
+		fmt.Fprintf(c, "GET http://registry.test:%s/%d HTTP/1.1\r\n\r\n", u.Port(), i)
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != fmt.Sprintf("ok /%d", i) {
+			t.Fatalf("request %d: %d %q", i, resp.StatusCode, body)
+		}
+		time.Sleep(100 * time.Millisecond) // the upstream closes its idle connection
+	}
+	if d := e.dialer.dials(); len(d) != 2 {
+		t.Fatalf("dials %v: want a fresh upstream for the second request", d)
+	}
+}

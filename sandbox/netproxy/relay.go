@@ -2,6 +2,7 @@ package netproxy
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync/atomic"
@@ -76,7 +77,13 @@ func relay(client net.Conn, pending []byte, upstream net.Conn, t *traffic) error
 
 // pipe copies src to dst in splice-friendly chunks (io.CopyN hands the
 // kernel an *io.LimitedReader of the connection), then half-closes dst.
-func pipe(dst, src net.Conn, count func(int64)) error {
+func pipe(dst, src net.Conn, count func(int64)) (err error) {
+	defer func() {
+		// Fail closed: a copy that breaks ends the tunnel, never the process.
+		if p := recover(); p != nil {
+			err = fmt.Errorf("relay failure: %v", p)
+		}
+	}()
 	for {
 		n, err := io.CopyN(dst, src, relayChunk)
 		count(n)

@@ -136,6 +136,11 @@ func (s *Server) record(r Record) {
 // connection, the context given to fn ends, which cancels a pending
 // dialog. Bytes the client sends meanwhile stay buffered for later.
 func (cn *clientConn) awaitDecision(ctx context.Context, fn func(context.Context)) {
+	if cn.c.SetReadDeadline(time.Time{}) != nil {
+		// Without deadlines the watch could not be stopped: do without it.
+		fn(ctx)
+		return
+	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan struct{})
@@ -154,7 +159,6 @@ func (cn *clientConn) awaitDecision(ctx context.Context, fn func(context.Context
 			}
 		}
 	}()
-	cn.c.SetReadDeadline(time.Time{})
 	fn(wctx)
 	stopping.Lock()
 	stopped = true
