@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -42,9 +43,15 @@ func (s *Server) Serve(ctx context.Context, l net.Listener, o Origin) error {
 			if ctx.Err() != nil {
 				return nil
 			}
+			// Out of descriptors or a timeout passes; anything else ends
+			// the proxy, which the sandbox sees as every connection refused.
 			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				time.Sleep(10 * time.Millisecond)
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(50 * time.Millisecond):
+				}
 				continue
 			}
 			return fmt.Errorf("netproxy: accept: %w", err)
