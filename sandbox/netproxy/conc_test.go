@@ -175,8 +175,8 @@ func TestMalformedRequests(t *testing.T) {
 		status     int
 	}{
 		{"garbage", "\x16\x03\x01\x02\x00garbage\r\n\r\n", 400},
-		{"oversized header", "GET http://registry.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 10000) + "\r\n\r\n", 431},
-		{"many headers", "GET http://registry.test/ HTTP/1.1\r\n" + strings.Repeat("X-A: b\r\n", 2000) + "\r\n", 431},
+		{"oversized header", "GET http://registry.test/ HTTP/1.1\r\nX-Big: " + strings.Repeat("a", 20000) + "\r\n\r\n", 431},
+		{"many headers", "GET http://registry.test/ HTTP/1.1\r\n" + strings.Repeat("X-A: b\r\n", 4000) + "\r\n", 431},
 		{"origin form", "GET / HTTP/1.1\r\nHost: registry.test\r\n\r\n", 400},
 		{"https in plain request", "GET https://registry.test/ HTTP/1.1\r\n\r\n", 400},
 		{"connect without port", "CONNECT registry.test HTTP/1.1\r\n\r\n", 400},

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/textproto"
+	"os"
 	"strings"
 	"time"
 )
@@ -68,12 +69,15 @@ func (cn *clientConn) serveHTTP(ctx context.Context) {
 		if !first {
 			cn.c.SetReadDeadline(time.Now().Add(cn.s.opts.IdleTimeout))
 		}
-		cn.lim.set(int64(cn.s.opts.MaxHeaderBytes))
+		// Like net/http, allow one read buffer of slack past the header.
+		cn.lim.set(int64(cn.s.opts.MaxHeaderBytes) + 4096)
 		req, err := http.ReadRequest(cn.br)
 		tooLarge := cn.lim.hit
 		cn.lim.set(1<<63 - 1)
 		if err != nil {
-			if !first && (errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)) && cn.br.Buffered() == 0 {
+			if !first && cn.br.Buffered() == 0 &&
+				(errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)) {
+				// The client is done, or idle past IdleTimeout.
 				return
 			}
 			if tooLarge {
@@ -179,8 +183,16 @@ func (cn *clientConn) forward(req *http.Request, up *upstreamHTTP) (keep bool, e
 			!informational && resp.ContentLength < 0 && len(resp.TransferEncoding) == 0 && req.Method != http.MethodHead && bodyAllowed(resp.StatusCode)
 		resp.Close = closeAfter
 		cn.failReply = nil // a reply is on its way: a failure now can only cut it short
-		werr := resp.Write(cn.c)
-		resp.Body.Close()
+		// The head goes out in one write; the body is flushed before each
+		// wait for upstream, so streamed responses are not held back.
+		bw := bufio.NewWriterSize(cn.c, 32<<10)
+		body := resp.Body
+		resp.Body = flushBeforeRead{r: body, bw: bw}
+		werr := resp.Write(struct{ io.Writer }{bw}) // hides ReadFrom: Read flushes bw
+		if werr == nil {
+			werr = bw.Flush()
+		}
+		body.Close()
 		if werr != nil {
 			return false, fmt.Errorf("writing response to the client: %w", werr)
 		}
@@ -190,6 +202,22 @@ func (cn *clientConn) forward(req *http.Request, up *upstreamHTTP) (keep bool, e
 		return !closeAfter, nil
 	}
 }
+
+// flushBeforeRead flushes what was written to the client before it may
+// block reading more of the upstream body.
+type flushBeforeRead struct {
+	r  io.ReadCloser
+	bw *bufio.Writer
+}
+
+func (f flushBeforeRead) Read(p []byte) (int, error) {
+	if err := f.bw.Flush(); err != nil {
+		return 0, err
+	}
+	return f.r.Read(p)
+}
+
+func (f flushBeforeRead) Close() error { return f.r.Close() }
 
 func bodyAllowed(status int) bool {
 	return status != http.StatusNoContent && status != http.StatusNotModified

@@ -238,3 +238,42 @@ func TestHTTPUpstreamClosedBetweenRequests(t *testing.T) {
 		t.Fatalf("dials %v: want a fresh upstream for the second request", d)
 	}
 }
+
+// TestHTTPResponsesStreamAndArriveWhole: a streamed (chunked) response
+// reaches the client as it is produced, and a large body arrives intact.
+func TestHTTPResponsesStreamAndArriveWhole(t *testing.T) {
+	release := make(chan struct{})
+	big := strings.Repeat("0123456789abcdef", 1<<18) // 4 MiB
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" {
+			io.WriteString(w, big)
+			return
+		}
+		io.WriteString(w, "first event\n")
+		w.(http.Flusher).Flush()
+		<-release
+		io.WriteString(w, "second event\n")
+	}))
+	defer srv.Close()
+	defer close(release)
+	u, _ := url.Parse(srv.URL)
+	e := startProxy(t, allowHosts("registry.test"), true)
+	c, br := rawRequest(t, e.addr, "GET http://registry.test:"+u.Port()+"/big HTTP/1.1\r\n\r\n")
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || string(body) != big {
+		t.Fatalf("big body: %d bytes, %v", len(body), err)
+	}
+	fmt.Fprintf(c, "GET http://registry.test:%s/stream HTTP/1.1\r\n\r\n", u.Port())
+	resp, err = http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || line != "first event\n" {
+		t.Fatalf("first event %q %v: held back by the proxy", line, err)
+	}
+}
