@@ -256,3 +256,42 @@ func TestHTTPDialFailureRepliesBadGateway(t *testing.T) {
 		resp.Body.Close()
 	}
 }
+
+// TestRunEndClosesTunnels: when the run's context ends, open tunnels are
+// closed and recorded.
+func TestRunEndClosesTunnels(t *testing.T) {
+	echo, stop := echoServer(t)
+	defer stop()
+	d := allowHosts("127.0.0.1")
+	rec := &recorder{}
+	srv := New(d, rec, Options{})
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, l, testOrigin) }()
+	c, br := rawRequest(t, l.Addr().String(), "CONNECT "+echo+" HTTP/1.1\r\n\r\n")
+	if resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect}); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("CONNECT: %v %v", resp, err)
+	}
+	io.WriteString(c, "ping")
+	got := make([]byte, 4)
+	if _, err := io.ReadFull(br, got); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("Serve: %v", err)
+	}
+	if _, err := io.ReadAll(br); err != nil && !strings.Contains(err.Error(), "reset") {
+		t.Fatalf("reading after the run ended: %v", err)
+	}
+	if r := rec.wait(t, 1)[0]; r.BytesUp != 4 || r.BytesDown != 4 {
+		t.Fatalf("record %+v", r)
+	}
+	if _, err := net.Dial("tcp", l.Addr().String()); err == nil {
+		t.Fatal("the listener still accepts after the run ended")
+	}
+}

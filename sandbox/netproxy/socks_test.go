@@ -162,3 +162,31 @@ func TestSOCKSDialFailureRepliesError(t *testing.T) {
 		t.Fatalf("record %+v: want the dial error", rec)
 	}
 }
+
+func TestSOCKS5IPv6Address(t *testing.T) {
+	l, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback: %v", err)
+	}
+	defer l.Close()
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			io.WriteString(c, "v6")
+			c.Close()
+		}
+	}()
+	port := l.Addr().(*net.TCPAddr).Port
+	e := startProxy(t, allowHosts("::1"), false)
+	req := append([]byte{5, 1, 0, 4}, net.IPv6loopback...)
+	if rep := socksRaw(t, e.addr, append(req, byte(port>>8), byte(port))); rep[1] != socksSucceeded {
+		t.Fatalf("approved ::1: reply %v", rep)
+	}
+	// Twin: an IPv4-mapped form of 127.0.0.1 is its own literal, not approved here.
+	mapped := append([]byte{5, 1, 0, 4}, net.ParseIP("::ffff:127.0.0.1").To16()...)
+	if rep := socksRaw(t, e.addr, append(mapped, byte(port>>8), byte(port))); rep[1] != socksNotAllowed {
+		t.Fatalf("unapproved ::ffff:127.0.0.1: reply %v", rep)
+	}
+	if r := e.dec.requests(); len(r) != 2 || r[0].Dest.Host != "::1" || r[1].Dest.Host != "::ffff:127.0.0.1" {
+		t.Fatalf("decided %+v", r)
+	}
+}
