@@ -2,10 +2,15 @@ package netproxy
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runClient runs a real client program with only the environment given
@@ -69,5 +74,30 @@ except urllib.error.HTTPError as e:
 	out, err = runClient(t, env, "python3", "-c", script, fmt.Sprintf("http://b.test:%d/py", port))
 	if err != nil || !strings.HasPrefix(out, "403 ") || !strings.Contains(out, "not on the list: b.test") {
 		t.Fatalf("python urllib refused: %v %q", err, out)
+	}
+}
+
+// TestCurlPostExpectContinue: curl's POST with Expect: 100-continue goes
+// through without curl's one-second wait, body intact.
+func TestCurlPostExpectContinue(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		fmt.Fprintf(w, "got %d bytes, expect=%q", len(b), r.Header.Get("Expect"))
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	e := startProxy(t, allowHosts("registry.test"), true)
+	data := t.TempDir() + "/body"
+	if err := os.WriteFile(data, []byte(strings.Repeat("x", 100000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := runClient(t, nil, "curl", "-sS", "--max-time", "10", "-x", "http://"+e.addr,
+		"--data-binary", "@"+data, "-H", "Expect: 100-continue", "http://registry.test:"+u.Port()+"/upload")
+	if err != nil || out != `got 100000 bytes, expect=""` {
+		t.Fatalf("curl POST: %v %q", err, out)
+	}
+	if took := time.Since(start); took > 900*time.Millisecond {
+		t.Fatalf("curl POST took %v: waited for a 100 Continue", took)
 	}
 }

@@ -158,6 +158,14 @@ func plainDestination(req *http.Request) (Destination, error) {
 // the client got an error reply (or a broken response) and must be closed.
 func (cn *clientConn) forward(req *http.Request, up *upstreamHTTP) (keep bool, err error) {
 	clientClose := req.Close
+	if strings.EqualFold(req.Header.Get("Expect"), "100-continue") {
+		// The destination is decided and connected: let the client send its
+		// body now rather than after its own timeout (curl waits a second).
+		req.Header.Del("Expect")
+		if _, err := io.WriteString(cn.c, "HTTP/1.1 100 Continue\r\n\r\n"); err != nil {
+			return false, fmt.Errorf("writing 100 Continue: %w", err)
+		}
+	}
 	removeHopHeaders(req.Header)
 	req.Header.Del("Host")
 	req.RequestURI = ""
