@@ -70,8 +70,8 @@ func (cn *clientConn) open(ctx context.Context, dest Destination) (net.Conn, Ver
 		return nil, v, err
 	}
 	var errs []error
-	for _, a := range addrs {
-		c, err := cn.s.opts.Dialer.DialContext(dctx, "tcp", netip.AddrPortFrom(a, uint16(dest.Port)).String())
+	for i, a := range addrs {
+		c, err := cn.dialOne(dctx, a, dest.Port, len(addrs)-i)
 		if err == nil {
 			return c, v, nil
 		}
@@ -107,4 +107,16 @@ func (cn *clientConn) resolve(ctx context.Context, dest Destination) ([]netip.Ad
 		}
 	}
 	return addrs, nil
+}
+
+// dialOne connects to one checked address, leaving the addresses after it
+// a share of the time left (so one black-holed address cannot use it all).
+func (cn *clientConn) dialOne(ctx context.Context, a netip.Addr, port, left int) (net.Conn, error) {
+	if dl, ok := ctx.Deadline(); ok && left > 1 {
+		share := max(time.Until(dl)/time.Duration(left), 2*time.Second)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, share)
+		defer cancel()
+	}
+	return cn.s.opts.Dialer.DialContext(ctx, "tcp", netip.AddrPortFrom(a, uint16(port)).String())
 }

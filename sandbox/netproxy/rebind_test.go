@@ -1,6 +1,7 @@
 package netproxy
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -8,6 +9,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -121,5 +123,39 @@ func TestNormalizeHost(t *testing.T) {
 		if got, err := normalizeHost(in); err == nil {
 			t.Errorf("normalizeHost(%q) = %q, want an error", in, got)
 		}
+	}
+}
+
+// firstFailsDialer fails the first address it is given and sends the
+// others to target.
+type firstFailsDialer struct {
+	target string
+	addrs  []string
+}
+
+func (d *firstFailsDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	d.addrs = append(d.addrs, addr)
+	if len(d.addrs) == 1 {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+	}
+	var nd net.Dialer
+	return nd.DialContext(ctx, network, d.target)
+}
+
+// TestDialsTheNextCheckedAddress: when the first address of an approved
+// name fails, the next checked one is tried.
+func TestDialsTheNextCheckedAddress(t *testing.T) {
+	_, port := helloServer(t)
+	dialer := &firstFailsDialer{target: "127.0.0.1:" + strconv.Itoa(port)}
+	e := startProxy(t, allowHosts("registry.test"), false, func(o *Options) { o.Dialer = dialer })
+	e.resolver.StaticResolver["registry.test"] = []netip.Addr{netip.MustParseAddr("2606:4700::1111"), netip.MustParseAddr("93.184.215.14")}
+	resp, err := proxyClient(e.addr).Get(fmt.Sprintf("http://registry.test:%d/", port))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("%+v %v", resp, err)
+	}
+	resp.Body.Close()
+	want := []string{fmt.Sprintf("[2606:4700::1111]:%d", port), fmt.Sprintf("93.184.215.14:%d", port)}
+	if strings.Join(dialer.addrs, " ") != strings.Join(want, " ") {
+		t.Fatalf("dialled %v, want %v", dialer.addrs, want)
 	}
 }

@@ -14,8 +14,10 @@ import (
 )
 
 // Server is the proxy. One Server serves every run; each connection is
-// served with the Origin of the run it came from. It is safe for
-// concurrent use.
+// served with the Origin of the run it came from (ServeConn for a
+// connection the sandbox hands over, Serve for a listener of one run). It
+// is safe for concurrent use. When a run ends, Refusals tells what was
+// refused and why, and Forget drops the run's state.
 type Server struct {
 	decider  Decider
 	recorder Recorder
