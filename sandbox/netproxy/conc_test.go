@@ -6,6 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -293,5 +296,50 @@ func TestRunEndClosesTunnels(t *testing.T) {
 	}
 	if _, err := net.Dial("tcp", l.Addr().String()); err == nil {
 		t.Fatal("the listener still accepts after the run ended")
+	}
+}
+
+// TestServeConnOverUnixSocket: the sandbox may hand over connections that
+// arrive on a unix socket; tunnels work and are counted the same.
+func TestServeConnOverUnixSocket(t *testing.T) {
+	echo, stop := echoServer(t)
+	defer stop()
+	dir, err := os.MkdirTemp("", "np")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	l, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	srv := New(allowHosts("127.0.0.1"), rec, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go srv.Serve(ctx, l, testOrigin)
+	c, err := net.Dial("unix", l.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "\x05\x01\x00")
+	_, p, _ := net.SplitHostPort(echo)
+	pn, _ := strconv.Atoi(p)
+	c.Write([]byte{5, 1, 0, 1, 127, 0, 0, 1, byte(pn >> 8), byte(pn)})
+	rep := make([]byte, 12)
+	if _, err := io.ReadFull(c, rep); err != nil || rep[1] != 0 || rep[3] != socksSucceeded {
+		t.Fatalf("reply %v %v", rep, err)
+	}
+	const n = 3 << 20
+	go func() {
+		c.Write(make([]byte, n))
+		c.(*net.UnixConn).CloseWrite()
+	}()
+	if got, err := io.Copy(io.Discard, c); err != nil || got != n {
+		t.Fatalf("echoed %d (%v), want %d", got, err, n)
+	}
+	if r := rec.wait(t, 1)[0]; r.BytesUp != n || r.BytesDown != n || r.Dest.Protocol != SOCKS5 {
+		t.Fatalf("record %+v", r)
 	}
 }
