@@ -89,20 +89,22 @@ type Evaluator struct {
 func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	a := Analyze(req.Argv)
 	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
-	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox})
+	asked, grantErr := resolveAsked(req)
+	// Writes inside the asked grant are judged as the sandbox will see
+	// them once it is given; the grant's own risk is added to the facts.
+	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a))})
+	if !asked.IsZero() {
+		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked)
+	}
 	// A read of credentials is never known-safe, whatever reads them.
 	e.KnownSafe = a.KnownSafe() && !e.Risk.readsSecrets
 	e.Dangerous = a.Dangerous()
 	cmd := DisplayCommand(req.Argv)
 	pol := ev.Policy.Ask
-	asked, err := resolveAsked(req)
-	if err != nil {
+	if grantErr != nil {
 		e.Decision = Forbidden
-		e.Reason = fmt.Sprintf("`%s` refused: %v", cmd, err)
+		e.Reason = fmt.Sprintf("`%s` refused: %v", cmd, grantErr)
 		return e
-	}
-	if !asked.IsZero() {
-		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked)
 	}
 	var allowMatched []*Rule // the allow rules that let segments run
 

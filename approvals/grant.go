@@ -160,3 +160,37 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 	}
 	return rg != nil
 }
+
+// withWrites is s with more writable roots (a grant's directories).
+func (s Sandbox) withWrites(dirs []string) Sandbox {
+	if len(dirs) > 0 {
+		s.WritableRoots = append(append([]string(nil), s.WritableRoots...), dirs...)
+	}
+	return s
+}
+
+// ruleWrites are the directories the allow rules' grants would make
+// writable for this command line (every command allowed by rules, one at
+// least with a grant), resolved; nil otherwise.
+func (ev *Evaluator) ruleWrites(req CommandRequest, a *Analysis) []string {
+	if ev.Rules == nil || len(a.Segments) == 0 || !req.Sandbox.Restricted() {
+		return nil
+	}
+	var matched []*Rule
+	for _, seg := range a.Segments {
+		m := ev.Rules.Match(seg.Argv)
+		if !allowsOnly(m) {
+			return nil
+		}
+		matched = append(matched, m...)
+	}
+	rg := ruleGrant(matched)
+	if rg == nil {
+		return nil
+	}
+	g, err := req.Sandbox.Policy().ResolveGrant(sandbox.Grant{Write: rg.Write}, req.Cwd)
+	if err != nil {
+		return nil
+	}
+	return g.Write
+}
