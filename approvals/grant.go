@@ -70,11 +70,24 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant) (RiskLevel, []string) {
 	broad := func(p string) bool {
 		return p == "/" || (home != "" && (p == home || strings.HasPrefix(home, p+string(filepath.Separator))))
 	}
+	system := func(p string) bool {
+		if p == "/var/tmp" || strings.HasPrefix(p, "/var/tmp/") {
+			return false // scratch space, like /tmp
+		}
+		for _, d := range systemDirs {
+			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return strings.Count(p, string(filepath.Separator)) == 1 // a top-level directory
+	}
 	show := func(p string) string { return tildeShow(home, p) }
 	for _, w := range g.Write {
 		switch {
 		case broad(w):
 			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more (protected paths stay read-only)")
+		case system(w):
+			note(RiskHigh, "grants write access to "+show(w)+": a system directory")
 		default:
 			if hid, ok := pol.ContainsHidden(w); ok {
 				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
@@ -143,7 +156,8 @@ func resolveAsked(req CommandRequest) (sandbox.Grant, error) {
 func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*Rule) bool {
 	rg := ruleGrant(matched)
 	if rg != nil && allAllowed && req.Sandbox.Restricted() {
-		g, err := req.Sandbox.Policy().ResolveGrant(*rg, req.Cwd)
+		// Exact: a saved path that became a link is not followed.
+		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
 		if err == nil && len(g.Network) > 0 {
 			err = sandbox.ErrNetworkGrant
 		}
@@ -188,7 +202,7 @@ func (ev *Evaluator) ruleWrites(req CommandRequest, a *Analysis) []string {
 	if rg == nil {
 		return nil
 	}
-	g, err := req.Sandbox.Policy().ResolveGrant(sandbox.Grant{Write: rg.Write}, req.Cwd)
+	g, err := req.Sandbox.Policy().ResolveGrantExact(sandbox.Grant{Write: rg.Write})
 	if err != nil {
 		return nil
 	}

@@ -296,3 +296,65 @@ func TestGrantRetryAfterDeniedRead(t *testing.T) {
 		t.Fatalf("outcome %+v %q", res, out)
 	}
 }
+
+// TestGrantRuleLinkSwapNotFollowed: a saved rule's grant for a directory
+// that later became a link is not applied (the link is not followed); the
+// twin rule on a real directory still applies.
+func TestGrantRuleLinkSwapNotFollowed(t *testing.T) {
+	f := newGrantOrch(t, OnRequest)
+	l := filepath.Join(filepath.Dir(f.a), "L")
+	if err := os.MkdirAll(l, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rules := `prefix_rule(pattern=["touch"], decision="allow", additional_permissions={"write": ["` + l + `"]})` + "\n" +
+		`prefix_rule(pattern=["mkdir"], decision="allow", additional_permissions={"write": ["` + f.a + `"]})` + "\n"
+	os.MkdirAll(f.rules, 0o755)
+	if err := os.WriteFile(filepath.Join(f.rules, "grants.rules"), []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	book, err := NewRuleBook([]RuleSource{{Dir: f.rules}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.o.Rules = book
+	if err := os.Remove(l); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(f.b, l); err != nil {
+		t.Fatal(err)
+	}
+	res, _ := f.run(t, sandbox.Grant{}, "touch", l+"/via-link")
+	if exists(filepath.Join(f.b, "via-link")) || !res.Evaluation.Grant.IsZero() {
+		t.Errorf("a rule grant followed a swapped link: %+v %+v", res, res.Evaluation)
+	}
+	if res, _ := f.run(t, sandbox.Grant{}, "mkdir", f.a+"/twin"); !res.Ran || !exists(filepath.Join(f.a, "twin")) {
+		t.Errorf("twin rule on a real directory: %+v %+v", res, res.Evaluation)
+	}
+}
+
+// TestGrantRulesLoader: additional_permissions is read on allow rules only,
+// with absolute or ~/ paths and known keys.
+func TestGrantRulesLoader(t *testing.T) {
+	ok := `prefix_rule(pattern=["pip", "install"], additional_permissions={"write": ["~/.cache/pip"], "read": ["/opt/data"]})`
+	p, err := ParseRules("t.rules", []byte(ok))
+	if err != nil || p.Rules[0].Grant == nil || !slices.Equal(p.Rules[0].Grant.Write, []string{"~/.cache/pip"}) || !slices.Equal(p.Rules[0].Grant.Read, []string{"/opt/data"}) {
+		t.Fatalf("%+v %v", p, err)
+	}
+	for src, want := range map[string]string{
+		`prefix_rule(pattern=["rm"], decision="forbidden", additional_permissions={"write": ["/x"]})`: "only for allow rules",
+		`prefix_rule(pattern=["pip"], additional_permissions={"write": ["rel/dir"]})`:               "must be an absolute path",
+		`prefix_rule(pattern=["pip"], additional_permissions={"exec": ["/x"]})`:                     "unknown key",
+		`prefix_rule(pattern=["pip"], additional_permissions={})`:                                   "is empty",
+		`prefix_rule(pattern=["pip"], additional_permissions={"write": "/x"})`:                      "must be a list",
+	} {
+		if _, err := ParseRules("t.rules", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", src, err, want)
+		}
+	}
+	// What Always allow writes loads back with its grant.
+	line := grantRuleLine([]string{"touch", "a b"}, sandbox.Grant{Write: []string{"/w"}, Read: []string{"/r\"q"}})
+	p, err = ParseRules("t.rules", []byte(line))
+	if err != nil || !slices.Equal(p.Rules[0].Grant.Read, []string{"/r\"q"}) {
+		t.Errorf("%s: %+v %v", line, p, err)
+	}
+}

@@ -146,6 +146,30 @@ func (p Policy) ResolveGrant(g Grant, cwd string) (Grant, error) {
 	return out.Union(Grant{}), nil
 }
 
+// ResolveGrantExact is ResolveGrant for a grant that was resolved before
+// (approved, or saved with a rule): every path (~/ expanded) must still
+// resolve to itself. A directory swapped for a link since is refused, not
+// followed to wherever the link points now.
+func (p Policy) ResolveGrantExact(g Grant) (Grant, error) {
+	r, err := p.ResolveGrant(g, "")
+	if err != nil {
+		return Grant{}, err
+	}
+	home := p.home()
+	for _, list := range [][2][]string{{g.Write, r.Write}, {g.Read, r.Read}} {
+		for _, path := range list[0] {
+			want := strings.TrimSpace(path)
+			if (want == "~" || strings.HasPrefix(want, "~/")) && home != "" {
+				want = filepath.Join(home, strings.TrimPrefix(want, "~"))
+			}
+			if !slices.Contains(list[1], filepath.Clean(want)) {
+				return Grant{}, fmt.Errorf("grant path %s no longer resolves to itself (a link now stands on its way): it is not followed", path)
+			}
+		}
+	}
+	return r, nil
+}
+
 // resolveGrantPath makes one requested path absolute and resolves its
 // links; it must exist.
 func (p Policy) resolveGrantPath(path, cwd string) (string, error) {
@@ -271,16 +295,9 @@ func (p Policy) WithGrant(g Grant) (Policy, error) {
 	if len(g.Network) > 0 {
 		return p, ErrNetworkGrant
 	}
-	r, err := p.ResolveGrant(g, "")
+	r, err := p.ResolveGrantExact(g)
 	if err != nil {
 		return p, err
-	}
-	for _, list := range [][2][]string{{g.Write, r.Write}, {g.Read, r.Read}} {
-		for _, path := range list[0] {
-			if !slices.Contains(list[1], path) {
-				return p, fmt.Errorf("grant path %s changed since it was approved (it no longer resolves to itself)", path)
-			}
-		}
 	}
 	out := p
 	out.WritableRoots = slices.Clone(p.WritableRoots)

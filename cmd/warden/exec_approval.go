@@ -21,7 +21,8 @@ type approvalExecFlags struct {
 	rules    ruleFileList
 	yes      bool
 	deny     bool
-	grants   grantFlags
+	// grants are exec's additional permissions (run's come from the agent).
+	grants grantFlags
 }
 
 func (f *approvalExecFlags) register(fs *flag.FlagSet) {
@@ -29,7 +30,6 @@ func (f *approvalExecFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
 	fs.BoolVar(&f.yes, "yes", false, "answer every approval prompt with \"Allow once\" (no terminal needed)")
 	fs.BoolVar(&f.deny, "deny", false, "answer every approval prompt with \"Deny\"")
-	f.grants.register(fs)
 }
 
 // runApproved takes one command through the approvals orchestrator: policy

@@ -48,7 +48,7 @@ func init() {
 	register(&command{
 		name:    "policy",
 		summary: "explain what Warden's approval policy decides for a command (policy check)",
-		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
+		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS...",
 		flags:   policyOpts.register,
 		run:     runPolicy,
 	})
