@@ -342,10 +342,10 @@ func TestGrantRulesLoader(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		`prefix_rule(pattern=["rm"], decision="forbidden", additional_permissions={"write": ["/x"]})`: "only for allow rules",
-		`prefix_rule(pattern=["pip"], additional_permissions={"write": ["rel/dir"]})`:               "must be an absolute path",
-		`prefix_rule(pattern=["pip"], additional_permissions={"exec": ["/x"]})`:                     "unknown key",
-		`prefix_rule(pattern=["pip"], additional_permissions={})`:                                   "is empty",
-		`prefix_rule(pattern=["pip"], additional_permissions={"write": "/x"})`:                      "must be a list",
+		`prefix_rule(pattern=["pip"], additional_permissions={"write": ["rel/dir"]})`:                 "must be an absolute path",
+		`prefix_rule(pattern=["pip"], additional_permissions={"exec": ["/x"]})`:                       "unknown key",
+		`prefix_rule(pattern=["pip"], additional_permissions={})`:                                     "is empty",
+		`prefix_rule(pattern=["pip"], additional_permissions={"write": "/x"})`:                        "must be a list",
 	} {
 		if _, err := ParseRules("t.rules", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", src, err, want)
