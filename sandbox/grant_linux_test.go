@@ -78,6 +78,12 @@ func TestGrantWriteEscapes(t *testing.T) {
 			t.Errorf("%s: the write succeeded", name)
 		}
 	}
+	// During the run, a directory inside A becomes a link out: the link is
+	// made (A is writable), the write through it is not.
+	res = w.run(t, p, `rm -rf "`+w.a+`/sub" && ln -s "`+target+`" "`+w.a+`/sub" && echo made-link && echo pwned > "`+w.a+`/sub/escaped"`)
+	if !strings.Contains(string(res.Stdout), "made-link") || res.ExitCode == 0 {
+		t.Errorf("link swapped during the run: exit %d: %s", res.ExitCode, res.Output)
+	}
 	if ents, _ := os.ReadDir(target); len(ents) != 0 {
 		t.Errorf("the link target was written: %v", ents)
 	}
