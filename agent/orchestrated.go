@@ -28,7 +28,7 @@ func (o *Orchestrated) RunCommand(ctx context.Context, cmd Command) (CommandResu
 	outcome, err := o.Orchestrator.Exec(ctx, approvals.ExecRequest{
 		CommandRequest: approvals.CommandRequest{
 			Argv: cmd.Argv, Cwd: cmd.Dir, Sandbox: o.Sandbox,
-			RequestEscalation: cmd.Escalate, Justification: cmd.Justification, PrefixRule: cmd.PrefixRule,
+			RequestEscalation: cmd.Escalate, Justification: cmd.Justification, PrefixRule: cmd.PrefixRule, Grant: cmd.Grant,
 		},
 		Timeout: cmd.Timeout,
 		Stdout:  out,
@@ -38,6 +38,9 @@ func (o *Orchestrated) RunCommand(ctx context.Context, cmd Command) (CommandResu
 		return CommandResult{}, err
 	}
 	res := commandResult(outcome, out.String())
+	if res.Verdict == Ran && res.Sandboxed && !outcome.Grant.IsZero() {
+		res.Granted = o.Sandbox.DescribeGrant(outcome.Grant)
+	}
 	if cmd.Escalate && res.Verdict == Ran && res.Sandboxed {
 		// The model asked to leave the sandbox and was kept in it (policy
 		// lets low-risk commands inside the writable roots run sandboxed

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // Verdict is what became of a tool call that needed someone's consent.
@@ -46,6 +48,9 @@ type Command struct {
 	Justification string
 	// PrefixRule is the argv prefix the model proposes the user always allow.
 	PrefixRule []string
+	// Grant is sandbox_permissions = with_additional_permissions: what the
+	// model asks to add to the sandbox (paths as it wrote them).
+	Grant sandbox.Grant
 }
 
 // CommandResult is what happened to a Command.
@@ -56,8 +61,11 @@ type CommandResult struct {
 	ExitCode  int
 	Output    string
 	Sandboxed bool
-	TimedOut  bool
-	Duration  time.Duration
+	// Granted says what the run could do beyond the sandbox, in words
+	// ("write access to ~/.cache/pip"), or "".
+	Granted  string
+	TimedOut bool
+	Duration time.Duration
 }
 
 // CommandRunner runs commands through policy, approval and the sandbox

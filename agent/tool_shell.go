@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 const (
@@ -21,6 +23,8 @@ type shellArgs struct {
 	SandboxPermissions string   `json:"sandbox_permissions"`
 	Justification      string   `json:"justification"`
 	PrefixRule         []string `json:"prefix_rule"`
+	// AdditionalPermissions goes with "with_additional_permissions".
+	AdditionalPermissions *sandbox.Grant `json:"additional_permissions"`
 }
 
 func (e *ToolEnv) shell(ctx context.Context, raw json.RawMessage) (ToolResult, error) {
@@ -60,7 +64,9 @@ func (e *ToolEnv) shell(ctx context.Context, raw json.RawMessage) (ToolResult, e
 		fmt.Fprintf(&b, "Timed out after %s and was killed.\n", cmd.Timeout)
 	}
 	fmt.Fprintf(&b, "Wall time: %.1f s\n", res.Duration.Seconds())
-	if res.Sandboxed {
+	if res.Sandboxed && res.Granted != "" {
+		fmt.Fprintf(&b, "Sandboxed: yes, with additional %s\n", res.Granted)
+	} else if res.Sandboxed {
 		b.WriteString("Sandboxed: yes\n")
 	} else {
 		b.WriteString("Sandboxed: no\n")
@@ -93,8 +99,16 @@ func (e *ToolEnv) command(a shellArgs) (Command, error) {
 			return Command{}, errors.New(`sandbox_permissions "require_escalated" needs a "justification": one sentence the user will read before allowing it`)
 		}
 		cmd.Escalate = true
+	case "with_additional_permissions":
+		if a.AdditionalPermissions == nil || a.AdditionalPermissions.IsZero() {
+			return Command{}, errors.New(`sandbox_permissions "with_additional_permissions" needs "additional_permissions": {"write": [dirs], "read": [paths]}`)
+		}
+		cmd.Grant = *a.AdditionalPermissions
 	default:
-		return Command{}, fmt.Errorf(`argument "sandbox_permissions" must be "use_default" or "require_escalated", not %q`, a.SandboxPermissions)
+		return Command{}, fmt.Errorf(`argument "sandbox_permissions" must be "use_default", "with_additional_permissions" or "require_escalated", not %q`, a.SandboxPermissions)
+	}
+	if a.AdditionalPermissions != nil && a.SandboxPermissions != "with_additional_permissions" {
+		return Command{}, errors.New(`"additional_permissions" goes with sandbox_permissions "with_additional_permissions"`)
 	}
 	if len(a.PrefixRule) > 0 {
 		if len(a.PrefixRule) > len(a.Command) {

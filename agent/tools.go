@@ -20,14 +20,20 @@ var toolSchemas = []struct {
 }{
 	{"shell", "Run a command (argv, not a shell string; use [\"bash\",\"-lc\",\"...\"] for pipes) in the sandbox. " +
 		"Commands that policy does not allow need the user's approval. If the sandbox blocks something you need, " +
-		"ask again with sandbox_permissions \"require_escalated\" and a justification the user will read; you may " +
+		"ask again, preferably with sandbox_permissions \"with_additional_permissions\" and additional_permissions naming " +
+		"exactly the directories to write or paths to read (it stays sandboxed), else with \"require_escalated\"; give a " +
+		"justification the user will read; you may " +
 		"propose a prefix_rule (an argv prefix) the user can allow for good.",
 		`{"type":"object","properties":{` +
 			`"command":{"type":"array","items":{"type":"string"},"description":"argv of the command"},` +
 			`"workdir":{"type":"string","description":"working directory, relative to the workspace root or absolute; outside the workspace the user must approve it (or it is refused), and it never widens what the command may write"},` +
 			`"timeout_ms":{"type":"integer","description":"kill the command after this many milliseconds"},` +
-			`"sandbox_permissions":{"type":"string","enum":["use_default","require_escalated"]},` +
-			`"justification":{"type":"string","description":"why the command must run outside the sandbox; shown to the user"},` +
+			`"sandbox_permissions":{"type":"string","enum":["use_default","with_additional_permissions","require_escalated"]},` +
+			`"additional_permissions":{"type":"object","description":"with with_additional_permissions: what to add to the sandbox, paths absolute or relative to workdir","properties":{` +
+			`"write":{"type":"array","items":{"type":"string"},"description":"directories to write"},` +
+			`"read":{"type":"array","items":{"type":"string"},"description":"paths to read that the sandbox hides"},` +
+			`"network":{"type":"array","items":{"type":"string"},"description":"host or host:port"}},"additionalProperties":false},` +
+			`"justification":{"type":"string","description":"why the command needs more than the sandbox gives; shown to the user"},` +
 			`"prefix_rule":{"type":"array","items":{"type":"string"},"description":"an argv prefix of command the user may always allow"}` +
 			`},"required":["command"],"additionalProperties":false}`},
 	{"apply_patch", "Edit files with a patch in the \"*** Begin Patch\" format (or a unified diff). The user reviews it; " +

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // DefaultRulesFile is the file "Always allow" writes to, inside the user's
@@ -31,6 +33,12 @@ func AmendmentLine(prefix []string) string {
 // file is never half-written), and does nothing when an identical line is
 // already there. It reports whether it added the line.
 func AppendAllowRule(dir string, prefix []string) (bool, error) {
+	return AppendGrantRule(dir, prefix, sandbox.Grant{})
+}
+
+// AppendGrantRule is AppendAllowRule for a rule that carries a grant: the
+// line has additional_permissions, so the rule keeps the sandbox.
+func AppendGrantRule(dir string, prefix []string, g sandbox.Grant) (bool, error) {
 	if len(prefix) == 0 {
 		return false, errors.New("always allow: empty command prefix")
 	}
@@ -53,7 +61,7 @@ func AppendAllowRule(dir string, prefix []string) (bool, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	line := AmendmentLine(prefix)
+	line := grantRuleLine(prefix, g)
 	for _, l := range strings.Split(string(old), "\n") {
 		if strings.TrimSpace(l) == line {
 			return false, nil

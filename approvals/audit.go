@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // AuditFile is the audit log's name inside the state directory.
@@ -50,6 +52,8 @@ type AuditEvent struct {
 	ExitCode      *int     `json:"exit_code,omitempty"`
 	Cached        bool     `json:"cached,omitempty"`
 	Amendment     []string `json:"amendment,omitempty"`
+	// Grant is the additional permissions asked for or given (grant.go).
+	Grant *sandbox.Grant `json:"grant,omitempty"`
 }
 
 // OpenAuditLog opens (creating) dir/audit.log for appending.

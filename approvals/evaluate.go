@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // CommandRequest is one command the agent (or the user, through `warden
@@ -23,6 +25,10 @@ type CommandRequest struct {
 	// PrefixRule is the model's proposed "Always allow" prefix, used as the
 	// amendment when acceptable.
 	PrefixRule []string
+	// Grant is the model's additional permissions (sandbox_permissions =
+	// with_additional_permissions), paths as it wrote them: relative ones
+	// are taken from Cwd. See grant.go.
+	Grant sandbox.Grant
 }
 
 // MatchedRule is a rule that matched one command of the request.
@@ -49,6 +55,13 @@ type Evaluation struct {
 	Risk      Risk     `json:"risk"`
 	// Escalate: the request runs outside the sandbox once approved.
 	Escalate bool `json:"-"`
+	// Grant is what the run may do beyond the sandbox, resolved: the
+	// request's additional permissions and the grants of the allow rules
+	// that matched. It is only ever given inside the sandbox.
+	Grant sandbox.Grant `json:"grant"`
+	// GrantAsked: the request's grant is not covered by a rule, so it
+	// needs the user.
+	GrantAsked bool `json:"grant_asked,omitempty"`
 
 	Analysis *Analysis      `json:"-"`
 	category promptCategory // what kind of prompt this is, for granular
@@ -76,12 +89,24 @@ type Evaluator struct {
 func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	a := Analyze(req.Argv)
 	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
-	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox})
+	asked, grantErr := resolveAsked(req)
+	// Writes inside the asked grant are judged as the sandbox will see
+	// them once it is given; the grant's own risk is added to the facts.
+	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a))})
+	if !asked.IsZero() {
+		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked)
+	}
 	// A read of credentials is never known-safe, whatever reads them.
 	e.KnownSafe = a.KnownSafe() && !e.Risk.readsSecrets
 	e.Dangerous = a.Dangerous()
 	cmd := DisplayCommand(req.Argv)
 	pol := ev.Policy.Ask
+	if grantErr != nil {
+		e.Decision = Forbidden
+		e.Reason = fmt.Sprintf("`%s` refused: %v", cmd, grantErr)
+		return e
+	}
+	var allowMatched []*Rule // the allow rules that let segments run
 
 	// Per command: rules first, heuristics for what no rule covers.
 	decision := Allow
@@ -125,6 +150,8 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		}
 		if strictest != Allow {
 			allRuleAllowed = false
+		} else {
+			allowMatched = append(allowMatched, matches...)
 		}
 		if strictest > decision || (strictest == decision && ruleReason == "" && strictest != Allow) {
 			ruleReason = ruleMessage(cmd, strictest, worst)
@@ -186,11 +213,30 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	if ruleIgnored {
 		e.Reason += "; allow rule not applied outside the sandbox: " + setAside
 	}
+	ruleGranted := applyGrants(req, e, asked, allRuleAllowed && decision == Allow, allowMatched)
+	if e.GrantAsked {
+		what := req.Sandbox.DescribeGrant(asked)
+		if decision == Allow {
+			decision = Prompt
+			e.category = categoryEscalation
+			e.Reason = fmt.Sprintf("`%s` asks to run in the sandbox with %s", cmd, what)
+		} else {
+			e.Reason += "; it asks for " + what
+		}
+		// A remembered rule carries the grant to the whole command line:
+		// offer one only for a single command.
+		promptSeg = nil
+		if len(a.Segments) == 1 {
+			promptSeg = a.Segments
+		}
+	}
 
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
 	if decision == Allow {
 		e.Decision = Allow
-		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
+		// A rule with a grant keeps the sandbox: it says what the command may
+		// do inside it.
+		e.BypassSandbox = allRuleAllowed && !ruleGranted && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
 		if e.Escalate && !e.BypassSandbox {
 			// Leaving the sandbox always takes an approval. A low-risk
 			// command staying inside the writable roots does not need to

@@ -7,6 +7,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // Runner runs one attempt of a command. The sandbox package provides the
@@ -23,6 +25,8 @@ type RunSpec struct {
 	// Unsandboxed runs the command with no sandbox at all (an approved
 	// escalation, or a command every segment of which an allow rule covers).
 	Unsandboxed bool
+	// Grant is what the sandboxed attempt may do beyond Sandbox (resolved).
+	Grant sandbox.Grant
 	// Timeout bounds this attempt's run time; zero means none.
 	Timeout        time.Duration
 	Stdout, Stderr io.Writer // nil discards
@@ -35,7 +39,10 @@ type RunResult struct {
 	// denial heuristics: "operation not permitted", SIGSYS...).
 	SandboxDenied bool
 	// Denial is a short excerpt explaining the denial, for the retry prompt.
-	Denial   string
+	Denial string
+	// Suggest is the narrowest grant that would let it through, when the
+	// denial names one (sandbox.Policy.DeriveGrant); zero otherwise.
+	Suggest  sandbox.Grant
 	TimedOut bool
 	Canceled bool
 	Duration time.Duration
@@ -79,6 +86,9 @@ type ExecOutcome struct {
 	Ran       bool
 	Result    RunResult
 	Escalated bool // the last attempt ran without the sandbox
+	// Grant is what the last attempt could do beyond the sandbox (zero when
+	// none, or when it ran without the sandbox).
+	Grant sandbox.Grant
 	// Refused is why Warden did not run it (forbidden, denied, or a denial
 	// the policy would not escalate), or "".
 	Refused string
@@ -132,7 +142,7 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	if ev.Decision != Forbidden {
 		outside = o.judgeWorkdir(req.CommandRequest, ev)
 	}
-	o.audit(AuditEvent{Event: "requirement", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String()})
+	o.audit(AuditEvent{Event: "requirement", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String(), Grant: grantRef(ev.Grant)})
 
 	// 1. Forbidden: nothing runs.
 	if ev.Decision == Forbidden {
@@ -141,10 +151,17 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 
 	// 2. Needs approval: ask, unless this session already approved it.
 	escalate := ev.BypassSandbox || !req.Sandbox.Restricted()
+	grant := ev.Grant
 	if ev.Decision == Prompt {
 		sandboxed := !ev.BypassSandbox && !ev.Escalate && req.Sandbox.Restricted()
 		p := o.commandPrompt(PromptCommand, req, ev, sandboxed)
-		d, cached, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))})
+		keys := []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))}
+		if sandboxed && !grant.IsZero() {
+			// Keyed by the command and each entry of its grant: a later
+			// request for more asks again, one for a subset does not.
+			p.Grant, keys = grant, grantKeys(req.Argv, req.Cwd, req.Sandbox, grant)
+		}
+		d, cached, err := o.ask(ctx, p, keys)
 		out.Asked, out.Decision = !cached, d
 		if !d.IsApproval() {
 			out.Abort = d == Abort
@@ -155,22 +172,31 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 			return o.refuse(out, req, reason), nil
 		}
 		if d == ApprovedWithAmendment {
-			o.persistAmendment(req, ev.Amendment)
+			o.persistAmendment(req, ev.Amendment, p.Grant)
 		}
 		escalate = escalate || ev.Escalate
 	}
+	if escalate {
+		grant = sandbox.Grant{} // no sandbox to widen
+	}
 
-	// 3. First attempt, sandboxed unless escalation is already granted.
+	// 3. First attempt, sandboxed (plus its grant) unless escalation is
+	// already granted.
 	budget := req.Timeout
-	res, err := o.run(ctx, req, escalate, &budget)
+	res, err := o.run(ctx, req, escalate, grant, &budget)
 	if err != nil {
 		return out, err
 	}
-	out.Ran, out.Result, out.Escalated = true, res, escalate
+	out.Ran, out.Result, out.Escalated, out.Grant = true, res, escalate, grant
 
-	// 4. Sandbox denial: offer to run without it, where the policy allows.
+	// 4. Sandbox denial: offer the narrowest grant Warden can derive from
+	// it, or running without the sandbox, where the policy allows.
 	if !res.SandboxDenied || escalate {
 		return out, nil
+	}
+	suggest := res.Suggest
+	if grant.Covers(suggest) {
+		suggest = sandbox.Grant{} // it had that already: something else blocked it
 	}
 	// The model's own escalation request counts as asking for the retry:
 	// under on-request it was run sandboxed first only because it looked
@@ -178,8 +204,14 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	retry := o.Policy.wantsRetryPrompt(false) || (req.RequestEscalation && o.Policy.Ask == OnRequest)
 	if !retry || o.Policy.rejects(categoryEscalation) {
 		out.Refused = "the sandbox blocked it; the " + o.Policy.Ask.String() + " policy does not offer a retry without the sandbox"
+		if !suggest.IsZero() {
+			out.Refused += "; to ask the user for what it lacked, run it again with sandbox_permissions \"with_additional_permissions\" and additional_permissions " + grantJSON(suggest)
+		}
 		o.audit(AuditEvent{Event: "refused", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Reason: out.Refused})
 		return out, nil
+	}
+	if !suggest.IsZero() {
+		return o.retryWithGrant(ctx, out, req, ev, grant, suggest, &budget)
 	}
 	p := o.commandPrompt(PromptRetry, req, ev, false)
 	p.Reason = "command failed in the sandbox; retry without sandbox?"
@@ -193,31 +225,31 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 		o.audit(AuditEvent{Event: "refused", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Reason: out.Refused})
 		return out, nil
 	}
-	res, err = o.run(ctx, req, true, &budget)
+	res, err = o.run(ctx, req, true, sandbox.Grant{}, &budget)
 	if err != nil {
 		return out, err
 	}
-	out.Result, out.Escalated = res, true
+	out.Result, out.Escalated, out.Grant = res, true, sandbox.Grant{}
 	return out, nil
 }
 
 // run makes one attempt and charges its run time (never prompt time) to the
 // remaining budget.
-func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed bool, budget *time.Duration) (RunResult, error) {
+func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed bool, grant sandbox.Grant, budget *time.Duration) (RunResult, error) {
 	if req.Timeout > 0 && *budget <= 0 {
 		return RunResult{ExitCode: -1, TimedOut: true}, nil
 	}
 	o.commit() // the decision that allowed it is on disk before it runs
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
-		Argv: req.Argv, Cwd: req.Cwd, Sandbox: req.Sandbox, Unsandboxed: unsandboxed,
+		Argv: req.Argv, Cwd: req.Cwd, Sandbox: req.Sandbox, Unsandboxed: unsandboxed, Grant: grant,
 		Timeout: *budget, Stdout: req.Stdout, Stderr: req.Stderr,
 	})
 	if req.Timeout > 0 {
 		*budget -= time.Since(start)
 	}
 	sandboxed := !unsandboxed
-	ev := AuditEvent{Event: "run", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Sandboxed: &sandboxed}
+	ev := AuditEvent{Event: "run", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Sandboxed: &sandboxed, Grant: grantRef(grant)}
 	if err != nil {
 		ev.Reason = err.Error()
 		o.audit(ev)
@@ -254,7 +286,7 @@ func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) 
 		if o.Prompter == nil {
 			return Denied, ErrNoPrompter
 		}
-		o.audit(AuditEvent{Event: "prompt", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Reason: p.Reason, Justification: p.Justification, Risk: p.Risk.Level.String()})
+		o.audit(AuditEvent{Event: "prompt", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Reason: p.Reason, Justification: p.Justification, Risk: p.Risk.Level.String(), Grant: grantRef(p.Grant)})
 		o.commit()
 		d, err := o.Prompter.Prompt(ctx, p)
 		if err != nil {
@@ -269,7 +301,7 @@ func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) 
 	if err != nil {
 		d = Denied
 	}
-	ev := AuditEvent{Event: "decision", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Decision: d.String(), Cached: cached}
+	ev := AuditEvent{Event: "decision", Kind: kind, Argv: p.Argv, Files: p.Files, Cwd: p.Cwd, Decision: d.String(), Cached: cached, Grant: grantRef(p.Grant)}
 	if err != nil {
 		ev.Reason = err.Error()
 	}
@@ -286,26 +318,31 @@ func offered(p PromptRequest, d ReviewDecision) bool {
 	return false
 }
 
-func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string) {
+func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string, grant sandbox.Grant) {
 	if len(prefix) == 0 || o.RulesDir == "" {
 		return
 	}
 	o.commit() // the approval that saves the rule is on disk first
-	added, err := AppendAllowRule(o.RulesDir, prefix)
-	ev := AuditEvent{Event: "amendment", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Amendment: prefix}
+	// A rule for a request with a grant carries it: it stays sandboxed.
+	added, err := AppendGrantRule(o.RulesDir, prefix, grant)
+	ev := AuditEvent{Event: "amendment", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Amendment: prefix, Grant: grantRef(grant)}
 	switch {
 	case err != nil:
 		ev.Reason = err.Error()
 		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", DisplayCommand(prefix), err))
 	case added:
 		ev.Reason = "appended to " + DefaultRulesFile
-		o.notify(fmt.Sprintf("Warden saved: always allow `%s` (%s)", DisplayCommand(prefix), DefaultRulesFile))
+		with := ""
+		if !grant.IsZero() {
+			with = ", in the sandbox with " + req.Sandbox.DescribeGrant(grant)
+		}
+		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", DisplayCommand(prefix), with, DefaultRulesFile))
 	default:
 		ev.Reason = "already present in " + DefaultRulesFile
 	}
 	o.audit(ev)
 	if err == nil && o.Rules != nil {
-		o.Rules.addAllow(prefix, DefaultRulesFile)
+		o.Rules.addAllow(prefix, DefaultRulesFile, grantRef(grant))
 	}
 }
 

@@ -152,6 +152,9 @@ const (
 	ApprovedWithAmendment
 	// Abort refuses and stops the agent's turn.
 	Abort
+	// ApprovedUnsandboxed runs it once with no sandbox at all: the separate
+	// choice a retry dialog that offers a grant keeps (grant.go).
+	ApprovedUnsandboxed
 )
 
 func (d ReviewDecision) String() string {
@@ -166,13 +169,15 @@ func (d ReviewDecision) String() string {
 		return "denied"
 	case Abort:
 		return "abort"
+	case ApprovedUnsandboxed:
+		return "approved-unsandboxed"
 	}
 	return fmt.Sprintf("ReviewDecision(%d)", int(d))
 }
 
 // IsApproval reports whether the decision lets the request run.
 func (d ReviewDecision) IsApproval() bool {
-	return d == Approved || d == ApprovedForSession || d == ApprovedWithAmendment
+	return d == Approved || d == ApprovedForSession || d == ApprovedWithAmendment || d == ApprovedUnsandboxed
 }
 
 // Decision is what a rule, or the evaluation of a whole command, says.

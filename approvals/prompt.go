@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // Prompter asks the user. The editor implements it with
@@ -48,6 +50,12 @@ type PromptRequest struct {
 	AllowSession bool
 	// Blocked is the sandbox's complaint, for a retry prompt.
 	Blocked string
+	// Grant is what the run may do beyond Sandbox if allowed (resolved),
+	// and Added the part a retry adds to what the blocked run had.
+	Grant, Added sandbox.Grant
+	// OfferUnsandboxed adds "Run without sandbox", a separate action from
+	// the sandboxed retry with Added.
+	OfferUnsandboxed bool
 }
 
 // Action is one button of a prompt.
@@ -62,6 +70,9 @@ const (
 	TitleAllowSession = "Allow for session"
 	TitleDeny         = "Deny"
 	TitleDenyAndStop  = "Deny and stop"
+	// TitleRunUnsandboxed is the retry dialog's separate choice of no
+	// sandbox at all, when the dialog's question is a sandboxed grant.
+	TitleRunUnsandboxed = "Run without sandbox"
 )
 
 // AlwaysAllowTitle is the title of the "Always allow" action for prefix.
@@ -76,6 +87,9 @@ func AlwaysAllowTitle(prefix []string) string {
 // denies.
 func (r PromptRequest) Actions() []Action {
 	if r.Risk.Level >= RiskHigh {
+		if r.OfferUnsandboxed {
+			return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleRunUnsandboxed, ApprovedUnsandboxed}, {TitleDenyAndStop, Abort}}
+		}
 		return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleDenyAndStop, Abort}}
 	}
 	acts := []Action{{TitleAllowOnce, Approved}}
@@ -84,6 +98,9 @@ func (r PromptRequest) Actions() []Action {
 	}
 	if len(r.Amendment) > 0 {
 		acts = append(acts, Action{AlwaysAllowTitle(r.Amendment), ApprovedWithAmendment})
+	}
+	if r.OfferUnsandboxed {
+		acts = append(acts, Action{TitleRunUnsandboxed, ApprovedUnsandboxed})
 	}
 	return append(acts, Action{TitleDeny, Denied}, Action{TitleDenyAndStop, Abort})
 }
@@ -143,6 +160,14 @@ func (r PromptRequest) Message() string {
 	case r.Kind == PromptPatch:
 		// No process runs: Warden itself writes the files once approved.
 		b.WriteString("\nSandbox: not involved: Warden writes these files itself")
+	case r.Sandboxed && !r.Grant.IsZero():
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", EscapeText(r.Sandbox.String()), EscapeText(r.Sandbox.DescribeGrant(r.Grant)))
+		if len(r.Amendment) > 0 {
+			b.WriteString("\nAlways allow saves the rule with this grant: the command stays sandboxed")
+		}
+		if r.OfferUnsandboxed {
+			fmt.Fprintf(&b, "\n%q runs it with NO sandbox at all", TitleRunUnsandboxed)
+		}
 	case r.Sandboxed:
 		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", EscapeText(r.Sandbox.String()))
 	default:
@@ -165,9 +190,14 @@ func (r PromptRequest) writeCommand(b *strings.Builder, cmd string) {
 	if inHeading {
 		quoted = "`" + oneLine + "`"
 	}
-	if r.Kind == PromptRetry {
+	switch {
+	case r.Kind == PromptRetry && r.Sandboxed && !r.Added.IsZero():
+		fmt.Fprintf(b, "Warden: the sandbox blocked %s. Retry it in the sandbox with %s?", quoted, EscapeText(r.Sandbox.DescribeGrant(r.Added)))
+	case r.Kind == PromptRetry:
 		fmt.Fprintf(b, "Warden: the sandbox blocked %s. Run it again WITHOUT the sandbox?", quoted)
-	} else {
+	case r.Sandboxed && !r.Grant.IsZero():
+		fmt.Fprintf(b, "Warden: run %s in the sandbox with %s?", quoted, EscapeText(r.Sandbox.DescribeGrant(r.Grant)))
+	default:
 		fmt.Fprintf(b, "Warden: run %s?", quoted)
 	}
 	if !inHeading {

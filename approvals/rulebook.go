@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // RuleBook holds the rules currently in force. It reloads them when asked or
@@ -81,8 +83,8 @@ func (b *RuleBook) LastError() error {
 }
 
 // addAllow puts a just-persisted allow rule into force without a reload.
-func (b *RuleBook) addAllow(prefix []string, source string) {
-	r := &Rule{Decision: Allow, Source: source}
+func (b *RuleBook) addAllow(prefix []string, source string, grant *sandbox.Grant) {
+	r := &Rule{Decision: Allow, Source: source, Grant: grant}
 	for _, t := range prefix {
 		r.Pattern = append(r.Pattern, []string{t})
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/google/shlex"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // Rule is one prefix_rule: a command whose argv starts with Pattern gets
@@ -23,6 +25,9 @@ type Rule struct {
 	Decision      Decision   `json:"decision"`
 	Justification string     `json:"justification,omitempty"`
 	Source        string     `json:"source"` // file:line of the prefix_rule call
+	// Grant is the rule's additional_permissions (allow rules only): the
+	// command runs in the sandbox plus this grant, never outside it.
+	Grant *sandbox.Grant `json:"grant,omitempty"`
 }
 
 // Matches reports whether argv starts with the rule's pattern.
@@ -375,9 +380,10 @@ func (p *ParsedRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, a
 	decision := "allow"
 	var justification starlark.Value = starlark.None
 	var match, notMatch *starlark.List
+	var perms starlark.Value = starlark.None
 	if err := starlark.UnpackArgs(b.Name(), args, kwargs,
 		"pattern", &pattern, "decision?", &decision, "justification?", &justification,
-		"match?", &match, "not_match?", &notMatch); err != nil {
+		"match?", &match, "not_match?", &notMatch, "additional_permissions?", &perms); err != nil {
 		return nil, err
 	}
 	tokens, err := patternTokens(pattern)
@@ -392,11 +398,15 @@ func (p *ParsedRules) prefixRule(thread *starlark.Thread, b *starlark.Builtin, a
 	if err != nil {
 		return nil, err
 	}
+	grant, err := grantArg(perms, d)
+	if err != nil {
+		return nil, err
+	}
 	src := sourceOf(thread)
 	var rules []*Rule
 	for _, first := range tokens[0] {
 		pat := append([][]string{{first}}, tokens[1:]...)
-		rules = append(rules, &Rule{Pattern: pat, Decision: d, Justification: just, Source: src})
+		rules = append(rules, &Rule{Pattern: pat, Decision: d, Justification: just, Source: src, Grant: grant})
 	}
 	p.pending = append(p.pending, pendingExamples{rules: rules, match: listExamples(match), notMatch: listExamples(notMatch), source: src})
 	p.Rules = append(p.Rules, rules...)

@@ -28,13 +28,10 @@ type SandboxRunner struct {
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
 func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error) {
-	// spec.Sandbox lists every writable root (SandboxFor puts $TMPDIR and
-	// /tmp there when they are), so the sandbox adds none of its own: what
-	// approvals judged inside is exactly what the command may write.
-	pol := sandbox.Policy{Mode: sandbox.Mode(spec.Sandbox.Mode), Network: spec.Sandbox.Network,
-		Workspace: spec.Sandbox.Workspace, WritableRoots: spec.Sandbox.WritableRoots,
-		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: spec.Sandbox.ProtectedPaths, Reads: spec.Sandbox.Reads,
-		Caches: spec.Sandbox.Caches}
+	pol, err := spec.Sandbox.Policy().WithGrant(spec.Grant)
+	if err != nil && !spec.Unsandboxed {
+		return RunResult{ExitCode: -1}, &sandbox.RefusedError{Reason: "additional permissions: " + err.Error()}
+	}
 	if spec.Unsandboxed {
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
 	}
@@ -62,6 +59,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	}
 	if res.SandboxDenied {
 		out.Denial = res.DenialReason
+		out.Suggest, _ = pol.DeriveGrant(spec.Cwd, res.Stderr, res.Stdout)
 		if tail := lastLine(res.Stderr); tail != "" {
 			out.Denial += ": " + tail
 		}

@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // warden.exec runs one command the user gives through the approvals
@@ -27,12 +28,18 @@ func init() {
 	})
 }
 
-// execArgs is warden.exec's argument: {command, cwd?, justification?}.
-// command is an argv array, or a string run as `bash -lc <string>`.
+// execArgs is warden.exec's argument: {command, cwd?, justification?,
+// sandbox_permissions?, additional_permissions?}. command is an argv array,
+// or a string run as `bash -lc <string>`. sandbox_permissions =
+// "with_additional_permissions" asks to run in the sandbox plus
+// additional_permissions ({write, read, network}: paths absolute or
+// relative to cwd), which the user approves in the dialog.
 type execArgs struct {
-	Command       json.RawMessage `json:"command"`
-	Cwd           string          `json:"cwd"`
-	Justification string          `json:"justification"`
+	Command               json.RawMessage `json:"command"`
+	Cwd                   string          `json:"cwd"`
+	Justification         string          `json:"justification"`
+	SandboxPermissions    string          `json:"sandbox_permissions"`
+	AdditionalPermissions *sandbox.Grant  `json:"additional_permissions"`
 }
 
 func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
@@ -54,6 +61,10 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
 		return nil, InvalidParams("arguments[0].cwd: %s is not a directory", cwd)
 	}
+	grant, err := execGrant(a)
+	if err != nil {
+		return nil, err
+	}
 	root := s.rootOf(cwd)
 	return func(ctx context.Context, job *Job) (string, error) {
 		job.Report("checking policy: "+approvals.EscapeText(approvals.DisplayCommand(argv)), -1)
@@ -63,7 +74,7 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 		}
 		log := &logLines{s: s, prefix: "[warden.exec] "}
 		out, err := o.Exec(ctx, approvals.ExecRequest{
-			CommandRequest: approvals.CommandRequest{Argv: argv, Cwd: cwd, Sandbox: sb, Justification: a.Justification},
+			CommandRequest: approvals.CommandRequest{Argv: argv, Cwd: cwd, Sandbox: sb, Justification: a.Justification, Grant: grant},
 			Stdout:         log, Stderr: log,
 		})
 		log.flush()
@@ -71,9 +82,29 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 			return "", err
 		}
 		summary, typ := execSummary(argv, out)
+		if out.Ran && !out.Escalated && !out.Grant.IsZero() {
+			summary += " with " + approvals.EscapeText(sb.DescribeGrant(out.Grant))
+		}
 		job.Show(typ, summary)
 		return summary, nil
 	}, nil
+}
+
+// execGrant reads sandbox_permissions and additional_permissions.
+func execGrant(a execArgs) (sandbox.Grant, error) {
+	switch a.SandboxPermissions {
+	case "", "use_default":
+		if a.AdditionalPermissions != nil {
+			return sandbox.Grant{}, InvalidParams(`arguments[0].additional_permissions goes with sandbox_permissions "with_additional_permissions"`)
+		}
+		return sandbox.Grant{}, nil
+	case "with_additional_permissions":
+		if a.AdditionalPermissions == nil || a.AdditionalPermissions.IsZero() {
+			return sandbox.Grant{}, InvalidParams(`arguments[0].additional_permissions is required with sandbox_permissions "with_additional_permissions": {"write": [...], "read": [...]}`)
+		}
+		return *a.AdditionalPermissions, nil
+	}
+	return sandbox.Grant{}, InvalidParams(`arguments[0].sandbox_permissions must be "use_default" or "with_additional_permissions", not %q`, a.SandboxPermissions)
 }
 
 func execArgv(raw json.RawMessage) ([]string, error) {

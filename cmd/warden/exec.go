@@ -31,13 +31,14 @@ func (f *execFlags) register(fs *flag.FlagSet) {
 		"an extra directory the command may write (repeatable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command and everything it started after this long (e.g. 30s; default: none)")
 	f.approval.register(fs)
+	f.approval.grants.register(fs)
 }
 
 func init() {
 	register(&command{
 		name:    "exec",
 		summary: "run one command through Warden's approval policy and sandbox",
-		usage:   "exec [--cwd D] [--sandbox MODE] [--network] [--writable-root D]... [--approval X] [--rules F]... [--yes|--deny] -- CMD ARGS...",
+		usage:   "exec [--cwd D] [--sandbox MODE] [--network] [--writable-root D]... [--approval X] [--rules F]... [--grant-write D]... [--grant-read P]... [--yes|--deny] -- CMD ARGS...",
 		flags:   execOpts.register,
 		run:     runExec,
 	})

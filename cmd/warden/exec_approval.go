@@ -21,6 +21,8 @@ type approvalExecFlags struct {
 	rules    ruleFileList
 	yes      bool
 	deny     bool
+	// grants are exec's additional permissions (run's come from the agent).
+	grants grantFlags
 }
 
 func (f *approvalExecFlags) register(fs *flag.FlagSet) {
@@ -84,7 +86,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(msg)) },
 	}
 	out, err := o.Exec(ctx, approvals.ExecRequest{
-		CommandRequest: approvals.CommandRequest{Argv: argv, Cwd: cwd, Sandbox: sb},
+		CommandRequest: approvals.CommandRequest{Argv: argv, Cwd: cwd, Sandbox: sb, Grant: flags.grants.grant()},
 		Timeout:        timeout,
 		Stdout:         env.stdout,
 		Stderr:         env.stderr,
@@ -104,6 +106,9 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		return exitRefused
 	}
 	res := out.Result
+	if !out.Escalated && !out.Grant.IsZero() {
+		fmt.Fprintf(env.stderr, "warden exec: ran in the sandbox with %s\n", approvals.EscapeText(sb.DescribeGrant(out.Grant)))
+	}
 	switch {
 	case res.TimedOut:
 		fmt.Fprintf(env.stderr, "warden exec: timed out after %s; the command and everything it started were killed\n", timeout)

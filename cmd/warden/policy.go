@@ -22,6 +22,7 @@ type policyCheckFlags struct {
 	cwd           string
 	json          bool
 	reads         readFlags
+	grants        grantFlags
 }
 
 var policyOpts policyCheckFlags
@@ -40,13 +41,14 @@ func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cwd, "cwd", "", "the directory the command would run in (default: the current directory)")
 	fs.BoolVar(&f.json, "json", false, "print the decision as one JSON object")
 	f.reads.register(fs)
+	f.grants.register(fs)
 }
 
 func init() {
 	register(&command{
 		name:    "policy",
 		summary: "explain what Warden's approval policy decides for a command (policy check)",
-		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
+		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS...",
 		flags:   policyOpts.register,
 		run:     runPolicy,
 	})
@@ -71,6 +73,9 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	fs.Var(&sub.reads.deny, "read-deny", "")
 	fs.Var(&sub.reads.allow, "read-allow", "")
 	fs.Var(&sub.reads.readableRoots, "readable-root", "")
+	fs.Var(&sub.grants.write, "grant-write", "")
+	fs.Var(&sub.grants.read, "grant-read", "")
+	fs.Var(&sub.grants.network, "grant-network", "")
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage
 	}
@@ -129,8 +134,8 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
-		Argv: argv, Cwd: cwd,
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd)},
+		Argv: argv, Cwd: cwd, Grant: sub.grants.grant(),
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd), Reads: reads.Reads},
 	})
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)
@@ -148,6 +153,13 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	fmt.Fprintf(env.stdout, "known-safe: %v, dangerous: %v\n", ev.KnownSafe, ev.Dangerous)
 	for _, m := range ev.MatchedRules {
 		fmt.Fprintf(env.stdout, "rule:      %s %s (%s)%s\n", m.Decision, m.Pattern, m.Source, map[bool]string{true: ": " + m.Justification}[m.Justification != ""])
+	}
+	if !ev.Grant.IsZero() {
+		asked := "(from the matching rules)"
+		if ev.GrantAsked {
+			asked = "(needs approval)"
+		}
+		fmt.Fprintf(env.stdout, "grant:     in the sandbox with %s %s\n", approvals.EscapeText(approvals.Sandbox{Reads: reads.Reads}.DescribeGrant(ev.Grant)), asked)
 	}
 	if len(ev.Amendment) > 0 {
 		fmt.Fprintf(env.stdout, "amendment: always allow `%s`\n", strings.Join(ev.Amendment, " "))

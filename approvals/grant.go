@@ -1,0 +1,210 @@
+package approvals
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// Grants: a request may carry additional permissions (sandbox.Grant), the
+// model's sandbox_permissions = with_additional_permissions. The evaluator
+// resolves them against the sandbox (ResolveGrant), adds their risk to the
+// command's, and asks unless an allow rule already carries a grant that
+// covers them; an approval runs the command in the sandbox plus exactly
+// that grant, never outside it. Session approvals are keyed per grant
+// entry, so a later request for a subset is remembered and one for more
+// asks again.
+
+// Policy is the sandbox.Policy a sandboxed attempt under s runs with. Every
+// writable root is listed in s (SandboxFor puts $TMPDIR and /tmp there when
+// they are), so the sandbox adds none of its own.
+func (s Sandbox) Policy() sandbox.Policy {
+	return sandbox.Policy{Mode: sandbox.Mode(s.Mode), Network: s.Network,
+		Workspace: s.Workspace, WritableRoots: s.WritableRoots,
+		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: s.ProtectedPaths, Reads: s.Reads,
+		Caches: s.Caches}
+}
+
+// DescribeGrant is what g adds, in words for a dialog or the model:
+// "write access to ~/.cache/pip, read access to /opt/data".
+func (s Sandbox) DescribeGrant(g sandbox.Grant) string {
+	return strings.Join(g.Describe(s.Policy().Home()), ", ")
+}
+
+// grantKeys are the session keys of a command run with grant g: one per
+// entry, each naming the command, so "Allow for session" remembers every
+// entry and a later request is remembered only when all of its entries are.
+func grantKeys(argv []string, cwd string, s Sandbox, g sandbox.Grant) []string {
+	base := sandboxKey(s, false)
+	var keys []string
+	add := func(kind, v string) { keys = append(keys, CommandKey(argv, cwd, base+" +"+kind+" "+v)) }
+	for _, w := range g.Write {
+		add("write", w)
+	}
+	for _, r := range g.Read {
+		add("read", r)
+	}
+	for _, n := range g.Network {
+		add("network", n)
+	}
+	if len(keys) == 0 {
+		return []string{CommandKey(argv, cwd, base)}
+	}
+	return keys
+}
+
+// grantRisk is the risk of giving g: write or read access to /, the home
+// directory or a directory above it, or to anything holding or inside a
+// credential store, is high (the dialog puts Deny first and remembers
+// nothing); any other write is medium; any other read low.
+func grantRisk(pol sandbox.Policy, g sandbox.Grant) (RiskLevel, []string) {
+	home := pol.Home()
+	level := RiskLow
+	var facts []string
+	note := func(l RiskLevel, f string) {
+		level = max(level, l)
+		facts = append(facts, f)
+	}
+	broad := func(p string) bool {
+		return p == "/" || (home != "" && (p == home || strings.HasPrefix(home, p+string(filepath.Separator))))
+	}
+	system := func(p string) bool {
+		if p == "/var/tmp" || strings.HasPrefix(p, "/var/tmp/") {
+			return false // scratch space, like /tmp
+		}
+		for _, d := range systemDirs {
+			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return strings.Count(p, string(filepath.Separator)) == 1 // a top-level directory
+	}
+	show := func(p string) string { return tildeShow(home, p) }
+	for _, w := range g.Write {
+		switch {
+		case broad(w):
+			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more (protected paths stay read-only)")
+		case system(w):
+			note(RiskHigh, "grants write access to "+show(w)+": a system directory")
+		default:
+			if hid, ok := pol.ContainsHidden(w); ok {
+				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
+			} else {
+				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots; protected entries inside stay read-only)")
+			}
+		}
+	}
+	for _, r := range g.Read {
+		if hid, ok := pol.HiddenBy(r); ok {
+			note(RiskHigh, fmt.Sprintf("grants read access to %s inside the credential store %s, which the sandbox hides", show(r), show(hid)))
+			continue
+		}
+		if broad(r) {
+			note(RiskHigh, "grants read access to "+show(r)+": the whole home directory or more (credential stores stay hidden)")
+			continue
+		}
+		note(RiskLow, "grants read access to "+show(r))
+	}
+	for _, n := range g.Network {
+		note(RiskMedium, "grants network access to "+n)
+	}
+	return level, facts
+}
+
+func tildeShow(home, p string) string {
+	if home != "" && home != "/" && (p == home || strings.HasPrefix(p, home+string(filepath.Separator))) {
+		return "~" + strings.TrimPrefix(p, home)
+	}
+	return p
+}
+
+// addGrantRisk folds the grant's risk into the command's: the level is the
+// higher of the two, the grant's facts come first.
+func addGrantRisk(r *Risk, pol sandbox.Policy, g sandbox.Grant) {
+	level, facts := grantRisk(pol, g)
+	if level > r.Level {
+		r.Level = level
+		r.Summary = facts[0]
+	}
+	r.Facts = append(facts, r.Facts...)
+}
+
+// resolveAsked resolves the request's grant against its sandbox. A grant
+// for a run without a sandbox adds nothing; network grants wait for the
+// proxy (sandbox.ErrNetworkGrant).
+func resolveAsked(req CommandRequest) (sandbox.Grant, error) {
+	if req.Grant.IsZero() || !req.Sandbox.Restricted() {
+		return sandbox.Grant{}, nil
+	}
+	g, err := req.Sandbox.Policy().ResolveGrant(req.Grant, req.Cwd)
+	if err == nil && len(g.Network) > 0 {
+		err = sandbox.ErrNetworkGrant
+	}
+	if err != nil {
+		return sandbox.Grant{}, fmt.Errorf("additional permissions refused: %w", err)
+	}
+	return g, nil
+}
+
+// applyGrants sets e.Grant: the matched allow rules' grant when every
+// command of the line is allowed by rules (a rule's grant is the user's
+// own), plus the request's grant; e.GrantAsked when the rules do not cover
+// the request. It reports whether a matched rule carries a grant (such a
+// rule never takes the command out of the sandbox).
+func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*Rule) bool {
+	rg := ruleGrant(matched)
+	if rg != nil && allAllowed && req.Sandbox.Restricted() {
+		// Exact: a saved path that became a link is not followed.
+		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
+		if err == nil && len(g.Network) > 0 {
+			err = sandbox.ErrNetworkGrant
+		}
+		if err != nil {
+			e.Reason += "; the rule's additional permissions were not applied: " + err.Error()
+		} else {
+			e.Grant = g
+			e.Reason += "; in the sandbox with " + req.Sandbox.DescribeGrant(g)
+		}
+	}
+	if !asked.IsZero() && !e.Grant.Covers(asked) {
+		e.Grant = e.Grant.Union(asked)
+		e.GrantAsked = true
+	}
+	return rg != nil
+}
+
+// withWrites is s with more writable roots (a grant's directories).
+func (s Sandbox) withWrites(dirs []string) Sandbox {
+	if len(dirs) > 0 {
+		s.WritableRoots = append(append([]string(nil), s.WritableRoots...), dirs...)
+	}
+	return s
+}
+
+// ruleWrites are the directories the allow rules' grants would make
+// writable for this command line (every command allowed by rules, one at
+// least with a grant), resolved; nil otherwise.
+func (ev *Evaluator) ruleWrites(req CommandRequest, a *Analysis) []string {
+	if ev.Rules == nil || len(a.Segments) == 0 || !req.Sandbox.Restricted() {
+		return nil
+	}
+	var matched []*Rule
+	for _, seg := range a.Segments {
+		m := ev.Rules.Match(seg.Argv)
+		if !allowsOnly(m) {
+			return nil
+		}
+		matched = append(matched, m...)
+	}
+	rg := ruleGrant(matched)
+	if rg == nil {
+		return nil
+	}
+	g, err := req.Sandbox.Policy().ResolveGrantExact(sandbox.Grant{Write: rg.Write})
+	if err != nil {
+		return nil
+	}
+	return g.Write
+}
