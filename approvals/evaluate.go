@@ -47,11 +47,24 @@ type Evaluation struct {
 	Amendment []string `json:"amendment"`
 	Reason    string   `json:"reason"`
 	Risk      Risk     `json:"risk"`
+	// RunArgv is what Warden runs when it differs from the request: git
+	// status, log, diff, show and branch with the programs a repository's
+	// config could start disabled (see safety_git.go). Nil: the request.
+	RunArgv []string `json:"run_argv,omitempty"`
 	// Escalate: the request runs outside the sandbox once approved.
 	Escalate bool `json:"-"`
 
 	Analysis *Analysis      `json:"-"`
 	category promptCategory // what kind of prompt this is, for granular
+	// gitUnsafe: the line's git commands cannot be hardened or use a
+	// repository whose config a sandboxed command could have written, so
+	// none of them is known-safe.
+	gitUnsafe bool
+}
+
+// segmentSafe: one command of the line is known-safe (its git hardened).
+func (e *Evaluation) segmentSafe(s Segment) bool {
+	return s.KnownSafe() && !(e.gitUnsafe && isGitSegment(s))
 }
 
 // OffersSessionApproval reports whether "Allow for session" may be offered:
@@ -77,11 +90,20 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	a := Analyze(req.Argv)
 	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
 	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox})
+	run, hardened := hardenGit(a)
+	e.gitUnsafe = !hardened || (run != nil && !gitStaysProtected(a, req.Cwd, req.Sandbox))
 	// A read of credentials is never known-safe, whatever reads them.
-	e.KnownSafe = a.KnownSafe() && !e.Risk.readsSecrets
-	e.Dangerous = a.Dangerous()
+	e.KnownSafe = a.Understood() && !e.Risk.readsSecrets
+	for _, s := range a.Segments {
+		e.KnownSafe = e.KnownSafe && e.segmentSafe(s)
+	}
 	cmd := DisplayCommand(req.Argv)
 	pol := ev.Policy.Ask
+	// Dangerous: some command is on the dangerous list and not a deletion
+	// the sandbox confines (confinedDelete).
+	for _, s := range a.Segments {
+		e.Dangerous = e.Dangerous || (isDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
+	}
 
 	// Per command: rules first, heuristics for what no rule covers.
 	decision := Allow
@@ -190,6 +212,10 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
 	if decision == Allow {
 		e.Decision = Allow
+		if hardened && run != nil {
+			e.RunArgv = run
+			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", DisplayCommand(run))
+		}
 		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
 		if e.Escalate && !e.BypassSandbox {
 			// Leaving the sandbox always takes an approval. A low-risk
@@ -257,11 +283,11 @@ func unreadable(a *Analysis) bool {
 // the caller).
 func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) Decision {
 	pol := ev.Policy.Ask
-	safe := seg.KnownSafe() && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
+	safe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
 	switch {
 	case safe:
 		return Allow
-	case isDangerousArgv(seg.Argv):
+	case isDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
 		if pol == Never {
 			return Forbidden
 		}
@@ -280,10 +306,30 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 	return Allow
 }
 
+// confinedDelete: an `rm -f`/`rm -rf` that the sandbox confines and the
+// risk facts find routine (every path inside the writable roots, no large
+// tree, not a whole root or the workspace, no repository data: anything
+// else is high risk) runs sandboxed without asking where the policy trusts
+// the sandbox. Under untrusted it still asks; outside a workspace-write
+// sandbox, or asking to leave it, it is dangerous as ever. The targets
+// must all be on the command line (not xargs input, not computed).
+func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
+	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns {
+		return false
+	}
+	u := unwrap(seg.Argv)
+	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 || u.Argv[0] != "rm" {
+		return false
+	}
+	return len(operands(u.Argv[1:])) > 0
+}
+
 func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {
 	switch {
 	case e.Risk.readsSecrets:
 		return fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
+	case e.Dangerous && e.Risk.Level == RiskHigh:
+		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f); high risk: %s", cmd, e.Risk.Summary)
 	case e.Dangerous:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
 	case e.category == categoryEscalation:

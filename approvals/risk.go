@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -316,6 +317,9 @@ func (as *assessor) remove(prog string, args []string) {
 			as.add(RiskHigh, DataDeletion, "deletes paths computed at run time: "+t)
 			continue
 		}
+		if strings.ContainsAny(t, "*?[") && as.wholeArea(filepath.Dir(as.abs(t))) {
+			as.add(RiskHigh, DataDeletion, "deletes everything in "+as.display(filepath.Dir(as.abs(t)), true))
+		}
 		paths := as.expand(t)
 		if len(paths) == 0 {
 			as.deleteMissing(as.abs(t))
@@ -333,36 +337,95 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 		as.deleteMissing(path)
 		return
 	}
+	// Inside the writable roots the sandbox confines a deletion to what
+	// the agent may change anyway: only what the facts below find (a large
+	// tree, a whole root, repository data) makes it high risk. Elsewhere it
+	// is high risk with or without -f.
 	level := RiskMedium
-	if force || recursive {
-		level = RiskHigh
-	}
 	outside := !as.deletable(path)
 	if outside || as.critical(path) {
 		level = RiskHigh
+	}
+	if as.vcsData(path) {
+		as.add(RiskHigh, DataDeletion, "deletes repository data: "+as.display(path, info.IsDir()))
 	}
 	if !info.IsDir() {
 		as.add(level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
 		return
 	}
 	if !recursive {
-		dirLevel := RiskMedium
-		if outside {
-			dirLevel = RiskHigh
-		}
-		as.add(dirLevel, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		as.add(level, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
 		return
 	}
-	files, bytes, complete := CountTree(path, maxCountedFiles, maxCountTime)
+	files, bytes, complete := CountTree(path, largeDeleteFiles+1, maxCountTime)
 	if files == 0 && complete {
 		as.add(level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
 		return
 	}
-	more := ""
-	if !complete {
-		more = "more than "
+	if !complete || files > largeDeleteFiles || bytes > largeDeleteBytes {
+		level = RiskHigh
 	}
-	as.add(RiskHigh, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+	if complete && level < RiskHigh && treeHoldsVCS(path) {
+		as.add(RiskHigh, DataDeletion, "deletes a repository's data (a .git, .hg, .svn or .jj directory) under "+as.display(path, true))
+	}
+	more := ""
+	if !complete || files > largeDeleteFiles {
+		more = "more than "
+		files = min(files, largeDeleteFiles)
+	}
+	as.add(level, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+}
+
+// largeDeleteFiles and largeDeleteBytes make a recursive deletion inside
+// the writable roots high risk: past them it is no longer a build
+// directory or a scratch tree.
+const (
+	largeDeleteFiles = 10_000
+	largeDeleteBytes = 1 << 30
+)
+
+// vcsNames are the directories that hold a repository's history.
+var vcsNames = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true}
+
+// vcsData reports a path in or naming a repository's history directory.
+func (as *assessor) vcsData(p string) bool {
+	for _, el := range strings.Split(filepath.Clean(p), "/") {
+		if vcsNames[el] {
+			return true
+		}
+	}
+	return false
+}
+
+// treeHoldsVCS reports whether a (small, already counted) tree holds a
+// repository's history directory.
+func treeHoldsVCS(root string) bool {
+	found := false
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && vcsNames[d.Name()] {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// wholeArea reports a directory whose entire content a glob such as
+// `dir/*` deletes when dir is a writable root, the workspace, a temporary
+// directory, the home directory, or holds one of them.
+func (as *assessor) wholeArea(dir string) bool {
+	dir = filepath.Clean(dir)
+	areas := append(append([]string{as.ctx.Home}, as.roots...), tempDirs()...)
+	for _, r := range areas {
+		if r != "" && within(dir, filepath.Clean(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // deleteMissing reports the deletion of a path that does not exist now: it
@@ -370,7 +433,7 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 // write it is high risk all the same.
 func (as *assessor) deleteMissing(path string) {
 	level := RiskMedium
-	if !as.deletable(path) || as.critical(path) {
+	if !as.deletable(path) || as.critical(path) || as.vcsData(path) {
 		level = RiskHigh
 	}
 	as.add(level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
@@ -388,6 +451,22 @@ func (as *assessor) deletable(path string) bool {
 	}
 	for _, dir := range tempDirs() {
 		if dir != "" && path != filepath.Clean(dir) && within(dir, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// scratch reports a path inside /tmp or $TMPDIR (not the directory
+// itself), writable roots of workspace-write: writing there is not writing
+// outside the workspace. Under read-only nothing is writable; a home
+// directory placed there is still the user's.
+func (as *assessor) scratch(p string) bool {
+	if as.ctx.Sandbox.Mode == ReadOnly || (as.ctx.Home != "" && within(as.ctx.Home, p)) {
+		return false
+	}
+	for _, dir := range []string{"/tmp", "/private/tmp", os.Getenv("TMPDIR")} {
+		if dir != "" && filepath.Clean(p) != filepath.Clean(dir) && within(dir, p) {
 			return true
 		}
 	}
@@ -426,6 +505,13 @@ func (as *assessor) critical(p string) bool {
 	if p == "/" || p == as.ctx.Home || p == filepath.Clean(as.ctx.Cwd) {
 		return true
 	}
+	// A writable root, the workspace or a temporary directory itself, or a
+	// directory that holds one.
+	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), tempDirs()...) {
+		if r != "" && within(p, filepath.Clean(r)) {
+			return true
+		}
+	}
 	for _, dir := range tempDirs() {
 		if dir != "" && p != filepath.Clean(dir) && within(dir, p) {
 			return false // /var/tmp/x is not /var
@@ -462,7 +548,7 @@ func (as *assessor) writes(target string, truncates bool) {
 		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (the read-only sandbox blocks writes)")
 		return
 	}
-	if !as.inside(p) {
+	if !as.inside(p) && !as.scratch(p) {
 		cat := RiskCategory("")
 		if as.systemOrShellConfig(p) {
 			cat = SystemModification
