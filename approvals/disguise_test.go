@@ -171,8 +171,8 @@ func TestDisguiseEmptyScriptAsks(t *testing.T) {
 	} {
 		for ask, want := range map[AskForApproval]Decision{OnRequest: Prompt, Untrusted: Prompt, OnFailure: Prompt, Never: Forbidden} {
 			// Without a sandbox to confine it, `rm -rf build` is dangerous under
-	// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
-	ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
+			// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
+			ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
 			if ev.Decision != want || ev.KnownSafe {
 				t.Errorf("%s %q: %s (known-safe %v), want %s; %s", ask, argv, ev.Decision, ev.KnownSafe, want, ev.Reason)
 			}
