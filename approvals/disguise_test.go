@@ -170,9 +170,7 @@ func TestDisguiseEmptyScriptAsks(t *testing.T) {
 		{"timeout", "5", "bash", "-lc", ""},
 	} {
 		for ask, want := range map[AskForApproval]Decision{OnRequest: Prompt, Untrusted: Prompt, OnFailure: Prompt, Never: Forbidden} {
-			// Without a sandbox to confine it, `rm -rf build` is dangerous under
-			// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
-			ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
+			ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
 			if ev.Decision != want || ev.KnownSafe {
 				t.Errorf("%s %q: %s (known-safe %v), want %s; %s", ask, argv, ev.Decision, ev.KnownSafe, want, ev.Reason)
 			}
