@@ -186,9 +186,10 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && e.Risk.Level == RiskHigh && pol != Never:
+	case decision == Allow && e.Risk.Level == RiskHigh:
 		// Risk changes decisions: a high-risk command is put to the user even
-		// when a rule or the policy would have let it run.
+		// when a rule or the policy would have let it run; under never,
+		// where nobody can be asked, it is refused.
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
@@ -306,7 +307,7 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 	return Allow
 }
 
-// confinedDelete: an `rm -f`/`rm -rf` that the sandbox confines and the
+// confinedDelete: an `rm -f`/`rm -rf` (or find -exec rm -rf) that the sandbox confines and the
 // risk facts find routine (every path inside the writable roots, no large
 // tree, not a whole root or the workspace, no repository data: anything
 // else is high risk) runs sandboxed without asking where the policy trusts
@@ -318,10 +319,22 @@ func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForAp
 		return false
 	}
 	u := unwrap(seg.Argv)
-	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 || u.Argv[0] != "rm" {
+	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 {
 		return false
 	}
-	return len(operands(u.Argv[1:])) > 0
+	switch u.Argv[0] {
+	case "rm":
+		return len(operands(u.Argv[1:])) > 0
+	case "find":
+		// find -exec rm: its risk facts judged what find selects.
+		for _, cmd := range findCommands(u.Argv[1:]) {
+			if len(cmd) == 0 || cmd[0] != "rm" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {

@@ -231,7 +231,11 @@ func (as *assessor) segment(seg Segment) {
 			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
 			as.add(RiskMedium, NetworkAccess, "contacts the "+prog+" package repositories")
 		}
-	case "systemctl", "service", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "crontab",
+	case "systemctl", "service", "crontab":
+		if !serviceQuery(prog, args) {
+			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+		}
+	case "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl",
 		"useradd", "userdel", "usermod", "passwd", "chpasswd", "iptables", "ip6tables", "nft", "ufw",
 		"chattr", "fdisk", "parted", "sfdisk", "swapon", "swapoff", "reboot", "shutdown", "halt", "update-alternatives":
 		as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
@@ -259,11 +263,7 @@ func (as *assessor) segment(seg Segment) {
 		as.chmod(prog, args)
 	case "find":
 		if hasFlag(args, "-delete") || (hasFlag(args, "-exec", "-execdir") && (contains(args, "rm") || contains(args, "/bin/rm"))) {
-			root := "."
-			if ops := operands(args); len(ops) > 0 {
-				root = ops[0]
-			}
-			as.add(RiskHigh, DataDeletion, "deletes the files find matches under "+as.display(as.abs(root), true))
+			as.findDelete(args)
 		}
 	case "yes":
 		as.add(RiskMedium, ResourceExhaustion, "writes output without end (yes)")
@@ -526,6 +526,70 @@ func (as *assessor) critical(p string) bool {
 }
 
 var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt", "/sys", "/proc", "/dev", "/root"}
+
+// findDelete judges `find ... -delete` and `find ... -exec rm`: what
+// find selects under its start directories. Inside the writable roots,
+// selected by name or path (`find . -name '*.pyc' -delete`), the sandbox
+// confines it like an rm of those files; everything else it may select
+// (no name test, a start outside, repository data) is high risk.
+func (as *assessor) findDelete(args []string) {
+	var roots []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	named := false
+	for i, a := range args {
+		switch a {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
+			if i+1 < len(args) {
+				named = true
+				for _, el := range strings.Split(args[i+1], "/") {
+					if vcsNames[strings.Trim(el, "*")] {
+						as.add(RiskHigh, DataDeletion, "deletes repository data ("+args[i+1]+")")
+					}
+				}
+			}
+		}
+	}
+	for _, r := range roots {
+		p := as.abs(r)
+		level := RiskMedium
+		if strings.ContainsAny(r, "$`") || !as.deletable(p) && !as.inside(p) || as.vcsData(p) || !named {
+			level = RiskHigh
+		}
+		if !named {
+			as.add(level, DataDeletion, "deletes the files find matches under "+as.display(p, true))
+		} else {
+			as.add(level, DataDeletion, "deletes the files find matches by name under "+as.display(p, true))
+		}
+	}
+}
+
+// serviceQuery: systemctl, service and crontab asked only to show state.
+func serviceQuery(prog string, args []string) bool {
+	ops := operands(args)
+	switch prog {
+	case "crontab":
+		return len(args) == 1 && args[0] == "-l"
+	case "service":
+		return len(ops) == 2 && ops[1] == "status" || len(args) == 1 && args[0] == "--status-all"
+	}
+	if len(ops) == 0 {
+		return len(args) == 0 // bare systemctl lists units
+	}
+	switch ops[0] {
+	case "status", "show", "cat", "is-active", "is-enabled", "is-failed", "list-units", "list-unit-files",
+		"list-timers", "list-sockets", "list-dependencies", "list-jobs":
+		return true
+	}
+	return false
+}
 
 // ---- writes ----
 
@@ -849,8 +913,17 @@ func (as *assessor) git(args []string) {
 		}
 	case "checkout", "restore", "switch":
 		as.gitDiscard(sub, rest)
-	case "rebase", "filter-branch", "filter-repo":
-		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git "+sub+")")
+	case "filter-repo":
+		// It expires the reflog and prunes at once: no way back.
+		as.add(RiskHigh, HistoryRewrite, "rewrites all history and prunes the old commits (git filter-repo)")
+	case "filter-branch":
+		if contains(rest, "-f") || contains(rest, "--force") {
+			as.add(RiskHigh, HistoryRewrite, "rewrites history over the previous backup refs (git filter-branch --force)")
+		} else {
+			as.add(RiskMedium, HistoryRewrite, "rewrites local history (git filter-branch)")
+		}
+	case "rebase":
+		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git rebase)")
 	case "commit":
 		if contains(rest, "--amend") {
 			as.add(RiskMedium, HistoryRewrite, "rewrites the last commit (git commit --amend)")
