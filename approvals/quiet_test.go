@@ -72,6 +72,11 @@ func TestQuietKnownSafeAttacks(t *testing.T) {
 		{[]string{"xxd", "-s", "-10", "in", "out"}, []string{"xxd", "-s", "-10", "in"}},
 		{[]string{"file", "-C", "-m", "magic"}, []string{"file", "-b", "f"}},
 		{[]string{"file", "--comp", "-m", "magic"}, []string{"file", "--mime-type", "f"}},
+		// date, test.
+		{[]string{"date", "-s", "2020-01-01"}, []string{"date", "-u", "+%F"}},
+		{[]string{"date", "--se=2020-01-01"}, []string{"date", "--date=yesterday"}},
+		{[]string{"test", "-v", "a[$(touch pwned)]"}, []string{"test", "-f", "go.mod"}},
+		{[]string{"bash", "-c", "[ 'a[$(id)]' -eq 0 ] && ls"}, []string{"bash", "-c", "[ -d node_modules ] && ls || echo missing"}},
 		// Wrapped in a shell, with || true and 2>/dev/null.
 		{[]string{"bash", "-lc", "sed -n '1w x' f 2>/dev/null || true"}, []string{"bash", "-lc", "sed -n '1,5p' f 2>/dev/null || true"}},
 		{[]string{"bash", "-lc", "sort f > out"}, []string{"bash", "-lc", "sort f | uniq -c | sort -rn | head 2>/dev/null"}},
@@ -276,6 +281,27 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 	} {
 		if e := eval(OnRequest, twin); e.Decision != Allow {
 			t.Errorf("twin %q: %s (%s)", twin, e.Decision, e.Reason)
+		}
+	}
+}
+
+// TestFindNamePatternsReadNothing: find's name patterns select names, so a
+// pattern that looks like a key file is no read; a start directory that is
+// a credential store, or -exec cat on what it finds there, is.
+func TestFindNamePatternsReadNothing(t *testing.T) {
+	ws, home := riskWorkspace(t, 1)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
+	for _, c := range []struct {
+		argv    []string
+		secrets bool
+	}{
+		{[]string{"find", ".", "-name", "*.pem", "-o", "-name", "*.key"}, false},
+		{[]string{"find", ".", "-path", "*/.ssh/*"}, false},
+		{[]string{"find", "~/.ssh", "-type", "f"}, true},
+		{[]string{"find", ".", "-name", "*.pem", "-exec", "cat", "~/.ssh/id_rsa", ";"}, true},
+	} {
+		if got := AssessRisk(Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
+			t.Errorf("%q: reads secrets %v, want %v", c.argv, got, c.secrets)
 		}
 	}
 }

@@ -294,6 +294,20 @@ func readArgs(prog string, args []string) []string {
 			}
 		}
 		return args
+	case "find":
+		// A name or path pattern selects names; find prints them, it does
+		// not read the files (`find . -name '*.pem'`). Start directories
+		// and -exec commands stay.
+		out := make([]string, 0, len(args))
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
+				i++
+			default:
+				out = append(out, args[i])
+			}
+		}
+		return out
 	case "cp", "mv", "install", "ln":
 		if hasFlag(args, "-t") || hasFlagPrefix(args, "--target-directory") {
 			return args

@@ -135,6 +135,25 @@ func isKnownSafeArgv(argv []string) bool {
 		return treeSafe(argv[1:])
 	case "xxd":
 		return xxdSafe(argv[1:])
+	case "realpath", "basename", "dirname", "readlink", "df", "free", "column",
+		"md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum":
+		return true
+	case "date":
+		// -s/--set (and its abbreviations) set the clock.
+		return getoptSafe(argv[1:], "s", "dfr", []string{"--date", "--file", "--reference"}, []string{"--set"})
+	case "test", "[":
+		// Not -v (bash's test evaluates an array subscript, which may run
+		// a command substitution) nor the arithmetic comparisons.
+		for _, a := range argv[1:] {
+			switch a {
+			case "-v", "-R", "-eq", "-ne", "-lt", "-le", "-gt", "-ge":
+				return false
+			}
+			if strings.ContainsAny(a, "[$`") && a != "[" {
+				return false
+			}
+		}
+		return true
 	case "git":
 		// Only as Warden runs it (see safety_git.go): with the programs a
 		// repository's config could run disabled.
