@@ -298,6 +298,12 @@ func TestFindNamePatternsReadNothing(t *testing.T) {
 		{[]string{"find", ".", "-name", "*.pem", "-o", "-name", "*.key"}, false},
 		{[]string{"find", ".", "-path", "*/.ssh/*"}, false},
 		{[]string{"find", "~/.ssh", "-type", "f"}, true},
+		{[]string{"tail", "~/.bash_history"}, true},
+		{[]string{"tail", "build.log"}, false},
+		{[]string{"grep", "-r", "TOKEN", "~/.config"}, true},
+		{[]string{"grep", "-r", "TOKEN", "src"}, false},
+		{[]string{"rg", "password", "~"}, true},
+		{[]string{"rg", "password", "."}, false},
 		{[]string{"find", ".", "-name", "*.pem", "-exec", "cat", "~/.ssh/id_rsa", ";"}, true},
 	} {
 		if got := AssessRisk(Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
