@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -45,28 +46,37 @@ type content struct {
 
 func splitContent(raw string) *content {
 	c := &content{raw: raw, finalEOL: true, eol: "\n"}
-	n := strings.Count(raw, "\n")
+	n := strings.Count(raw, "\n") + strings.Count(raw, "\r")
 	c.starts = make([]int, 0, n+2)
 	c.t.lines = make([]string, 0, n+1)
-	crlf := 0
+	// "\r\n", "\n" and a lone "\r" each end a line, as in Codex.
+	crlf, cr := 0, 0
 	for off := 0; off < len(raw); {
 		c.starts = append(c.starts, off)
-		i := strings.IndexByte(raw[off:], '\n')
+		i := strings.IndexAny(raw[off:], "\r\n")
 		if i < 0 {
 			c.t.lines = append(c.t.lines, raw[off:])
 			c.finalEOL = false
 			off = len(raw)
 			break
 		}
-		line := raw[off : off+i]
-		if strings.HasSuffix(line, "\r") {
-			line = line[:len(line)-1]
+		c.t.lines = append(c.t.lines, raw[off:off+i])
+		switch {
+		case raw[off+i] == '\n':
+			off += i + 1
+		case off+i+1 < len(raw) && raw[off+i+1] == '\n':
 			crlf++
+			off += i + 2
+		default:
+			cr++
+			off += i + 1
 		}
-		c.t.lines = append(c.t.lines, line)
-		off += i + 1
 	}
-	if crlf > 0 && crlf*2 >= n {
+	lf := len(c.t.lines) - crlf - cr
+	switch {
+	case cr > crlf && cr >= lf:
+		c.eol = "\r"
+	case crlf > 0 && crlf >= lf:
 		c.eol = "\r\n"
 	}
 	c.realLen = len(raw)
@@ -113,8 +123,16 @@ func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
 		e := c.edit(ops, at)
 		e.Hunk = hi
 		edits = append(edits, e)
+		if countOld(ops) == 0 && at == c.n() {
+			// An addition appended at the end of the file does not move
+			// the search for the next chunk there (Codex sorts its
+			// replacements by position).
+			continue
+		}
 		from = at + countOld(ops)
 	}
+	// In file order; appends at the end stay in patch order.
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
 	c.toReal(hunks, edits)
 	return splice(old, edits), edits, nil
 }

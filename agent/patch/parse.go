@@ -72,15 +72,14 @@ func firstLine(text string) string {
 	return ""
 }
 
-// splitLines splits text into lines without terminators (a trailing "\r" is
-// dropped, so CRLF patches read the same as LF ones).
+// splitLines splits text into lines without terminators. "\r\n", "\n" and
+// a lone "\r" each end a line, as in Codex, so CRLF and old Mac patches
+// read the same as LF ones.
 func splitLines(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
 	text = strings.TrimSuffix(text, "\n")
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return lines
+	return strings.Split(text, "\n")
 }
 
 // unwrapHeredoc strips leading and trailing blank lines and a shell heredoc
