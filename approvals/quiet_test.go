@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -309,5 +310,52 @@ func TestFindNamePatternsReadNothing(t *testing.T) {
 		if got := AssessRisk(Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
 			t.Errorf("%q: reads secrets %v, want %v", c.argv, got, c.secrets)
 		}
+	}
+}
+
+// argvRecorder records what the orchestrator asks the runner to run.
+type argvRecorder struct{ argv [][]string }
+
+func (r *argvRecorder) Run(_ context.Context, spec RunSpec) (RunResult, error) {
+	r.argv = append(r.argv, spec.Argv)
+	return RunResult{}, nil
+}
+
+// TestOrchestratorRunsHardenedGit: what runs is the hardened argv, and the
+// audit log's run line says so; a command with nothing to harden runs as
+// written.
+func TestOrchestratorRunsHardenedGit(t *testing.T) {
+	ws, _ := gitRepo(t)
+	state := t.TempDir()
+	audit, err := OpenAuditLog(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Close()
+	rec := &argvRecorder{}
+	o := &Orchestrator{Policy: Policy{Ask: Untrusted}, Runner: rec, Audit: audit}
+	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}
+	for _, argv := range [][]string{{"git", "log", "-1"}, {"ls", "-la"}} {
+		out, err := o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb}})
+		if err != nil || !out.Ran || out.Asked {
+			t.Fatalf("%q: ran %v, asked %v, err %v (%s)", argv, out.Ran, out.Asked, err, out.Evaluation.Reason)
+		}
+	}
+	if len(rec.argv) != 2 {
+		t.Fatalf("runs %q", rec.argv)
+	}
+	if got := strings.Join(rec.argv[0], " "); !strings.HasPrefix(got, "git --no-pager --no-optional-locks -c core.fsmonitor= ") || !strings.HasSuffix(got, " log --no-ext-diff --no-textconv -1") {
+		t.Errorf("ran %q, want the hardened git log", got)
+	}
+	if got := strings.Join(rec.argv[1], " "); got != "ls -la" {
+		t.Errorf("ran %q, want ls -la as written", got)
+	}
+	audit.Sync()
+	data, err := os.ReadFile(filepath.Join(state, AuditFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"event":"run","kind":"command","argv":["git","--no-pager","--no-optional-locks","-c","core.fsmonitor="`) {
+		t.Errorf("the audit's run line does not show the hardened argv:\n%s", data)
 	}
 }
