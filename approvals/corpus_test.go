@@ -135,6 +135,7 @@ func TestCorpusTable(t *testing.T) {
 		ev := &Evaluator{Policy: Policy{Ask: ask}}
 		table := map[string]corpusCell{}
 		codexAsks := map[string]int{}
+		stoppedUnderNever := 0
 		wardenAsks := map[string]int{}
 		for _, c := range corpus {
 			e := ev.Evaluate(CommandRequest{Argv: c.argv(), Cwd: ws, Sandbox: sb})
@@ -150,6 +151,11 @@ func TestCorpusTable(t *testing.T) {
 				wardenAsks[c.label]++
 			}
 			switch {
+			case c.label == "dangerous" && e.Decision == Allow && ask == Never && e.Risk.sandboxStops && !sb.Network:
+				// Nobody can be asked; it runs sandboxed because the
+				// sandbox stops every high-risk effect (TestNeverRunsOnly
+				// WhatTheSandboxStops shows it does).
+				stoppedUnderNever++
 			case c.label == "dangerous" && e.Decision == Allow:
 				t.Errorf("%s: dangerous %q runs without a person deciding (risk %s: %s)", ask, c.script, e.Risk.Level, e.Risk.Summary)
 			case ask == Untrusted && codex == Allow && e.Decision != Allow && !e.Risk.readsSecrets:
@@ -176,6 +182,9 @@ func TestCorpusTable(t *testing.T) {
 				fmt.Fprintf(&b, "%17d", table[l][col])
 			}
 			fmt.Fprintf(&b, "%9d%9d\n", wardenAsks[l], codexAsks[l])
+		}
+		if ask == Never {
+			fmt.Fprintf(&b, "dangerous commands run under never: %d, each sandboxed with every high-risk effect one the sandbox stops (writes outside the roots, root, the network)\n", stoppedUnderNever)
 		}
 		wb := wardenAsks["benign-readonly"] + wardenAsks["benign-write"] + wardenAsks["network-fetch"]
 		cb := codexAsks["benign-readonly"] + codexAsks["benign-write"] + codexAsks["network-fetch"]

@@ -186,10 +186,12 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && e.Risk.Level == RiskHigh:
+	case decision == Allow && e.Risk.Level == RiskHigh && (pol != Never || !e.Risk.sandboxStops):
 		// Risk changes decisions: a high-risk command is put to the user even
-		// when a rule or the policy would have let it run; under never,
-		// where nobody can be asked, it is refused.
+		// when a rule or the policy would have let it run. Under never,
+		// where nobody can be asked, it runs sandboxed when the sandbox
+		// stops every high-risk effect (a write outside the roots, sudo, the
+		// network when off), and is refused otherwise.
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
@@ -213,11 +215,13 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
 	if decision == Allow {
 		e.Decision = Allow
-		if hardened && run != nil {
+		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
+		if hardened && run != nil && !e.BypassSandbox {
+			// Not under a rule's bypass: the user's rule lets their own git
+			// (fsmonitor, pager...) run, from a repository judged protected.
 			e.RunArgv = run
 			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", DisplayCommand(run))
 		}
-		e.BypassSandbox = allRuleAllowed && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
 		if e.Escalate && !e.BypassSandbox {
 			// Leaving the sandbox always takes an approval. A low-risk
 			// command staying inside the writable roots does not need to
@@ -315,7 +319,8 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 // sandbox, or asking to leave it, it is dangerous as ever. The targets
 // must all be on the command line (not xargs input, not computed).
 func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
-	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns {
+	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns ||
+		len(e.Analysis.Problems) > 0 {
 		return false
 	}
 	u := unwrap(seg.Argv)

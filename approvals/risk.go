@@ -58,6 +58,12 @@ type Risk struct {
 	// readsSecrets: the command reads credentials, so it is never
 	// known-safe and always asks (refused under never).
 	readsSecrets bool
+	// sandboxStops: every high-risk fact is one a restricted sandbox stops
+	// (writes outside the writable roots, root privileges, the network
+	// when it is off), so under never the command may run sandboxed; a
+	// high-risk fact about what the sandbox lets through (deleting inside
+	// the writable roots, rewriting history) makes never refuse it.
+	sandboxStops bool
 }
 
 // RiskContext is where a command would run.
@@ -79,6 +85,7 @@ type assessor struct {
 	seen       map[string]bool
 	hosts      []string // network destinations, for exfiltration pairing
 	secrets    []string // secret files read
+	unstopped  bool     // a high-risk fact the sandbox does not stop
 }
 
 type riskFact struct {
@@ -136,7 +143,8 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 		cats = append(cats, c)
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0}
+	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0,
+		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted()}
 	r.Summary = summarize(a, r)
 	return r
 }
@@ -164,7 +172,48 @@ func summarize(a *Analysis, r Risk) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// add records a fact; a high-risk one counts as something the sandbox
+// does not stop (fail closed) unless recorded with stopped.
 func (as *assessor) add(level RiskLevel, cat RiskCategory, fact string) {
+	if level == RiskHigh {
+		as.unstopped = true
+	}
+	as.record(level, cat, fact)
+}
+
+// stopped records a fact about an effect a restricted sandbox prevents.
+func (as *assessor) stopped(level RiskLevel, cat RiskCategory, fact string) {
+	as.record(level, cat, fact)
+}
+
+// stoppedIf records a fact the sandbox stops when stops holds.
+func (as *assessor) stoppedIf(stops bool, level RiskLevel, cat RiskCategory, fact string) {
+	if stops {
+		as.stopped(level, cat, fact)
+	} else {
+		as.add(level, cat, fact)
+	}
+}
+
+// beyondSandbox: a path no sandboxed command may write (outside the
+// writable roots and the temporary directories that are roots).
+func (as *assessor) beyondSandbox(p string) bool {
+	if as.inside(p) || as.scratch(p) {
+		return false
+	}
+	// Nor a directory holding one: `rm -rf /`, `find / -delete` reach them.
+	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), "/tmp", "/private/tmp", os.Getenv("TMPDIR")) {
+		if r != "" && within(p, filepath.Clean(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// offline: the sandbox gives the command no network.
+func (as *assessor) offline() bool { return !as.ctx.Sandbox.Network }
+
+func (as *assessor) record(level RiskLevel, cat RiskCategory, fact string) {
 	if as.seen[fact] {
 		return
 	}
@@ -182,7 +231,7 @@ func (as *assessor) segment(seg Segment) {
 	u := unwrap(seg.Argv)
 	inner := u.Argv
 	for _, w := range u.Privileged {
-		as.add(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w))
+		as.stopped(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w)) // no_new_privs
 	}
 	if seg.Assigns || u.Assigns {
 		as.add(RiskMedium, "", "runs with changed environment variables")
@@ -215,7 +264,7 @@ func (as *assessor) segment(seg Segment) {
 	case "rm", "unlink", "rmdir", "shred":
 		as.remove(prog, args)
 	case "su":
-		as.add(RiskHigh, PrivilegeEscalation, "runs as root (su)")
+		as.stopped(RiskHigh, PrivilegeEscalation, "runs as root (su)")
 	case "git":
 		as.git(args)
 	case "curl", "wget", "http", "https", "xh":
@@ -228,17 +277,17 @@ func (as *assessor) segment(seg Segment) {
 		as.packages(prog, args)
 	case "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper", "brew", "snap":
 		if len(args) > 0 && (args[0] == "install" || args[0] == "remove" || args[0] == "purge" || args[0] == "upgrade" || args[0] == "-S" || args[0] == "add" || args[0] == "del") {
-			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
+			as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
 			as.add(RiskMedium, NetworkAccess, "contacts the "+prog+" package repositories")
 		}
 	case "systemctl", "service", "crontab":
 		if !serviceQuery(prog, args) {
-			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+			as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
 		}
 	case "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl",
 		"useradd", "userdel", "usermod", "passwd", "chpasswd", "iptables", "ip6tables", "nft", "ufw",
 		"chattr", "fdisk", "parted", "sfdisk", "swapon", "swapoff", "reboot", "shutdown", "halt", "update-alternatives":
-		as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+		as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
 	case "kill", "pkill", "killall":
 		as.add(RiskMedium, SystemModification, fmt.Sprintf("stops processes (%s)", prog))
 	case "cp", "mv", "install", "ln":
@@ -277,10 +326,10 @@ func (as *assessor) segment(seg Segment) {
 	case "eval", "source", ".":
 		as.add(RiskMedium, "", fmt.Sprintf("runs code Warden cannot analyse (%s)", prog))
 	case "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs":
-		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	if strings.HasPrefix(prog, "mkfs.") {
-		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	as.scanSecretWords(prog, readArgs(prog, args))
 	as.credentialsInArgs(prog, args)
@@ -349,17 +398,18 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 	if as.vcsData(path) {
 		as.add(RiskHigh, DataDeletion, "deletes repository data: "+as.display(path, info.IsDir()))
 	}
+	beyond := as.beyondSandbox(path)
 	if !info.IsDir() {
-		as.add(level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
+		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
 		return
 	}
 	if !recursive {
-		as.add(level, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
 		return
 	}
 	files, bytes, complete := CountTree(path, largeDeleteFiles+1, maxCountTime)
 	if files == 0 && complete {
-		as.add(level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
+		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
 		return
 	}
 	if !complete || files > largeDeleteFiles || bytes > largeDeleteBytes {
@@ -373,7 +423,7 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 		more = "more than "
 		files = min(files, largeDeleteFiles)
 	}
-	as.add(level, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+	as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
 }
 
 // largeDeleteFiles and largeDeleteBytes make a recursive deletion inside
@@ -387,11 +437,18 @@ const (
 // vcsNames are the directories that hold a repository's history.
 var vcsNames = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true}
 
-// vcsData reports a path in or naming a repository's history directory.
+// vcsData reports a repository's history directory or a directory inside
+// one (`.git`, `.git/objects`); a single file there (a stale index.lock, a
+// ref) is an ordinary deletion.
 func (as *assessor) vcsData(p string) bool {
-	for _, el := range strings.Split(filepath.Clean(p), "/") {
-		if vcsNames[el] {
-			return true
+	p = filepath.Clean(p)
+	if vcsNames[filepath.Base(p)] {
+		return true
+	}
+	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if vcsNames[filepath.Base(d)] {
+			info, err := os.Lstat(p)
+			return err == nil && info.IsDir()
 		}
 	}
 	return false
@@ -436,7 +493,7 @@ func (as *assessor) deleteMissing(path string) {
 	if !as.deletable(path) || as.critical(path) || as.vcsData(path) {
 		level = RiskHigh
 	}
-	as.add(level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+	as.stoppedIf(as.beyondSandbox(path), level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
 }
 
 // deletable reports whether deleting path stays where the agent may change
@@ -563,10 +620,11 @@ func (as *assessor) findDelete(args []string) {
 		if strings.ContainsAny(r, "$`") || !as.deletable(p) && !as.inside(p) || as.vcsData(p) || !named {
 			level = RiskHigh
 		}
+		stops := as.beyondSandbox(p) && !strings.ContainsAny(r, "$`")
 		if !named {
-			as.add(level, DataDeletion, "deletes the files find matches under "+as.display(p, true))
+			as.stoppedIf(stops, level, DataDeletion, "deletes the files find matches under "+as.display(p, true))
 		} else {
-			as.add(level, DataDeletion, "deletes the files find matches by name under "+as.display(p, true))
+			as.stoppedIf(stops, level, DataDeletion, "deletes the files find matches by name under "+as.display(p, true))
 		}
 	}
 }
@@ -605,7 +663,7 @@ func (as *assessor) writes(target string, truncates bool) {
 		if p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" {
 			return
 		}
-		as.add(RiskHigh, SystemModification, "writes to a device: "+p)
+		as.stopped(RiskHigh, SystemModification, "writes to a device: "+p)
 		return
 	}
 	if !as.inside(p) && as.ctx.Sandbox.Mode == ReadOnly && as.ctx.Cwd != "" && within(as.ctx.Cwd, p) {
@@ -617,7 +675,7 @@ func (as *assessor) writes(target string, truncates bool) {
 		if as.systemOrShellConfig(p) {
 			cat = SystemModification
 		}
-		as.add(RiskHigh, cat, "writes outside the workspace: "+as.display(p, false))
+		as.stopped(RiskHigh, cat, "writes outside the workspace: "+as.display(p, false))
 		return
 	}
 	if truncates {
@@ -662,7 +720,7 @@ func (as *assessor) copyMove(prog string, args []string) {
 		for _, src := range ops {
 			p := as.abs(src)
 			if !as.inside(p) {
-				as.add(RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
+				as.stoppedIf(as.beyondSandbox(p), RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
 			}
 		}
 	}
@@ -703,7 +761,7 @@ func (as *assessor) chmod(prog string, args []string) {
 	for _, f := range ops[1:] {
 		p := as.abs(f)
 		if !as.inside(p) {
-			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
+			as.stoppedIf(as.beyondSandbox(p), RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
 		}
 	}
 }
@@ -761,7 +819,7 @@ func (as *assessor) fetch(prog string, args []string) {
 			file = a[3:]
 		}
 		if file != "" && file != "-" {
-			as.add(RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
+			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
 			as.reads(file)
 		}
 	}
@@ -793,7 +851,7 @@ func (as *assessor) remote(prog string, args []string) {
 				as.contacts(host, RiskMedium)
 				if op == dest {
 					for _, src := range ops[:len(ops)-1] {
-						as.add(RiskHigh, DataExfiltration, fmt.Sprintf("copies %s to %s", as.display(as.abs(src), false), host))
+						as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("copies %s to %s", as.display(as.abs(src), false), host))
 						as.reads(src)
 					}
 				}
@@ -858,7 +916,7 @@ func (as *assessor) git(args []string) {
 			case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f'):
 				force = true
 			case a == "-d" || a == "--delete":
-				as.add(RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
+				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
 			case !strings.HasPrefix(a, "-"):
 				refs = append(refs, a)
 			}
@@ -868,11 +926,11 @@ func (as *assessor) git(args []string) {
 				force = true
 			}
 			if strings.HasPrefix(r, ":") {
-				as.add(RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
+				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
 			}
 		}
 		if force {
-			as.add(RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
+			as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
 		}
 		remote := "origin"
 		if len(refs) > 0 {
