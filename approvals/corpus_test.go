@@ -164,7 +164,7 @@ func TestCorpusTable(t *testing.T) {
 				t.Logf("on-request asks about benign %q: %s", c.script, e.Reason)
 			}
 		}
-		fmt.Fprintf(&b, "\n%s (Warden decision/risk; last columns: commands that ask, Warden vs the Codex oracle)\n", ask)
+		fmt.Fprintf(&b, "\n%s (Warden decision/risk; last columns: commands that do not run unasked, Warden vs the Codex oracle)\n", ask)
 		fmt.Fprintf(&b, "%-16s", "label")
 		cols := []string{}
 		for _, d := range []string{"allow", "prompt", "forbidden"} {
