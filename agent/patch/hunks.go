@@ -44,16 +44,22 @@ type content struct {
 	realLen  int    // length of the real text (raw has a virtual final terminator when !finalEOL)
 }
 
-func splitContent(raw string) *content {
+// splitContent splits a file for matching. With loneCR (Codex patches), a
+// lone "\r" ends a line as "\n" and "\r\n" do, as in Codex; a unified diff
+// keeps git's view, where it is part of the line.
+func splitContent(raw string, loneCR bool) *content {
 	c := &content{raw: raw, finalEOL: true, eol: "\n"}
-	n := strings.Count(raw, "\n") + strings.Count(raw, "\r")
+	n := strings.Count(raw, "\n") + strings.Count(raw, "\r") // an upper bound
 	c.starts = make([]int, 0, n+2)
 	c.t.lines = make([]string, 0, n+1)
-	// "\r\n", "\n" and a lone "\r" each end a line, as in Codex.
+	ends := "\n"
+	if loneCR {
+		ends = "\r\n"
+	}
 	crlf, cr := 0, 0
 	for off := 0; off < len(raw); {
 		c.starts = append(c.starts, off)
-		i := strings.IndexAny(raw[off:], "\r\n")
+		i := strings.IndexAny(raw[off:], ends)
 		if i < 0 {
 			c.t.lines = append(c.t.lines, raw[off:])
 			c.finalEOL = false
@@ -62,6 +68,11 @@ func splitContent(raw string) *content {
 		}
 		c.t.lines = append(c.t.lines, raw[off:off+i])
 		switch {
+		case raw[off+i] == '\n' && i > 0 && raw[off+i-1] == '\r' && !loneCR:
+			// CRLF found from the "\n" (a unified diff's file).
+			c.t.lines[len(c.t.lines)-1] = raw[off : off+i-1]
+			crlf++
+			off += i + 1
 		case raw[off+i] == '\n':
 			off += i + 1
 		case off+i+1 < len(raw) && raw[off+i+1] == '\n':
@@ -94,7 +105,11 @@ func (c *content) n() int { return len(c.t.lines) }
 // applyHunks locates every hunk in old and returns the new content and the
 // per-hunk edits. Hunks are found in order, each after the previous one.
 func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
-	c := splitContent(old)
+	loneCR := true
+	for _, h := range hunks {
+		loneCR = loneCR && !h.NoEOLKnown // set on every unified hunk
+	}
+	c := splitContent(old, loneCR)
 	edits := make([]Edit, 0, len(hunks))
 	from := 0
 	for hi := range hunks {

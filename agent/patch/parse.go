@@ -50,10 +50,10 @@ func Parse(text string) ([]FileChange, error) {
 		// A plain unified diff: hand the text to go-gitdiff as it is.
 		return parseUnified(text, 1)
 	}
-	lines, first := unwrapHeredoc(splitLines(text))
-	if len(lines) > 0 && strings.TrimSpace(lines[0]) == beginMarker {
+	if lines, first := unwrapHeredoc(splitLinesCR(text)); len(lines) > 0 && strings.TrimSpace(lines[0]) == beginMarker {
 		return parseCodex(lines, first)
 	}
+	lines, first := unwrapHeredoc(splitLines(text))
 	if looksUnified(lines) {
 		return parseUnified(strings.Join(lines, "\n")+"\n", first)
 	}
@@ -72,14 +72,24 @@ func firstLine(text string) string {
 	return ""
 }
 
-// splitLines splits text into lines without terminators. "\r\n", "\n" and
-// a lone "\r" each end a line, as in Codex, so CRLF and old Mac patches
-// read the same as LF ones.
+// splitLines splits text into lines without terminators (a trailing "\r" is
+// dropped, so CRLF diffs read the same as LF ones; a lone "\r" is content,
+// as in git).
 func splitLines(text string) []string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.ReplaceAll(text, "\r", "\n")
 	text = strings.TrimSuffix(text, "\n")
-	return strings.Split(text, "\n")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// splitLinesCR splits a Codex patch: "\r\n", "\n" and a lone "\r" each
+// end a line, as in Codex, so CRLF and old Mac patches read the same as LF
+// ones.
+func splitLinesCR(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	return splitLines(strings.ReplaceAll(text, "\r", "\n"))
 }
 
 // unwrapHeredoc strips leading and trailing blank lines and a shell heredoc
