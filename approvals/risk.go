@@ -605,7 +605,9 @@ func (as *assessor) findDelete(args []string) {
 		switch a {
 		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
 			if i+1 < len(args) {
-				named = true
+				// A pattern of wildcards alone (`-name '*'`) selects
+				// everything: no name test at all.
+				named = named || strings.Trim(args[i+1], "*?.[]/") != ""
 				for _, el := range strings.Split(args[i+1], "/") {
 					if vcsNames[strings.Trim(el, "*")] {
 						as.add(RiskHigh, DataDeletion, "deletes repository data ("+args[i+1]+")")

@@ -54,6 +54,7 @@ func TestRiskFacts(t *testing.T) {
 		{[]string{"shred", "one.txt"}, RiskMedium, DataDeletion, "deletes one.txt"},
 		{[]string{"find", ".", "-name", "*.o", "-delete"}, RiskMedium, DataDeletion, "deletes the files find matches by name under ./"},
 		{[]string{"find", ".", "-type", "f", "-delete"}, RiskHigh, DataDeletion, "deletes the files find matches under ./"},
+		{[]string{"find", ".", "-name", "*", "-delete"}, RiskHigh, DataDeletion, "deletes the files find matches under ./"},
 		{[]string{"find", ".", "-name", ".git", "-exec", "rm", "-rf", "{}", "+"}, RiskHigh, DataDeletion, "deletes repository data (.git)"},
 		{[]string{"find", "/srv", "-name", "*.o", "-delete"}, RiskHigh, DataDeletion, "by name under /srv/"},
 		{[]string{"find", "build", "-exec", "rm", "{}", ";"}, RiskHigh, DataDeletion, "under build/"},
