@@ -402,7 +402,10 @@ func TestPolicySet(t *testing.T) {
 		modeltest.Turn{Text: "I could not clean up."},
 	)
 	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
-	write(t, c.Dir, map[string]string{"build/a.o": "x"})
+	// build/ holds a repository's data: deleting it is high risk, which the
+	// sandbox would not stop, so never refuses it (a small rm -rf inside the
+	// writable roots would run sandboxed).
+	write(t, c.Dir, map[string]string{"build/a.o": "x", "build/dep/.git/HEAD": "ref: refs/heads/main\n"})
 	raw, err := c.ExecuteCommand("warden.policy.set", map[string]any{"approvalPolicy": "never", "networkAccess": true})
 	if err != nil {
 		t.Fatal(err)
