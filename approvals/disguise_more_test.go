@@ -119,10 +119,8 @@ func TestDisguisePrivilegedWrappers(t *testing.T) {
 				got := judge(t, d, ws, home, ask)
 				wantDecision := Prompt
 				if ask == Never {
-					wantDecision = Allow // nobody to ask: runs sandboxed, as Codex does
-					if dangerous {
-						wantDecision = Forbidden
-					}
+					// High risk needs a person; under never nobody can be asked.
+					wantDecision = Forbidden
 				}
 				if got.dangerous != dangerous || got.knownSafe || got.risk != RiskHigh || got.decision != wantDecision {
 					t.Errorf("%s %q: %+v, want dangerous %v, not known-safe, high risk, %s", ask, d, got, dangerous, wantDecision)

@@ -14,7 +14,9 @@ type judgement struct {
 
 func judge(t *testing.T, argv []string, ws, home string, ask AskForApproval) judgement {
 	t.Helper()
-	ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
+	// Without a sandbox to confine it, `rm -rf build` is dangerous under
+	// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
+	ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
 	r := AssessRisk(Analyze(argv), RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home})
 	return judgement{dangerous: ev.Dangerous, knownSafe: ev.KnownSafe, risk: r.Level, decision: ev.Decision}
 }
@@ -79,7 +81,6 @@ func TestDisguiseSameJudgement(t *testing.T) {
 			{"bash", "-c", "command {rm,-rf,build}"},
 			{"sh", "-c", "bash -ec 'rm -rf build'"},
 			{"bash", "-c", "timeout 9 sh -xc 'rm -rf build'"},
-			{"bash", "-c", "find build -exec rm -rf {} +"},
 		}},
 		{[]string{"bash", "-c", "LD_PRELOAD=./x.so ls"}, [][]string{
 			{"env", "LD_PRELOAD=./x.so", "ls"},
@@ -190,7 +191,7 @@ func TestKnownSafeSeesWhatRuns(t *testing.T) {
 		argv []string
 		safe bool
 	}{
-		// sed: only `sed -n N[,M]p [file]`, the file not an option.
+		// sed: only scripts that print; options parsed wherever they are.
 		{[]string{"sed", "-n", "1,5p", "f"}, true},
 		{[]string{"sed", "-n", "3p"}, true},
 		{[]string{"sed", "-n", "1p", "--expression=1e touch pwned"}, false},
@@ -198,7 +199,7 @@ func TestKnownSafeSeesWhatRuns(t *testing.T) {
 		{[]string{"sed", "-e1e", "touch pwned"}, false},
 		{[]string{"sed", "-n", "-e", "w out"}, false},
 		{[]string{"sed", "-n", "1p", "-i"}, false},
-		{[]string{"sed", "-n", "1p", "-s"}, false},
+		{[]string{"sed", "-n", "1p", "-s"}, true}, // -s is --separate
 		{[]string{"sed", "-n", "1e touch pwned", "f"}, false},
 		{[]string{"sed", "-n", "1w out", "f"}, false},
 		{[]string{"sed", "-n", "1W out", "f"}, false},
@@ -223,13 +224,13 @@ func TestKnownSafeSeesWhatRuns(t *testing.T) {
 		// Programs with output files or script-running options are not
 		// on the list at all.
 		{[]string{"sort", "-o", "out", "f"}, false},
-		{[]string{"sort", "f"}, false},
+		{[]string{"sort", "--compress-program=sh", "f"}, false},
 		{[]string{"tee", "out"}, false},
 		{[]string{"awk", "{ system(\"touch x\") }", "f"}, false},
 		{[]string{"awk", "{ print > \"out\" }", "f"}, false},
 		{[]string{"less", "f"}, false},
 		{[]string{"more", "f"}, false},
-		{[]string{"git", "log"}, false},
+		{[]string{"git", "-P", "log", "--ext-diff"}, false},
 		{[]string{"git", "-c", "core.pager=touch x", "log"}, false},
 		{[]string{"git", "--paginate", "status"}, false},
 		{[]string{"xargs", "rm"}, false},

@@ -11,7 +11,13 @@
 // for commands no rule covers (safety.go: known-safe and dangerous lists,
 // applied to every command a shell script runs, found by shell.go), then
 // Warden's risk rule (risk.go): a high-risk command always needs the user
-// and is never offered "Allow for session" or "Always allow". Workspace
+// and is never offered "Allow for session" or "Always allow" (under never it
+// runs sandboxed only when the sandbox stops every high-risk effect, else it
+// is refused). Known-safe git is run hardened (safety_git.go: the
+// Evaluation's RunArgv, which the orchestrator runs and audits); a small
+// rm -rf inside the writable roots runs sandboxed except under untrusted
+// (confinedDelete). testdata/corpus and corpus_test.go measure it all
+// against a port of Codex's heuristic. Workspace
 // rules (workspace.go) come from the root's and its ancestors'
 // .warden/rules, each trusted only when its own directory is listed.
 //

@@ -53,6 +53,10 @@ type Evaluation struct {
 	Amendment []string `json:"amendment"`
 	Reason    string   `json:"reason"`
 	Risk      Risk     `json:"risk"`
+	// RunArgv is what Warden runs when it differs from the request: git
+	// status, log, diff, show and branch with the programs a repository's
+	// config could start disabled (see safety_git.go). Nil: the request.
+	RunArgv []string `json:"run_argv,omitempty"`
 	// Escalate: the request runs outside the sandbox once approved.
 	Escalate bool `json:"-"`
 	// Grant is what the run may do beyond the sandbox, resolved: the
@@ -65,6 +69,15 @@ type Evaluation struct {
 
 	Analysis *Analysis      `json:"-"`
 	category promptCategory // what kind of prompt this is, for granular
+	// gitUnsafe: the line's git commands cannot be hardened or use a
+	// repository whose config a sandboxed command could have written, so
+	// none of them is known-safe.
+	gitUnsafe bool
+}
+
+// segmentSafe: one command of the line is known-safe (its git hardened).
+func (e *Evaluation) segmentSafe(s Segment) bool {
+	return s.KnownSafe() && !(e.gitUnsafe && isGitSegment(s))
 }
 
 // OffersSessionApproval reports whether "Allow for session" may be offered:
@@ -96,11 +109,20 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	if !asked.IsZero() {
 		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked)
 	}
+	run, hardened := hardenGit(a)
+	e.gitUnsafe = !hardened || (run != nil && !gitStaysProtected(a, req.Cwd, req.Sandbox))
 	// A read of credentials is never known-safe, whatever reads them.
-	e.KnownSafe = a.KnownSafe() && !e.Risk.readsSecrets
-	e.Dangerous = a.Dangerous()
+	e.KnownSafe = a.Understood() && !e.Risk.readsSecrets
+	for _, s := range a.Segments {
+		e.KnownSafe = e.KnownSafe && e.segmentSafe(s)
+	}
 	cmd := DisplayCommand(req.Argv)
 	pol := ev.Policy.Ask
+	// Dangerous: some command is on the dangerous list and not a deletion
+	// the sandbox confines (confinedDelete).
+	for _, s := range a.Segments {
+		e.Dangerous = e.Dangerous || (isDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
+	}
 	if grantErr != nil {
 		e.Decision = Forbidden
 		e.Reason = fmt.Sprintf("`%s` refused: %v", cmd, grantErr)
@@ -191,9 +213,12 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && e.Risk.Level == RiskHigh && pol != Never:
+	case decision == Allow && e.Risk.Level == RiskHigh && (pol != Never || !e.Risk.sandboxStops):
 		// Risk changes decisions: a high-risk command is put to the user even
-		// when a rule or the policy would have let it run.
+		// when a rule or the policy would have let it run. Under never,
+		// where nobody can be asked, it runs sandboxed when the sandbox
+		// stops every high-risk effect (a write outside the roots, sudo, the
+		// network when off), and is refused otherwise.
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
@@ -237,6 +262,12 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		// A rule with a grant keeps the sandbox: it says what the command may
 		// do inside it.
 		e.BypassSandbox = allRuleAllowed && !ruleGranted && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
+		if hardened && run != nil && !e.BypassSandbox {
+			// Not under a rule's bypass: the user's rule lets their own git
+			// (fsmonitor, pager...) run, from a repository judged protected.
+			e.RunArgv = run
+			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", DisplayCommand(run))
+		}
 		if e.Escalate && !e.BypassSandbox {
 			// Leaving the sandbox always takes an approval. A low-risk
 			// command staying inside the writable roots does not need to
@@ -303,11 +334,11 @@ func unreadable(a *Analysis) bool {
 // the caller).
 func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) Decision {
 	pol := ev.Policy.Ask
-	safe := seg.KnownSafe() && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
+	safe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
 	switch {
 	case safe:
 		return Allow
-	case isDangerousArgv(seg.Argv):
+	case isDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
 		if pol == Never {
 			return Forbidden
 		}
@@ -326,10 +357,43 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 	return Allow
 }
 
+// confinedDelete: an `rm -f`/`rm -rf` (or find -exec rm -rf) that the sandbox confines and the
+// risk facts find routine (every path inside the writable roots, no large
+// tree, not a whole root or the workspace, no repository data: anything
+// else is high risk) runs sandboxed without asking where the policy trusts
+// the sandbox. Under untrusted it still asks; outside a workspace-write
+// sandbox, or asking to leave it, it is dangerous as ever. The targets
+// must all be on the command line (not xargs input, not computed).
+func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
+	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns ||
+		len(e.Analysis.Problems) > 0 {
+		return false
+	}
+	u := unwrap(seg.Argv)
+	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 {
+		return false
+	}
+	switch u.Argv[0] {
+	case "rm":
+		return len(operands(u.Argv[1:])) > 0
+	case "find":
+		// find -exec rm: its risk facts judged what find selects.
+		for _, cmd := range findCommands(u.Argv[1:]) {
+			if len(cmd) == 0 || cmd[0] != "rm" {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
 func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {
 	switch {
 	case e.Risk.readsSecrets:
 		return fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
+	case e.Dangerous && e.Risk.Level == RiskHigh:
+		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f); high risk: %s", cmd, e.Risk.Summary)
 	case e.Dangerous:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
 	case e.category == categoryEscalation:

@@ -44,7 +44,9 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		{"safe script untrusted", Policy{Ask: Untrusted}, []string{"bash", "-lc", "ls && wc -l x"}, false, nil, "", want{Allow, false, nil, "known to be safe"}},
 		// Untrusted asks for everything else, offering the first command as amendment.
 		{"untrusted make", Policy{Ask: Untrusted}, []string{"make", "all"}, false, nil, "", want{Prompt, false, []string{"make", "all"}, "not known to be safe"}},
-		{"untrusted git status", Policy{Ask: Untrusted}, []string{"git", "status"}, false, nil, "", want{Prompt, false, []string{"git", "status"}, ""}},
+		// git status runs hardened (the repository's programs disabled), so it is known-safe.
+		{"untrusted git status", Policy{Ask: Untrusted}, []string{"git", "status"}, false, nil, "", want{Allow, false, nil, "runs as `git --no-pager"}},
+		{"untrusted git status with its own -c", Policy{Ask: Untrusted}, []string{"git", "-c", "core.pager=less", "status"}, false, nil, "", want{Prompt, false, []string{"git", "-c", "core.pager=less", "status"}, ""}},
 		{"untrusted script amendment is first unmatched", Policy{Ask: Untrusted}, []string{"bash", "-lc", "ls && go build ./... && go test ./..."}, false, nil, "", want{Prompt, false, []string{"go", "build", "./..."}, ""}},
 		{"untrusted model prefix used", Policy{Ask: Untrusted}, []string{"go", "test", "./pkg"}, false, []string{"go", "test"}, "", want{Prompt, false, []string{"go", "test"}, ""}},
 		{"untrusted model prefix not covering", Policy{Ask: Untrusted}, []string{"go", "test", "./pkg"}, false, []string{"go", "vet"}, "", want{Prompt, false, []string{"go", "test", "./pkg"}, ""}},
@@ -56,11 +58,19 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		{"no amendment for bash -lc prefix", Policy{Ask: Untrusted}, []string{"bash", "-lc", "$X"}, false, []string{"bash", "-lc"}, "", want{Prompt, false, nil, ""}},
 		{"no amendment for sudo", Policy{Ask: Untrusted}, []string{"sudo", "ls"}, false, nil, "", want{Prompt, false, nil, ""}},
 		// Dangerous: prompt, never an amendment; forbidden under never.
-		{"dangerous on-request", Policy{Ask: OnRequest}, []string{"rm", "-f", "one.txt"}, false, nil, "", want{Prompt, false, nil, "may destroy data"}},
+		{"dangerous on-request", Policy{Ask: OnRequest}, []string{"rm", "-f", "/srv/one.txt"}, false, nil, "", want{Prompt, false, nil, "may destroy data"}},
+		// A deletion the sandbox confines (inside the writable roots, small, no repository data) runs sandboxed.
+		{"confined delete on-request", Policy{Ask: OnRequest}, []string{"rm", "-f", "one.txt"}, false, nil, "", want{Allow, false, nil, "runs in the sandbox"}},
+		{"confined delete never", Policy{Ask: Never}, []string{"rm", "-rf", "build"}, false, nil, "", want{Allow, false, nil, "runs in the sandbox"}},
+		{"confined delete asks to escalate", Policy{Ask: OnRequest}, []string{"rm", "-rf", "build"}, true, nil, "", want{Prompt, false, nil, "may destroy data"}},
+		{"confined delete without a sandbox", Policy{Ask: OnRequest}, []string{"rm", "-rf", "build"}, false, nil, DangerFullAccess, want{Prompt, false, nil, "may destroy data"}},
+		{"delete of repository data", Policy{Ask: OnRequest}, []string{"rm", "-rf", ".git"}, false, nil, "", want{Prompt, false, nil, "repository data"}},
+		{"delete of the whole workspace", Policy{Ask: OnRequest}, []string{"rm", "-rf", "*"}, false, nil, "", want{Prompt, false, nil, "eletes everything in"}},
 		{"dangerous untrusted", Policy{Ask: Untrusted}, []string{"rm", "-rf", "build"}, false, nil, "", want{Prompt, false, nil, ""}},
-		{"dangerous never", Policy{Ask: Never}, []string{"rm", "-rf", "build"}, false, nil, "", want{Forbidden, false, nil, "never"}},
-		{"dangerous in script", Policy{Ask: OnRequest}, []string{"bash", "-lc", "make && rm -rf build"}, false, nil, "", want{Prompt, false, nil, ""}},
-		{"dangerous on-failure", Policy{Ask: OnFailure}, []string{"rm", "-f", "x"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"dangerous never", Policy{Ask: Never}, []string{"rm", "-rf", "/srv/build"}, false, nil, "", want{Forbidden, false, nil, "never"}},
+		{"dangerous in script", Policy{Ask: OnRequest}, []string{"bash", "-lc", "make && rm -rf /srv/build"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"dangerous xargs", Policy{Ask: OnRequest}, []string{"bash", "-lc", "ls | xargs rm -rf"}, false, nil, "", want{Prompt, false, nil, ""}},
+		{"dangerous on-failure", Policy{Ask: OnFailure}, []string{"rm", "-f", "/srv/x"}, false, nil, "", want{Prompt, false, nil, ""}},
 		// On-request: the sandbox protects; ask only to leave it or for high risk.
 		{"on-request make", Policy{Ask: OnRequest}, []string{"make"}, false, nil, "", want{Allow, false, nil, "runs in the sandbox"}},
 		{"on-request escalation medium risk", Policy{Ask: OnRequest}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, []string{"curl", "https://example.com"}, "outside the sandbox"}},

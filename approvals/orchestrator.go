@@ -182,6 +182,9 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 
 	// 3. First attempt, sandboxed (plus its grant) unless escalation is
 	// already granted.
+	if ev.RunArgv != nil {
+		req.Argv = ev.RunArgv // hardened git: what runs, and what the audit says ran
+	}
 	budget := req.Timeout
 	res, err := o.run(ctx, req, escalate, grant, &budget)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -57,6 +58,12 @@ type Risk struct {
 	// readsSecrets: the command reads credentials, so it is never
 	// known-safe and always asks (refused under never).
 	readsSecrets bool
+	// sandboxStops: every high-risk fact is one a restricted sandbox stops
+	// (writes outside the writable roots, root privileges, the network
+	// when it is off), so under never the command may run sandboxed; a
+	// high-risk fact about what the sandbox lets through (deleting inside
+	// the writable roots, rewriting history) makes never refuse it.
+	sandboxStops bool
 }
 
 // RiskContext is where a command would run.
@@ -78,6 +85,7 @@ type assessor struct {
 	seen       map[string]bool
 	hosts      []string // network destinations, for exfiltration pairing
 	secrets    []string // secret files read
+	unstopped  bool     // a high-risk fact the sandbox does not stop
 }
 
 type riskFact struct {
@@ -135,7 +143,8 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 		cats = append(cats, c)
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0}
+	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0,
+		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted()}
 	r.Summary = summarize(a, r)
 	return r
 }
@@ -163,7 +172,48 @@ func summarize(a *Analysis, r Risk) string {
 	return strings.ToUpper(s[:1]) + s[1:]
 }
 
+// add records a fact; a high-risk one counts as something the sandbox
+// does not stop (fail closed) unless recorded with stopped.
 func (as *assessor) add(level RiskLevel, cat RiskCategory, fact string) {
+	if level == RiskHigh {
+		as.unstopped = true
+	}
+	as.record(level, cat, fact)
+}
+
+// stopped records a fact about an effect a restricted sandbox prevents.
+func (as *assessor) stopped(level RiskLevel, cat RiskCategory, fact string) {
+	as.record(level, cat, fact)
+}
+
+// stoppedIf records a fact the sandbox stops when stops holds.
+func (as *assessor) stoppedIf(stops bool, level RiskLevel, cat RiskCategory, fact string) {
+	if stops {
+		as.stopped(level, cat, fact)
+	} else {
+		as.add(level, cat, fact)
+	}
+}
+
+// beyondSandbox: a path no sandboxed command may write (outside the
+// writable roots and the temporary directories that are roots).
+func (as *assessor) beyondSandbox(p string) bool {
+	if as.inside(p) || as.scratch(p) {
+		return false
+	}
+	// Nor a directory holding one: `rm -rf /`, `find / -delete` reach them.
+	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), "/tmp", "/private/tmp", os.Getenv("TMPDIR")) {
+		if r != "" && within(p, filepath.Clean(r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// offline: the sandbox gives the command no network.
+func (as *assessor) offline() bool { return !as.ctx.Sandbox.Network }
+
+func (as *assessor) record(level RiskLevel, cat RiskCategory, fact string) {
 	if as.seen[fact] {
 		return
 	}
@@ -181,7 +231,7 @@ func (as *assessor) segment(seg Segment) {
 	u := unwrap(seg.Argv)
 	inner := u.Argv
 	for _, w := range u.Privileged {
-		as.add(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w))
+		as.stopped(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w)) // no_new_privs
 	}
 	if seg.Assigns || u.Assigns {
 		as.add(RiskMedium, "", "runs with changed environment variables")
@@ -214,7 +264,7 @@ func (as *assessor) segment(seg Segment) {
 	case "rm", "unlink", "rmdir", "shred":
 		as.remove(prog, args)
 	case "su":
-		as.add(RiskHigh, PrivilegeEscalation, "runs as root (su)")
+		as.stopped(RiskHigh, PrivilegeEscalation, "runs as root (su)")
 	case "git":
 		as.git(args)
 	case "curl", "wget", "http", "https", "xh":
@@ -227,13 +277,17 @@ func (as *assessor) segment(seg Segment) {
 		as.packages(prog, args)
 	case "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper", "brew", "snap":
 		if len(args) > 0 && (args[0] == "install" || args[0] == "remove" || args[0] == "purge" || args[0] == "upgrade" || args[0] == "-S" || args[0] == "add" || args[0] == "del") {
-			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
+			as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
 			as.add(RiskMedium, NetworkAccess, "contacts the "+prog+" package repositories")
 		}
-	case "systemctl", "service", "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl", "crontab",
+	case "systemctl", "service", "crontab":
+		if !serviceQuery(prog, args) {
+			as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+		}
+	case "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl",
 		"useradd", "userdel", "usermod", "passwd", "chpasswd", "iptables", "ip6tables", "nft", "ufw",
 		"chattr", "fdisk", "parted", "sfdisk", "swapon", "swapoff", "reboot", "shutdown", "halt", "update-alternatives":
-		as.add(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+		as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
 	case "kill", "pkill", "killall":
 		as.add(RiskMedium, SystemModification, fmt.Sprintf("stops processes (%s)", prog))
 	case "cp", "mv", "install", "ln":
@@ -258,11 +312,7 @@ func (as *assessor) segment(seg Segment) {
 		as.chmod(prog, args)
 	case "find":
 		if hasFlag(args, "-delete") || (hasFlag(args, "-exec", "-execdir") && (contains(args, "rm") || contains(args, "/bin/rm"))) {
-			root := "."
-			if ops := operands(args); len(ops) > 0 {
-				root = ops[0]
-			}
-			as.add(RiskHigh, DataDeletion, "deletes the files find matches under "+as.display(as.abs(root), true))
+			as.findDelete(args)
 		}
 	case "yes":
 		as.add(RiskMedium, ResourceExhaustion, "writes output without end (yes)")
@@ -276,10 +326,10 @@ func (as *assessor) segment(seg Segment) {
 	case "eval", "source", ".":
 		as.add(RiskMedium, "", fmt.Sprintf("runs code Warden cannot analyse (%s)", prog))
 	case "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs":
-		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	if strings.HasPrefix(prog, "mkfs.") {
-		as.add(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	as.scanSecretWords(prog, readArgs(prog, args))
 	as.credentialsInArgs(prog, args)
@@ -316,6 +366,9 @@ func (as *assessor) remove(prog string, args []string) {
 			as.add(RiskHigh, DataDeletion, "deletes paths computed at run time: "+t)
 			continue
 		}
+		if strings.ContainsAny(t, "*?[") && as.wholeArea(filepath.Dir(as.abs(t))) {
+			as.add(RiskHigh, DataDeletion, "deletes everything in "+as.display(filepath.Dir(as.abs(t)), true))
+		}
 		paths := as.expand(t)
 		if len(paths) == 0 {
 			as.deleteMissing(as.abs(t))
@@ -333,36 +386,103 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 		as.deleteMissing(path)
 		return
 	}
+	// Inside the writable roots the sandbox confines a deletion to what
+	// the agent may change anyway: only what the facts below find (a large
+	// tree, a whole root, repository data) makes it high risk. Elsewhere it
+	// is high risk with or without -f.
 	level := RiskMedium
-	if force || recursive {
-		level = RiskHigh
-	}
 	outside := !as.deletable(path)
 	if outside || as.critical(path) {
 		level = RiskHigh
 	}
+	if as.vcsData(path) {
+		as.add(RiskHigh, DataDeletion, "deletes repository data: "+as.display(path, info.IsDir()))
+	}
+	beyond := as.beyondSandbox(path)
 	if !info.IsDir() {
-		as.add(level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
+		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
 		return
 	}
 	if !recursive {
-		dirLevel := RiskMedium
-		if outside {
-			dirLevel = RiskHigh
-		}
-		as.add(dirLevel, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
 		return
 	}
-	files, bytes, complete := CountTree(path, maxCountedFiles, maxCountTime)
+	files, bytes, complete := CountTree(path, largeDeleteFiles+1, maxCountTime)
 	if files == 0 && complete {
-		as.add(level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
+		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
 		return
+	}
+	if !complete || files > largeDeleteFiles || bytes > largeDeleteBytes {
+		level = RiskHigh
+	}
+	if complete && level < RiskHigh && treeHoldsVCS(path) {
+		as.add(RiskHigh, DataDeletion, "deletes a repository's data (a .git, .hg, .svn or .jj directory) under "+as.display(path, true))
 	}
 	more := ""
-	if !complete {
+	if !complete || files > largeDeleteFiles {
 		more = "more than "
+		files = min(files, largeDeleteFiles)
 	}
-	as.add(RiskHigh, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+	as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+}
+
+// largeDeleteFiles and largeDeleteBytes make a recursive deletion inside
+// the writable roots high risk: past them it is no longer a build
+// directory or a scratch tree.
+const (
+	largeDeleteFiles = 10_000
+	largeDeleteBytes = 1 << 30
+)
+
+// vcsNames are the directories that hold a repository's history.
+var vcsNames = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true}
+
+// vcsData reports a repository's history directory or a directory inside
+// one (`.git`, `.git/objects`); a single file there (a stale index.lock, a
+// ref) is an ordinary deletion.
+func (as *assessor) vcsData(p string) bool {
+	p = filepath.Clean(p)
+	if vcsNames[filepath.Base(p)] {
+		return true
+	}
+	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if vcsNames[filepath.Base(d)] {
+			info, err := os.Lstat(p)
+			return err == nil && info.IsDir()
+		}
+	}
+	return false
+}
+
+// treeHoldsVCS reports whether a (small, already counted) tree holds a
+// repository's history directory.
+func treeHoldsVCS(root string) bool {
+	found := false
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && vcsNames[d.Name()] {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
+}
+
+// wholeArea reports a directory whose entire content a glob such as
+// `dir/*` deletes when dir is a writable root, the workspace, a temporary
+// directory, the home directory, or holds one of them.
+func (as *assessor) wholeArea(dir string) bool {
+	dir = filepath.Clean(dir)
+	areas := append(append([]string{as.ctx.Home}, as.roots...), tempDirs()...)
+	for _, r := range areas {
+		if r != "" && within(dir, filepath.Clean(r)) {
+			return true
+		}
+	}
+	return false
 }
 
 // deleteMissing reports the deletion of a path that does not exist now: it
@@ -370,10 +490,10 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 // write it is high risk all the same.
 func (as *assessor) deleteMissing(path string) {
 	level := RiskMedium
-	if !as.deletable(path) || as.critical(path) {
+	if !as.deletable(path) || as.critical(path) || as.vcsData(path) {
 		level = RiskHigh
 	}
-	as.add(level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+	as.stoppedIf(as.beyondSandbox(path), level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
 }
 
 // deletable reports whether deleting path stays where the agent may change
@@ -388,6 +508,22 @@ func (as *assessor) deletable(path string) bool {
 	}
 	for _, dir := range tempDirs() {
 		if dir != "" && path != filepath.Clean(dir) && within(dir, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// scratch reports a path inside /tmp or $TMPDIR (not the directory
+// itself), writable roots of workspace-write: writing there is not writing
+// outside the workspace. Under read-only nothing is writable; a home
+// directory placed there is still the user's.
+func (as *assessor) scratch(p string) bool {
+	if as.ctx.Sandbox.Mode == ReadOnly || (as.ctx.Home != "" && within(as.ctx.Home, p)) {
+		return false
+	}
+	for _, dir := range []string{"/tmp", "/private/tmp", os.Getenv("TMPDIR")} {
+		if dir != "" && filepath.Clean(p) != filepath.Clean(dir) && within(dir, p) {
 			return true
 		}
 	}
@@ -426,6 +562,13 @@ func (as *assessor) critical(p string) bool {
 	if p == "/" || p == as.ctx.Home || p == filepath.Clean(as.ctx.Cwd) {
 		return true
 	}
+	// A writable root, the workspace or a temporary directory itself, or a
+	// directory that holds one.
+	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), tempDirs()...) {
+		if r != "" && within(p, filepath.Clean(r)) {
+			return true
+		}
+	}
 	for _, dir := range tempDirs() {
 		if dir != "" && p != filepath.Clean(dir) && within(dir, p) {
 			return false // /var/tmp/x is not /var
@@ -441,6 +584,73 @@ func (as *assessor) critical(p string) bool {
 
 var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt", "/sys", "/proc", "/dev", "/root"}
 
+// findDelete judges `find ... -delete` and `find ... -exec rm`: what
+// find selects under its start directories. Inside the writable roots,
+// selected by name or path (`find . -name '*.pyc' -delete`), the sandbox
+// confines it like an rm of those files; everything else it may select
+// (no name test, a start outside, repository data) is high risk.
+func (as *assessor) findDelete(args []string) {
+	var roots []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
+			break
+		}
+		roots = append(roots, a)
+	}
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	named := false
+	for i, a := range args {
+		switch a {
+		case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex":
+			if i+1 < len(args) {
+				// A pattern of wildcards alone (`-name '*'`) selects
+				// everything: no name test at all.
+				named = named || strings.Trim(args[i+1], "*?.[]/") != ""
+				for _, el := range strings.Split(args[i+1], "/") {
+					if vcsNames[strings.Trim(el, "*")] {
+						as.add(RiskHigh, DataDeletion, "deletes repository data ("+args[i+1]+")")
+					}
+				}
+			}
+		}
+	}
+	for _, r := range roots {
+		p := as.abs(r)
+		level := RiskMedium
+		if strings.ContainsAny(r, "$`") || !as.deletable(p) && !as.inside(p) || as.vcsData(p) || !named {
+			level = RiskHigh
+		}
+		stops := as.beyondSandbox(p) && !strings.ContainsAny(r, "$`")
+		if !named {
+			as.stoppedIf(stops, level, DataDeletion, "deletes the files find matches under "+as.display(p, true))
+		} else {
+			as.stoppedIf(stops, level, DataDeletion, "deletes the files find matches by name under "+as.display(p, true))
+		}
+	}
+}
+
+// serviceQuery: systemctl, service and crontab asked only to show state.
+func serviceQuery(prog string, args []string) bool {
+	ops := operands(args)
+	switch prog {
+	case "crontab":
+		return len(args) == 1 && args[0] == "-l"
+	case "service":
+		return len(ops) == 2 && ops[1] == "status" || len(args) == 1 && args[0] == "--status-all"
+	}
+	if len(ops) == 0 {
+		return len(args) == 0 // bare systemctl lists units
+	}
+	switch ops[0] {
+	case "status", "show", "cat", "is-active", "is-enabled", "is-failed", "list-units", "list-unit-files",
+		"list-timers", "list-sockets", "list-dependencies", "list-jobs":
+		return true
+	}
+	return false
+}
+
 // ---- writes ----
 
 func (as *assessor) writes(target string, truncates bool) {
@@ -455,19 +665,19 @@ func (as *assessor) writes(target string, truncates bool) {
 		if p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" {
 			return
 		}
-		as.add(RiskHigh, SystemModification, "writes to a device: "+p)
+		as.stopped(RiskHigh, SystemModification, "writes to a device: "+p)
 		return
 	}
 	if !as.inside(p) && as.ctx.Sandbox.Mode == ReadOnly && as.ctx.Cwd != "" && within(as.ctx.Cwd, p) {
 		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (the read-only sandbox blocks writes)")
 		return
 	}
-	if !as.inside(p) {
+	if !as.inside(p) && !as.scratch(p) {
 		cat := RiskCategory("")
 		if as.systemOrShellConfig(p) {
 			cat = SystemModification
 		}
-		as.add(RiskHigh, cat, "writes outside the workspace: "+as.display(p, false))
+		as.stopped(RiskHigh, cat, "writes outside the workspace: "+as.display(p, false))
 		return
 	}
 	if truncates {
@@ -512,7 +722,7 @@ func (as *assessor) copyMove(prog string, args []string) {
 		for _, src := range ops {
 			p := as.abs(src)
 			if !as.inside(p) {
-				as.add(RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
+				as.stoppedIf(as.beyondSandbox(p), RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
 			}
 		}
 	}
@@ -553,7 +763,7 @@ func (as *assessor) chmod(prog string, args []string) {
 	for _, f := range ops[1:] {
 		p := as.abs(f)
 		if !as.inside(p) {
-			as.add(RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
+			as.stoppedIf(as.beyondSandbox(p), RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
 		}
 	}
 }
@@ -611,7 +821,7 @@ func (as *assessor) fetch(prog string, args []string) {
 			file = a[3:]
 		}
 		if file != "" && file != "-" {
-			as.add(RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
+			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
 			as.reads(file)
 		}
 	}
@@ -643,7 +853,7 @@ func (as *assessor) remote(prog string, args []string) {
 				as.contacts(host, RiskMedium)
 				if op == dest {
 					for _, src := range ops[:len(ops)-1] {
-						as.add(RiskHigh, DataExfiltration, fmt.Sprintf("copies %s to %s", as.display(as.abs(src), false), host))
+						as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("copies %s to %s", as.display(as.abs(src), false), host))
 						as.reads(src)
 					}
 				}
@@ -708,7 +918,7 @@ func (as *assessor) git(args []string) {
 			case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f'):
 				force = true
 			case a == "-d" || a == "--delete":
-				as.add(RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
+				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
 			case !strings.HasPrefix(a, "-"):
 				refs = append(refs, a)
 			}
@@ -718,11 +928,11 @@ func (as *assessor) git(args []string) {
 				force = true
 			}
 			if strings.HasPrefix(r, ":") {
-				as.add(RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
+				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
 			}
 		}
 		if force {
-			as.add(RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
+			as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
 		}
 		remote := "origin"
 		if len(refs) > 0 {
@@ -763,8 +973,17 @@ func (as *assessor) git(args []string) {
 		}
 	case "checkout", "restore", "switch":
 		as.gitDiscard(sub, rest)
-	case "rebase", "filter-branch", "filter-repo":
-		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git "+sub+")")
+	case "filter-repo":
+		// It expires the reflog and prunes at once: no way back.
+		as.add(RiskHigh, HistoryRewrite, "rewrites all history and prunes the old commits (git filter-repo)")
+	case "filter-branch":
+		if contains(rest, "-f") || contains(rest, "--force") {
+			as.add(RiskHigh, HistoryRewrite, "rewrites history over the previous backup refs (git filter-branch --force)")
+		} else {
+			as.add(RiskMedium, HistoryRewrite, "rewrites local history (git filter-branch)")
+		}
+	case "rebase":
+		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git rebase)")
 	case "commit":
 		if contains(rest, "--amend") {
 			as.add(RiskMedium, HistoryRewrite, "rewrites the last commit (git commit --amend)")

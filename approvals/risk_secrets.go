@@ -55,6 +55,28 @@ func (as *assessor) scanSecretWords(prog string, args []string) {
 			as.reads(w)
 		}
 	}
+	if recursiveReader(prog, args) {
+		for _, op := range operands(args) {
+			if p := as.abs(homeVar.Replace(op)); p == as.ctx.Home || p == filepath.Join(as.ctx.Home, ".config") {
+				as.readsSecret(as.display(p, true) + " (searched through, credential stores included)")
+			}
+		}
+	}
+}
+
+// recursiveReader: a search that reads every file under a directory.
+func recursiveReader(prog string, args []string) bool {
+	switch prog {
+	case "rg", "ag", "ack":
+		return true
+	case "grep", "egrep", "fgrep":
+		for _, a := range args {
+			if a == "--recursive" || a == "--dereference-recursive" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "rR") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var homeVar = strings.NewReplacer("${HOME}", "~", "$HOME", "~")
@@ -85,6 +107,9 @@ var secretFiles = map[string]bool{
 	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true,
 	".claude.json": true, ".mcp.json": true, ".credentials.json": true, ".pgpass": true,
 	".envrc": true, "shadow": true, "gshadow": true,
+	// Shell and REPL histories hold the tokens people typed.
+	".bash_history": true, ".zsh_history": true, "fish_history": true, ".python_history": true,
+	".psql_history": true, ".mysql_history": true, ".node_repl_history": true,
 }
 
 // envTemplates are .env variants that document variables without values.
@@ -294,6 +319,20 @@ func readArgs(prog string, args []string) []string {
 			}
 		}
 		return args
+	case "find":
+		// A name or path pattern selects names; find prints them, it does
+		// not read the files (`find . -name '*.pem'`). Start directories
+		// and -exec commands stay.
+		out := make([]string, 0, len(args))
+		for i := 0; i < len(args); i++ {
+			switch args[i] {
+			case "-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-lname", "-ilname":
+				i++
+			default:
+				out = append(out, args[i])
+			}
+		}
+		return out
 	case "cp", "mv", "install", "ln":
 		if hasFlag(args, "-t") || hasFlagPrefix(args, "--target-directory") {
 			return args

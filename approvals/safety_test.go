@@ -70,21 +70,23 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"rg", "--search-zip", "x"}, false},
 		{[]string{"rg", "-z", "x"}, false},
 		{[]string{"rg", "-iz", "x"}, false},
-		// sed only as a line-range printer.
+		// sed with a script that only prints (see TestSedScripts).
 		{[]string{"sed", "-n", "10p", "f"}, true},
 		{[]string{"sed", "-n", "1,20p", "f"}, true},
 		{[]string{"sed", "-n", "1,20p"}, true},
 		{[]string{"sed", "-i", "s/a/b/", "f"}, false},
-		{[]string{"sed", "-n", "1,20p", "f", "g"}, false},
+		{[]string{"sed", "-n", "1,20p", "f", "g"}, true},
 		{[]string{"sed", "-n", "1,20w out", "f"}, false},
-		{[]string{"sed", "s/a/b/"}, false},
-		// git is never known-safe: status runs core.fsmonitor, log runs the pager.
-		{[]string{"git", "status"}, false},
-		{[]string{"git", "log"}, false},
-		{[]string{"git", "diff"}, false},
-		{[]string{"git", "show", "HEAD"}, false},
-		{[]string{"git", "branch"}, false},
-		{[]string{"git", "-C", "/tmp", "status"}, false},
+		{[]string{"sed", "s/a/b/"}, true},
+		{[]string{"sed", "s/a/b/w out"}, false},
+		// git reads only as Warden runs it (hardened; see TestGitHardening).
+		{[]string{"git", "status"}, true},
+		{[]string{"git", "log"}, true},
+		{[]string{"git", "diff"}, true},
+		{[]string{"git", "show", "HEAD"}, true},
+		{[]string{"git", "branch"}, true},
+		{[]string{"git", "-C", "/tmp", "status"}, true},
+		{[]string{"git", "-c", "core.fsmonitor=x", "status"}, false},
 		// Exact version probes.
 		{[]string{"git", "--version"}, true},
 		{[]string{"cargo", "--version"}, false}, // rustup: rust-toolchain.toml may name a workspace toolchain
@@ -121,7 +123,7 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"bash", "-lc", "ls &"}, false},
 		{[]string{"bash", "-lc", "f() { ls; }; f"}, false},
 		{[]string{"bash", "-lc", "ls && ("}, false},
-		{[]string{"bash", "-lc", "git status"}, false},
+		{[]string{"bash", "-lc", "git status"}, true},
 		{[]string{"bash", "-lc", "cat <<EOF\nhello\nEOF"}, true},
 		{[]string{"bash", "-lc", "echo 'single' \"double\""}, true},
 		{[]string{"bash", "-l", "-c", "ls"}, true},

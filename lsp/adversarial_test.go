@@ -233,7 +233,9 @@ func TestAdversarialServeAgentDisguisedRm(t *testing.T) {
 		{id: "twin", argv: []string{"ls", "build"}},
 	}
 	s := startAdversarialServer(t, "", calls, "", map[string]any{"approvalPolicy": "on-request"})
-	write(t, s.c.Dir, map[string]string{"build/a.o": "x", "build/b.o": "y"})
+	// build/ holds a repository's data, so deleting it is high risk (a small
+	// rm -rf inside the writable roots runs sandboxed under on-request).
+	write(t, s.c.Dir, map[string]string{"build/a.o": "x", "build/b.o": "y", "build/dep/.git/HEAD": "ref: refs/heads/main\n"})
 	answers := []lsptest.Handler{lsptest.Choose("Deny"), lsptest.Dismiss()}
 	n := 0
 	s.c.OnRequest("window/showMessageRequest", func(p json.RawMessage) (any, *lsptest.RPCError) {
@@ -322,7 +324,9 @@ func TestAdversarialServeExecDisguisedRmDismissed(t *testing.T) {
 	state := t.TempDir()
 	c := lsptest.Start(t, lsptest.Options{Env: []string{"XDG_STATE_HOME=" + state}})
 	c.Initialize(map[string]any{"approvalPolicy": "on-request"})
-	write(t, c.Dir, map[string]string{"build/a.o": "x", "build/b.o": "y"})
+	// build/ holds a repository's data, so deleting it is high risk (a small
+	// rm -rf inside the writable roots runs sandboxed under on-request).
+	write(t, c.Dir, map[string]string{"build/a.o": "x", "build/b.o": "y", "build/dep/.git/HEAD": "ref: refs/heads/main\n"})
 	c.OnRequest("window/showMessageRequest", lsptest.Dismiss())
 	attacks := []struct {
 		argv  []string

@@ -102,7 +102,9 @@ func TestAgentStory(t *testing.T) {
 		modeltest.Turn{Text: "main now prints hello."},
 	)
 	c, ed := startAgentServer(t, srv, lsptest.FullCapabilities())
-	write(t, c.Dir, map[string]string{"main.go": "package main // on disk\n", "build/a.o": "x", "build/b.o": "y"})
+	// build/ holds a repository's data, so deleting it is high risk (a small
+	// rm -rf inside the writable roots runs sandboxed under on-request).
+	write(t, c.Dir, map[string]string{"main.go": "package main // on disk\n", "build/a.o": "x", "build/b.o": "y", "build/dep/.git/HEAD": "ref: refs/heads/main\n"})
 	uri := ed.open("main.go", agentSource)
 	ed.type_(uri, agentSource) // version 2, unsaved
 	dialogs := make(chan json.RawMessage, 4)
@@ -400,7 +402,10 @@ func TestPolicySet(t *testing.T) {
 		modeltest.Turn{Text: "I could not clean up."},
 	)
 	c, _ := startAgentServer(t, srv, lsptest.FullCapabilities())
-	write(t, c.Dir, map[string]string{"build/a.o": "x"})
+	// build/ holds a repository's data: deleting it is high risk, which the
+	// sandbox would not stop, so never refuses it (a small rm -rf inside the
+	// writable roots would run sandboxed).
+	write(t, c.Dir, map[string]string{"build/a.o": "x", "build/dep/.git/HEAD": "ref: refs/heads/main\n"})
 	raw, err := c.ExecuteCommand("warden.policy.set", map[string]any{"approvalPolicy": "never", "networkAccess": true})
 	if err != nil {
 		t.Fatal(err)

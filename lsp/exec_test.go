@@ -128,6 +128,11 @@ func TestExecHighRiskDialogAndSandboxRetry(t *testing.T) {
 	for _, n := range []string{"a.o", "b.o", "c.o"} {
 		os.WriteFile(filepath.Join(c.Dir, "build", "obj", n), []byte("1234"), 0o644)
 	}
+	// A 2 GiB (sparse) file makes the tree large, so deleting it is high
+	// risk (a small rm -rf inside the writable roots runs unasked).
+	if err := os.Truncate(filepath.Join(c.Dir, "build", "obj", "a.o"), 2<<30); err != nil {
+		t.Fatal(err)
+	}
 	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
 	mark := c.Mark()
 	summary := runExec(t, c, map[string]any{"command": "rm -rf build"})
@@ -135,7 +140,7 @@ func TestExecHighRiskDialogAndSandboxRetry(t *testing.T) {
 	if len(ds) != 1 || ds[0].Type != protocol.MessageTypeError || strings.Join(titles(ds[0]), "|") != "Deny|Allow once|Deny and stop" {
 		t.Fatalf("high-risk dialogs %+v", ds)
 	}
-	if !strings.Contains(ds[0].Message, "deletes 3 files (12 bytes) under build/") {
+	if !strings.Contains(ds[0].Message, "deletes 3 files (2.1 GB) under build/") {
 		t.Errorf("dialog lacks the deletion fact:\n%s", ds[0].Message)
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, "build")); err == nil || !strings.Contains(summary, "exited 0") {

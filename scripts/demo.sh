@@ -32,10 +32,10 @@ code=0
 "$warden" exec --cwd "$ws" -- bash -c 'ls src && ls build | wc -l' 2>&1 || code=$?
 status $code
 
-step "2. A risky command shows its risk facts and asks (this script answers Deny)" \
-	"warden exec --cwd workspace --deny -- rm -rf build"
+step "2. Under untrusted, a deletion shows its risk facts and asks (this script answers Deny)" \
+	"warden exec --cwd workspace --approval untrusted --deny -- rm -rf build"
 code=0
-"$warden" exec --cwd "$ws" --deny -- rm -rf build 2>&1 || code=$?
+"$warden" exec --cwd "$ws" --approval untrusted --deny -- rm -rf build 2>&1 || code=$?
 status $code
 echo "build/ is still there: $(find "$ws/build" -type f | wc -l) files"
 

@@ -15,6 +15,10 @@ const (
 	updatePrefix = "*** Update File: "
 	movePrefix   = "*** Move to: "
 	eofMarker    = "*** End of File"
+	// envPrefix is a preamble line some Codex front ends put before the
+	// first file: it names where the patch applies, and Warden ignores it
+	// (the workspace is fixed by the session, never by the patch).
+	envPrefix = "*** Environment ID:"
 )
 
 // unifiedRange matches a unified hunk header models sometimes put after "@@"
@@ -53,7 +57,7 @@ func parseCodex(lines []string, first int) ([]FileChange, error) {
 	var changes []FileChange
 	for p.more() {
 		t := p.trimmed()
-		if t == "" {
+		if t == "" || len(changes) == 0 && strings.HasPrefix(t, envPrefix) {
 			p.i++
 			continue
 		}
@@ -152,8 +156,11 @@ func (p *codexParser) parseChunks(path string) ([]Hunk, error) {
 				p.i++
 				continue
 			}
+			// A line that starts with a space is context whatever it says:
+			// an indented "*** Update File: x" inside a chunk is the file's
+			// text, as in Codex. Unindented markers end the chunk.
 			op := Op(raw[0])
-			if op != Context && op != Remove && op != Insert || isMarker(t) {
+			if op != Context && op != Remove && op != Insert || isMarker(t) && op != Context {
 				if len(h.Lines) == 0 {
 					return nil, parseErrorf(p.lineNo(), "%s: unexpected line %q in chunk %d; every chunk line starts with ' ' (context), '-' (remove) or '+' (add)", path, clip(raw), len(hunks)+1)
 				}

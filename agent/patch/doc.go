@@ -26,10 +26,26 @@
 // else's edit, and undo refuses (EditedSinceError) when a file changed since,
 // unless forced.
 //
-// Where Warden differs from Codex on purpose: the whole patch is checked
-// before anything is written and a failure changes nothing; an ambiguous
-// hunk is an error, not the first match; a pure addition under an @@ anchor
-// goes right after the anchor (without one it appends, as in Codex); several
-// @@ lines narrow the search step by step; context lines keep the file's own
-// text; files keep their line endings, modes and missing final newline.
+// As in Codex (testdata/scenarios has a case for each): "\r\n", "\n" and a
+// lone "\r" end lines, in the patch and in the files; an addition appended
+// at the end of a file does not move where the next chunk is searched for
+// (edits are applied in file order); a line inside a chunk that starts with
+// a space is context even when it reads "*** Update File: x"; an
+// "*** Environment ID: ..." line before the first file is ignored.
+//
+// Where Warden differs from Codex on purpose:
+//   - the whole patch is checked before anything is written and a failure
+//     changes nothing (Codex leaves the files it changed before the error);
+//   - an ambiguous hunk is an error, not the first match;
+//   - a pure addition under an @@ anchor goes right after the anchor
+//     (without one it appends, as in Codex); several @@ lines narrow the
+//     search step by step;
+//   - context lines keep the file's own text; files keep their line
+//     endings, modes and missing final newline;
+//   - an Update File with a Move to and no chunks renames the file (Codex
+//     refuses an update without chunks);
+//   - the same path changed in two sections is an error naming both lines
+//     (Codex applies the sections one after the other);
+//   - a chunk with only context lines is an error (Codex accepts it and
+//     changes nothing): it is almost always a chunk whose +/- lines were lost.
 package patch

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -43,30 +44,50 @@ type content struct {
 	realLen  int    // length of the real text (raw has a virtual final terminator when !finalEOL)
 }
 
-func splitContent(raw string) *content {
+// splitContent splits a file for matching. With loneCR (Codex patches), a
+// lone "\r" ends a line as "\n" and "\r\n" do, as in Codex; a unified diff
+// keeps git's view, where it is part of the line.
+func splitContent(raw string, loneCR bool) *content {
 	c := &content{raw: raw, finalEOL: true, eol: "\n"}
-	n := strings.Count(raw, "\n")
+	n := strings.Count(raw, "\n") + strings.Count(raw, "\r") // an upper bound
 	c.starts = make([]int, 0, n+2)
 	c.t.lines = make([]string, 0, n+1)
-	crlf := 0
+	ends := "\n"
+	if loneCR {
+		ends = "\r\n"
+	}
+	crlf, cr := 0, 0
 	for off := 0; off < len(raw); {
 		c.starts = append(c.starts, off)
-		i := strings.IndexByte(raw[off:], '\n')
+		i := strings.IndexAny(raw[off:], ends)
 		if i < 0 {
 			c.t.lines = append(c.t.lines, raw[off:])
 			c.finalEOL = false
 			off = len(raw)
 			break
 		}
-		line := raw[off : off+i]
-		if strings.HasSuffix(line, "\r") {
-			line = line[:len(line)-1]
+		c.t.lines = append(c.t.lines, raw[off:off+i])
+		switch {
+		case raw[off+i] == '\n' && i > 0 && raw[off+i-1] == '\r' && !loneCR:
+			// CRLF found from the "\n" (a unified diff's file).
+			c.t.lines[len(c.t.lines)-1] = raw[off : off+i-1]
 			crlf++
+			off += i + 1
+		case raw[off+i] == '\n':
+			off += i + 1
+		case off+i+1 < len(raw) && raw[off+i+1] == '\n':
+			crlf++
+			off += i + 2
+		default:
+			cr++
+			off += i + 1
 		}
-		c.t.lines = append(c.t.lines, line)
-		off += i + 1
 	}
-	if crlf > 0 && crlf*2 >= n {
+	lf := len(c.t.lines) - crlf - cr
+	switch {
+	case cr > crlf && cr >= lf:
+		c.eol = "\r"
+	case crlf > 0 && crlf >= lf:
 		c.eol = "\r\n"
 	}
 	c.realLen = len(raw)
@@ -84,7 +105,11 @@ func (c *content) n() int { return len(c.t.lines) }
 // applyHunks locates every hunk in old and returns the new content and the
 // per-hunk edits. Hunks are found in order, each after the previous one.
 func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
-	c := splitContent(old)
+	loneCR := true
+	for _, h := range hunks {
+		loneCR = loneCR && !h.NoEOLKnown // set on every unified hunk
+	}
+	c := splitContent(old, loneCR)
 	edits := make([]Edit, 0, len(hunks))
 	from := 0
 	for hi := range hunks {
@@ -113,8 +138,16 @@ func applyHunks(path, old string, hunks []Hunk) (string, []Edit, error) {
 		e := c.edit(ops, at)
 		e.Hunk = hi
 		edits = append(edits, e)
+		if countOld(ops) == 0 && at == c.n() {
+			// An addition appended at the end of the file does not move
+			// the search for the next chunk there (Codex sorts its
+			// replacements by position).
+			continue
+		}
 		from = at + countOld(ops)
 	}
+	// In file order; appends at the end stay in patch order.
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].Start < edits[j].Start })
 	c.toReal(hunks, edits)
 	return splice(old, edits), edits, nil
 }

@@ -50,10 +50,10 @@ func Parse(text string) ([]FileChange, error) {
 		// A plain unified diff: hand the text to go-gitdiff as it is.
 		return parseUnified(text, 1)
 	}
-	lines, first := unwrapHeredoc(splitLines(text))
-	if len(lines) > 0 && strings.TrimSpace(lines[0]) == beginMarker {
+	if lines, first := unwrapHeredoc(splitLinesCR(text)); len(lines) > 0 && strings.TrimSpace(lines[0]) == beginMarker {
 		return parseCodex(lines, first)
 	}
+	lines, first := unwrapHeredoc(splitLines(text))
 	if looksUnified(lines) {
 		return parseUnified(strings.Join(lines, "\n")+"\n", first)
 	}
@@ -73,7 +73,8 @@ func firstLine(text string) string {
 }
 
 // splitLines splits text into lines without terminators (a trailing "\r" is
-// dropped, so CRLF patches read the same as LF ones).
+// dropped, so CRLF diffs read the same as LF ones; a lone "\r" is content,
+// as in git).
 func splitLines(text string) []string {
 	text = strings.TrimSuffix(text, "\n")
 	lines := strings.Split(text, "\n")
@@ -81,6 +82,14 @@ func splitLines(text string) []string {
 		lines[i] = strings.TrimSuffix(l, "\r")
 	}
 	return lines
+}
+
+// splitLinesCR splits a Codex patch: "\r\n", "\n" and a lone "\r" each
+// end a line, as in Codex, so CRLF and old Mac patches read the same as LF
+// ones.
+func splitLinesCR(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	return splitLines(strings.ReplaceAll(text, "\r", "\n"))
 }
 
 // unwrapHeredoc strips leading and trailing blank lines and a shell heredoc

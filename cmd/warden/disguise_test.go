@@ -21,6 +21,12 @@ func disguiseWorkspace(t *testing.T) (home, ws string) {
 			t.Fatal(err)
 		}
 	}
+	// build/ holds a repository's data, so `rm -rf build` is high risk and
+	// dangerous (a small rm -rf inside the writable roots runs sandboxed
+	// under on-request and never).
+	if err := os.MkdirAll(filepath.Join(ws, "build", "dep", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	return home, ws
 }
 

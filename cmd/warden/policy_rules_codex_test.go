@@ -78,7 +78,7 @@ host_executable(name="git", paths=[])
 	}
 
 	bad := writeFile(t, filepath.Join(home, "bad.rules"), "prefix_rule(pattern=[\"git\"])\nhost_executable(name=\"git\", paths=[\"/usr/bin/hub\"])\n")
-	p, errOut, code := policyCheckRules(t, home, []string{bad}, "git", "status", "--porcelain=v2", "--branch")
+	p, errOut, code := policyCheckRules(t, home, []string{bad}, "git", "fetch", "--all")
 	if code != exitRulesBroken || !strings.Contains(errOut, bad+":2") || !strings.Contains(errOut, `must end in "git"`) || p.Decision != "prompt" {
 		t.Errorf("bad host_executable path: exit %d, decision %q, stderr %q", code, p.Decision, errOut)
 	}

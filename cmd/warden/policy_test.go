@@ -46,6 +46,9 @@ func TestPolicyCheckJSON(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		os.WriteFile(filepath.Join(ws, "build", string(rune('a'+i))), []byte("xx"), 0o644)
 	}
+	// build/ holds a repository's data: deleting it is high risk (a small
+	// rm -rf inside the writable roots runs sandboxed).
+	os.MkdirAll(filepath.Join(ws, "build", "dep", ".git"), 0o755)
 	rules := filepath.Join(home, "team.rules")
 	os.WriteFile(rules, []byte(`prefix_rule(pattern=["make", "deploy"], decision="forbidden", justification="deploys go through CI")
 prefix_rule(pattern=["cargo", "test"], decision="allow")
@@ -70,7 +73,7 @@ prefix_rule(pattern=["cargo", "test"], decision="allow")
 			if p.Decision != "prompt" || !p.Dangerous || p.Risk.Level != "high" || p.Amendment != nil {
 				return "rm -rf should prompt, dangerous, high, no amendment"
 			}
-			if len(p.Risk.Facts) == 0 || !strings.Contains(p.Risk.Facts[0], "deletes 3 files (6 bytes) under build/") {
+			if !strings.Contains(strings.Join(p.Risk.Facts, "\n"), "deletes 3 files (6 bytes) under build/") {
 				return "missing the deletion fact"
 			}
 			return ""
@@ -87,7 +90,7 @@ prefix_rule(pattern=["cargo", "test"], decision="allow")
 			}
 			return ""
 		}},
-		{[]string{"--approval", "never", "--", "rm", "-f", "x"}, func(p policyJSON) string {
+		{[]string{"--approval", "never", "--", "rm", "-rf", "build"}, func(p policyJSON) string {
 			if p.Decision != "forbidden" {
 				return "dangerous under never should be forbidden"
 			}

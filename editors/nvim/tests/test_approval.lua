@@ -104,6 +104,10 @@ H.run('approval dialog: every choice and its effect', function()
   -- "Always allow" and "Allow for session" are not offered.
   vim.fn.mkdir(ws .. '/build/obj', 'p')
   vim.fn.writefile({ 'x' }, ws .. '/build/obj/a.o')
+  -- Repository data in the tree makes the deletion high risk (a small
+  -- rm -rf inside the writable roots is medium).
+  vim.fn.mkdir(ws .. '/build/dep/.git', 'p')
+  vim.fn.writefile({ 'ref: refs/heads/main' }, ws .. '/build/dep/.git/HEAD')
   vim.ui.select = function(items, opts, on_choice)
     shown = vim.tbl_map(opts.format_item, items)
     for i, item in ipairs(items) do

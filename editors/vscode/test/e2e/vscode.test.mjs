@@ -3,7 +3,7 @@
 // real bin/warden as the language server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -96,6 +96,10 @@ before(async () => {
   await writeFile(join(workspace, 'broken.json'), '{\n  "a": 1\n  "b": 2\n}\n');
   await mkdir(join(workspace, 'build'));
   await writeFile(join(workspace, 'build', 'out.txt'), 'built\n');
+  // A 2 GiB sparse file: deleting a tree that large is high risk (a small
+  // rm -rf inside the writable roots is medium, and runs unasked under on-request).
+  await writeFile(join(workspace, 'build', 'cache.bin'), '');
+  await truncate(join(workspace, 'build', 'cache.bin'), 2 * 1024 ** 3);
   model = await startFakeModel(agentScript);
   vs = await openVSCode({
     ...t,
@@ -306,7 +310,7 @@ test('Run Command: a high-risk command asks in an error dialog with its facts; D
   let box = await dialog();
   assert.equal(await box.locator('.dialog-message-text').innerText(), 'Warden: run `rm -rf build`? [high risk]');
   const detail = await box.locator('.dialog-message-detail').innerText();
-  assert.match(detail, /Risk: high: Deletes 1 file \(6 bytes\) under build\//);
+  assert.match(detail, /Risk: high: Deletes 2 files \(2\.1 GB\) under build\//);
   assert.match(detail, /Sandbox: runs sandboxed \(workspace-write, no network, credential stores hidden\)/);
   assert.equal(await box.locator('.codicon-dialog-error').count(), 1, 'high risk is an error dialog');
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();

@@ -1,0 +1,212 @@
+package approvals
+
+import (
+	"sort"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// git status, log, diff, show and branch only read, but a repository's
+// config can make them run programs: core.fsmonitor (status, diff),
+// core.pager and pager.<cmd>, diff drivers (diff.external,
+// diff.<driver>.command, textconv), log.showSignature and signature
+// placeholders (gpg.program), hooks run when the index is rewritten. So
+// they are known-safe only as Warden runs them: with those programs
+// disabled by options Warden adds (hardenGit), which the command cannot
+// undo (no -c of its own, no --ext-diff, --textconv, --output,
+// --show-signature or %G placeholders, no pager forced), and only in a
+// repository whose config the sandbox protects (gitStaysProtected).
+
+// gitGlobalHardening goes right after `git`.
+var gitGlobalHardening = []string{
+	"--no-pager", "--no-optional-locks",
+	"-c", "core.fsmonitor=", "-c", "core.pager=cat", "-c", "core.hooksPath=/dev/null",
+	"-c", "log.showSignature=false",
+}
+
+// gitDiffHardening goes right after the subcommand of diff, log and show.
+var gitDiffHardening = []string{"--no-ext-diff", "--no-textconv"}
+
+// gitSafeGlobals are the global options a known-safe git command may use
+// (-C takes a directory, judged by gitStaysProtected like the cwd).
+var gitSafeGlobals = map[string]bool{
+	"--no-pager": true, "-P": true, "--no-optional-locks": true, "--literal-pathspecs": true,
+	"--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true, "--no-replace-objects": true,
+}
+
+// gitUnsafeLong are the subcommand options that write a file, run a
+// program or force a pager; with abbreviations (git's option parser takes
+// unique prefixes).
+var gitUnsafeLong = []string{"--output", "--ext-diff", "--textconv", "--exec", "--show-signature", "--paginate", "--open-files-in-pager"}
+
+// gitSubcommand returns the index in argv of a known-safe git command's
+// subcommand, or -1. argv[0] must be git itself.
+func gitSubcommand(argv []string) int {
+	if len(argv) < 2 || argv[0] != "git" {
+		return -1
+	}
+	i := 1
+	for ; i < len(argv) && strings.HasPrefix(argv[i], "-"); i++ {
+		switch {
+		case gitSafeGlobals[argv[i]]:
+		case argv[i] == "-C" && i+1 < len(argv) && argv[i+1] != "":
+			i++
+		default:
+			return -1 // -c, --config-env, --git-dir, --work-tree, --exec-path, -p...
+		}
+	}
+	if i >= len(argv) {
+		return -1
+	}
+	switch argv[i] {
+	case "status", "log", "diff", "show", "branch":
+		return i
+	}
+	return -1
+}
+
+// gitKnownSafe: a git command that only reads once hardened.
+func gitKnownSafe(argv []string) bool {
+	i := gitSubcommand(argv)
+	if i < 0 {
+		return false
+	}
+	sub, args := argv[i], argv[i+1:]
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "--") && longOptionAbbrev(a, gitUnsafeLong...) {
+			return false
+		}
+		// %G? %GS %GK...: pretty formats that verify signatures (gpg.program).
+		if strings.Contains(a, "%G") {
+			return false
+		}
+	}
+	if sub == "branch" {
+		return gitBranchListing(args)
+	}
+	return true
+}
+
+// gitBranchListing: `git branch` only listing branches (no name to create,
+// no -d, -m, -c, --set-upstream-to, --edit-description...). Operands are
+// patterns only with --list.
+func gitBranchListing(args []string) bool {
+	list := false
+	var operands int
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "--list" || a == "-l":
+			list = true
+		case a == "-a" || a == "--all" || a == "-r" || a == "--remotes" || a == "-v" || a == "-vv" ||
+			a == "--verbose" || a == "--show-current" || a == "--no-color" || a == "--color" || a == "-i" ||
+			a == "--ignore-case" || a == "--omit-empty" || a == "--no-column" || a == "--column":
+		case name == "--format" || name == "--sort" || name == "--color" || name == "--column" || name == "--abbrev":
+			if !hasValue && (name == "--format" || name == "--sort") {
+				i++
+			}
+		case a == "--contains" || a == "--no-contains" || a == "--merged" || a == "--no-merged" || a == "--points-at":
+			i++
+		case name == "--contains" || name == "--no-contains" || name == "--merged" || name == "--no-merged" || name == "--points-at":
+		case strings.HasPrefix(a, "-"):
+			return false
+		default:
+			operands++
+		}
+	}
+	return operands == 0 || list
+}
+
+// hardenGitArgv inserts the hardening options into one known-safe git
+// command.
+func hardenGitArgv(argv []string) []string {
+	i := gitSubcommand(argv)
+	out := append([]string{argv[0]}, gitGlobalHardening...)
+	out = append(out, argv[1:i+1]...)
+	if sub := argv[i]; sub == "diff" || sub == "log" || sub == "show" {
+		out = append(out, gitDiffHardening...)
+	}
+	return append(out, argv[i+1:]...)
+}
+
+// isGitSegment: a command of the line that is git run directly (the only
+// form hardenGit can rewrite).
+func isGitSegment(s Segment) bool { return len(s.Argv) > 0 && s.Argv[0] == "git" }
+
+// hardenGit returns the argv Warden runs so that every known-safe git
+// command in the line has the hardening options, or nil when there is none.
+// ok is false when some known-safe git command cannot be rewritten (it sits
+// in a shell nested in the script, behind a wrapper...): such a command is
+// then not known-safe.
+func hardenGit(a *Analysis) (run []string, ok bool) {
+	want := 0
+	for _, s := range a.Segments {
+		if isGitSegment(s) && s.Literal && gitKnownSafe(s.Argv) {
+			want++
+		}
+	}
+	if want == 0 {
+		return nil, true
+	}
+	if gitKnownSafe(a.Argv) {
+		return hardenGitArgv(a.Argv), want == 1
+	}
+	script, lang, isShell := shellScript(a.Argv)
+	if !isShell || a.Script != script {
+		return nil, false
+	}
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		return nil, false
+	}
+	type insert struct {
+		at   uint
+		text string
+	}
+	var inserts []insert
+	found := 0
+	syntax.Walk(f, func(n syntax.Node) bool {
+		call, isCall := n.(*syntax.CallExpr)
+		if !isCall || len(call.Args) == 0 {
+			return true
+		}
+		argv := make([]string, 0, len(call.Args))
+		for _, w := range call.Args {
+			lit, literal := wordLiteral(w)
+			if !literal {
+				return true
+			}
+			argv = append(argv, lit)
+		}
+		if !gitKnownSafe(argv) {
+			return true
+		}
+		i := gitSubcommand(argv)
+		found++
+		inserts = append(inserts, insert{call.Args[0].End().Offset(), " " + strings.Join(gitGlobalHardening, " ")})
+		if sub := argv[i]; sub == "diff" || sub == "log" || sub == "show" {
+			inserts = append(inserts, insert{call.Args[i].End().Offset(), " " + strings.Join(gitDiffHardening, " ")})
+		}
+		return true
+	})
+	if found != want {
+		return nil, false
+	}
+	sort.SliceStable(inserts, func(i, j int) bool { return inserts[i].at < inserts[j].at })
+	var b strings.Builder
+	last := uint(0)
+	for _, in := range inserts {
+		b.WriteString(script[last:in.at])
+		b.WriteString(in.text)
+		last = in.at
+	}
+	b.WriteString(script[last:])
+	run = append([]string(nil), a.Argv...)
+	run[len(run)-1] = b.String()
+	return run, true
+}
