@@ -21,8 +21,11 @@ vet:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 
+# Every Go test against bin/warden, with HOME in a fresh directory that must
+# stay free of Warden's files: no test may write the user's real
+# ~/.config/warden, ~/.local/state/warden or ~/.cache/warden.
 gotest: build
-	WARDEN_BIN=$(CURDIR)/$(BIN) $(GO) test -race -count=1 ./...
+	GO=$(GO) .ci/gotest.sh $(CURDIR)/$(BIN)
 
 # The Neovim plugin's headless tests, in real Neovim against bin/warden.
 nvim-test: build

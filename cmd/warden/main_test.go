@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/testhome"
 )
 
 var (
@@ -18,9 +21,17 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the binary wardenBin may have built.
+// TestMain keeps every warden the tests start out of the user's real
+// config, state and cache directories, and removes the binary wardenBin may
+// have built.
 func TestMain(m *testing.M) {
+	cleanup, err := testhome.Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))
 	}

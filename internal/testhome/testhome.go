@@ -1,0 +1,86 @@
+// Package testhome keeps tests out of the user's real Warden directories.
+//
+// A test process that starts warden (or calls config.StateDir and friends)
+// would otherwise write the audit log, transcripts, rules and toolchain
+// caches into ~/.local/state/warden, ~/.config/warden and ~/.cache/warden.
+// Main points HOME and every XDG base directory at a fresh temporary
+// directory for the whole test process, so every warden it starts inherits
+// them, while Go's own caches stay where they were (a fresh HOME would
+// otherwise rebuild everything from nothing).
+//
+// Use it as func TestMain(m *testing.M) { testhome.Main(m) }, or call Setup
+// from an existing TestMain.
+package testhome
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Main isolates the test process, runs the tests, removes the temporary
+// home and exits with the tests' status.
+func Main(m *testing.M) {
+	cleanup, err := Setup()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "testhome: %v\n", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
+}
+
+// Setup points HOME, XDG_CONFIG_HOME, XDG_STATE_HOME, XDG_CACHE_HOME and
+// XDG_DATA_HOME at a fresh temporary directory and returns what removes it.
+// Tests that need their own still t.Setenv or set cmd.Env on top.
+func Setup() (cleanup func(), err error) {
+	pinGoDirs()
+	root, err := os.MkdirTemp("", "warden-testhome-")
+	if err != nil {
+		return nil, fmt.Errorf("temporary home: %w", err)
+	}
+	home := filepath.Join(root, "home")
+	vars := map[string]string{
+		"HOME":            home,
+		"XDG_CONFIG_HOME": filepath.Join(home, ".config"),
+		"XDG_STATE_HOME":  filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME":  filepath.Join(home, ".cache"),
+		"XDG_DATA_HOME":   filepath.Join(home, ".local", "share"),
+	}
+	for k, v := range vars {
+		if err := os.MkdirAll(v, 0o700); err != nil {
+			os.RemoveAll(root)
+			return nil, err
+		}
+		os.Setenv(k, v)
+	}
+	return func() { os.RemoveAll(root) }, nil
+}
+
+// pinGoDirs fixes Go's build and module caches and its env file at the
+// places they have now, before HOME moves: tests build warden and run go
+// inside the sandbox, and must find the same caches and settings.
+func pinGoDirs() {
+	home, _ := os.UserHomeDir()
+	cache, _ := os.UserCacheDir()
+	config, _ := os.UserConfigDir()
+	setDefault := func(k, v string) {
+		if os.Getenv(k) == "" && v != "" && filepath.IsAbs(v) {
+			os.Setenv(k, v)
+		}
+	}
+	if cache != "" {
+		setDefault("GOCACHE", filepath.Join(cache, "go-build"))
+	}
+	if home != "" {
+		setDefault("GOPATH", filepath.Join(home, "go"))
+	}
+	if gopath := filepath.SplitList(os.Getenv("GOPATH")); len(gopath) > 0 {
+		setDefault("GOMODCACHE", filepath.Join(gopath[0], "pkg", "mod"))
+	}
+	if config != "" {
+		setDefault("GOENV", filepath.Join(config, "go", "env"))
+	}
+}
