@@ -12,7 +12,18 @@ bin=${1:?usage: .ci/gotest.sh WARDEN_BIN [go test args]}
 shift
 go=${GO:-go}
 
-home=$(mktemp -d "${TMPDIR:-/tmp}/warden-gotest-home.XXXXXX")
+# The home lies outside /tmp and $TMPDIR, the sandbox's writable roots (a
+# home there changes what the policy decides): in bin/, else /var/tmp.
+mkdir -p bin
+home=
+for d in "$PWD/bin" /var/tmp; do
+	r=$(cd "$d" && pwd -P)
+	case "$r/" in
+	/tmp/* | "$(cd "${TMPDIR:-/tmp}" && pwd -P)"/*) continue ;;
+	esac
+	home=$(mktemp -d "$r/.gotest-home.XXXXXX") && break
+done
+[ -n "$home" ] || { echo "gotest: no directory outside /tmp and \$TMPDIR for the test home" >&2; exit 1; }
 trap 'rm -rf "$home"' EXIT
 env -u XDG_CONFIG_HOME -u XDG_STATE_HOME -u XDG_CACHE_HOME -u XDG_DATA_HOME \
 	HOME="$home" \

@@ -3,8 +3,8 @@
 // A test process that starts warden (or calls config.StateDir and friends)
 // would otherwise write the audit log, transcripts, rules and toolchain
 // caches into ~/.local/state/warden, ~/.config/warden and ~/.cache/warden.
-// Main points HOME and every XDG base directory at a fresh temporary
-// directory for the whole test process, so every warden it starts inherits
+// Main points HOME and every XDG base directory at a fresh directory (outside
+// /tmp and $TMPDIR, the sandbox's writable roots) for the whole test process, so every warden it starts inherits
 // them, while Go's own caches stay where they were (a fresh HOME would
 // otherwise rebuild everything from nothing).
 //
@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -37,7 +38,7 @@ func Main(m *testing.M) {
 // Tests that need their own still t.Setenv or set cmd.Env on top.
 func Setup() (cleanup func(), err error) {
 	pinGoDirs()
-	root, err := os.MkdirTemp("", "warden-testhome-")
+	root, err := mkdirOutsideTemp()
 	if err != nil {
 		return nil, fmt.Errorf("temporary home: %w", err)
 	}
@@ -57,6 +58,42 @@ func Setup() (cleanup func(), err error) {
 		os.Setenv(k, v)
 	}
 	return func() { os.RemoveAll(root) }, nil
+}
+
+// mkdirOutsideTemp makes the home in the package directory (the test's
+// working directory), or /var/tmp, whichever lies outside /tmp and $TMPDIR:
+// those are writable roots of the sandbox, and a home inside one changes
+// what the policy decides (a shell reading startup files the sandbox could
+// have written never leaves the sandbox).
+func mkdirOutsideTemp() (string, error) {
+	var temps []string
+	for _, d := range []string{"/tmp", os.TempDir()} {
+		if r, err := filepath.EvalSymlinks(d); err == nil {
+			temps = append(temps, r)
+		}
+	}
+	for _, d := range []string{".", "/var/tmp"} {
+		r, err := filepath.EvalSymlinks(d)
+		if err != nil {
+			continue
+		}
+		if r, err = filepath.Abs(r); err != nil || inAny(r, temps) {
+			continue
+		}
+		if dir, err := os.MkdirTemp(r, ".testhome-"); err == nil {
+			return dir, nil
+		}
+	}
+	return "", fmt.Errorf("no directory outside %v to make it in", temps)
+}
+
+func inAny(dir string, parents []string) bool {
+	for _, p := range parents {
+		if rel, err := filepath.Rel(p, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // pinGoDirs fixes Go's build and module caches and its env file at the
