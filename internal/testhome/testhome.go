@@ -96,9 +96,10 @@ func inAny(dir string, parents []string) bool {
 	return false
 }
 
-// pinGoDirs fixes Go's build and module caches and its env file at the
-// places they have now, before HOME moves: tests build warden and run go
-// inside the sandbox, and must find the same caches and settings.
+// pinGoDirs fixes Go's build and module caches and its env file (and
+// rustup's homes) at the places they have now, before HOME moves: tests
+// build warden and run toolchains inside the sandbox, and must find the
+// same caches, settings and toolchains.
 func pinGoDirs() {
 	home, _ := os.UserHomeDir()
 	cache, _ := os.UserCacheDir()
@@ -120,4 +121,25 @@ func pinGoDirs() {
 	if config != "" {
 		setDefault("GOENV", filepath.Join(config, "go", "env"))
 	}
+	// rustup's proxies (cargo, rustc on PATH) find their toolchains here.
+	if home != "" {
+		if p := filepath.Join(home, ".rustup"); isDir(p) {
+			setDefault("RUSTUP_HOME", p)
+		}
+	}
+}
+
+// HomeOnly is the environment, to add to os.Environ(), of a user whose
+// HOME is home and who sets nothing else: the XDG base directories and the
+// Go variables Setup set are emptied, so Warden's and Go's directories
+// derive from home as they would for that user.
+func HomeOnly(home string) []string {
+	return []string{"HOME=" + home,
+		"XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "XDG_CACHE_HOME=", "XDG_DATA_HOME=",
+		"GOCACHE=", "GOMODCACHE=", "GOPATH=", "GOENV="}
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
