@@ -24,7 +24,7 @@ for d in "$PWD/bin" /var/tmp; do
 	home=$(mktemp -d "$r/.gotest-home.XXXXXX") && break
 done
 [ -n "$home" ] || { echo "gotest: no directory outside /tmp and \$TMPDIR for the test home" >&2; exit 1; }
-trap 'rm -rf "$home"' EXIT
+trap 'chmod -R u+w "$home" 2>/dev/null; rm -rf "$home"' EXIT
 env -u XDG_CONFIG_HOME -u XDG_STATE_HOME -u XDG_CACHE_HOME -u XDG_DATA_HOME \
 	HOME="$home" \
 	GOCACHE="$("$go" env GOCACHE)" GOMODCACHE="$("$go" env GOMODCACHE)" \

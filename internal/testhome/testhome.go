@@ -3,10 +3,11 @@
 // A test process that starts warden (or calls config.StateDir and friends)
 // would otherwise write the audit log, transcripts, rules and toolchain
 // caches into ~/.local/state/warden, ~/.config/warden and ~/.cache/warden.
-// Main points HOME and every XDG base directory at a fresh directory (outside
-// /tmp and $TMPDIR, the sandbox's writable roots) for the whole test process, so every warden it starts inherits
-// them, while Go's own caches stay where they were (a fresh HOME would
-// otherwise rebuild everything from nothing).
+// Main points HOME and every XDG base directory at a fresh directory
+// (outside /tmp and $TMPDIR, the sandbox's writable roots) for the whole
+// test process, so every warden it starts inherits them, while Go's own
+// caches stay where they were (a fresh HOME would otherwise rebuild
+// everything from nothing).
 //
 // Use it as func TestMain(m *testing.M) { testhome.Main(m) }, or call Setup
 // from an existing TestMain.
@@ -14,6 +15,7 @@ package testhome
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -57,7 +59,7 @@ func Setup() (cleanup func(), err error) {
 		}
 		os.Setenv(k, v)
 	}
-	return func() { os.RemoveAll(root) }, nil
+	return func() { removeAll(root) }, nil
 }
 
 // mkdirOutsideTemp makes the home in the package directory (the test's
@@ -137,6 +139,18 @@ func HomeOnly(home string) []string {
 	return []string{"HOME=" + home,
 		"XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "XDG_CACHE_HOME=", "XDG_DATA_HOME=",
 		"GOCACHE=", "GOMODCACHE=", "GOPATH=", "GOENV="}
+}
+
+// removeAll removes dir even where Go's module cache (in the sandbox's
+// private toolchain caches) left read-only directories.
+func removeAll(dir string) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			os.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	os.RemoveAll(dir)
 }
 
 func isDir(p string) bool {
