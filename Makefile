@@ -6,7 +6,12 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: all build test vet gotest nvim-test bench fuzz lint install clean vsix vscodetest demo
+.PHONY: all build test test-start vet gotest nvim-test bench fuzz lint install clean vsix vscodetest vscode-e2e demo
+
+# Suites that could not run here (a Debian package missing, and no root or
+# sudo to install it); make test lists them at the end.
+SKIPPED := $(CURDIR)/bin/skipped-suites
+export WARDEN_SKIP_LOG := $(SKIPPED)
 
 all: build
 
@@ -15,25 +20,41 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warden
 
-test: build vet gotest nvim-test vscodetest
+# Everything CI runs. Each suite first installs what it needs (.ci/setup.sh,
+# cached): Go modules, Debian packages when root or password-less sudo can
+# install them, Node 24 and code-server. A suite whose Debian packages cannot
+# be installed is skipped with a message naming them (a failure when
+# WARDEN_REQUIRE_ALL=1, as in CI).
+test: test-start build vet gotest nvim-test vscodetest
+	@if [ -s $(SKIPPED) ]; then printf '\nmake test: what ran passed, but these were SKIPPED:\n'; sed 's/^/  - /' $(SKIPPED); fi
+
+test-start:
+	@mkdir -p bin && rm -f $(SKIPPED)
 
 vet:
 	$(GO) vet ./...
 	GOOS=darwin $(GO) vet ./...
 
+# Every Go test against bin/warden, with HOME in a fresh directory that must
+# stay free of Warden's files: no test may write the user's real
+# ~/.config/warden, ~/.local/state/warden or ~/.cache/warden.
 gotest: build
-	WARDEN_BIN=$(CURDIR)/$(BIN) $(GO) test -race -count=1 ./...
+	@.ci/setup.sh go
+	GO=$(GO) .ci/gotest.sh $(CURDIR)/$(BIN)
 
 # The Neovim plugin's headless tests, in real Neovim against bin/warden.
 nvim-test: build
+	@.ci/setup.sh nvim; rc=$$?; [ $$rc = 0 ] || [ $$rc = 3 ] || exit $$rc; \
+	if [ $$rc = 3 ]; then export WARDEN_NVIM_SYSTEM=skip; fi; \
 	WARDEN_BIN=$(CURDIR)/$(BIN) editors/nvim/tests/matrix.sh
 
 # The VS Code extension (editors/vscode). Node 24 and code-server come from
-# .ci/vscode-setup.sh, which installs them into a cache outside the repo.
+# .ci/vscode-setup.sh (through .ci/setup.sh vscode), which installs them into
+# a cache outside the repo.
 VSIX       := dist/warden-vscode.vsix
 VSCODE_ENV := eval "$$(.ci/vscode-setup.sh --print-env)" && \
 	if [ ! -x "$$WARDEN_NODE_BIN/node" ] || [ ! -x "$$WARDEN_CODE_SERVER" ]; then \
-		echo "Node 24 or code-server missing: run .ci/vscode-setup.sh first" >&2; exit 1; fi && \
+		echo "Node 24 or code-server missing: run .ci/setup.sh vscode (make test does)" >&2; exit 1; fi && \
 	export PATH="$$WARDEN_NODE_BIN:$$PATH" && cd editors/vscode
 
 vsix:
@@ -43,7 +64,11 @@ vsix:
 
 # Unit tests of the extension's own logic, then the end-to-end test in a real
 # VS Code (code-server + chromium). Screenshots land in editors/vscode/test-results/.
-vscodetest: build vsix
+vscodetest: build
+	@.ci/setup.sh vscode; rc=$$?; [ $$rc = 3 ] && exit 0; [ $$rc = 0 ] || exit $$rc; \
+	$(MAKE) --no-print-directory vscode-e2e
+
+vscode-e2e: build vsix
 	$(VSCODE_ENV) && npm run --silent test:unit && \
 		WARDEN_BIN=$(CURDIR)/$(BIN) WARDEN_VSIX=$(CURDIR)/$(VSIX) WARDEN_CODE_SERVER="$$WARDEN_CODE_SERVER" \
 		npm run --silent test:e2e

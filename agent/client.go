@@ -48,13 +48,57 @@ func (r Reply) Message() openai.ChatCompletionMessage {
 	return openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: r.Content, ToolCalls: r.ToolCalls}
 }
 
-// ErrNoModel says the agent has no model to talk to and exactly how to give
-// it one. Everything else in Warden works without a model.
-var ErrNoModel = errors.New("no model configured. Set WARDEN_MODEL to a model name and either " +
-	"OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL (for a local server, e.g. " +
-	"http://127.0.0.1:11434/v1 for Ollama); or add to " + config.File() + ":\n" +
-	"  [model]\n  name = \"gpt-4.1\"\n  base_url = \"https://api.openai.com/v1\"\n  api_key = \"sk-...\"\n" +
-	"Editors may also send the same settings as {\"model\": {\"name\", \"baseURL\", \"apiKey\"}}")
+// ErrNoModel says the agent has no model to talk to. NewClient returns a
+// *NoModelError, which is ErrNoModel and says exactly what is missing.
+// Everything else in Warden works without a model.
+var ErrNoModel = errors.New("no model configured")
+
+// NoModelError names the settings a model still needs. Its message suits an
+// editor (it mentions the editor's settings); Terminal is the same for the
+// command line.
+type NoModelError struct {
+	// Missing are the variables to set, with a word on each.
+	Missing []string
+	// terminal leaves out the editor's settings.
+	terminal bool
+}
+
+func (e *NoModelError) Is(target error) bool { return target == ErrNoModel }
+
+// Terminal returns the message for `warden run` in a terminal, where an
+// editor's settings mean nothing.
+func (e *NoModelError) Terminal() *NoModelError {
+	c := *e
+	c.terminal = true
+	return &c
+}
+
+func (e *NoModelError) Error() string {
+	var b strings.Builder
+	b.WriteString("no model configured: set ")
+	b.WriteString(strings.Join(e.Missing, ", and "))
+	b.WriteString("; or add to " + config.File() + ":\n" +
+		"  [model]\n  name = \"gpt-4.1\"\n  base_url = \"https://api.openai.com/v1\"\n  api_key = \"sk-...\"")
+	if !e.terminal {
+		b.WriteString("\nEditors may also send the same settings as {\"model\": {\"name\", \"baseURL\", \"apiKey\"}}")
+	}
+	return b.String()
+}
+
+// noModel says what m lacks, or nil when it is configured.
+func noModel(m config.Model) *NoModelError {
+	if m.Configured() {
+		return nil
+	}
+	e := &NoModelError{}
+	if m.Name == "" {
+		e.Missing = append(e.Missing, "WARDEN_MODEL to the model's name (e.g. gpt-4.1, qwen2.5-coder)")
+	}
+	if m.BaseURL == "" && m.APIKey == "" {
+		e.Missing = append(e.Missing, "OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL (for a local server, e.g. http://127.0.0.1:11434/v1 for Ollama)")
+	}
+	return e
+}
 
 // Client talks to an OpenAI-compatible Chat Completions endpoint (OpenAI,
 // Azure, Ollama, llama.cpp, vLLM, LM Studio) with streaming and function
@@ -70,10 +114,14 @@ type Client struct {
 	Backoff time.Duration
 }
 
-// NewClient returns a client for the configured model, or ErrNoModel.
+// DialTimeout bounds connecting to the model endpoint: a server that
+// answers at all accepts a connection in far less.
+const DialTimeout = 3 * time.Second
+
+// NewClient returns a client for the configured model, or a *NoModelError.
 func NewClient(m config.Model) (*Client, error) {
-	if !m.Configured() {
-		return nil, ErrNoModel
+	if e := noModel(m); e != nil {
+		return nil, e
 	}
 	cfg := openai.DefaultConfig(m.APIKey)
 	if m.BaseURL != "" {
@@ -89,10 +137,14 @@ func NewClient(m config.Model) (*Client, error) {
 		cfg = azure
 	}
 	// No overall timeout: a stream may legitimately run for minutes. The
-	// context bounds it, and dialing and headers have their own limits.
+	// context bounds it, and dialing and headers have their own limits: a
+	// host that does not answer the connection is given up after
+	// DialTimeout (a refused connection fails at once, and neither is
+	// retried).
 	cfg.HTTPClient = &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second}).DialContext,
+		DialContext:           (&net.Dialer{Timeout: DialTimeout}).DialContext,
+		TLSHandshakeTimeout:   DialTimeout,
 		ResponseHeaderTimeout: 2 * time.Minute,
 		MaxIdleConnsPerHost:   4,
 	}}
@@ -238,6 +290,12 @@ func (a *accumulator) reply() Reply {
 func retryable(err error) bool {
 	if code := statusCode(err); code != 0 {
 		return code == http.StatusTooManyRequests || code >= 500
+	}
+	// Nothing listening, or no route to the host: retrying for seconds
+	// only delays the message that says which URL to fix.
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return false
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) {

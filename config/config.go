@@ -80,30 +80,96 @@ func Default() Config {
 }
 
 // Load reads the config file at path over the defaults, then applies the
-// environment. A missing file is not an error; a malformed one is, and names
-// the file and the problem.
+// environment. A missing file is not an error.
+//
+// A file that does not parse or validate is not applied at all, not even its
+// good keys: like rules, a configuration is never half-applied, because the
+// key that failed may be the one meant to tighten the others (a misspelt
+// sandbox_mode next to network_access = true would widen the sandbox). The
+// environment still applies, so the config returned with the error is the
+// defaults plus OPENAI_BASE_URL, OPENAI_API_KEY and WARDEN_MODEL, and the
+// error names the file, the line and the key.
 func Load(path string) (Config, error) {
+	cfg, err := loadFile(path)
+	if err != nil {
+		cfg = Default()
+	}
+	cfg.applyEnv()
+	if err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.Validate()
+}
+
+// loadFile decodes and validates the file alone, before the environment.
+func loadFile(path string) (Config, error) {
 	cfg := Default()
 	data, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		return cfg, nil
 	case err != nil:
 		return cfg, fmt.Errorf("read config: %w", err)
-	default:
-		md, err := toml.Decode(string(data), &cfg)
-		if err != nil {
-			return Default(), fmt.Errorf("config %s: %w", path, err)
+	}
+	md, err := toml.Decode(string(data), &cfg)
+	if err != nil {
+		// The decoder's message has the line and the last key read.
+		return cfg, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
+	}
+	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+		k := undecoded[0].String()
+		more := ""
+		if len(undecoded) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(undecoded)-1)
 		}
-		if undecoded := md.Undecoded(); len(undecoded) > 0 {
-			keys := make([]string, len(undecoded))
-			for i, k := range undecoded {
-				keys[i] = k.String()
+		return cfg, fmt.Errorf("config %s: unknown key %q%s (see README, Configuration)", at(path, data, k), k, more)
+	}
+	if err := cfg.Validate(); err != nil {
+		key, _, _ := strings.Cut(err.Error(), " ")
+		return cfg, fmt.Errorf("config %s: %w", at(path, data, key), err)
+	}
+	return cfg, nil
+}
+
+// at is "path:line" for the line that sets key, or path alone.
+func at(path string, data []byte, key string) string {
+	if n := keyLine(data, key); n > 0 {
+		return fmt.Sprintf("%s:%d", path, n)
+	}
+	return path
+}
+
+// keyLine is the line where the dotted key (model.name) is set in a TOML
+// document, or 0 when it cannot be told. It reads only table headers and
+// "key =" lines, which is all a config of plain values needs.
+func keyLine(data []byte, key string) int {
+	table := ""
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			table = strings.Trim(line, "[] \t")
+			if j := strings.Index(table, "]"); j >= 0 {
+				table = strings.TrimSpace(table[:j])
 			}
-			return Default(), fmt.Errorf("config %s: unknown keys %s (see README, Configuration)", path, strings.Join(keys, ", "))
+			continue
+		}
+		name, _, ok := strings.Cut(line, "=")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		parts := strings.Split(name, ".")
+		for j, p := range parts {
+			parts[j] = strings.Trim(strings.TrimSpace(p), `"'`)
+		}
+		full := strings.Join(parts, ".")
+		if table != "" {
+			full = table + "." + full
+		}
+		if full == key {
+			return i + 1
 		}
 	}
-	cfg.applyEnv()
-	return cfg, cfg.Validate()
+	return 0
 }
 
 // applyEnv lets the standard OpenAI variables and WARDEN_MODEL override the file.
@@ -148,6 +214,7 @@ func (c *Config) MergeJSON(raw json.RawMessage) error {
 }
 
 // Validate checks the enumerated settings and says which value is wrong.
+// Every message starts with the key's TOML name (Load finds its line by it).
 func (c Config) Validate() error {
 	if !oneOf(c.ApprovalPolicy, "untrusted", "on-failure", "on-request", "never", "granular") {
 		return fmt.Errorf("approval_policy %q: want untrusted, on-failure, on-request, never or granular", c.ApprovalPolicy)

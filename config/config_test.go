@@ -105,3 +105,39 @@ func TestDirsFollowXDG(t *testing.T) {
 		t.Errorf("StateDir with a relative XDG_STATE_HOME = %q (the spec says ignore it)", got)
 	}
 }
+
+// A typo in config.toml names the file, line and key, applies none of the
+// file's keys (never half a configuration), and keeps what the environment
+// sets: WARDEN_MODEL and the endpoint still count.
+func TestLoadBadFileKeepsEnvironmentAndNamesLine(t *testing.T) {
+	t.Setenv("WARDEN_MODEL", "env-model")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	t.Setenv("OPENAI_API_KEY", "")
+	for _, tc := range []struct{ name, body, want string }{
+		{"unknown key", "network_access = true\n\n[model]\nnmae = \"x\"\n", `:4: unknown key "model.nmae"`},
+		{"unknown top key", "# a comment\nsandbox = \"x\"\n", `:2: unknown key "sandbox"`},
+		{"wrong type", "approval_policy = \"never\"\nnetwork_access = \"yes\"\n", `line 2 (last key "network_access")`},
+		{"bad enum", "network_access = true\nsandbox_mode = \"wide\"\n", `:2: sandbox_mode "wide"`},
+		{"bad nested duration", "[model]\nname = \"file\"\nrisk_deadline = \"soon\"\n", `line 3`},
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		os.WriteFile(path, []byte(tc.body), 0o600)
+		cfg, err := Load(path)
+		if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to name %s and %s", tc.name, err, path, tc.want)
+		}
+		if cfg.Model.Name != "env-model" || cfg.Model.BaseURL != "http://127.0.0.1:9/v1" || !cfg.Model.Configured() {
+			t.Errorf("%s: the environment's model was dropped: %+v", tc.name, cfg.Model)
+		}
+		if cfg.Network || cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" {
+			t.Errorf("%s: half of the bad file was applied: %+v", tc.name, cfg)
+		}
+	}
+	// The twin: the same file without the typo applies every key.
+	path := filepath.Join(t.TempDir(), "config.toml")
+	os.WriteFile(path, []byte("network_access = true\n\n[model]\nname = \"x\"\n"), 0o600)
+	cfg, err := Load(path)
+	if err != nil || !cfg.Network || cfg.Model.Name != "env-model" {
+		t.Errorf("good file: %v, %+v", err, cfg)
+	}
+}

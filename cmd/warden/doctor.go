@@ -18,7 +18,7 @@ var doctorJSON bool
 func init() {
 	register(&command{
 		name:    "doctor",
-		summary: "show what this machine's sandbox enforces, layer by layer, and what it cannot",
+		summary: "show what this machine's sandbox enforces, layer by layer, and what it cannot; check config.toml and the model",
 		usage:   "doctor [--json]",
 		flags: func(fs *flag.FlagSet) {
 			doctorJSON = false
@@ -38,6 +38,8 @@ type doctorReport struct {
 	Env     doctorEnv      `json:"environment"`
 	Reads   doctorReads    `json:"reads"`
 	Caches  doctorCaches   `json:"caches"`
+	Config  doctorConfig   `json:"config"`
+	Model   doctorModel    `json:"model"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -75,6 +77,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
 	rep.Reads = readRule(rep.Sandbox.Mechanism)
 	rep.Caches = cacheReport()
+	rep.Config, rep.Model = modelReport(ctx)
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -143,6 +146,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	default:
 		fmt.Fprintf(w, "  - env_keep (config.toml) keeps: %s\n", strings.Join(e.Keep, " "))
 	}
+	printModel(w, rep.Config, rep.Model)
 }
 
 func yesNo(b bool) string {

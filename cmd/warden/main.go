@@ -78,6 +78,8 @@ func runCLI(ctx context.Context, env *cliEnv, args []string) int {
 		}
 		printUsage(env.stdout)
 		return 0
+	case "--version", "-version":
+		return runCommand(ctx, env, commands["version"], args[1:])
 	}
 	c, ok := commands[args[0]]
 	if !ok {

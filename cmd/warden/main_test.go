@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/testhome"
 )
 
 var (
@@ -18,9 +22,17 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the binary wardenBin may have built.
+// TestMain keeps every warden the tests start out of the user's real
+// config, state and cache directories, and removes the binary wardenBin may
+// have built.
 func TestMain(m *testing.M) {
+	cleanup, err := testhome.Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if builtBin != "" {
 		os.RemoveAll(filepath.Dir(builtBin))
 	}
@@ -96,17 +108,30 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
+// Every command and subcommand answers --help and -h with its usage on
+// stdout and exit 0, flags described.
 func TestEveryCommandHasHelp(t *testing.T) {
+	var lines [][]string
 	for name, c := range commands {
-		if c.hidden {
-			continue
+		if !c.hidden {
+			lines = append(lines, []string{name})
 		}
-		stdout, stderr, code := runWarden(t, name, "--help")
-		if code != 0 {
-			t.Errorf("warden %s --help: exit %d, stderr %q", name, code, stderr)
-		}
-		if strings.Count(stdout, "usage: warden "+name) != 1 || stderr != "" {
-			t.Errorf("warden %s --help: want the usage once on stdout, got stdout %q, stderr %q", name, stdout, stderr)
+	}
+	lines = append(lines, []string{"policy", "check"}, []string{"cache", "clean"})
+	for _, words := range lines {
+		for _, h := range []string{"--help", "-h"} {
+			args := append(append([]string(nil), words...), h)
+			stdout, stderr, code := runWarden(t, args...)
+			if code != 0 {
+				t.Errorf("warden %v: exit %d, stderr %q", args, code, stderr)
+			}
+			usage := "usage: warden " + strings.Join(words, " ")
+			if strings.Count(stdout, usage) != 1 || stderr != "" {
+				t.Errorf("warden %v: want %q once on stdout, got stdout %q, stderr %q", args, usage, stdout, stderr)
+			}
+			if strings.Contains(stdout, "flags:") && regexp.MustCompile(`(?m)^  -\S+.*\n(\s*\n|$)`).MatchString(stdout) {
+				t.Errorf("warden %v: a flag without a description:\n%s", args, stdout)
+			}
 		}
 	}
 	stdout, _, code := runWarden(t, "help")
@@ -116,8 +141,10 @@ func TestEveryCommandHasHelp(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	stdout, _, code := runWarden(t, "version")
-	if code != 0 || !strings.HasPrefix(stdout, "warden ") || !strings.Contains(stdout, "go1.") {
-		t.Errorf("warden version: exit %d, %q", code, stdout)
+	for _, arg := range []string{"version", "--version", "-version"} {
+		stdout, _, code := runWarden(t, arg)
+		if code != 0 || !strings.HasPrefix(stdout, "warden ") || !strings.Contains(stdout, "go1.") {
+			t.Errorf("warden %s: exit %d, %q", arg, code, stdout)
+		}
 	}
 }

@@ -33,22 +33,31 @@ const exitRulesBroken = 1
 
 func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 	*f = policyCheckFlags{}
-	fs.StringVar(&f.approval, "approval", "", "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
-	fs.StringVar(&f.sandbox, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.BoolVar(&f.network, "network", false, "assume the sandbox allows network access")
+	f.define(fs)
+}
+
+// define declares the flags on fs over f's current values, so flags given
+// before "check" stay when more follow it.
+func (f *policyCheckFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.approval, "approval", f.approval, "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
+	fs.StringVar(&f.sandbox, "sandbox", f.sandbox, "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
+	fs.BoolVar(&f.network, "network", f.network, "assume the sandbox allows network access")
 	fs.Var(&f.writableRoots, "writable-root", "an extra directory the sandbox may write (repeatable)")
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
-	fs.StringVar(&f.cwd, "cwd", "", "the directory the command would run in (default: the current directory)")
-	fs.BoolVar(&f.json, "json", false, "print the decision as one JSON object")
-	f.reads.register(fs)
-	f.grants.register(fs)
+	fs.StringVar(&f.cwd, "cwd", f.cwd, "the directory the command would run in (default: the current directory)")
+	fs.BoolVar(&f.json, "json", f.json, "print the decision as one JSON object")
+	f.reads.define(fs)
+	f.grants.register(fs) // list flags: registering keeps their values
 }
+
+const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS..."
+const policySummary = "explain what Warden's approval policy decides for a command (policy check)"
 
 func init() {
 	register(&command{
 		name:    "policy",
-		summary: "explain what Warden's approval policy decides for a command (policy check)",
-		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS...",
+		summary: policySummary,
+		usage:   policyUsage,
 		flags:   policyOpts.register,
 		run:     runPolicy,
 	})
@@ -60,24 +69,14 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	// Flags may also follow "check".
 	fs := flag.NewFlagSet("warden policy check", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
 	sub := policyOpts
-	fs.StringVar(&sub.approval, "approval", sub.approval, "")
-	fs.StringVar(&sub.sandbox, "sandbox", sub.sandbox, "")
-	fs.BoolVar(&sub.network, "network", sub.network, "")
-	fs.Var(&sub.writableRoots, "writable-root", "")
-	fs.Var(&sub.rules, "rules", "")
-	fs.StringVar(&sub.cwd, "cwd", sub.cwd, "")
-	fs.BoolVar(&sub.json, "json", sub.json, "")
-	fs.StringVar(&sub.reads.access, "read-access", sub.reads.access, "")
-	fs.Var(&sub.reads.deny, "read-deny", "")
-	fs.Var(&sub.reads.allow, "read-allow", "")
-	fs.Var(&sub.reads.readableRoots, "readable-root", "")
-	fs.Var(&sub.grants.write, "grant-write", "")
-	fs.Var(&sub.grants.read, "grant-read", "")
-	fs.Var(&sub.grants.network, "grant-network", "")
-	if err := fs.Parse(args[1:]); err != nil {
-		return exitUsage
+	sub.define(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: warden %s\n\n%s\n\nflags:\n", policyUsage, policySummary)
+		fs.PrintDefaults()
+	}
+	if code, done := parseFlags(env, fs, args[1:]); done {
+		return code
 	}
 	argv := fs.Args()
 	if len(argv) == 0 {

@@ -20,7 +20,12 @@ type readFlags struct {
 
 func (f *readFlags) register(fs *flag.FlagSet) {
 	*f = readFlags{}
-	fs.StringVar(&f.access, "read-access", "", "deny-secrets (hide credential stores), restricted (system, toolchains, workspace and --readable-root only; Linux) or full (default: read_access from config.toml, else deny-secrets)")
+	f.define(fs)
+}
+
+// define declares the flags on fs over f's current values.
+func (f *readFlags) define(fs *flag.FlagSet) {
+	fs.StringVar(&f.access, "read-access", f.access, "deny-secrets (hide credential stores), restricted (system, toolchains, workspace and --readable-root only; Linux) or full (default: read_access from config.toml, else deny-secrets)")
 	fs.Var(&f.deny, "read-deny", "a path or glob the sandbox hides, besides the built-in credential stores (repeatable)")
 	fs.Var(&f.allow, "read-allow", "a path the sandbox shows although the deny list hides it (repeatable)")
 	fs.Var(&f.readableRoots, "readable-root", "a directory restricted read access shows (repeatable)")

@@ -51,8 +51,9 @@ func init() {
 
 // runTask runs one agent task outside an editor. The model's text streams to
 // stdout; what the agent does, the approval prompts and the transcript's
-// place go to stderr. Exit 0 when the agent answered, 1 when it failed or was
-// stopped, 2 for a bad command line or no model.
+// place go to stderr, with each command's start and exit status and each
+// patch's outcome. Exit 0 when the agent answered, 1 when it failed, was
+// stopped or its last patch failed, 2 for a bad command line or no model.
 func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	if len(args) == 0 || strings.TrimSpace(strings.Join(args, " ")) == "" {
 		return usageError(env, "run", `no task given: warden run "fix the failing test"`)
@@ -75,6 +76,10 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	}
 	model, err := agent.NewClient(cfg.Model)
 	if err != nil {
+		var none *agent.NoModelError
+		if errors.As(err, &none) {
+			err = none.Terminal()
+		}
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
 		return exitUsage
 	}
@@ -103,6 +108,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	defer audit.Close()
 
 	out := &terminalOut{w: env.stdout}
+	report := &runReport{out: out, w: env.stderr}
 	var prompter approvals.Prompter
 	switch {
 	case f.approval.yes:
@@ -122,22 +128,22 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	orch := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
 		Prompter: prompter, Audit: audit, Session: approvals.NewSessionStore(),
-		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
+		Runner: startingRunner{&approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden run: warning: not enforced on this machine: %s\n", gap)
 				}
 			})
-		}},
+		}}, report},
 		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(msg)) },
 	}
 	sess, err := agent.NewSession(agent.SessionConfig{
 		Model: model,
 		Env: agent.ToolEnv{
 			Dir:    cwd,
-			Runner: &agent.Orchestrated{Orchestrator: orch, Sandbox: sb},
-			Patcher: &agent.PatchPath{Workspace: patch.Disk{}, Orchestrator: orch, Sandbox: sb,
-				Checkpoints: patch.NewCheckpoints(filepath.Join(config.StateDir(), "checkpoints"))},
+			Runner: reportingRunner{&agent.Orchestrated{Orchestrator: orch, Sandbox: sb}, report},
+			Patcher: reportingPatcher{&agent.PatchPath{Workspace: patch.Disk{}, Orchestrator: orch, Sandbox: sb,
+				Checkpoints: patch.NewCheckpoints(filepath.Join(config.StateDir(), "checkpoints"))}, report},
 			Files:    agent.DiskFiles{},
 			Observer: &terminalObserver{out: out, err: env.stderr},
 		},
@@ -163,6 +169,9 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		return 1
 	case res.Stopped:
 		fmt.Fprintf(env.stderr, "warden run: stopped: %s\n", res.Reason)
+		return 1
+	case report.lastPatchFailed() != "":
+		fmt.Fprintln(env.stderr, "warden run: the agent's last patch failed, so its change is not on disk")
 		return 1
 	}
 	return 0
@@ -217,6 +226,9 @@ type terminalObserver struct {
 func (o *terminalObserver) Step(text string) {
 	if text == o.last || text == "Waiting for the model" {
 		return // the streamed text shows the model working
+	}
+	if strings.HasPrefix(text, "Running ") {
+		return // said once the command is decided (startingRunner), after any prompt
 	}
 	o.last = text
 	o.out.endText()

@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wardenhq/warden/agent/modeltest"
 )
@@ -97,5 +99,37 @@ func TestRunWithoutAModelSaysHowToConfigureOne(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(strings.ToLower(string(out)), "editor") {
+		t.Errorf("a terminal user is sent to editor settings:\n%s", out)
+	}
+	// Only the endpoint is missing: the message names that, not the model.
+	cmd = exec.Command(wardenBin(t), "run", "do something")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, "c"), "WARDEN_MODEL=m"}
+	out, _ = cmd.CombinedOutput()
+	if !strings.Contains(string(out), "set OPENAI_API_KEY (for OpenAI) or OPENAI_BASE_URL") || strings.Contains(string(out), "WARDEN_MODEL") {
+		t.Errorf("with WARDEN_MODEL set:\n%s", out)
+	}
+}
+
+// A model URL where nothing listens fails the run in under a second, and
+// the message names the URL.
+func TestRunAgainstAClosedPortFailsFast(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	home := t.TempDir()
+	cmd := exec.Command(wardenBin(t), "run", "--cwd", t.TempDir(), "do something")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "OPENAI_BASE_URL=" + url, "WARDEN_MODEL=m"}
+	start := time.Now()
+	_, stderr, code := runCmd(t, cmd)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("took %v", d)
+	}
+	if code != 1 || !strings.Contains(stderr, "cannot reach the model endpoint "+url) {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
 	}
 }

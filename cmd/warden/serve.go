@@ -61,9 +61,10 @@ func init() {
 			cfg, cfgErr := config.Load(config.File())
 			if cfgErr != nil {
 				// Keep serving, but fail closed: ask before everything until
-				// the file is fixed. The editor is told after initialize.
+				// the file is fixed. None of the file applies; the
+				// environment's settings (Load kept them) and the editor's
+				// still do. The editor is told after initialize.
 				log.Error("config not loaded", "err", cfgErr)
-				cfg = config.Default()
 				cfg.ApprovalPolicy = "untrusted"
 			}
 			srv := lsp.New(lsp.Options{

@@ -52,18 +52,29 @@ func TestServeLogsToFileNeverStdout(t *testing.T) {
 	}
 }
 
-// A broken config.toml does not stop the server, but it is shown and the
-// server falls back to asking before everything.
+// A broken config.toml does not stop the server, but it is shown (file,
+// line and key) and the server falls back to asking before everything. None
+// of the file applies; the model from the environment and the editor's
+// settings still do.
 func TestServeWithBrokenConfigFailsClosed(t *testing.T) {
 	home := t.TempDir()
 	cfgDir := filepath.Join(home, "warden")
 	os.MkdirAll(cfgDir, 0o700)
-	os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("approval_policy = \"never\"\nsandbox = 1\n"), 0o600)
-	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Env: []string{"XDG_CONFIG_HOME=" + home}})
-	c.Initialize(nil)
-	c.WaitFor("window/showMessage", lsptest.MessageContains("unknown keys sandbox"))
-	if st := c.Status(); st.Policy.ApprovalPolicy != "untrusted" {
+	file := filepath.Join(cfgDir, "config.toml")
+	os.WriteFile(file, []byte("approval_policy = \"never\"\nsandbox = 1\n"), 0o600)
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Env: []string{"XDG_CONFIG_HOME=" + home,
+		"WARDEN_MODEL=env-model", "OPENAI_BASE_URL=http://127.0.0.1:9/v1"}})
+	c.Initialize(map[string]any{"networkAccess": true})
+	c.WaitFor("window/showMessage", lsptest.MessageContains(file+`:2: unknown key "sandbox"`))
+	st := c.Status()
+	if st.Policy.ApprovalPolicy != "untrusted" {
 		t.Errorf("policy with a broken config = %+v, want untrusted", st.Policy)
+	}
+	if !st.Model.Configured || st.Model.Name != "env-model" {
+		t.Errorf("the environment's model was dropped with the broken file: %+v", st.Model)
+	}
+	if !st.Policy.NetworkAccess {
+		t.Errorf("the editor's settings were dropped with the broken file: %+v", st.Policy)
 	}
 }
 

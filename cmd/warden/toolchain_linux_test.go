@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/testhome"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -37,10 +38,11 @@ func toolHome(t testing.TB) string {
 	return home
 }
 
-// toolEnv is the environment of a user whose HOME is home. A rustup proxy
-// still finds its toolchains in the real user's ~/.rustup.
+// toolEnv is the environment of a user whose HOME is home (and no XDG or Go
+// cache variables). A rustup proxy still finds its toolchains in the real
+// user's ~/.rustup.
 func toolEnv(home string, extra ...string) []string {
-	env := []string{"HOME=" + home, "GOTOOLCHAIN=local", "GOFLAGS=", "LANG=C"}
+	env := append(testhome.HomeOnly(home), "GOTOOLCHAIN=local", "GOFLAGS=", "LANG=C")
 	if real, err := os.UserHomeDir(); err == nil {
 		if _, err := os.Stat(filepath.Join(real, ".rustup")); err == nil && os.Getenv("RUSTUP_HOME") == "" {
 			env = append(env, "RUSTUP_HOME="+filepath.Join(real, ".rustup"))

@@ -18,11 +18,14 @@
 package lsptest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/testhome"
 )
 
 var (
@@ -73,10 +76,18 @@ func build(t testing.TB, tags string) string {
 	return bin
 }
 
-// Main runs a package's tests and removes the binary Binary built. Use it as
+// Main runs a package's tests with HOME and the XDG directories in a
+// temporary directory (testhome), so nothing they start writes the user's
+// real Warden directories, and removes the binary Binary built. Use it as
 // func TestMain(m *testing.M) { lsptest.Main(m) }.
 func Main(m *testing.M) {
+	cleanup, err := testhome.Setup()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	if buildDir != "" {
 		os.RemoveAll(buildDir)
 	}

@@ -190,6 +190,14 @@ end
 H.yields = vim.fn.has('nvim-0.10') == 1
 
 -- An OK line of :checkhealth: "OK: text" up to 0.9, "OK text" (vim.health) after.
+-- Runs :checkhealth warden and returns its text.
+function H.health_text()
+  vim.cmd('checkhealth warden')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('bwipeout!')
+  return text
+end
+
 function H.health_ok(text, msg, what)
   if not (text:find('OK: ' .. msg, 1, true) or text:find('OK ' .. msg, 1, true)) then
     error(('%s: no OK line %q in %s'):format(what or 'checkhealth', msg, text), 2)

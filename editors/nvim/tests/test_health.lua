@@ -1,12 +1,7 @@
 -- :checkhealth warden against the real binary: found, version, doctor, model.
 local H = require('helpers')
 
-local function health_text()
-  vim.cmd('checkhealth warden')
-  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
-  vim.cmd('bwipeout!')
-  return text
-end
+local health_text = H.health_text
 
 H.run('checkhealth warden', function()
   H.workspace()

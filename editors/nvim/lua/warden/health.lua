@@ -1,5 +1,6 @@
 -- :checkhealth warden — is the binary there, which version, what its sandbox
--- can enforce on this machine (`warden doctor`), and whether a model is set.
+-- can enforce on this machine, whether config.toml loads and whether the
+-- model answers (all from `warden doctor --json`, which asks the model once).
 local M = {}
 
 -- 0.7/0.8 have require('health').report_*; 0.9+ has vim.health.start/ok/...
@@ -11,11 +12,26 @@ local info = h.info or h.report_info
 local warn = h.warn or h.report_warn
 local err = h.error or h.report_error
 
+-- The environment the server gets (cmd_env), with the model settings
+-- from setup{settings} on top: the editor's settings win over the
+-- environment and config.toml in the server, so they do here too.
+local function server_env()
+  local cfg = require('warden').config
+  local env = vim.deepcopy(cfg.cmd_env or {})
+  local model = (cfg.settings or {}).model or {}
+  for var, key in pairs({ WARDEN_MODEL = 'name', OPENAI_BASE_URL = 'baseURL', OPENAI_API_KEY = 'apiKey' }) do
+    if type(model[key]) == 'string' and model[key] ~= '' then
+      env[var] = model[key]
+    end
+  end
+  return env
+end
+
 -- Runs the warden binary with the client's environment; returns output, status.
 local function run(exe, args)
   local cmd = {}
-  local env = require('warden').config.cmd_env
-  if env and next(env) then
+  local env = server_env()
+  if next(env) then
     table.insert(cmd, 'env')
     for k, v in pairs(env) do
       table.insert(cmd, k .. '=' .. tostring(v))
@@ -71,6 +87,43 @@ local function configured_model()
     end
   end
   return name, base, source
+end
+
+-- What `warden doctor --json` found: whether config.toml loads, and the
+-- answer of one real request to the model (GET /models).
+local function report_model(cfg, model)
+  if cfg.error and cfg.error ~= '' then
+    err('config.toml not loaded: ' .. cfg.error, {
+      'None of the file applies: the server asks before everything until it is fixed.',
+      'Settings from the environment and setup{settings} still apply.',
+    })
+  elseif cfg.file then
+    ok('config: ' .. cfg.file)
+  end
+  if not model.configured then
+    warn('no model configured: agent actions (ask, fix, explain) need one', {
+      model.missing or 'set WARDEN_MODEL and OPENAI_BASE_URL or OPENAI_API_KEY',
+      'or setup{settings = {model = {name = ..., baseURL = ..., apiKey = ...}}}',
+    })
+    return
+  end
+  local what = ('model %q%s'):format(model.name or '?', model.base_url and (' at ' .. model.base_url) or '')
+  local check = model.check or {}
+  if check.status == 'ok' and check.listed then
+    ok(what .. ': the endpoint answers and lists it')
+  elseif check.status == 'ok' then
+    warn(what .. (': the endpoint answers, but its list of %d models does not name it'):format(check.models or 0), {
+      'Check the model name (WARDEN_MODEL, [model] name or setup{settings.model.name}).',
+    })
+  elseif check.status == 'unauthorized' then
+    err(what .. (': the endpoint refused the API key (HTTP %s)'):format(check.http_status or '401'), { check.detail })
+  elseif check.status == 'not_found' then
+    err(what .. ': the endpoint answered 404 Not Found; the base URL is wrong (it usually ends in /v1)', { check.detail })
+  elseif check.status == 'unreachable' then
+    err(what .. ': unreachable, nothing answers at that address', { check.detail })
+  else
+    err(what .. ': the request failed', { check.detail or vim.inspect(check) })
+  end
 end
 
 function M.check()
@@ -137,15 +190,20 @@ function M.check()
     end
   end
 
-  start('Warden: model')
-  local name, base, source = configured_model()
-  if name then
-    ok(('model %q%s (from %s)'):format(name, base and (' at ' .. base) or '', source))
+  start('Warden: config and model')
+  if type(rep) == 'table' and type(rep.model) == 'table' then
+    report_model(rep.config or {}, rep.model)
   else
-    warn('no model configured: agent actions (ask, fix, explain) need one', {
-      'Set [model] name and base_url in $XDG_CONFIG_HOME/warden/config.toml,',
-      "or WARDEN_MODEL and OPENAI_BASE_URL, or setup{settings = {model = {name = ..., baseURL = ...}}}",
-    })
+    -- A warden older than doctor's model check: say what is configured.
+    local name, base, source = configured_model()
+    if name then
+      ok(('model %q%s (from %s)'):format(name, base and (' at ' .. base) or '', source))
+    else
+      warn('no model configured: agent actions (ask, fix, explain) need one', {
+        'Set [model] name and base_url in $XDG_CONFIG_HOME/warden/config.toml,',
+        "or WARDEN_MODEL and OPENAI_BASE_URL, or setup{settings = {model = {name = ..., baseURL = ...}}}",
+      })
+    end
   end
 
   start('Warden: language server')

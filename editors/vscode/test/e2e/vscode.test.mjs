@@ -111,8 +111,8 @@ before(async () => {
       'warden.model.name': 'fake-model',
       'warden.model.apiKey': 'test-key',
     },
-    // Warden's (and code-server's) config and state stay out of the user's.
-    env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state') },
+    // Warden's (and code-server's) config, state and caches stay out of the user's.
+    env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },
   });
 });
 

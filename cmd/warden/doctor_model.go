@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/config"
+)
+
+// doctorConfig says whether config.toml loads.
+type doctorConfig struct {
+	File  string `json:"file"`
+	Error string `json:"error,omitempty"`
+}
+
+// doctorModel is the model the agent would use, and what one real request
+// to it answered.
+type doctorModel struct {
+	Configured bool   `json:"configured"`
+	Name       string `json:"name,omitempty"`
+	BaseURL    string `json:"base_url,omitempty"`
+	// Missing says what to set when nothing is configured.
+	Missing string `json:"missing,omitempty"`
+	// Check is the answer to GET /models (agent.Client.Check).
+	Check *agent.Check `json:"check,omitempty"`
+}
+
+// modelReport loads the config as the agent would (a broken file still
+// lets the environment's model through) and asks the endpoint once.
+func modelReport(ctx context.Context) (doctorConfig, doctorModel) {
+	cfgRep := doctorConfig{File: config.File()}
+	cfg, err := config.Load(cfgRep.File)
+	if err != nil {
+		cfgRep.Error = err.Error()
+	}
+	m := doctorModel{Configured: cfg.Model.Configured(), Name: cfg.Model.Name, BaseURL: cfg.Model.BaseURL}
+	client, err := agent.NewClient(cfg.Model)
+	var none *agent.NoModelError
+	switch {
+	case errors.As(err, &none):
+		m.Missing = none.Terminal().Error()
+	case err != nil:
+		m.Check = &agent.Check{Status: "error", Detail: err.Error()}
+	default:
+		c := client.Check(ctx)
+		m.Check = &c
+	}
+	return cfgRep, m
+}
+
+func printModel(w io.Writer, c doctorConfig, m doctorModel) {
+	if c.Error != "" {
+		fmt.Fprintf(w, "\nconfig: NOT loaded, so none of it applies (the strictest approval policy in the editor): %s\n", c.Error)
+	} else {
+		fmt.Fprintf(w, "\nconfig: %s\n", c.File)
+	}
+	switch {
+	case !m.Configured:
+		fmt.Fprintf(w, "model: %s\n", m.Missing)
+		return
+	case m.BaseURL != "":
+		fmt.Fprintf(w, "model: %s at %s\n", m.Name, m.BaseURL)
+	default:
+		fmt.Fprintf(w, "model: %s\n", m.Name)
+	}
+	switch ch := m.Check; {
+	case ch == nil:
+	case ch.Status == "ok" && !ch.Listed:
+		fmt.Fprintf(w, "  - the endpoint answers; its list of %d models does not name %q\n", ch.Models, m.Name)
+	case ch.Status == "ok":
+		fmt.Fprintln(w, "  - the endpoint answers and lists the model")
+	default:
+		fmt.Fprintf(w, "  - %s: %s\n", ch.Status, ch.Detail)
+	}
+}
