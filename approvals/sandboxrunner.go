@@ -36,7 +36,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: spec.Sandbox.ProtectedPaths, Reads: spec.Sandbox.Reads,
 		Caches: spec.Sandbox.Caches}
 	if spec.Unsandboxed {
-		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
+		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: sandbox.NetworkOn}
 	}
 	res, err := sandbox.Run(ctx, sandbox.Command{
 		Argv: spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,

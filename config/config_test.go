@@ -28,7 +28,7 @@ risk_deadline = "500ms"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ApprovalPolicy != "untrusted" || cfg.SandboxMode != "read-only" || !cfg.Network {
+	if cfg.ApprovalPolicy != "untrusted" || cfg.SandboxMode != "read-only" || cfg.Network != NetworkOn {
 		t.Errorf("file values not loaded: %+v", cfg)
 	}
 	if strings.Join(cfg.EnvKeep, ",") != "PGPASSWORD,aws_*" {
@@ -51,7 +51,7 @@ func TestLoadMissingFileGivesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" || cfg.Network {
+	if cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" || cfg.Network != "" {
 		t.Errorf("defaults = %+v", cfg)
 	}
 }

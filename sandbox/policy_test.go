@@ -9,22 +9,22 @@ import (
 )
 
 func TestNewPolicyParsesConfigStrings(t *testing.T) {
-	p, err := NewPolicy("read-only", true, nil)
-	if err != nil || p.Mode != ReadOnly || !p.Network {
+	p, err := NewPolicy("read-only", "true", nil)
+	if err != nil || p.Mode != ReadOnly || p.Network != NetworkOn {
 		t.Fatalf("read-only: %+v %v", p, err)
 	}
-	p, err = NewPolicy("", false, []string{"/srv/data"})
+	p, err = NewPolicy("", "false", []string{"/srv/data"})
 	if err != nil || p.Mode != WorkspaceWrite || p.WritableRoots[0] != "/srv/data" {
 		t.Fatalf("default: %+v %v", p, err)
 	}
-	if _, err := NewPolicy("workspace", false, nil); err == nil || !strings.Contains(err.Error(), "want read-only") {
+	if _, err := NewPolicy("workspace", "", nil); err == nil || !strings.Contains(err.Error(), "want read-only") {
 		t.Fatalf("bad mode accepted: %v", err)
 	}
-	if _, err := NewPolicy("workspace-write", false, []string{"rel/dir"}); err == nil || !strings.Contains(err.Error(), "absolute") {
+	if _, err := NewPolicy("workspace-write", "off", []string{"rel/dir"}); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Fatalf("relative root accepted: %v", err)
 	}
 	for _, m := range []Mode{DangerFullAccess, External} {
-		if p, _ := NewPolicy(string(m), false, nil); p.Sandboxed() {
+		if p, _ := NewPolicy(string(m), "", nil); p.Sandboxed() {
 			t.Errorf("%s should not be sandboxed", m)
 		}
 	}
@@ -87,7 +87,7 @@ func TestGitdirFileTargetIsProtected(t *testing.T) {
 
 func TestSummaryIsOneLine(t *testing.T) {
 	ws := t.TempDir()
-	for _, p := range []Policy{{Mode: ReadOnly}, {Mode: WorkspaceWrite, Network: true}, {Mode: DangerFullAccess}, {Mode: External}} {
+	for _, p := range []Policy{{Mode: ReadOnly}, {Mode: WorkspaceWrite, Network: NetworkOn}, {Mode: DangerFullAccess}, {Mode: External}} {
 		p.Workspace = []string{ws}
 		s := p.Summary()
 		if strings.Contains(s, "\n") || !strings.HasPrefix(s, string(p.Mode)) {

@@ -31,7 +31,7 @@ type helperSpec struct {
 	Env       []string `json:"env"`
 	Cwd       string   `json:"cwd"`
 	Mode      Mode     `json:"mode"`
-	Network   bool     `json:"net,omitempty"`
+	Network   NetworkMode `json:"net,omitempty"`
 	Roots     []Root   `json:"roots,omitempty"`
 	Layers    layers   `json:"layers"`
 	FileSize  int64    `json:"fsize,omitempty"`

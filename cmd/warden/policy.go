@@ -16,7 +16,7 @@ import (
 type policyCheckFlags struct {
 	approval      string
 	sandbox       string
-	network       bool
+	network       networkFlag
 	writableRoots ruleFileList
 	rules         ruleFileList
 	cwd           string
@@ -34,7 +34,7 @@ func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 	*f = policyCheckFlags{}
 	fs.StringVar(&f.approval, "approval", "", "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
 	fs.StringVar(&f.sandbox, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.BoolVar(&f.network, "network", false, "assume the sandbox allows network access")
+	fs.Var(&f.network, "network", "the sandbox's network: --network=off, ask or on; --network alone means on (default: network_access from config.toml)")
 	fs.Var(&f.writableRoots, "writable-root", "an extra directory the sandbox may write (repeatable)")
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", "", "the directory the command would run in (default: the current directory)")
@@ -46,7 +46,7 @@ func init() {
 	register(&command{
 		name:    "policy",
 		summary: "explain what Warden's approval policy decides for a command (policy check)",
-		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
+		usage:   "policy check [--approval X] [--sandbox Y] [--network[=off|ask|on]] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
 		flags:   policyOpts.register,
 		run:     runPolicy,
 	})
@@ -62,7 +62,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	sub := policyOpts
 	fs.StringVar(&sub.approval, "approval", sub.approval, "")
 	fs.StringVar(&sub.sandbox, "sandbox", sub.sandbox, "")
-	fs.BoolVar(&sub.network, "network", sub.network, "")
+	fs.Var(&sub.network, "network", "")
 	fs.Var(&sub.writableRoots, "writable-root", "")
 	fs.Var(&sub.rules, "rules", "")
 	fs.StringVar(&sub.cwd, "cwd", sub.cwd, "")
@@ -127,10 +127,14 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 			roots = append(roots, abs)
 		}
 	}
+	network, err := effectiveNetwork(mode, sub.network.or(cfg.Network))
+	if err != nil {
+		return usageError(env, "policy", "--network: %v", err)
+	}
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
 		Argv: argv, Cwd: cwd,
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd)},
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd)},
 	})
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)
