@@ -65,9 +65,9 @@ func helperArgs(key spareKey) []string {
 type prepared struct {
 	namespaced bool
 	network    NetworkMode
-	filter              []unix.SockFilter // the seccomp program
-	lastCap             int
-	hostDev             int // a detached clone of the host's /dev (-1: none), see prepareMountView
+	filter     []unix.SockFilter // the seccomp program
+	lastCap    int
+	hostDev    int // a detached clone of the host's /dev (-1: none), see prepareMountView
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat

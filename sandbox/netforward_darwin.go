@@ -28,4 +28,3 @@ func (p *Process) askNetwork(c Command, env []string) (int, []string, error) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	return port, proxyEnv(env, port), nil
 }
-
