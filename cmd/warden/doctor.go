@@ -38,6 +38,7 @@ type doctorReport struct {
 	Env     doctorEnv      `json:"environment"`
 	Reads   doctorReads    `json:"reads"`
 	Caches  doctorCaches   `json:"caches"`
+	Network doctorNetwork  `json:"network"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -75,6 +76,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
 	rep.Reads = readRule(rep.Sandbox.Mechanism)
 	rep.Caches = cacheReport()
+	rep.Network = networkReport(rep.Sandbox.Mechanism)
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -128,6 +130,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	if s.Refused != "" {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
 	}
+	printNetwork(w, rep.Network)
 	printReads(w, rep.Reads)
 	printCaches(w, rep.Caches)
 	e := rep.Env
