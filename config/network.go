@@ -18,7 +18,11 @@ const (
 )
 
 // ParseNetworkAccess reads a network_access value written as a word.
-func ParseNetworkAccess(s string) (NetworkAccess, error) {
+func ParseNetworkAccess(s string) (NetworkAccess, error) { return parseNetwork("network_access", s) }
+
+// parseNetwork reads the value of key (network_access in config.toml,
+// networkAccess in the editor's settings).
+func parseNetwork(key, s string) (NetworkAccess, error) {
 	switch v := strings.ToLower(strings.TrimSpace(s)); v {
 	case "off", "false":
 		return NetworkOff, nil
@@ -27,10 +31,10 @@ func ParseNetworkAccess(s string) (NetworkAccess, error) {
 	case "ask", "":
 		return NetworkAccess(v), nil
 	}
-	return "", fmt.Errorf("network_access %q: want \"off\", \"ask\" or \"on\" (true and false mean on and off)", s)
+	return "", fmt.Errorf("%s %q: want \"off\", \"ask\" or \"on\" (true and false mean on and off)", key, s)
 }
 
-func networkFromValue(v any) (NetworkAccess, error) {
+func networkFromValue(key string, v any) (NetworkAccess, error) {
 	switch v := v.(type) {
 	case bool:
 		if v {
@@ -38,14 +42,14 @@ func networkFromValue(v any) (NetworkAccess, error) {
 		}
 		return NetworkOff, nil
 	case string:
-		return ParseNetworkAccess(v)
+		return parseNetwork(key, v)
 	}
-	return "", fmt.Errorf("network_access %v: want \"off\", \"ask\" or \"on\" (true and false mean on and off)", v)
+	return "", fmt.Errorf("%s %v: want \"off\", \"ask\" or \"on\" (true and false mean on and off)", key, v)
 }
 
 // UnmarshalTOML accepts a boolean or a word.
 func (n *NetworkAccess) UnmarshalTOML(v any) error {
-	m, err := networkFromValue(v)
+	m, err := networkFromValue("network_access", v)
 	if err != nil {
 		return err
 	}
@@ -62,7 +66,7 @@ func (n *NetworkAccess) UnmarshalJSON(b []byte) error {
 	if v == nil {
 		return nil
 	}
-	m, err := networkFromValue(v)
+	m, err := networkFromValue("networkAccess", v)
 	if err != nil {
 		return err
 	}

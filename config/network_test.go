@@ -51,7 +51,7 @@ func TestNetworkAccessEditorSettingTakesBoolOrString(t *testing.T) {
 		}
 	}
 	before := cfg.Network
-	if err := cfg.MergeJSON([]byte(`{"networkAccess": "sometimes"}`)); err == nil || !strings.Contains(err.Error(), "network_access") {
+	if err := cfg.MergeJSON([]byte(`{"networkAccess": "sometimes"}`)); err == nil || !strings.Contains(err.Error(), `networkAccess "sometimes"`) {
 		t.Errorf("bad value accepted or unnamed: %v", err)
 	}
 	if cfg.Network != before {
