@@ -191,10 +191,14 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		return err
 	}
 	if h.forward != nil {
-		if err := receiveForwarded(h.forward, p.proxy); err != nil {
+		err := errors.New("no proxy for this run")
+		if p.proxy != nil {
+			err = receiveForwarded(h.forward, p.proxy)
+		}
+		if err != nil {
 			h.kill()
 			ph.release()
-			return refuse("%v", err)
+			return refuse("network ask: %v", err)
 		}
 		h.forward = nil
 	}
