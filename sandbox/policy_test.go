@@ -94,6 +94,16 @@ func TestSummaryIsOneLine(t *testing.T) {
 			t.Errorf("summary %q", s)
 		}
 	}
+	for mode, want := range map[NetworkMode]string{"": "network off", NetworkOff: "network off", NetworkOn: "network on", NetworkAsk: "network: through Warden's proxy, asked per host"} {
+		for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
+			if s := (Policy{Mode: m, Network: mode, Workspace: []string{ws}}).Summary(); !strings.HasSuffix(s, ", "+want) {
+				t.Errorf("%s network %q: summary %q, want it to end %q", m, mode, s, want)
+			}
+		}
+	}
+	if s := (Policy{Mode: DangerFullAccess, Network: NetworkOff}).Summary(); !strings.Contains(s, "network on") {
+		t.Errorf("danger-full-access summary %q: it has the network whatever Network says", s)
+	}
 	wsReal, _ := filepath.EvalSymlinks(ws)
 	if s := (Policy{Workspace: []string{ws}}).Summary(); !strings.Contains(s, "network off") || !strings.Contains(s, ".git") || !strings.Contains(s, wsReal) {
 		t.Errorf("workspace-write summary %q", s)
@@ -127,5 +137,24 @@ func TestExistingResolverMatchesResolveExisting(t *testing.T) {
 	}
 	if got := res.resolve(filepath.Join(d, "link", "c")); got == filepath.Join(d, "link", "c") {
 		t.Errorf("a link was not followed: %s", got)
+	}
+}
+
+func TestNetworkModesParseAndDefault(t *testing.T) {
+	for in, want := range map[string]NetworkMode{"off": NetworkOff, "false": NetworkOff, "ask": NetworkAsk, "on": NetworkOn, "TRUE": NetworkOn, "": ""} {
+		if got, err := ParseNetworkMode(in); err != nil || got != want {
+			t.Errorf("ParseNetworkMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseNetworkMode("proxy"); err == nil || !strings.Contains(err.Error(), "want off, ask or on") {
+		t.Errorf("ParseNetworkMode(proxy): %v", err)
+	}
+	if err := (Policy{Network: "true"}).Validate(); err == nil {
+		t.Error("a policy's network must be a mode, not an alias")
+	}
+	for mode, want := range map[string]NetworkMode{"read-only": NetworkOff, "workspace-write": DefaultWorkspaceNetwork, "danger-full-access": NetworkOn} {
+		if p, err := NewPolicy(mode, "", nil); err != nil || p.Network != want {
+			t.Errorf("NewPolicy(%s) network %q, %v; want %q", mode, p.Network, err, want)
+		}
 	}
 }
