@@ -236,3 +236,16 @@ func (p *Process) askNetwork(c Command, spec helperSpec, env []string) ([]string
 	p.proxy = newProxyRun(p.ctx, c.Proxy)
 	return proxyEnv(env, forwardPort), nil
 }
+
+// linuxAskEnforcement says how NetworkAsk is enforced here, for doctor.
+func linuxAskEnforcement() []string {
+	out := []string{
+		"its own network namespace with only loopback up: no route out, no resolver (direct connections and DNS fail)",
+		fmt.Sprintf("the sandbox's helper listens on 127.0.0.1:%d and [::1]:%d inside and passes each connection to Warden's proxy over a socketpair the command never holds", forwardPort, forwardPort),
+		"seccomp: only AF_UNIX and TCP sockets (no UDP, raw, packet, netlink or MPTCP)",
+	}
+	if effectiveLandlockABI() >= 4 {
+		out = append(out, fmt.Sprintf("Landlock: TCP connect to port %d only, no bind", forwardPort))
+	}
+	return out
+}

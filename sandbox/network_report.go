@@ -1,9 +1,6 @@
 package sandbox
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // NetworkEnforcement says how a network mode is enforced by a sandbox
 // mechanism (Report.Mechanism), one fact a line, for doctor. A mode the
@@ -16,15 +13,7 @@ func NetworkEnforcement(mode NetworkMode, mechanism string) []string {
 	case NetworkAsk:
 		switch mechanism {
 		case "linux":
-			out := []string{
-				"its own network namespace with only loopback up: no route out, no resolver (direct connections and DNS fail)",
-				fmt.Sprintf("the sandbox's helper listens on 127.0.0.1:%d and [::1]:%d inside and passes each connection to Warden's proxy over a socketpair the command never holds", forwardPort, forwardPort),
-				"seccomp: only AF_UNIX and TCP sockets (no UDP, raw, packet, netlink or MPTCP)",
-			}
-			if effectiveLandlockABI() >= 4 {
-				out = append(out, fmt.Sprintf("Landlock: TCP connect to port %d only, no bind", forwardPort))
-			}
-			return append(out, vars)
+			return append(linuxAskEnforcement(), vars)
 		case "seatbelt":
 			return []string{"Seatbelt: outbound TCP to the proxy's port on the loopback only (a port Warden listens on for the run); no DNS service", vars}
 		}
