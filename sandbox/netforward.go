@@ -36,10 +36,15 @@ func (r *proxyRun) onStop(f func()) {
 	r.stopFns = append(r.stopFns, f)
 }
 
+// maxProxyConns caps one run's open proxy connections, so a command that
+// opens them in a loop cannot use up the launcher's descriptors: past it a
+// new connection is closed at once.
+const maxProxyConns = 512
+
 // serve hands c to the handler; it returns at once.
 func (r *proxyRun) serve(c net.Conn) {
 	r.mu.Lock()
-	if r.closed {
+	if r.closed || len(r.conns) >= maxProxyConns {
 		r.mu.Unlock()
 		c.Close()
 		return
@@ -91,7 +96,17 @@ func (r *proxyRun) stop() []string {
 	case <-done:
 	case <-time.After(proxyDrain):
 	}
-	if n, ok := r.handler.(NetworkNoter); ok {
+	return notesOf(r.handler)
+}
+
+// notesOf asks h for its notes; a handler that panics here has none.
+func notesOf(h ProxyHandler) (notes []string) {
+	defer func() {
+		if recover() != nil {
+			notes = nil
+		}
+	}()
+	if n, ok := h.(NetworkNoter); ok {
 		return n.NetworkNotes()
 	}
 	return nil

@@ -380,3 +380,38 @@ func TestAskOnSpareHelper(t *testing.T) {
 		t.Error("the run did not use the spare")
 	}
 }
+
+// holdHandler keeps every connection open until the run ends.
+type holdHandler struct{}
+
+func (holdHandler) ServeConn(ctx context.Context, c net.Conn) { <-ctx.Done() }
+
+// A command that opens proxy connections in a loop gets maxProxyConns of
+// them served; the rest are closed at once (the launcher's descriptors are
+// not the command's to use up). The twin: fewer connections all stay open.
+func TestAskCapsOpenProxyConnections(t *testing.T) {
+	needTool(t, "python3")
+	f := startNetFixture(t)
+	script := func(n int) string {
+		return fmt.Sprintf(`python3 -c '
+import socket, time
+socks = [socket.create_connection(("127.0.0.1", 3128)) for _ in range(%d)]
+time.sleep(1)
+closed = 0
+for s in socks:
+    s.setblocking(False)
+    try:
+        closed += s.recv(1) == b""
+    except BlockingIOError:
+        pass
+print(closed)'`, n)
+	}
+	res := mustAskRun(t, f, NetworkAsk, holdHandler{}, script(maxProxyConns+20))
+	if got := strings.TrimSpace(string(res.Stdout)); res.ExitCode != 0 || got != "20" {
+		t.Errorf("%d connections: %s closed at once (exit %d), want 20:\n%s", maxProxyConns+20, got, res.ExitCode, res.Output)
+	}
+	res = mustAskRun(t, f, NetworkAsk, holdHandler{}, script(100))
+	if got := strings.TrimSpace(string(res.Stdout)); res.ExitCode != 0 || got != "0" {
+		t.Errorf("100 connections: %s closed (exit %d), want 0:\n%s", got, res.ExitCode, res.Output)
+	}
+}
