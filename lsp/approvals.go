@@ -119,14 +119,11 @@ func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error
 }
 
 // effectiveNetwork is the network sandboxed commands get under cfg: its
-// network_access, or the sandbox mode's default.
+// network_access, or the sandbox mode's default (off when cfg is invalid).
 func effectiveNetwork(cfg config.Config) sandbox.NetworkMode {
-	if n, err := sandbox.ParseNetworkMode(string(cfg.Network)); err == nil && n != "" {
-		return n
-	}
-	m, err := sandbox.ParseMode(cfg.SandboxMode)
+	n, err := sandbox.ResolveNetwork(cfg.SandboxMode, string(cfg.Network))
 	if err != nil {
 		return sandbox.NetworkOff
 	}
-	return sandbox.DefaultNetwork(m)
+	return n
 }

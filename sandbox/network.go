@@ -135,3 +135,20 @@ func proxyEnv(env []string, port int) []string {
 	}
 	return env
 }
+
+// ResolveNetwork is the network commands under a sandbox mode get from a
+// configured network_access: the value, or the mode's default when empty.
+func ResolveNetwork(mode, network string) (NetworkMode, error) {
+	m, err := ParseMode(mode)
+	if err != nil {
+		return "", err
+	}
+	n, err := ParseNetworkMode(network)
+	if err != nil {
+		return "", err
+	}
+	if n == "" {
+		n = DefaultNetwork(m)
+	}
+	return n, nil
+}

@@ -95,12 +95,9 @@ func NewPolicy(mode, network string, writableRoots []string) (Policy, error) {
 	if err != nil {
 		return Policy{}, err
 	}
-	n, err := ParseNetworkMode(network)
+	n, err := ResolveNetwork(mode, network)
 	if err != nil {
 		return Policy{}, err
-	}
-	if n == "" {
-		n = DefaultNetwork(m)
 	}
 	p := Policy{Mode: m, Network: n, WritableRoots: slices.Clone(writableRoots)}
 	return p, p.Validate()

@@ -93,13 +93,5 @@ func (n networkFlag) or(cfg config.NetworkAccess) config.NetworkAccess { return 
 // effectiveNetwork is the network a sandbox mode gets from the flag, then
 // config.toml, then the mode's default.
 func effectiveNetwork(mode string, n config.NetworkAccess) (sandbox.NetworkMode, error) {
-	nm, err := sandbox.ParseNetworkMode(string(n))
-	if err != nil || nm != "" {
-		return nm, err
-	}
-	m, err := sandbox.ParseMode(mode)
-	if err != nil {
-		return "", err
-	}
-	return sandbox.DefaultNetwork(m), nil
+	return sandbox.ResolveNetwork(mode, string(n))
 }
