@@ -415,3 +415,22 @@ print(closed)'`, n)
 		t.Errorf("100 connections: %s closed (exit %d), want 0:\n%s", got, res.ExitCode, res.Output)
 	}
 }
+
+// Tools that only read the proxy variables reach the proxy too: git over
+// HTTP asks it for the host (the test server is no git server, so git
+// fails after; what matters is where it went). The attack twin: the same
+// command without the variables gets nowhere near the host.
+func TestAskGitUsesProxyVariables(t *testing.T) {
+	needTool(t, "git")
+	f := startNetFixture(t)
+	h := &forwardHandler{target: f.addr}
+	mustAskRun(t, f, NetworkAsk, h, `HOME=$PWD git ls-remote http://pkg.test/repo.git`)
+	if asked := h.asked(); len(asked) == 0 || !strings.Contains(asked[0], "pkg.test") {
+		t.Errorf("git asked the proxy for %q, want pkg.test", asked)
+	}
+	h = &forwardHandler{target: f.addr}
+	res := mustAskRun(t, f, NetworkAsk, h, `unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY ALL_PROXY all_proxy; HOME=$PWD git ls-remote http://pkg.test/repo.git`)
+	if res.ExitCode == 0 || len(h.asked()) != 0 {
+		t.Errorf("git without the proxy variables: exit %d, proxy saw %q", res.ExitCode, h.asked())
+	}
+}
