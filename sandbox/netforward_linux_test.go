@@ -417,20 +417,30 @@ print(closed)'`, n)
 }
 
 // Tools that only read the proxy variables reach the proxy too: git over
-// HTTP asks it for the host (the test server is no git server, so git
-// fails after; what matters is where it went). The attack twin: the same
-// command without the variables gets nowhere near the host.
-func TestAskGitUsesProxyVariables(t *testing.T) {
-	needTool(t, "git")
+// HTTP, npm and pip ask it for the host (the test server speaks none of
+// their protocols, so they fail after; what matters is where they went).
+// The twin of each: the same command without the variables reaches
+// nothing.
+func TestAskToolsUseProxyVariables(t *testing.T) {
 	f := startNetFixture(t)
-	h := &forwardHandler{target: f.addr}
-	mustAskRun(t, f, NetworkAsk, h, `HOME=$PWD git ls-remote http://pkg.test/repo.git`)
-	if asked := h.asked(); len(asked) == 0 || !strings.Contains(asked[0], "pkg.test") {
-		t.Errorf("git asked the proxy for %q, want pkg.test", asked)
-	}
-	h = &forwardHandler{target: f.addr}
-	res := mustAskRun(t, f, NetworkAsk, h, `unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY ALL_PROXY all_proxy; HOME=$PWD git ls-remote http://pkg.test/repo.git`)
-	if res.ExitCode == 0 || len(h.asked()) != 0 {
-		t.Errorf("git without the proxy variables: exit %d, proxy saw %q", res.ExitCode, h.asked())
+	const unset = `unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY ALL_PROXY all_proxy npm_config_proxy npm_config_https_proxy NPM_CONFIG_PROXY NPM_CONFIG_HTTPS_PROXY PIP_PROXY; `
+	for _, c := range []struct{ tool, script string }{
+		{"git", `HOME=$PWD git ls-remote http://pkg.test/repo.git`},
+		{"npm", `HOME=$PWD timeout 20 npm view left-pad --registry http://pkg.test/ --fetch-retries=0`},
+		{"pip3", `HOME=$PWD timeout 20 pip3 download --no-deps --retries 0 --index-url http://pkg.test/simple --trusted-host pkg.test -d dl left-pad`},
+	} {
+		t.Run(c.tool, func(t *testing.T) {
+			needTool(t, c.tool)
+			h := &forwardHandler{target: f.addr}
+			res := mustAskRun(t, f, NetworkAsk, h, c.script)
+			if asked := h.asked(); len(asked) == 0 || !strings.Contains(asked[0], "pkg.test") {
+				t.Errorf("%s asked the proxy for %q, want pkg.test:\n%s", c.tool, asked, res.Output)
+			}
+			h = &forwardHandler{target: f.addr}
+			res = mustAskRun(t, f, NetworkAsk, h, unset+c.script)
+			if res.ExitCode == 0 || len(h.asked()) != 0 {
+				t.Errorf("%s without the proxy variables: exit %d, proxy saw %q", c.tool, res.ExitCode, h.asked())
+			}
+		})
 	}
 }
