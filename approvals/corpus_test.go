@@ -1,6 +1,8 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/sandbox"
+
 	"bufio"
 	"encoding/json"
 	"fmt"
@@ -151,7 +153,7 @@ func TestCorpusTable(t *testing.T) {
 				wardenAsks[c.label]++
 			}
 			switch {
-			case c.label == "dangerous" && e.Decision == Allow && ask == Never && e.Risk.sandboxStops && !sb.Network:
+			case c.label == "dangerous" && e.Decision == Allow && ask == Never && e.Risk.sandboxStops && sb.Network != sandbox.NetworkOn:
 				// Nobody can be asked; it runs sandboxed because the
 				// sandbox stops every high-risk effect (TestNeverRunsOnly
 				// WhatTheSandboxStops shows it does).

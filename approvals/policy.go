@@ -239,8 +239,10 @@ func ParseSandboxMode(s string) (SandboxMode, error) {
 // need to know: what it may write and whether it reaches the network. It is
 // the session's, fixed before any request: nothing in a request changes it.
 type Sandbox struct {
-	Mode    SandboxMode
-	Network bool
+	Mode SandboxMode
+	// Network is the sandbox's network: off, ask (through Warden's proxy)
+	// or on; empty is off.
+	Network sandbox.NetworkMode
 	// Workspace are the session's workspace roots (the editor's workspace
 	// folders, the CLI's --cwd), absolute. A command whose working directory
 	// is outside them and outside WritableRoots is asked about, or refused.
@@ -268,9 +270,12 @@ func (s Sandbox) String() string {
 	if s.Mode == "" {
 		b.WriteString(string(WorkspaceWrite))
 	}
-	if s.Network {
+	switch s.Network {
+	case sandbox.NetworkOn:
 		b.WriteString(", network")
-	} else {
+	case sandbox.NetworkAsk:
+		b.WriteString(", network through the proxy")
+	default:
 		b.WriteString(", no network")
 	}
 	if s.Restricted() {

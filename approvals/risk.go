@@ -1,6 +1,8 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/sandbox"
+
 	"fmt"
 	"net/url"
 	"os"
@@ -210,8 +212,9 @@ func (as *assessor) beyondSandbox(p string) bool {
 	return true
 }
 
-// offline: the sandbox gives the command no network.
-func (as *assessor) offline() bool { return !as.ctx.Sandbox.Network }
+// offline: the sandbox gives the command no network of its own: off, or
+// ask, where every new host goes through the proxy's own decision.
+func (as *assessor) offline() bool { return as.ctx.Sandbox.Network != sandbox.NetworkOn }
 
 func (as *assessor) record(level RiskLevel, cat RiskCategory, fact string) {
 	if as.seen[fact] {

@@ -24,6 +24,10 @@ type SandboxRunner struct {
 	// sandboxed run (an attempt with gaps still ran: the sandbox refuses
 	// outright only what it cannot enforce at all).
 	OnNotEnforced func(gaps []string)
+	// Proxy, if set, gives a sandboxed attempt under network ask the handler
+	// that serves its proxy connections (bound to spec's command); without
+	// one such an attempt is refused.
+	Proxy func(spec RunSpec) sandbox.ProxyHandler
 }
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
@@ -33,10 +37,15 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		return RunResult{ExitCode: -1}, &sandbox.RefusedError{Reason: "additional permissions: " + err.Error()}
 	}
 	if spec.Unsandboxed {
-		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: true}
+		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: sandbox.NetworkOn}
+	}
+	var proxy sandbox.ProxyHandler
+	if r.Proxy != nil && pol.NetworkMode() == sandbox.NetworkAsk {
+		proxy = r.Proxy(spec)
 	}
 	res, err := sandbox.Run(ctx, sandbox.Command{
-		Argv: spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,
+		Proxy: proxy,
+		Argv:  spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,
 		OnOutput: func(s sandbox.Stream, b []byte) {
 			w := spec.Stdout
 			if s == sandbox.Stderr {

@@ -23,8 +23,10 @@ type Config struct {
 	Granular []string `toml:"granular_reject" json:"granularReject,omitempty"`
 	// SandboxMode is read-only, workspace-write or danger-full-access.
 	SandboxMode string `toml:"sandbox_mode" json:"sandboxMode,omitempty"`
-	// Network allows network access from sandboxed commands.
-	Network bool `toml:"network_access" json:"networkAccess,omitempty"`
+	// Network is how sandboxed commands reach the network: off, ask
+	// (through Warden's proxy, asked per host) or on; true and false mean
+	// on and off. Empty is the sandbox mode's default.
+	Network NetworkAccess `toml:"network_access" json:"networkAccess,omitempty"`
 	// WritableRoots are extra directories that workspace-write may write.
 	WritableRoots []string `toml:"writable_roots" json:"writableRoots,omitempty"`
 	// ReadAccess is the sandbox's read policy: full, deny-secrets (the
@@ -69,7 +71,7 @@ type Model struct {
 func (m Model) Configured() bool { return m.Name != "" && (m.BaseURL != "" || m.APIKey != "") }
 
 // Default is the configuration with nothing set: ask before leaving the
-// sandbox, write only the workspace, no network.
+// sandbox, write only the workspace, the sandbox mode's default network.
 func Default() Config {
 	return Config{
 		ApprovalPolicy:  "on-request",
@@ -221,6 +223,9 @@ func (c Config) Validate() error {
 	}
 	if !oneOf(c.SandboxMode, "read-only", "workspace-write", "danger-full-access") {
 		return fmt.Errorf("sandbox_mode %q: want read-only, workspace-write or danger-full-access", c.SandboxMode)
+	}
+	if _, err := ParseNetworkAccess(string(c.Network)); err != nil {
+		return err
 	}
 	if err := c.validateReads(); err != nil {
 		return err

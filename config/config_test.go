@@ -28,7 +28,7 @@ risk_deadline = "500ms"
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ApprovalPolicy != "untrusted" || cfg.SandboxMode != "read-only" || !cfg.Network {
+	if cfg.ApprovalPolicy != "untrusted" || cfg.SandboxMode != "read-only" || cfg.Network != NetworkOn {
 		t.Errorf("file values not loaded: %+v", cfg)
 	}
 	if strings.Join(cfg.EnvKeep, ",") != "PGPASSWORD,aws_*" {
@@ -51,7 +51,7 @@ func TestLoadMissingFileGivesDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" || cfg.Network {
+	if cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" || cfg.Network != "" {
 		t.Errorf("defaults = %+v", cfg)
 	}
 }
@@ -129,7 +129,7 @@ func TestLoadBadFileKeepsEnvironmentAndNamesLine(t *testing.T) {
 		if cfg.Model.Name != "env-model" || cfg.Model.BaseURL != "http://127.0.0.1:9/v1" || !cfg.Model.Configured() {
 			t.Errorf("%s: the environment's model was dropped: %+v", tc.name, cfg.Model)
 		}
-		if cfg.Network || cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" {
+		if cfg.Network != "" || cfg.ApprovalPolicy != "on-request" || cfg.SandboxMode != "workspace-write" {
 			t.Errorf("%s: half of the bad file was applied: %+v", tc.name, cfg)
 		}
 	}
@@ -137,7 +137,7 @@ func TestLoadBadFileKeepsEnvironmentAndNamesLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "config.toml")
 	os.WriteFile(path, []byte("network_access = true\n\n[model]\nname = \"x\"\n"), 0o600)
 	cfg, err := Load(path)
-	if err != nil || !cfg.Network || cfg.Model.Name != "env-model" {
+	if err != nil || cfg.Network != NetworkOn || cfg.Model.Name != "env-model" {
 		t.Errorf("good file: %v, %+v", err, cfg)
 	}
 }

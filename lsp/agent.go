@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 func init() {
@@ -227,8 +228,11 @@ func (s *Server) readableRoots(root string) []string {
 
 func agentFacts(cfg config.Config, editor string) []string {
 	net := "no network"
-	if cfg.Network {
+	switch effectiveNetwork(cfg) {
+	case sandbox.NetworkOn:
 		net = "network allowed"
+	case sandbox.NetworkAsk:
+		net = "network through Warden's proxy, each new host asked"
 	}
 	facts := []string{
 		"Sandbox: " + cfg.SandboxMode + ", " + net,

@@ -102,7 +102,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 // whose workspace roots are workspace.
 func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error) {
 	roots, _ := config.WritableRoots(cfg) // missing ones are skipped, as Codex does
-	p, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, roots)
+	p, err := sandbox.NewPolicy(cfg.SandboxMode, string(cfg.Network), roots)
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
 	p.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
@@ -116,4 +116,14 @@ func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error
 	p.Reads = sandbox.ReadPolicy{Access: access, Deny: config.ReadDeny(cfg),
 		Allow: config.ExpandHome(cfg.ReadAllow), ReadableRoots: config.ExpandHome(cfg.ReadableRoots)}
 	return p, p.Validate()
+}
+
+// effectiveNetwork is the network sandboxed commands get under cfg: its
+// network_access, or the sandbox mode's default (off when cfg is invalid).
+func effectiveNetwork(cfg config.Config) sandbox.NetworkMode {
+	n, err := sandbox.ResolveNetwork(cfg.SandboxMode, string(cfg.Network))
+	if err != nil {
+		return sandbox.NetworkOff
+	}
+	return n
 }

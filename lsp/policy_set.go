@@ -16,10 +16,10 @@ func init() {
 // policySetArgs is warden.policy.set's argument; absent fields keep their
 // value.
 type policySetArgs struct {
-	ApprovalPolicy *string   `json:"approvalPolicy"`
-	SandboxMode    *string   `json:"sandboxMode"`
-	NetworkAccess  *bool     `json:"networkAccess"`
-	GranularReject *[]string `json:"granularReject"`
+	ApprovalPolicy *string               `json:"approvalPolicy"`
+	SandboxMode    *string               `json:"sandboxMode"`
+	NetworkAccess  *config.NetworkAccess `json:"networkAccess"`
+	GranularReject *[]string             `json:"granularReject"`
 }
 
 // setPolicy changes the approval and sandbox policy of this connection (not

@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 func init() {
@@ -47,10 +48,13 @@ type StatusFolder struct {
 
 // StatusPolicy is the effective approval and sandbox policy.
 type StatusPolicy struct {
-	ApprovalPolicy  string   `json:"approvalPolicy"`
-	GranularReject  []string `json:"granularReject"`
-	SandboxMode     string   `json:"sandboxMode"`
+	ApprovalPolicy string   `json:"approvalPolicy"`
+	GranularReject []string `json:"granularReject"`
+	SandboxMode    string   `json:"sandboxMode"`
+	// NetworkAccess says whether commands get the network directly (on);
+	// Network is the mode: off, ask (through Warden's proxy) or on.
 	NetworkAccess   bool     `json:"networkAccess"`
+	Network         string   `json:"network"`
 	WritableRoots   []string `json:"writableRoots"`
 	ApprovalTimeout string   `json:"approvalTimeout"`
 }
@@ -95,7 +99,8 @@ func policyOf(cfg config.Config) StatusPolicy {
 		ApprovalPolicy:  cfg.ApprovalPolicy,
 		GranularReject:  orEmpty(cfg.Granular),
 		SandboxMode:     cfg.SandboxMode,
-		NetworkAccess:   cfg.Network,
+		NetworkAccess:   effectiveNetwork(cfg) == sandbox.NetworkOn,
+		Network:         string(effectiveNetwork(cfg)),
 		WritableRoots:   orEmpty(cfg.WritableRoots),
 		ApprovalTimeout: cfg.ApprovalTimeout.D().String(),
 	}

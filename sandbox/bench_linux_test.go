@@ -13,7 +13,9 @@ import (
 // sandbox (workspace-write, network off) as a long-lived process runs it,
 // with a spare helper ready (warden-ms); the same started cold, as a
 // one-shot `warden exec` runs it (warden-cold-ms); and through bubblewrap
-// with comparable isolation. It reports medians and ratios:
+// with comparable isolation; and warm under network ask (the forwarder to a
+// proxy handler: warden-ask-ms, ask-over-off-ms). It reports medians and
+// ratios:
 //
 //	make bench   (or go test -run '^$' -bench SandboxStartup ./sandbox)
 //
@@ -43,11 +45,21 @@ func BenchmarkSandboxStartup(b *testing.B) {
 		}
 		return err
 	}
+	askCmd := cmd
+	askCmd.Policy.Network, askCmd.Proxy = NetworkAsk, returnHandler{}
+	runAsk := func() error {
+		res, err := Run(context.Background(), askCmd)
+		if err == nil && res.ExitCode != 0 {
+			b.Fatalf("sandboxed /bin/true under ask: %+v", res)
+		}
+		return err
+	}
 	KeepSpareHelpers(true)
 	defer KeepSpareHelpers(false)
-	var bare, warden, cold, bw []time.Duration
-	// Warm the page cache and start the first spare.
+	var bare, warden, cold, bw, ask []time.Duration
+	// Warm the page cache and start the first spares.
 	run()
+	runAsk()
 	b.ResetTimer()
 	for range b.N {
 		spares.settle()
@@ -57,6 +69,8 @@ func BenchmarkSandboxStartup(b *testing.B) {
 		coldStartForTest = true
 		cold = append(cold, timeIt(run))
 		coldStartForTest = false
+		spares.settle()
+		ask = append(ask, timeIt(runAsk))
 		if bwrapErr == nil {
 			bw = append(bw, timeIt(func() error { return exec.Command(bwrap, bwrapArgs...).Run() }))
 		}
@@ -67,6 +81,9 @@ func BenchmarkSandboxStartup(b *testing.B) {
 	b.ReportMetric(ms(mw), "warden-ms")
 	b.ReportMetric(ms(mw-mb), "warden-over-bare-ms")
 	b.ReportMetric(float64(mw)/float64(mb), "warden/bare")
+	ma := median(ask)
+	b.ReportMetric(ms(ma), "warden-ask-ms")
+	b.ReportMetric(ms(ma-mw), "ask-over-off-ms")
 	mc := median(cold)
 	b.ReportMetric(ms(mc), "warden-cold-ms")
 	if len(bw) > 0 {

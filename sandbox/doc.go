@@ -6,7 +6,7 @@
 //
 // # API
 //
-//	policy, err := sandbox.NewPolicy(cfg.SandboxMode, cfg.Network, cfg.WritableRoots)
+//	policy, err := sandbox.NewPolicy(cfg.SandboxMode, string(cfg.Network), cfg.WritableRoots)
 //	policy.Workspace = []string{workspace}         // the session's roots, never a command's cwd
 //	res, err := sandbox.Run(ctx, sandbox.Command{
 //		Argv:    []string{"go", "test", "./..."}, // no shell unless Shell is set
@@ -15,6 +15,7 @@
 //		Env:     sandbox.EnvPolicy{},            // inherit all, minus secrets (IsSecretEnv)
 //		Clock:   sandbox.NewClock(2*time.Minute), // or Timeout; Pause/Resume while a human is asked
 //		OnOutput: stream,                         // optional live output
+//		Proxy:   handler,                         // under network ask: serves each proxy connection
 //	})
 //
 // Run's error is non-nil only when nothing ran; a *RefusedError means the

@@ -59,7 +59,7 @@ func escapePolicy() Policy {
 	return Policy{Mode: WorkspaceWrite, ExcludeSlashTmp: true, ExcludeTmpdir: true}
 }
 
-func withNetwork(p *Policy) { p.Network = true }
+func withNetwork(p *Policy) { p.Network = NetworkOn }
 
 // inWorkspace makes ws the session's workspace, its writable root.
 func inWorkspace(p Policy, ws string) Policy {

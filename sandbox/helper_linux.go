@@ -40,7 +40,11 @@ const (
 	helperFlat       = "flat"
 	helperNetwork    = "net"
 	helperNoNetwork  = "nonet"
+	helperAskNetwork = "ask"
 )
+
+// helperNetworks maps the helper's network argument to its mode.
+var helperNetworks = map[string]NetworkMode{helperNetwork: NetworkOn, helperNoNetwork: NetworkOff, helperAskNetwork: NetworkAsk}
 
 // helperArgs are the arguments a helper for key is started with.
 func helperArgs(key spareKey) []string {
@@ -48,18 +52,22 @@ func helperArgs(key spareKey) []string {
 	if key.namespaced {
 		args[1] = helperNamespaced
 	}
-	if key.network {
+	switch key.network {
+	case NetworkOn:
 		args[2] = helperNetwork
+	case NetworkAsk:
+		args[2] = helperAskNetwork
 	}
 	return args
 }
 
 // prepared is what the helper readies before it knows the command.
 type prepared struct {
-	namespaced, network bool
-	filter              []unix.SockFilter // the seccomp program
-	lastCap             int
-	hostDev             int // a detached clone of the host's /dev (-1: none), see prepareMountView
+	namespaced bool
+	network    NetworkMode
+	filter     []unix.SockFilter // the seccomp program
+	lastCap    int
+	hostDev    int // a detached clone of the host's /dev (-1: none), see prepareMountView
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
@@ -86,11 +94,10 @@ func HelperMain(args []string) {
 		fmt.Fprintf(status, "error %s\n", msg)
 		os.Exit(125)
 	}
-	if len(args) != 2 || (args[0] != helperNamespaced && args[0] != helperFlat) ||
-		(args[1] != helperNetwork && args[1] != helperNoNetwork) {
-		fail("sandbox helper: want arguments %s|%s %s|%s, got %q", helperNamespaced, helperFlat, helperNetwork, helperNoNetwork, args)
+	if len(args) != 2 || (args[0] != helperNamespaced && args[0] != helperFlat) || helperNetworks[args[1]] == "" {
+		fail("sandbox helper: want arguments %s|%s %s|%s|%s, got %q", helperNamespaced, helperFlat, helperNetwork, helperNoNetwork, helperAskNetwork, args)
 	}
-	pre, err := prepare(args[0] == helperNamespaced, args[1] == helperNetwork)
+	pre, err := prepare(args[0] == helperNamespaced, helperNetworks[args[1]])
 	if err != nil {
 		fail("%v", err)
 	}
@@ -159,7 +166,7 @@ func HelperMain(args []string) {
 }
 
 // prepare does the set-up that is the same for every command.
-func prepare(namespaced, network bool) (*prepared, error) {
+func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1}
 	// The helper keeps capabilities in its user namespace until the command
 	// starts: nobody may read or trace its memory.
@@ -176,11 +183,19 @@ func prepare(namespaced, network bool) (*prepared, error) {
 	if pre.filter, err = seccompProgram(network); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
+	if network == NetworkAsk {
+		if !namespaced {
+			return nil, fmt.Errorf("network_access \"ask\" needs a network namespace")
+		}
+		if err := startForwarder(); err != nil {
+			return nil, err
+		}
+	}
 	return pre, nil
 }
 
 // warmSpec exercises every field type of helperSpec.
-const warmSpec = `{"path":"/","argv":["a"],"env":["A=1"],"cwd":"/","mode":"read-only","net":true,` +
+const warmSpec = `{"path":"/","argv":["a"],"env":["A=1"],"cwd":"/","mode":"read-only","net":"on",` +
 	`"roots":[{"Path":"/","Protected":["/.git"]}],"layers":{"ns":true},"fsize":1,"nproc":1}`
 
 // releaseStdio points the helper's own stdout and stderr at /dev/null.

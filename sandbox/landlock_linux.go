@@ -46,8 +46,8 @@ func applyLandlock(spec *helperSpec) error {
 	}
 	cfg := landlockConfigs[min(abi, len(landlockConfigs)-1)]
 	attr := ll.RulesetAttr{HandledAccessFS: uint64(cfg.HandledAccessFS), Scoped: uint64(cfg.Scoped)}
-	if !spec.Network {
-		attr.HandledAccessNet = uint64(cfg.HandledAccessNet) // no port is allowed
+	if spec.Network != NetworkOn {
+		attr.HandledAccessNet = uint64(cfg.HandledAccessNet) // no port is allowed...
 	}
 	// The scopes stay on with the network: abstract sockets (X11, D-Bus)
 	// and signals reach other programs on this machine, not the network.
@@ -116,6 +116,9 @@ func applyLandlock(spec *helperSpec) error {
 		if err := add(r.Path, llReadWrite|ll.AccessFSRefer, false); err != nil {
 			return err
 		}
+	}
+	if err := landlockForwarder(ruleset, spec, attr.HandledAccessNet); err != nil {
+		return err
 	}
 	if err := ll.LandlockRestrictSelf(ruleset, 0); err != nil {
 		return fmt.Errorf("enforce: %w", err)

@@ -14,7 +14,11 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		return refuse("%v", err)
 	}
 	scanRepos(roots, env)
-	profile, params := SeatbeltProfile(c.Policy, roots)
+	port, env, err := p.askNetwork(c, env)
+	if err != nil {
+		return err
+	}
+	profile, params := SeatbeltProfile(c.Policy, roots, port)
 	var named []HiddenPath
 	for _, d := range c.Policy.ReadDenyPatterns() {
 		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})

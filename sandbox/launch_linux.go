@@ -42,7 +42,7 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix
 func (p *Process) launch(c Command, path string, env []string) error {
 	helper := c.Helper
 	spec := helperSpec{
-		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: c.Policy.mode(), Network: c.Policy.Network,
+		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: c.Policy.mode(), Network: c.Policy.network(),
 		FileSize: c.Limits.FileSize, Processes: c.Limits.Processes,
 	}
 	if spec.FileSize == 0 {
@@ -87,6 +87,9 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("this kernel has no seccomp filter support (CONFIG_SECCOMP_FILTER), so the syscall policy cannot be enforced")
 		}
 		spec.Layers = layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
+		if env, err = p.askNetwork(c, spec, env); err != nil {
+			return err
+		}
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -106,6 +109,9 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			}
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
 				return err
+			}
+			if spec.Network == NetworkAsk {
+				return refuse("%s (%v)", askNeedsNamespace, err)
 			}
 			spec.Layers.Namespaces = false
 			continue
@@ -140,7 +146,7 @@ func fallbackGaps(p Policy) []string {
 	if p.readAccess() != ReadFull {
 		gaps = append(gaps, "the read policy's credential stores were not present at start: one created during the run would be readable (hiding needs a mount namespace)")
 	}
-	if !p.Network {
+	if p.network() == NetworkOff {
 		gaps = append(gaps, "network: no network namespace; socket families other than AF_UNIX are blocked by seccomp and TCP by Landlock")
 	}
 	return gaps
@@ -183,6 +189,18 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 		ph.release()
 		return err
+	}
+	if h.forward != nil {
+		err := errors.New("no proxy for this run")
+		if p.proxy != nil {
+			err = receiveForwarded(h.forward, p.proxy)
+		}
+		if err != nil {
+			h.kill()
+			ph.release()
+			return refuse("network ask: %v", err)
+		}
+		h.forward = nil
 	}
 	p.cmd, p.status = h.cmd, h.status
 	p.namespaced = spec.Layers.Namespaces
@@ -227,6 +245,7 @@ type helperProc struct {
 	specW          *os.File
 	status         *helperStatus
 	stdout, stderr *os.File // read ends of the command's output
+	forward        *os.File // the launcher's end of the forwarding socketpair (NetworkAsk)
 }
 
 // spawnHelper starts a helper for key. It runs the part of the set-up no
@@ -269,10 +288,18 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = pipes[2][1], pipes[3][1]
 	cmd.ExtraFiles = []*os.File{statusW, specR}
+	var forward, forwardHelper *os.File
+	if key.network == NetworkAsk {
+		if forward, forwardHelper, err = forwardPair(); err != nil {
+			closeAll()
+			return nil, err
+		}
+		cmd.ExtraFiles = append(cmd.ExtraFiles, forwardHelper) // forwardFD
+	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if key.namespaced {
 		attr.Cloneflags = nsFlags
-		if !key.network {
+		if key.network != NetworkOn {
 			attr.Cloneflags |= unix.CLONE_NEWNET
 		}
 		uid, gid := os.Getuid(), os.Getgid()
@@ -283,10 +310,17 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 		// namespace: carry the two the helper needs across it as ambient
 		// capabilities (it drops every capability before the command runs).
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
+		if key.network == NetworkAsk {
+			attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN) // to bring up lo
+		}
 	}
 	cmd.SysProcAttr = attr
 	if err := cmd.Start(); err != nil {
 		closeAll()
+		if forward != nil {
+			forward.Close()
+			forwardHelper.Close()
+		}
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("start the sandbox helper %s: %w", name, err)
 		}
@@ -296,8 +330,11 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 	for _, f := range []*os.File{specR, statusW, pipes[2][1], pipes[3][1]} {
 		f.Close()
 	}
+	if forwardHelper != nil {
+		forwardHelper.Close()
+	}
 	return &helperProc{cmd: cmd, specW: specW, status: newHelperStatus(statusR),
-		stdout: pipes[2][0], stderr: pipes[3][0]}, nil
+		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward}, nil
 }
 
 // start sends the spec and waits until the command has started.
@@ -357,6 +394,9 @@ func (h *helperProc) kill() {
 	h.status.r.Close()
 	h.stdout.Close()
 	h.stderr.Close()
+	if h.forward != nil {
+		h.forward.Close()
+	}
 	go h.cmd.Wait()
 }
 

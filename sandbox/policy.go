@@ -57,9 +57,10 @@ var protectedFiles = map[string]bool{".envrc": true, ".mcp.json": true, ".gitmod
 // workspace-write policy without network.
 type Policy struct {
 	Mode Mode
-	// Network allows network access. Off means no sockets but AF_UNIX, no
-	// network interfaces but an unconfigured loopback.
-	Network bool
+	// Network is how the command reaches the network (NetworkOff, the
+	// zero value, NetworkAsk or NetworkOn). Under NetworkAsk the Command
+	// must carry a Proxy, or the run is refused.
+	Network NetworkMode
 	// Workspace are the session's workspace roots: the editor's workspace
 	// folders, the CLI's --cwd. They are fixed when the session starts and
 	// are writable under workspace-write. Where a command runs adds nothing:
@@ -86,14 +87,19 @@ type Policy struct {
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
-// SandboxMode, Network and WritableRoots). Relative roots are an error: a
-// policy must not change meaning with the working directory.
-func NewPolicy(mode string, network bool, writableRoots []string) (Policy, error) {
+// SandboxMode, Network and WritableRoots); an empty network is the mode's
+// default (DefaultNetwork). Relative roots are an error: a policy must not
+// change meaning with the working directory.
+func NewPolicy(mode, network string, writableRoots []string) (Policy, error) {
 	m, err := ParseMode(mode)
 	if err != nil {
 		return Policy{}, err
 	}
-	p := Policy{Mode: m, Network: network, WritableRoots: slices.Clone(writableRoots)}
+	n, err := ResolveNetwork(mode, network)
+	if err != nil {
+		return Policy{}, err
+	}
+	p := Policy{Mode: m, Network: n, WritableRoots: slices.Clone(writableRoots)}
 	return p, p.Validate()
 }
 
@@ -101,6 +107,9 @@ func NewPolicy(mode string, network bool, writableRoots []string) (Policy, error
 func (p Policy) Validate() error {
 	if _, err := ParseMode(string(p.Mode)); err != nil {
 		return err
+	}
+	if n, err := ParseNetworkMode(string(p.Network)); err != nil || (n != p.Network && p.Network != "") {
+		return fmt.Errorf("network mode %q: want off, ask or on", p.Network)
 	}
 	for _, r := range p.Workspace {
 		if !filepath.IsAbs(r) {
@@ -375,10 +384,7 @@ func gitdirTarget(gitfile string) (string, bool) {
 // Summary is a one-line description for approval dialogs, e.g.
 // "workspace-write (writes: /src/app, /tmp; .git and other protected paths read-only), network off".
 func (p Policy) Summary() string {
-	net := "network off"
-	if p.Network {
-		net = "network on"
-	}
+	net := p.networkSummary()
 	switch p.mode() {
 	case DangerFullAccess:
 		return "danger-full-access (no sandbox: writes anywhere, network on)"

@@ -9,22 +9,22 @@ import (
 )
 
 func TestNewPolicyParsesConfigStrings(t *testing.T) {
-	p, err := NewPolicy("read-only", true, nil)
-	if err != nil || p.Mode != ReadOnly || !p.Network {
+	p, err := NewPolicy("read-only", "true", nil)
+	if err != nil || p.Mode != ReadOnly || p.Network != NetworkOn {
 		t.Fatalf("read-only: %+v %v", p, err)
 	}
-	p, err = NewPolicy("", false, []string{"/srv/data"})
+	p, err = NewPolicy("", "false", []string{"/srv/data"})
 	if err != nil || p.Mode != WorkspaceWrite || p.WritableRoots[0] != "/srv/data" {
 		t.Fatalf("default: %+v %v", p, err)
 	}
-	if _, err := NewPolicy("workspace", false, nil); err == nil || !strings.Contains(err.Error(), "want read-only") {
+	if _, err := NewPolicy("workspace", "", nil); err == nil || !strings.Contains(err.Error(), "want read-only") {
 		t.Fatalf("bad mode accepted: %v", err)
 	}
-	if _, err := NewPolicy("workspace-write", false, []string{"rel/dir"}); err == nil || !strings.Contains(err.Error(), "absolute") {
+	if _, err := NewPolicy("workspace-write", "off", []string{"rel/dir"}); err == nil || !strings.Contains(err.Error(), "absolute") {
 		t.Fatalf("relative root accepted: %v", err)
 	}
 	for _, m := range []Mode{DangerFullAccess, External} {
-		if p, _ := NewPolicy(string(m), false, nil); p.Sandboxed() {
+		if p, _ := NewPolicy(string(m), "", nil); p.Sandboxed() {
 			t.Errorf("%s should not be sandboxed", m)
 		}
 	}
@@ -87,12 +87,22 @@ func TestGitdirFileTargetIsProtected(t *testing.T) {
 
 func TestSummaryIsOneLine(t *testing.T) {
 	ws := t.TempDir()
-	for _, p := range []Policy{{Mode: ReadOnly}, {Mode: WorkspaceWrite, Network: true}, {Mode: DangerFullAccess}, {Mode: External}} {
+	for _, p := range []Policy{{Mode: ReadOnly}, {Mode: WorkspaceWrite, Network: NetworkOn}, {Mode: DangerFullAccess}, {Mode: External}} {
 		p.Workspace = []string{ws}
 		s := p.Summary()
 		if strings.Contains(s, "\n") || !strings.HasPrefix(s, string(p.Mode)) {
 			t.Errorf("summary %q", s)
 		}
+	}
+	for mode, want := range map[NetworkMode]string{"": "network off", NetworkOff: "network off", NetworkOn: "network on", NetworkAsk: "network: through Warden's proxy, asked per host"} {
+		for _, m := range []Mode{ReadOnly, WorkspaceWrite} {
+			if s := (Policy{Mode: m, Network: mode, Workspace: []string{ws}}).Summary(); !strings.HasSuffix(s, ", "+want) {
+				t.Errorf("%s network %q: summary %q, want it to end %q", m, mode, s, want)
+			}
+		}
+	}
+	if s := (Policy{Mode: DangerFullAccess, Network: NetworkOff}).Summary(); !strings.Contains(s, "network on") {
+		t.Errorf("danger-full-access summary %q: it has the network whatever Network says", s)
 	}
 	wsReal, _ := filepath.EvalSymlinks(ws)
 	if s := (Policy{Workspace: []string{ws}}).Summary(); !strings.Contains(s, "network off") || !strings.Contains(s, ".git") || !strings.Contains(s, wsReal) {
@@ -127,5 +137,24 @@ func TestExistingResolverMatchesResolveExisting(t *testing.T) {
 	}
 	if got := res.resolve(filepath.Join(d, "link", "c")); got == filepath.Join(d, "link", "c") {
 		t.Errorf("a link was not followed: %s", got)
+	}
+}
+
+func TestNetworkModesParseAndDefault(t *testing.T) {
+	for in, want := range map[string]NetworkMode{"off": NetworkOff, "false": NetworkOff, "ask": NetworkAsk, "on": NetworkOn, "TRUE": NetworkOn, "": ""} {
+		if got, err := ParseNetworkMode(in); err != nil || got != want {
+			t.Errorf("ParseNetworkMode(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseNetworkMode("proxy"); err == nil || !strings.Contains(err.Error(), "want off, ask or on") {
+		t.Errorf("ParseNetworkMode(proxy): %v", err)
+	}
+	if err := (Policy{Network: "true"}).Validate(); err == nil {
+		t.Error("a policy's network must be a mode, not an alias")
+	}
+	for mode, want := range map[string]NetworkMode{"read-only": NetworkOff, "workspace-write": DefaultWorkspaceNetwork, "danger-full-access": NetworkOn} {
+		if p, err := NewPolicy(mode, "", nil); err != nil || p.Network != want {
+			t.Errorf("NewPolicy(%s) network %q, %v; want %q", mode, p.Network, err, want)
+		}
 	}
 }

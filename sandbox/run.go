@@ -45,6 +45,10 @@ type Command struct {
 	// another over it changes nothing, but keep it out of writable roots:
 	// while no process runs it, it can be written in place.
 	Helper string
+	// Proxy serves the connections the command makes through its proxy
+	// variables under NetworkAsk; a run under NetworkAsk without one is
+	// refused (never given the network instead). Ignored otherwise.
+	Proxy ProxyHandler
 }
 
 // Limits are resource limits set on the command (core dumps are always off).
@@ -83,6 +87,10 @@ type Result struct {
 	// NotEnforced lists what the policy asks for but this machine could not
 	// enforce for this run (empty in the full sandbox).
 	NotEnforced []string
+	// Network is the network the command had; NetworkNotes what the proxy
+	// had to say about it (NetworkNoter), e.g. the hosts it refused.
+	Network      NetworkMode
+	NetworkNotes []string
 }
 
 // Success reports a zero exit status with no timeout or cancellation.
@@ -133,6 +141,10 @@ type Process struct {
 	// roots are the writable roots Start already resolved (for the cache
 	// variables), so launch does not resolve them again; nil if it did not.
 	roots []Root
+	// network is the run's network; proxy serves its proxy connections
+	// under NetworkAsk.
+	network NetworkMode
+	proxy   *proxyRun
 	// secrets name what the read policy hid (as written and resolved,
 	// absolute, with the form to show), for the denial message.
 	secrets []secretName
@@ -182,8 +194,13 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	if c.Policy.Sandboxed() {
 		env = setEnv(env, EnvSandbox, sandboxName())
 	}
-	if !c.Policy.Network && c.Policy.mode() != DangerFullAccess {
+	switch c.Policy.network() {
+	case NetworkOff:
 		env = setEnv(env, EnvNetworkDisabled, "1")
+	case NetworkAsk:
+		if c.Proxy == nil {
+			return nil, refuse("network_access is \"ask\" but no proxy was given to this run: Warden will not give the command the network instead (use network_access \"off\" or \"on\")")
+		}
 	}
 	cacheSet := c.Policy.cacheSet()
 	var roots []Root
@@ -206,6 +223,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		clock:     c.Clock,
 		ctx:       ctx,
 		sandboxed: c.Policy.Sandboxed(),
+		network:   c.Policy.network(),
 		roots:     roots,
 		done:      make(chan struct{}),
 	}
@@ -223,13 +241,16 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		if c.OnOutput != nil {
 			c.OnOutput(Stderr, []byte(msg))
 		}
-		p.result = Result{ExitCode: 127, Stderr: []byte(msg), Output: []byte(msg), Sandbox: "none"}
+		p.result = Result{ExitCode: 127, Stderr: []byte(msg), Output: []byte(msg), Sandbox: "none", Network: p.network}
 		close(p.done)
 		return p, nil
 	}
 	if err := p.launch(c, path, env); err != nil {
 		if p.ownClock {
 			p.clock.Stop()
+		}
+		if p.proxy != nil {
+			p.proxy.stop()
 		}
 		return nil, err
 	}
@@ -361,6 +382,10 @@ func (p *Process) wait() {
 	r.TimedOut, r.Canceled = p.timedOut, p.canceled
 	p.stopMu.Unlock()
 	r.Duration, r.Sandbox, r.NotEnforced = time.Since(p.start), p.kind, p.gaps
+	r.Network = p.network
+	if p.proxy != nil {
+		r.NetworkNotes = p.proxy.stop()
+	}
 	p.cap.mu.Lock()
 	r.Stdout, r.Stderr, r.Output, r.Truncated = p.cap.stdout, p.cap.stderr, p.cap.combined, p.cap.truncated
 	p.cap.mu.Unlock()

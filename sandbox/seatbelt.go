@@ -50,7 +50,9 @@ const seatbeltBase = `(version 1)
 // paths as parameters keeps quoting out of the profile). Protected subpaths
 // (and repositories found in the roots) are excluded both as a literal (so a
 // missing one cannot be created) and as a subpath (so nothing inside changes).
-func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
+// Under NetworkAsk, proxyPort is the loopback port of Warden's proxy, the
+// only place the command may connect to.
+func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, params []string) {
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
 	params = seatbeltReadable(&b, p, roots, params)
@@ -85,11 +87,7 @@ func SeatbeltProfile(p Policy, roots []Root) (profile string, params []string) {
 		}
 		b.WriteString(")\n")
 	}
-	if p.Network {
-		b.WriteString("\n; Network: on.\n(allow network-outbound)\n(allow network-inbound)\n(allow network-bind)\n(allow system-socket)\n")
-	} else {
-		b.WriteString("\n; Network: off. Unix socketpairs still work; connecting to sockets does not.\n(allow system-socket (socket-domain AF_UNIX))\n")
-	}
+	seatbeltNetwork(&b, p.network(), proxyPort)
 	return b.String(), params
 }
 

@@ -32,7 +32,8 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 		roots  []Root
 	}{
 		{"workspace-write-no-network", Policy{Mode: WorkspaceWrite, Reads: home}, roots(ws, "/private/tmp")},
-		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: true, Reads: home}, roots(ws)},
+		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: NetworkOn, Reads: home}, roots(ws)},
+		{"workspace-write-network-ask", Policy{Mode: WorkspaceWrite, Network: NetworkAsk, Reads: home}, roots(ws)},
 		{"read-only", Policy{Mode: ReadOnly, Reads: home}, nil},
 		{"read-full", Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Access: ReadFull, Home: "/Users/dev"}}, roots(ws)},
 		{"read-deny-allow", Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/dev",
@@ -46,7 +47,7 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			profile, params := SeatbeltProfile(c.policy, c.roots)
+			profile, params := SeatbeltProfile(c.policy, c.roots, 54321)
 			got := profile + "\n;; parameters\n" + strings.Join(params, "\n") + "\n"
 			path := filepath.Join("testdata", "seatbelt", c.name+".sbpl")
 			if *updateGolden {
@@ -77,8 +78,16 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 	if strings.Count(profile, "(") != strings.Count(profile, ")") {
 		t.Error("unbalanced parentheses")
 	}
-	if p.Network != strings.Contains(profile, "(allow network-outbound)") {
+	if (p.network() == NetworkOn) != strings.Contains(profile, "(allow network-outbound)") {
 		t.Errorf("network %v but profile network rules disagree", p.Network)
+	}
+	// Under ask, the only outbound rule names the proxy's loopback port.
+	outbound := regexp.MustCompile(`\(allow network-outbound[^\n]*`).FindAllString(profile, -1)
+	if p.network() == NetworkAsk && (len(outbound) != 1 || outbound[0] != `(allow network-outbound (remote tcp "localhost:54321"))`) {
+		t.Errorf("network ask: outbound rules %q, want only the proxy's port", outbound)
+	}
+	if p.network() == NetworkOff && (len(outbound) != 0 || strings.Contains(profile, "AF_INET")) {
+		t.Errorf("network off: outbound rules %q or inet sockets allowed", outbound)
 	}
 	if len(roots) == 0 && strings.Contains(profile, "(allow file-write*\n") {
 		t.Error("read-only profile allows writes")

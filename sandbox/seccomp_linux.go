@@ -57,7 +57,7 @@ const (
 // clone, clone3 (ENOSYS, so libcs fall back to clone, whose flags are
 // visible), TIOCSTI/TIOCLINUX and unusual personalities return an error;
 // everything else is allowed.
-func seccompFilter(network bool) ([]bpf.RawInstruction, error) {
+func seccompFilter(network NetworkMode) ([]bpf.RawInstruction, error) {
 	if auditArch == 0 {
 		return nil, fmt.Errorf("no seccomp filter for %s: the sandbox supports amd64 and arm64", runtime.GOARCH)
 	}
@@ -104,9 +104,12 @@ func seccompFilter(network bool) ([]bpf.RawInstruction, error) {
 
 	a.label("socket")
 	a.add(bpf.LoadAbsolute{Off: offArg0, Size: 4})
-	if network {
+	switch network {
+	case NetworkOn:
 		a.jeq(unix.AF_VSOCK, "eperm", "allow")
-	} else {
+	case NetworkAsk:
+		askSockets(a)
+	default:
 		a.jeq(unix.AF_UNIX, "allow", "eperm")
 	}
 
@@ -126,7 +129,7 @@ func seccompFilter(network bool) ([]bpf.RawInstruction, error) {
 }
 
 // seccompProgram is the filter in the kernel's form.
-func seccompProgram(network bool) ([]unix.SockFilter, error) {
+func seccompProgram(network NetworkMode) ([]unix.SockFilter, error) {
 	raw, err := seccompFilter(network)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ var (
 type spareKey struct {
 	helper     string
 	namespaced bool
-	network    bool
+	network    NetworkMode
 }
 
 type sparePool struct {
@@ -90,7 +90,7 @@ func KeepSpareHelpers(on bool) {
 // the first of them starts warm too (helper as in Command.Helper). It does
 // nothing unless KeepSpareHelpers is on.
 func PrepareSpare(pol Policy, helper string) {
-	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.Network})
+	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.network()})
 }
 
 // take returns the spare for key, or nil.

@@ -176,13 +176,13 @@ func waitGone(t *testing.T, pid int, what string) {
 
 func TestPrepareSpareMakesTheFirstRunWarm(t *testing.T) {
 	withSpares(t)
-	for _, pol := range []Policy{{Mode: WorkspaceWrite}, {Mode: WorkspaceWrite, Network: true}, {Mode: DangerFullAccess}} {
+	for _, pol := range []Policy{{Mode: WorkspaceWrite}, {Mode: WorkspaceWrite, Network: NetworkOn}, {Mode: DangerFullAccess}} {
 		PrepareSpare(pol, testHelper)
 		res := runOnSpare(t, t.TempDir(), Command{Argv: sh(`echo "$WARDEN_SANDBOX_NETWORK_DISABLED"`), Policy: pol})
 		if res.ExitCode != 0 {
 			t.Fatalf("%+v: %+v", pol, res)
 		}
-		want := map[bool]string{false: "1\n", true: "\n"}[pol.Network || pol.Mode == DangerFullAccess]
+		want := map[bool]string{false: "1\n", true: "\n"}[pol.network() == NetworkOn]
 		if string(res.Stdout) != want {
 			t.Errorf("%+v: network-disabled variable %q, want %q", pol, res.Stdout, want)
 		}

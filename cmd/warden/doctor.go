@@ -40,6 +40,7 @@ type doctorReport struct {
 	Caches  doctorCaches   `json:"caches"`
 	Config  doctorConfig   `json:"config"`
 	Model   doctorModel    `json:"model"`
+	Network doctorNetwork  `json:"network"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -78,6 +79,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep.Reads = readRule(rep.Sandbox.Mechanism)
 	rep.Caches = cacheReport()
 	rep.Config, rep.Model = modelReport(ctx)
+	rep.Network = networkReport(rep.Sandbox.Mechanism)
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -131,6 +133,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	if s.Refused != "" {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
 	}
+	printNetwork(w, rep.Network)
 	printReads(w, rep.Reads)
 	printCaches(w, rep.Caches)
 	e := rep.Env

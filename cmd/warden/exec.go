@@ -27,7 +27,7 @@ func (f *execFlags) register(fs *flag.FlagSet) {
 	*f = execFlags{}
 	f.sandboxFlags.register(fs,
 		"the workspace: where the command runs and its first writable root (default: the current directory)",
-		"allow network access (default: network_access from config.toml)",
+		"the commands' network: --network=off, ask (through Warden's proxy, asked per host) or on; --network alone means on (default: network_access from config.toml)",
 		"an extra directory the command may write (repeatable)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "kill the command and everything it started after this long (e.g. 30s; default: none)")
 	f.approval.register(fs)
@@ -38,7 +38,7 @@ func init() {
 	register(&command{
 		name:    "exec",
 		summary: "run one command through Warden's approval policy and sandbox",
-		usage:   "exec [--cwd D] [--sandbox MODE] [--network] [--writable-root D]... [--approval X] [--rules F]... [--grant-write D]... [--grant-read P]... [--yes|--deny] -- CMD ARGS...",
+		usage:   "exec [--cwd D] [--sandbox MODE] [--network[=off|ask|on]] [--writable-root D]... [--approval X] [--rules F]... [--grant-write D]... [--grant-read P]... [--yes|--deny] -- CMD ARGS...",
 		flags:   execOpts.register,
 		run:     runExec,
 	})

@@ -16,7 +16,7 @@ import (
 type policyCheckFlags struct {
 	approval      string
 	sandbox       string
-	network       bool
+	network       networkFlag
 	writableRoots ruleFileList
 	rules         ruleFileList
 	cwd           string
@@ -41,7 +41,7 @@ func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 func (f *policyCheckFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.approval, "approval", f.approval, "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
 	fs.StringVar(&f.sandbox, "sandbox", f.sandbox, "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.BoolVar(&f.network, "network", f.network, "assume the sandbox allows network access")
+	fs.Var(&f.network, "network", "the sandbox's network: --network=off, ask or on; --network alone means on (default: network_access from config.toml)")
 	fs.Var(&f.writableRoots, "writable-root", "an extra directory the sandbox may write (repeatable)")
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", f.cwd, "the directory the command would run in (default: the current directory)")
@@ -50,7 +50,7 @@ func (f *policyCheckFlags) define(fs *flag.FlagSet) {
 	f.grants.register(fs) // list flags: registering keeps their values
 }
 
-const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS..."
+const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [--network[=off|ask|on]] [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS..."
 const policySummary = "explain what Warden's approval policy decides for a command (policy check)"
 
 func init() {
@@ -131,10 +131,14 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 			roots = append(roots, abs)
 		}
 	}
+	network, err := effectiveNetwork(mode, sub.network.or(cfg.Network))
+	if err != nil {
+		return usageError(env, "policy", "--network: %v", err)
+	}
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
 		Argv: argv, Cwd: cwd, Grant: sub.grants.grant(),
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd), Reads: reads.Reads},
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd), Reads: reads.Reads},
 	})
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)

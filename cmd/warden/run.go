@@ -30,7 +30,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 	*f = runFlags{}
 	f.sandboxFlags.register(fs,
 		"the workspace the agent works in (default: the current directory)",
-		"allow network access to the agent's commands (default: network_access from config.toml)",
+		"the agent's commands' network: --network=off, ask (through Warden's proxy, asked per host) or on; --network alone means on (default: network_access from config.toml)",
 		"an extra directory commands and patches may write (repeatable)")
 	fs.IntVar(&f.maxTurns, "max-turns", agent.DefaultMaxTurns, "stop after this many model turns")
 	f.approval.register(fs)
@@ -41,7 +41,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run the agent on a task in a directory, asking on the terminal, patching the disk",
-		usage:   `run [--cwd D] [--sandbox MODE] [--network] [--approval X] [--rules F]... [--yes|--deny] "TASK"`,
+		usage:   `run [--cwd D] [--sandbox MODE] [--network[=off|ask|on]] [--approval X] [--rules F]... [--yes|--deny] "TASK"`,
 		flags:   f.register,
 		run: func(ctx context.Context, env *cliEnv, args []string) int {
 			return runTask(ctx, env, args, f)

@@ -16,7 +16,7 @@ import (
 type sandboxFlags struct {
 	cwd           string
 	mode          string
-	network       bool
+	network       networkFlag
 	writableRoots stringList
 	reads         readFlags
 }
@@ -25,7 +25,7 @@ func (f *sandboxFlags) register(fs *flag.FlagSet, cwdUsage, networkUsage, rootUs
 	*f = sandboxFlags{}
 	fs.StringVar(&f.cwd, "cwd", "", cwdUsage)
 	fs.StringVar(&f.mode, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.BoolVar(&f.network, "network", false, networkUsage)
+	fs.Var(&f.network, "network", networkUsage)
 	fs.Var(&f.writableRoots, "writable-root", rootUsage)
 	f.reads.register(fs)
 }
@@ -55,7 +55,7 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 			roots[i] = abs
 		}
 	}
-	policy, err := sandbox.NewPolicy(mode, cfg.Network || f.network, roots)
+	policy, err := sandbox.NewPolicy(mode, string(f.network.or(cfg.Network)), roots)
 	policy.Workspace = []string{cwd}
 	policy.ProtectedPaths = config.ProtectedPaths(cfg, cwd)
 	policy.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
@@ -70,3 +70,28 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// networkFlag is --network (on) or --network=off|ask|on; it overrides
+// network_access from config.toml.
+type networkFlag struct{ mode config.NetworkAccess }
+
+func (n *networkFlag) String() string   { return string(n.mode) }
+func (n *networkFlag) IsBoolFlag() bool { return true }
+
+func (n *networkFlag) Set(v string) error {
+	m, err := config.ParseNetworkAccess(v)
+	if err != nil || m == "" {
+		return fmt.Errorf("want off, ask or on (--network alone means on)")
+	}
+	n.mode = m
+	return nil
+}
+
+// or is the flag's mode, or cfg's network_access when the flag is unset.
+func (n networkFlag) or(cfg config.NetworkAccess) config.NetworkAccess { return n.mode.Or(cfg) }
+
+// effectiveNetwork is the network a sandbox mode gets from the flag, then
+// config.toml, then the mode's default.
+func effectiveNetwork(mode string, n config.NetworkAccess) (sandbox.NetworkMode, error) {
+	return sandbox.ResolveNetwork(mode, string(n))
+}
