@@ -39,6 +39,13 @@ func AppendAllowRule(dir string, prefix []string) (bool, error) {
 			return false, fmt.Errorf("always allow: token %q cannot be written as a rule", t)
 		}
 	}
+	return appendRuleLine(dir, AmendmentLine(prefix))
+}
+
+// appendRuleLine appends line to dir/default.rules under the rules file
+// lock, atomically, unless an identical line is there. It reports whether
+// it added the line.
+func appendRuleLine(dir, line string) (bool, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
@@ -53,7 +60,6 @@ func AppendAllowRule(dir string, prefix []string) (bool, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	line := AmendmentLine(prefix)
 	for _, l := range strings.Split(string(old), "\n") {
 		if strings.TrimSpace(l) == line {
 			return false, nil

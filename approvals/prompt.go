@@ -25,6 +25,9 @@ const (
 	PromptRetry
 	// PromptPatch asks whether a patch may be applied.
 	PromptPatch
+	// PromptNetwork asks whether a sandboxed command may connect to a
+	// host (see network_prompt.go).
+	PromptNetwork
 )
 
 // PromptRequest is everything a prompt shows.
@@ -48,6 +51,8 @@ type PromptRequest struct {
 	AllowSession bool
 	// Blocked is the sandbox's complaint, for a retry prompt.
 	Blocked string
+	// Network is the destination a network prompt asks about.
+	Network *NetworkPrompt
 }
 
 // Action is one button of a prompt.
@@ -84,6 +89,8 @@ func (r PromptRequest) Actions() []Action {
 	}
 	if len(r.Amendment) > 0 {
 		acts = append(acts, Action{AlwaysAllowTitle(r.Amendment), ApprovedWithAmendment})
+	} else if r.Kind == PromptNetwork && r.Network != nil && r.Network.Amend {
+		acts = append(acts, Action{AlwaysAllowHostTitle(r.Network.Host), ApprovedWithAmendment})
 	}
 	return append(acts, Action{TitleDeny, Denied}, Action{TitleDenyAndStop, Abort})
 }
@@ -106,6 +113,9 @@ func (r PromptRequest) DecisionFor(title string) ReviewDecision {
 // reads, and a long command shows its head and its tail, never only its
 // start.
 func (r PromptRequest) Message() string {
+	if r.Kind == PromptNetwork {
+		return r.networkMessage()
+	}
 	var b strings.Builder
 	cmd := r.Command
 	if len(r.Argv) > 0 {

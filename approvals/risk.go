@@ -57,7 +57,13 @@ type Risk struct {
 	// readsSecrets: the command reads credentials, so it is never
 	// known-safe and always asks (refused under never).
 	readsSecrets bool
+	// hosts are the network destinations the command names (Hosts).
+	hosts []string
 }
+
+// Hosts lists the hosts the analysis found the command contacting, in the
+// order found (for the network part of policy check).
+func (r Risk) Hosts() []string { return r.hosts }
 
 // RiskContext is where a command would run.
 type RiskContext struct {
@@ -70,14 +76,16 @@ type RiskContext struct {
 
 // assessor accumulates facts for one command line.
 type assessor struct {
-	ctx        RiskContext
-	roots      []string
-	level      RiskLevel
-	categories map[RiskCategory]bool
-	facts      []riskFact
-	seen       map[string]bool
-	hosts      []string // network destinations, for exfiltration pairing
-	secrets    []string // secret files read
+	ctx         RiskContext
+	roots       []string
+	level       RiskLevel
+	categories  map[RiskCategory]bool
+	facts       []riskFact
+	seen        map[string]bool
+	hosts       []string // network destinations, for exfiltration pairing
+	remotes     []string // the repository's remote hosts, read when first needed
+	remotesRead bool
+	secrets     []string // secret files read
 }
 
 type riskFact struct {
@@ -135,7 +143,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 		cats = append(cats, c)
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0}
+	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0, hosts: as.hosts}
 	r.Summary = summarize(a, r)
 	return r
 }
@@ -579,7 +587,10 @@ func (as *assessor) contacts(host string, level RiskLevel) {
 	if !contains(as.hosts, host) {
 		as.hosts = append(as.hosts, host)
 	}
-	as.add(level, NetworkAccess, "contacts "+host)
+	if !as.remotesRead {
+		as.remotes, as.remotesRead = RepoRemoteHosts(as.ctx.Cwd), true
+	}
+	as.add(level, NetworkAccess, "contacts "+host+hostNote(host, as.remotes))
 }
 
 func (as *assessor) fetch(prog string, args []string) {
