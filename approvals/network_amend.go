@@ -15,14 +15,15 @@ func NetworkAmendmentLine(host string, protocol netproxy.Protocol) string {
 
 // AppendNetworkAllowRule persists an allow rule for host and protocol in
 // dir/default.rules, under the same lock and atomic write as prefix-rule
-// amendments. The host must be one exact host (no wildcard): it names what
-// the user saw in the dialog, nothing wider.
+// amendments. The host must be one exact host, already normalized (no
+// wildcard, port or space): it names what the user saw in the dialog,
+// nothing wider.
 func AppendNetworkAllowRule(dir, host string, protocol netproxy.Protocol) (bool, error) {
 	h, err := networkRuleHost(host)
 	if err != nil {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	if h != NormalizeHost(host) || strings.HasPrefix(h, "*.") {
+	if h != host || strings.HasPrefix(h, "*.") {
 		return false, fmt.Errorf("always allow: host %q cannot be written as a rule", host)
 	}
 	if _, err := networkProtocol(ruleProtocol(protocol)); err != nil {

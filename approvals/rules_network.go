@@ -157,6 +157,8 @@ func networkRuleHost(raw string) (string, error) {
 		return "", errors.New("network_rule host is empty")
 	case strings.ContainsFunc(host, func(r rune) bool { return r == ' ' || hiddenRune(r) }):
 		return "", fmt.Errorf("network_rule host %q holds spaces or control characters", raw)
+	case host == "*":
+		return "", fmt.Errorf("network_rule host %q: name a host or \"*.domain\"; a rule for every host is the network_access setting", raw)
 	case strings.Contains(rest, "*"):
 		return "", fmt.Errorf("network_rule host %q: the only wildcard is a leading \"*.\" (\"*.example.com\" is every subdomain of example.com)", raw)
 	case wild && (rest == "" || strings.HasPrefix(rest, ".") || strings.Contains(rest, "..")):
