@@ -14,7 +14,7 @@ var knownRegistries = map[string]string{
 	"registry.npmjs.org":                   "the npm registry",
 	"registry.yarnpkg.com":                 "the Yarn registry (npm)",
 	"npm.pkg.github.com":                   "GitHub Packages (npm)",
-	"pypi.org":                             "the Python Package Index (PyPI)",
+	"pypi.org":                             "PyPI, the Python Package Index",
 	"files.pythonhosted.org":               "PyPI's file host",
 	"crates.io":                            "crates.io (Rust)",
 	"index.crates.io":                      "the crates.io index (Rust)",

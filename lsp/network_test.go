@@ -113,7 +113,7 @@ func TestNetworkDialogEachAction(t *testing.T) {
 			for _, s := range []string{
 				"Warden: `pip install requests` wants to connect to pypi.org port 443 (https). Allow?",
 				"\nin " + c.Dir, "First contact with this host this session", "Uploaded so far by this command: 300 bytes",
-				"pypi.org is the Python Package Index (PyPI), a known package registry", "Risk: low",
+				"pypi.org is PyPI, the Python Package Index, a known package registry", "Risk: low",
 			} {
 				if !strings.Contains(d.Message, s) {
 					t.Errorf("dialog lacks %q:\n%s", s, d.Message)

@@ -16,7 +16,7 @@ import (
 type policyCheckFlags struct {
 	approval      string
 	sandbox       string
-	network       bool
+	network       networkModeFlag
 	writableRoots ruleFileList
 	rules         ruleFileList
 	cwd           string
@@ -34,7 +34,7 @@ func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 	*f = policyCheckFlags{}
 	fs.StringVar(&f.approval, "approval", "", "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
 	fs.StringVar(&f.sandbox, "sandbox", "", "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.BoolVar(&f.network, "network", false, "assume the sandbox allows network access")
+	fs.Var(&f.network, "network", "network mode to check under: off, ask or on (bare --network: on; default: network_access from config.toml)")
 	fs.Var(&f.writableRoots, "writable-root", "an extra directory the sandbox may write (repeatable)")
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", "", "the directory the command would run in (default: the current directory)")
@@ -46,7 +46,7 @@ func init() {
 	register(&command{
 		name:    "policy",
 		summary: "explain what Warden's approval policy decides for a command (policy check)",
-		usage:   "policy check [--approval X] [--sandbox Y] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
+		usage:   "policy check [--approval X] [--sandbox Y] [--network off|ask|on] [--rules F]... [--cwd D] [--json] -- CMD ARGS...",
 		flags:   policyOpts.register,
 		run:     runPolicy,
 	})
@@ -62,7 +62,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	sub := policyOpts
 	fs.StringVar(&sub.approval, "approval", sub.approval, "")
 	fs.StringVar(&sub.sandbox, "sandbox", sub.sandbox, "")
-	fs.BoolVar(&sub.network, "network", sub.network, "")
+	fs.Var(&sub.network, "network", "")
 	fs.Var(&sub.writableRoots, "writable-root", "")
 	fs.Var(&sub.rules, "rules", "")
 	fs.StringVar(&sub.cwd, "cwd", sub.cwd, "")
@@ -71,7 +71,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	fs.Var(&sub.reads.deny, "read-deny", "")
 	fs.Var(&sub.reads.allow, "read-allow", "")
 	fs.Var(&sub.reads.readableRoots, "readable-root", "")
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(joinNetworkArg(args[1:])); err != nil {
 		return exitUsage
 	}
 	argv := fs.Args()
@@ -127,14 +127,17 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 			roots = append(roots, abs)
 		}
 	}
+	netMode := sub.network.resolve(cfg, sbMode)
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
 		Argv: argv, Cwd: cwd,
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: cfg.Network || sub.network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd)},
+		Sandbox: approvals.Sandbox{Mode: sbMode, Network: netMode == approvals.NetworkOn, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd)},
 	})
+	rules, _ := setup.rules.Current()
+	network := approvals.CheckNetwork(rules, setup.policy, netMode, ev.BypassSandbox || sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)
-		if err := enc.Encode(ev); err != nil {
+		if err := enc.Encode(policyReport{Evaluation: ev, NetworkAccess: netMode, Network: network}); err != nil {
 			fmt.Fprintf(env.stderr, "warden policy: %v\n", err)
 			return 1
 		}
@@ -155,6 +158,10 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	fmt.Fprintf(env.stdout, "risk:      %s: %s\n", ev.Risk.Level, ev.Risk.Summary)
 	for _, f := range ev.Risk.Facts {
 		fmt.Fprintf(env.stdout, "  - %s\n", f)
+	}
+	fmt.Fprintf(env.stdout, "network:   %s\n", netMode)
+	for _, n := range network {
+		fmt.Fprintf(env.stdout, "  %s %s:%d (%s): %s\n", n.Decision, approvals.EscapeText(n.Host), n.Port, n.Protocol, n.Reason)
 	}
 	return status
 }
