@@ -62,6 +62,7 @@ type netPrompt struct {
 	cancel   context.CancelFunc
 	waiters  int
 	runIDs   map[string]bool
+	stopped  map[string]bool // runs "Deny and stop" stopped
 	decision ReviewDecision
 	err      error
 }
@@ -157,7 +158,12 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 		d.leave(key, p)
 		return deny(fmt.Sprintf("network to %s denied: the connection ended before the user answered", EscapeText(HostPort(dest))))
 	}
-	return d.verdict(dest, p.decision, p.err)
+	v := d.verdict(dest, p.decision, p.err)
+	if p.decision == Abort && p.err == nil && !p.stopped[req.Origin.RunID] {
+		// No run was registered under this origin: nothing was stopped.
+		v.Reason = fmt.Sprintf("network to %s denied by the user (deny and stop)", EscapeText(HostPort(dest)))
+	}
+	return v
 }
 
 // leave takes one waiter off p; the last one to leave withdraws the dialog,
@@ -206,9 +212,11 @@ func (d *NetworkDecider) runPrompt(ctx context.Context, key string, p *netPrompt
 	}
 	var stops []func()
 	if decision == Abort {
+		p.stopped = map[string]bool{}
 		for id := range p.runIDs {
 			if r := d.runs[id]; r != nil {
 				stops = append(stops, r.stop)
+				p.stopped[id] = true
 			}
 		}
 	}

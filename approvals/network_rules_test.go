@@ -42,6 +42,8 @@ network_rule(host="*.Corp.Example.", protocol="any", decision="forbidden")
 		{"network_rule(host=\"*.10.0.0.1\", decision=\"allow\")\n", "cannot stand before an IP address"},
 		{"network_rule(host=\"user@example.com\", decision=\"allow\")\n", "without scheme or path"},
 		{"network_rule(host=\"a:b:c\", decision=\"allow\")\n", "neither a host name nor an IP address"},
+		{"network_rule(host='ex\"ample.com', decision=\"allow\")\n", "holds characters no host name has"},
+		{"network_rule(host=\"example.com;rm\", decision=\"allow\")\n", "holds characters no host name has"},
 		{"network_rule(host=\"example.com\", protocol=\"ftp\", decision=\"allow\")\n", "t.rules:1: network_rule protocol \"ftp\""},
 		{"network_rule(host=\"example.com\", protocol=\"ANY\", decision=\"allow\")\n", "protocol"},
 		{"network_rule(host=\"example.com\", decision=\"maybe\")\n", "t.rules:1: network_rule: unknown decision \"maybe\""},

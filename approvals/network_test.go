@@ -288,7 +288,9 @@ func TestNetworkDeciderDenyAndStop(t *testing.T) {
 	c := decideAll(context.Background(), d, 1, netReq("exfil.example", 443, netproxy.HTTPS, "r3"))
 	g.next(t)
 	g.answer(t, Abort, nil)
-	<-c
+	if v := <-c; v.Allow || v.Reason != "network to exfil.example:443 denied by the user (deny and stop)" {
+		t.Errorf("unregistered run: %+v", v)
+	}
 }
 
 // TestNetworkDeciderFailsClosed: a dismissed dialog, a timeout, a lost

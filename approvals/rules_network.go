@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"unicode"
 
 	"go.starlark.net/starlark"
 
@@ -165,6 +166,10 @@ func networkRuleHost(raw string) (string, error) {
 		return "", fmt.Errorf("network_rule host %q: \"*.\" must be followed by a domain, as in \"*.example.com\"", raw)
 	case wild && net.ParseIP(rest) != nil:
 		return "", fmt.Errorf("network_rule host %q: a wildcard cannot stand before an IP address", raw)
+	case strings.ContainsFunc(rest, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("-_.:%", r)
+	}):
+		return "", fmt.Errorf("network_rule host %q holds characters no host name has", raw)
 	case !wild && strings.Contains(host, ":") && net.ParseIP(host) == nil:
 		return "", fmt.Errorf("network_rule host %q is neither a host name nor an IP address", raw)
 	}
