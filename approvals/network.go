@@ -134,6 +134,7 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 // answer or for ctx to end (a refusal for this connection only).
 func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest netproxy.Destination, ev NetworkEvaluation) netproxy.Verdict {
 	key := NetworkKey(dest)
+	preq := d.promptFor(req, dest, ev) // reads .git/config: not under the lock
 	d.mu.Lock()
 	p := d.pending[key]
 	if p == nil {
@@ -144,7 +145,7 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 		pctx, cancel := context.WithCancel(base)
 		p = &netPrompt{done: make(chan struct{}), cancel: cancel, runIDs: map[string]bool{}}
 		d.pending[key] = p
-		go d.runPrompt(pctx, key, p, dest, d.promptFor(req, dest, ev))
+		go d.runPrompt(pctx, key, p, dest, preq)
 	}
 	p.waiters++
 	if req.Origin.RunID != "" {
