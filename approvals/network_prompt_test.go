@@ -155,6 +155,9 @@ func TestRiskNamesHostFacts(t *testing.T) {
 		{[]string{"curl", "http://169.254.169.254/latest/meta-data/"}, "contacts 169.254.169.254 (a link-local address"},
 	} {
 		r := AssessRisk(Analyze(c.argv), RiskContext{Cwd: ws, Home: t.TempDir()})
+		if metadata := strings.Contains(c.want, "link-local"); metadata != (r.Level == RiskHigh) {
+			t.Errorf("%q: risk %s (a metadata address is high, the others are not)", c.argv, r.Level)
+		}
 		if !strings.Contains(strings.Join(r.Facts, "\n"), c.want) {
 			t.Errorf("%q: facts %q, want %q", c.argv, r.Facts, c.want)
 		}

@@ -590,6 +590,10 @@ func (as *assessor) contacts(host string, level RiskLevel) {
 	if !as.remotesRead {
 		as.remotes, as.remotesRead = RepoRemoteHosts(as.ctx.Cwd), true
 	}
+	if _, high := hostReach(host); high {
+		// A cloud metadata service hands out the machine's credentials.
+		level = RiskHigh
+	}
 	as.add(level, NetworkAccess, "contacts "+host+hostNote(host, as.remotes))
 }
 
