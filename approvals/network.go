@@ -286,7 +286,8 @@ func (d *NetworkDecider) persist(preq PromptRequest, dest netproxy.Destination) 
 }
 
 // Record implements netproxy.Recorder: one audit line per connection or
-// refused attempt, with its bytes and the command that made it.
+// refused attempt, with its bytes and the command that made it. It does
+// not wait for the disk.
 func (d *NetworkDecider) Record(r netproxy.Record) {
 	decision := "deny"
 	if r.Verdict.Allow {
@@ -300,7 +301,10 @@ func (d *NetworkDecider) Record(r netproxy.Record) {
 		Decision: decision, Reason: r.Verdict.Reason,
 		Network: &AuditNetwork{Host: r.Dest.Host, Port: r.Dest.Port, Protocol: string(r.Dest.Protocol), RunID: r.Origin.RunID,
 			BytesUp: r.BytesUp, BytesDown: r.BytesDown, DurationMS: r.Duration.Milliseconds(), Error: r.Err}})
-	d.commit()
+	// The proxy calls Record on the connection's own path: the fsync runs
+	// beside it (shared with every line written meanwhile), and the log's
+	// Close syncs whatever is still pending.
+	go d.commit()
 }
 
 func (d *NetworkDecider) audit(ev AuditEvent) {
