@@ -104,6 +104,9 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	if dest.Host == "" || dest.Port <= 0 || dest.Port > 65535 {
 		return deny(fmt.Sprintf("network to %s refused: not a host and port", EscapeText(HostPort(dest))))
 	}
+	if nonCanonicalIP(dest.Host) {
+		return deny(fmt.Sprintf("network to %s refused: an IP address must be written as a dotted quad", EscapeText(HostPort(dest))))
+	}
 	if ctx.Err() != nil {
 		return deny(fmt.Sprintf("network to %s denied: the connection ended before it was decided", EscapeText(HostPort(dest))))
 	}
@@ -350,7 +353,7 @@ func (d *NetworkDecider) promptFor(req netproxy.Request, dest netproxy.Destinati
 			Facts: risk.Facts,
 			// A prompt rule would still ask after an allow rule: offer no
 			// rule that would not change anything.
-			Amend: !high && ev.Rule == nil && d.cfg.RulesDir != "",
+			Amend: !high && ev.Rule == nil && d.cfg.RulesDir != "" && validRuleHost(dest.Host),
 		},
 	}
 }

@@ -2,7 +2,6 @@ package approvals
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -19,17 +18,16 @@ func NetworkAmendmentLine(host string, protocol netproxy.Protocol) string {
 // wildcard, port or space): it names what the user saw in the dialog,
 // nothing wider.
 func AppendNetworkAllowRule(dir, host string, protocol netproxy.Protocol) (bool, error) {
-	h, err := networkRuleHost(host)
-	if err != nil {
+	if _, err := networkRuleHost(host); err != nil {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	if h != host || strings.HasPrefix(h, "*.") {
+	if !validRuleHost(host) {
 		return false, fmt.Errorf("always allow: host %q cannot be written as a rule", host)
 	}
 	if _, err := networkProtocol(ruleProtocol(protocol)); err != nil {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	return appendRuleLine(dir, NetworkAmendmentLine(h, protocol))
+	return appendRuleLine(dir, NetworkAmendmentLine(host, protocol))
 }
 
 // addNetworkAllow puts a just-persisted network allow rule into force

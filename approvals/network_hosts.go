@@ -3,6 +3,7 @@ package approvals
 import (
 	"net"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -103,6 +104,9 @@ func hostReach(host string) (where string, high bool) {
 	if strings.HasSuffix(host, ".localhost") {
 		return "this machine (localhost)", false
 	}
+	if nonCanonicalIP(host) {
+		return "an IP address in a disguised spelling", true
+	}
 	ip := net.ParseIP(host)
 	switch {
 	case ip == nil:
@@ -141,4 +145,23 @@ func hostFacts(host string, remotes []string) []string {
 		out = append(out, host+" is not a known package registry nor this repository's remote")
 	}
 	return out
+}
+
+// numericHost matches what C resolvers (inet_aton) read as an IPv4 address
+// although it is not the dotted quad: 2852039166, 0xa9fea9fe, 169.254.43518,
+// 0251.0376.0251.0376. Rules and facts compare hosts as written, so such a
+// spelling of a forbidden address would pass for an unknown name.
+var numericHost = regexp.MustCompile(`^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$`)
+
+// nonCanonicalIP reports whether host is an IPv4 address in another
+// spelling than the dotted quad.
+func nonCanonicalIP(host string) bool {
+	return numericHost.MatchString(host) && net.ParseIP(host) == nil
+}
+
+// validRuleHost reports whether host can be written as a network_rule as
+// it is (what "Always allow" writes).
+func validRuleHost(host string) bool {
+	h, err := networkRuleHost(host)
+	return err == nil && h == host && !strings.HasPrefix(h, "*.")
 }

@@ -473,3 +473,47 @@ func TestNetworkDeciderAudit(t *testing.T) {
 		t.Errorf("refused line %+v %+v", e, e.Network)
 	}
 }
+
+// TestNetworkDeciderDisguisedAddresses: an IPv4 address spelled as C
+// resolvers also read it (one number, hex, octal, fewer dots) would pass a
+// rule or a fact written for the dotted quad: it is refused without a
+// dialog (attack); the dotted quad itself is asked about, as high risk for
+// the metadata address (twins). A host that cannot be written as a rule is
+// never offered "Always allow" (attack: a quote in the host), a plain one is.
+func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
+	g := newGate()
+	d := NewNetworkDecider(NetworkConfig{Policy: Policy{Ask: OnRequest}, Prompter: g, RulesDir: t.TempDir()})
+	for _, h := range []string{"2852039166", "0xa9fea9fe", "169.254.43518", "0251.0376.0251.0376", "0xa9.0xfe.0xa9.0xfe", "127.1"} {
+		if v := d.Decide(context.Background(), netReq(h, 80, netproxy.HTTP, "")); v.Allow || !strings.Contains(v.Reason, "dotted quad") {
+			t.Errorf("%s: %+v", h, v)
+		}
+	}
+	if c := g.calls.Load(); c != 0 {
+		t.Fatalf("%d dialogs for disguised addresses", c)
+	}
+	r := AssessRisk(Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), RiskContext{Cwd: t.TempDir(), Home: t.TempDir()})
+	if r.Level != RiskHigh {
+		t.Errorf("curl to a disguised address: risk %s %q", r.Level, r.Facts)
+	}
+	for _, c := range []struct {
+		host      string
+		high      bool
+		amendable bool
+	}{
+		{"169.254.169.254", true, false},
+		{"1.2.3.4", false, true},
+		{"pypi.org", false, true},
+		{`pypi.org")` + "\n" + `network_rule(host="*.com`, false, false},
+	} {
+		out := decideAll(context.Background(), d, 1, netReq(c.host, 80, netproxy.HTTP, ""))
+		p := g.next(t)
+		if (p.Risk.Level == RiskHigh) != c.high || p.Network.Amend != c.amendable {
+			t.Errorf("%q: risk %s, always allow offered %v", c.host, p.Risk.Level, p.Network.Amend)
+		}
+		g.answer(t, Denied, nil)
+		<-out
+	}
+	if _, err := AppendNetworkAllowRule(t.TempDir(), `pypi.org")`+"\n"+`network_rule(host="*.com`, netproxy.HTTPS); err == nil {
+		t.Error("a host with a quote and a newline was written as a rule")
+	}
+}
