@@ -186,3 +186,38 @@ func TestNetworkDialogSharedAndPolicy(t *testing.T) {
 		t.Errorf("%d dialogs under never", n)
 	}
 }
+
+// TestNetworkDialogHostileAndHighRisk: the command that asked is written by
+// the agent: its control characters reach the editor escaped; a link-local
+// address (cloud metadata) is an Error dialog with Deny first and nothing to
+// remember; the plain twin is an Info dialog with every action.
+func TestNetworkDialogHostileAndHighRisk(t *testing.T) {
+	c, _, _ := networkServer(t, map[string]any{"approvalPolicy": "on-request"})
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Deny"))
+	mark := c.Mark()
+	res := connect(t, c, pipInstall(c, map[string]any{"host": "169.254.169.254", "port": 80, "protocol": "http",
+		"command": []string{"sh", "-c", "curl -s http://169.254.169.254/ #\r\x1b[2K pip install requests"}}))
+	if v := res.Verdicts[0]; v.Allow {
+		t.Errorf("verdict %+v", v)
+	}
+	ds := dialogs(c, mark)
+	if len(ds) != 1 {
+		t.Fatalf("%d dialogs", len(ds))
+	}
+	d := ds[0]
+	if d.Type != protocol.MessageTypeError || strings.Join(titles(d), "|") != "Deny|Allow once|Deny and stop" {
+		t.Errorf("metadata dialog: type %v actions %q", d.Type, titles(d))
+	}
+	if strings.ContainsAny(d.Message, "\r\x1b") || !strings.Contains(d.Message, `#\r\x1b[2K pip install requests`) ||
+		!strings.Contains(d.Message, "169.254.169.254 is a link-local address (cloud metadata services live here)") {
+		t.Errorf("dialog:\n%q", d.Message)
+	}
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	mark = c.Mark()
+	if v := connect(t, c, pipInstall(c, nil)).Verdicts[0]; !v.Allow {
+		t.Errorf("twin: %+v", v)
+	}
+	if ds := dialogs(c, mark); len(ds) != 1 || ds[0].Type != protocol.MessageTypeInfo || len(ds[0].Actions) != 5 {
+		t.Errorf("twin dialogs %+v", ds)
+	}
+}
