@@ -49,6 +49,7 @@ type NetworkDecider struct {
 	mu      sync.Mutex
 	pending map[string]*netPrompt
 	runs    map[string]*runStop
+	grants  map[string]*runGrant // by RunID (network_grant.go)
 }
 
 var (
@@ -116,6 +117,13 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 		rules, rulesErr = d.cfg.Rules.Current()
 	}
 	ev := EvaluateNetwork(rules, d.cfg.Policy, dest)
+	ruleForbids := ev.Rule != nil && ev.Rule.Decision == Forbidden
+	if ev.Decision != Allow && !ruleForbids && d.granted(req.Origin.RunID, dest) {
+		// The user (or a rule) approved this host with the command; only a
+		// forbid rule is stronger.
+		d.session.markContacted(dest.Host)
+		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed: granted to this command", EscapeText(HostPort(dest)))}
+	}
 	switch ev.Decision {
 	case Forbidden:
 		return deny(ev.Reason)

@@ -517,3 +517,56 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 		t.Error("a host with a quote and a newline was written as a rule")
 	}
 }
+
+// TestNetworkDeciderGrantHosts: the hosts granted to a run are reached
+// without a dialog, even under never (the grant was approved with the
+// command), on the granted port only when one is given; a forbid rule is
+// stronger, another run or another host still asks, and a revoked grant is
+// gone.
+func TestNetworkDeciderGrantHosts(t *testing.T) {
+	p := mustParse(t, `network_rule(host="evil.example", decision="forbidden")`)
+	book := &RuleBook{set: &RuleSet{network: p.NetworkRules}, good: true}
+	g := newGate()
+	for _, policy := range []Policy{{Ask: OnRequest}, {Ask: Never}} {
+		d := NewNetworkDecider(NetworkConfig{Policy: policy, Prompter: g, Rules: book})
+		revoke := d.GrantHosts("r1", []string{"PyPI.org", "files.example:443", "evil.example", "bad:port", "0x7f000001"})
+		for _, c := range []struct {
+			req   netproxy.Request
+			allow bool
+		}{
+			{netReq("pypi.org", 443, netproxy.HTTPS, "r1"), true},
+			{netReq("pypi.org", 80, netproxy.HTTP, "r1"), true},
+			{netReq("files.example", 443, netproxy.HTTPS, "r1"), true},
+			{netReq("evil.example", 443, netproxy.HTTPS, "r1"), false},
+		} {
+			if v := d.Decide(context.Background(), c.req); v.Allow != c.allow {
+				t.Errorf("%s %s: %+v", policy.Ask, c.req.Dest, v)
+			}
+		}
+		if policy.Ask == Never {
+			for _, r := range []netproxy.Request{netReq("files.example", 8443, netproxy.HTTPS, "r1"), netReq("pypi.org", 443, netproxy.HTTPS, "r2")} {
+				if v := d.Decide(context.Background(), r); v.Allow {
+					t.Errorf("outside the grant under never: %s %+v", r.Dest, v)
+				}
+			}
+		}
+		revoke()
+		if policy.Ask == Never {
+			if v := d.Decide(context.Background(), netReq("pypi.org", 443, netproxy.HTTPS, "r1")); v.Allow {
+				t.Errorf("revoked grant still allows: %+v", v)
+			}
+		}
+	}
+	if c := g.calls.Load(); c != 0 {
+		t.Errorf("%d dialogs", c)
+	}
+	// Outside the grant, on-request asks.
+	d := NewNetworkDecider(NetworkConfig{Policy: Policy{Ask: OnRequest}, Prompter: g})
+	defer d.GrantHosts("r1", []string{"pypi.org"})()
+	out := decideAll(context.Background(), d, 1, netReq("pypi.org", 443, netproxy.HTTPS, "r2"))
+	g.next(t)
+	g.answer(t, Denied, nil)
+	if v := <-out; v.Allow {
+		t.Errorf("another run: %+v", v)
+	}
+}
