@@ -47,6 +47,13 @@ func AppendGrantRule(dir string, prefix []string, g sandbox.Grant) (bool, error)
 			return false, fmt.Errorf("always allow: token %q cannot be written as a rule", t)
 		}
 	}
+	return appendRuleLine(dir, grantRuleLine(prefix, g))
+}
+
+// appendRuleLine appends line to dir/default.rules under the rules file
+// lock, atomically, unless an identical line is there. It reports whether
+// it added the line.
+func appendRuleLine(dir, line string) (bool, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
@@ -61,7 +68,6 @@ func AppendGrantRule(dir string, prefix []string, g sandbox.Grant) (bool, error)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	line := grantRuleLine(prefix, g)
 	for _, l := range strings.Split(string(old), "\n") {
 		if strings.TrimSpace(l) == line {
 			return false, nil

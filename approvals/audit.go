@@ -37,8 +37,8 @@ type AuditLog struct {
 // AuditEvent is one line of the audit log.
 type AuditEvent struct {
 	Time     time.Time `json:"time"`
-	Event    string    `json:"event"` // requirement | prompt | decision | run | refused | amendment
-	Kind     string    `json:"kind"`  // command | patch
+	Event    string    `json:"event"` // requirement | prompt | decision | run | refused | amendment | connection
+	Kind     string    `json:"kind"`  // command | patch | network
 	Argv     []string  `json:"argv,omitempty"`
 	Files    []string  `json:"files,omitempty"`
 	Cwd      string    `json:"cwd,omitempty"`
@@ -54,6 +54,21 @@ type AuditEvent struct {
 	Amendment     []string `json:"amendment,omitempty"`
 	// Grant is the additional permissions asked for or given (grant.go).
 	Grant *sandbox.Grant `json:"grant,omitempty"`
+	// Network is the destination of a network event (kind network).
+	Network *AuditNetwork `json:"network,omitempty"`
+}
+
+// AuditNetwork is what a network event records: the destination, the run
+// that connected and, for a connection, what it carried.
+type AuditNetwork struct {
+	Host       string `json:"host"`
+	Port       int    `json:"port"`
+	Protocol   string `json:"protocol"`
+	RunID      string `json:"run_id,omitempty"`
+	BytesUp    int64  `json:"bytes_up"`
+	BytesDown  int64  `json:"bytes_down"`
+	DurationMS int64  `json:"duration_ms,omitempty"`
+	Error      string `json:"error,omitempty"`
 }
 
 // OpenAuditLog opens (creating) dir/audit.log for appending.

@@ -60,6 +60,7 @@ type RejectCategories struct {
 	SandboxEscalation bool // "retry without the sandbox?" and require_escalated requests
 	Rules             bool // prompts caused by a prompt rule
 	Patches           bool // patch approvals
+	Network           bool // a sandboxed command's connection to a new host
 }
 
 // Policy is the approval side of the user's settings.
@@ -84,8 +85,10 @@ func ParsePolicy(ask string, granular []string) (Policy, error) {
 			p.Reject.Rules = true
 		case "patches":
 			p.Reject.Patches = true
+		case "network":
+			p.Reject.Network = true
 		default:
-			return Policy{}, fmt.Errorf("granular_reject %q: want sandbox_escalation, rules or patches", g)
+			return Policy{}, fmt.Errorf("granular_reject %q: want sandbox_escalation, rules, patches or network", g)
 		}
 	}
 	return p, nil
@@ -107,6 +110,8 @@ func (p Policy) rejects(c promptCategory) bool {
 		return p.Reject.Rules
 	case categoryPatches:
 		return p.Reject.Patches
+	case categoryNetwork:
+		return p.Reject.Network
 	}
 	return false
 }
@@ -118,6 +123,7 @@ const (
 	categoryRules
 	categoryEscalation
 	categoryPatches
+	categoryNetwork
 )
 
 // wantsRetryPrompt reports whether, after the sandbox blocked a command, the

@@ -27,6 +27,9 @@ const (
 	PromptRetry
 	// PromptPatch asks whether a patch may be applied.
 	PromptPatch
+	// PromptNetwork asks whether a sandboxed command may connect to a
+	// host (see network_prompt.go).
+	PromptNetwork
 )
 
 // PromptRequest is everything a prompt shows.
@@ -56,6 +59,8 @@ type PromptRequest struct {
 	// OfferUnsandboxed adds "Run without sandbox", a separate action from
 	// the sandboxed retry with Added.
 	OfferUnsandboxed bool
+	// Network is the destination a network prompt asks about.
+	Network *NetworkPrompt
 }
 
 // Action is one button of a prompt.
@@ -98,6 +103,8 @@ func (r PromptRequest) Actions() []Action {
 	}
 	if len(r.Amendment) > 0 {
 		acts = append(acts, Action{AlwaysAllowTitle(r.Amendment), ApprovedWithAmendment})
+	} else if r.Kind == PromptNetwork && r.Network != nil && r.Network.Amend {
+		acts = append(acts, Action{AlwaysAllowHostTitle(r.Network.Host), ApprovedWithAmendment})
 	}
 	if r.OfferUnsandboxed {
 		acts = append(acts, Action{TitleRunUnsandboxed, ApprovedUnsandboxed})
@@ -123,6 +130,9 @@ func (r PromptRequest) DecisionFor(title string) ReviewDecision {
 // reads, and a long command shows its head and its tail, never only its
 // start.
 func (r PromptRequest) Message() string {
+	if r.Kind == PromptNetwork {
+		return r.networkMessage()
+	}
 	var b strings.Builder
 	cmd := r.Command
 	if len(r.Argv) > 0 {

@@ -66,7 +66,13 @@ type Risk struct {
 	// high-risk fact about what the sandbox lets through (deleting inside
 	// the writable roots, rewriting history) makes never refuse it.
 	sandboxStops bool
+	// hosts are the network destinations the command names (Hosts).
+	hosts []string
 }
+
+// Hosts lists the hosts the analysis found the command contacting, in the
+// order found (for the network part of policy check).
+func (r Risk) Hosts() []string { return r.hosts }
 
 // RiskContext is where a command would run.
 type RiskContext struct {
@@ -79,15 +85,17 @@ type RiskContext struct {
 
 // assessor accumulates facts for one command line.
 type assessor struct {
-	ctx        RiskContext
-	roots      []string
-	level      RiskLevel
-	categories map[RiskCategory]bool
-	facts      []riskFact
-	seen       map[string]bool
-	hosts      []string // network destinations, for exfiltration pairing
-	secrets    []string // secret files read
-	unstopped  bool     // a high-risk fact the sandbox does not stop
+	ctx         RiskContext
+	roots       []string
+	level       RiskLevel
+	categories  map[RiskCategory]bool
+	facts       []riskFact
+	seen        map[string]bool
+	hosts       []string // network destinations, for exfiltration pairing
+	remotes     []string // the repository's remote hosts, read when first needed
+	remotesRead bool
+	secrets     []string // secret files read
+	unstopped   bool     // a high-risk fact the sandbox does not stop
 }
 
 type riskFact struct {
@@ -146,7 +154,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
 	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0,
-		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted()}
+		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted(), hosts: as.hosts}
 	r.Summary = summarize(a, r)
 	return r
 }
@@ -792,7 +800,14 @@ func (as *assessor) contacts(host string, level RiskLevel) {
 	if !contains(as.hosts, host) {
 		as.hosts = append(as.hosts, host)
 	}
-	as.add(level, NetworkAccess, "contacts "+host)
+	if !as.remotesRead {
+		as.remotes, as.remotesRead = RepoRemoteHosts(as.ctx.Cwd), true
+	}
+	if _, high := hostReach(host); high {
+		// A cloud metadata service hands out the machine's credentials.
+		level = RiskHigh
+	}
+	as.add(level, NetworkAccess, "contacts "+host+hostNote(host, as.remotes))
 }
 
 func (as *assessor) fetch(prog string, args []string) {

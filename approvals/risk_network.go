@@ -94,3 +94,46 @@ func (as *assessor) downloadIntoShell(text string) {
 		}
 	}
 }
+
+// largeUpload is how much a command may have sent before a network dialog
+// says so as a warning.
+const largeUpload = 1 << 20
+
+// NetworkRisk grades a connection to host for a network dialog, from the
+// same host facts the command analysis uses: a known registry or the
+// repository's own remote is low, an unknown host or one on this machine or
+// the local network medium, a link-local address (cloud metadata) high.
+// A command that has already uploaded a lot is at least medium.
+func NetworkRisk(host string, bytesUp int64, remotes []string) Risk {
+	host = NormalizeHost(host)
+	facts := hostFacts(host, remotes)
+	level := RiskMedium
+	where, high := hostReach(host)
+	switch {
+	case high:
+		level = RiskHigh
+	case where == "" && (KnownRegistry(host) != "" || contains(remotes, host)):
+		level = RiskLow
+	}
+	if bytesUp >= largeUpload {
+		facts = append(facts, "the command has already uploaded "+byteCount(bytesUp))
+		level = max(level, RiskMedium)
+	}
+	return Risk{Level: level, Categories: []RiskCategory{NetworkAccess}, Summary: facts[0], Facts: facts}
+}
+
+// hostNote is the short note the command analysis adds to "contacts HOST":
+// " (the npm registry)", " (this repository's remote)", or "".
+func hostNote(host string, remotes []string) string {
+	host = NormalizeHost(host)
+	if where, _ := hostReach(host); where != "" {
+		return " (" + where + ")"
+	}
+	if name := KnownRegistry(host); name != "" {
+		return " (" + name + ", a known package registry)"
+	}
+	if contains(remotes, host) {
+		return " (this repository's own remote)"
+	}
+	return " (an unknown host)"
+}

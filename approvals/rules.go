@@ -150,7 +150,7 @@ func (rs *RuleSet) All() []*Rule {
 	return out
 }
 
-// with returns a copy of rs with r added.
+// with returns a copy of rs with r added (a plain copy when r is nil).
 func (rs *RuleSet) with(r *Rule) *RuleSet {
 	n := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: map[string][]string{}}
 	if rs != nil {
@@ -164,7 +164,9 @@ func (rs *RuleSet) with(r *Rule) *RuleSet {
 		n.Warnings = rs.Warnings
 		n.count = rs.count
 	}
-	n.add(r)
+	if r != nil {
+		n.add(r)
+	}
 	return n
 }
 

@@ -234,7 +234,7 @@ network_rule(host="g.example.", protocol="http", decision="allow")
 		{"network_rule(host=\"x.example\", protocol=\"HTTPS\", decision=\"allow\")\n", "protocol"},
 		{"network_rule(host=\"x.example\", protocol=\"socks5\", decision=\"allow\")\n", "protocol"},
 		{"network_rule(host=\"x.example\", protocol=\"http\", decision=\"block\")\n", `t.rules:1: network_rule: unknown decision "block"`},
-		{"network_rule(host=\"*.example.com\", protocol=\"https\", decision=\"allow\")\n", "wildcards are not allowed"},
+		{"network_rule(host=\"*example.com\", protocol=\"https\", decision=\"allow\")\n", "the only wildcard is a leading"},
 		{"network_rule(host=\"https://x.example\", protocol=\"https\", decision=\"allow\")\n", "without scheme or path"},
 		{"network_rule(host=\"x.example/p\", protocol=\"https\", decision=\"allow\")\n", "without scheme or path"},
 		{"network_rule(host=\"a b\", protocol=\"https\", decision=\"allow\")\n", "spaces"},

@@ -43,7 +43,7 @@ func TestParseRulesErrors(t *testing.T) {
 		{"unknown function", "allow_all()\n", "undefined: allow_all"},
 		{"not UTF-8", "prefix_rule(pattern=[\"\xff\"])\n", "not UTF-8"},
 		{"runaway loop", "def f():\n  for i in range(100000000):\n    pass\nf()\n", "too many steps"},
-		{"network rule wildcard", "network_rule(host=\"*.example.com\", protocol=\"https\", decision=\"allow\")\n", "wildcards are not allowed"},
+		{"network rule wildcard", "network_rule(host=\"a.*.example.com\", protocol=\"https\", decision=\"allow\")\n", "the only wildcard is a leading"},
 		{"network rule protocol", "network_rule(host=\"example.com\", protocol=\"ftp\", decision=\"allow\")\n", "protocol"},
 		{"host_executable relative", "host_executable(name=\"git\", paths=[\"bin/git\"])\n", "absolute"},
 	}

@@ -16,6 +16,9 @@ type SessionStore struct {
 	mu       sync.Mutex
 	approved map[string]bool
 	pending  map[string]*pendingPrompt
+	// contacted are the network destinations reached this session (see
+	// network_session.go).
+	contacted map[string]bool
 }
 
 type pendingPrompt struct {

@@ -19,7 +19,7 @@ type Config struct {
 	// ApprovalPolicy is untrusted, on-failure, on-request, never or granular.
 	ApprovalPolicy string `toml:"approval_policy" json:"approvalPolicy,omitempty"`
 	// Granular lists the prompt categories that are auto-rejected under the
-	// granular policy: "sandbox_escalation", "rules", "patches".
+	// granular policy: "sandbox_escalation", "rules", "patches", "network".
 	Granular []string `toml:"granular_reject" json:"granularReject,omitempty"`
 	// SandboxMode is read-only, workspace-write or danger-full-access.
 	SandboxMode string `toml:"sandbox_mode" json:"sandboxMode,omitempty"`
@@ -239,8 +239,8 @@ func (c Config) Validate() error {
 		}
 	}
 	for _, g := range c.Granular {
-		if !oneOf(g, "sandbox_escalation", "rules", "patches") {
-			return fmt.Errorf("granular_reject %q: want sandbox_escalation, rules or patches", g)
+		if !oneOf(g, "sandbox_escalation", "rules", "patches", "network") {
+			return fmt.Errorf("granular_reject %q: want sandbox_escalation, rules, patches or network", g)
 		}
 	}
 	return nil

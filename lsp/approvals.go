@@ -49,13 +49,36 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
+	book, audit, err := s.approvalParts(cfg, root)
+	if err != nil {
+		return nil, approvals.Sandbox{}, err
+	}
+	st := s.approvalState()
+	return &approvals.Orchestrator{
+		Policy:   policy,
+		Rules:    book,
+		RulesDir: config.RulesDir(),
+		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
+			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
+		}},
+		Session: st.session,
+		Audit:   audit,
+		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
+	}, sb, nil
+}
+
+// approvalParts returns the connection's audit log and the watched rule
+// book for work in root, opening or loading them on first use. An error
+// means nothing may run: the audit log is unusable.
+func (s *Server) approvalParts(cfg config.Config, root string) (*approvals.RuleBook, *approvals.AuditLog, error) {
 	st := s.approvalState()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if st.audit == nil {
 		audit, err := approvals.OpenAuditLog(config.StateDir())
 		if err != nil {
-			return nil, approvals.Sandbox{}, err
+			return nil, nil, err
 		}
 		st.audit = audit
 		go func() {
@@ -69,6 +92,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	bookKey := fmt.Sprintf("%s\x00%q\x00%s", realRoot, cfg.TrustedWorkspaces, cfg.CodexRulesDir)
 	book, ok := st.books[bookKey]
 	if !ok {
+		var err error
 		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, realRoot, trusted), nil)
 		if err != nil {
 			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", approvals.EscapeLines(err.Error())))
@@ -84,18 +108,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		}
 		st.books[bookKey] = book
 	}
-	return &approvals.Orchestrator{
-		Policy:   policy,
-		Rules:    book,
-		RulesDir: config.RulesDir(),
-		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
-		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
-			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
-		}},
-		Session: st.session,
-		Audit:   st.audit,
-		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
-	}, sb, nil
+	return book, st.audit, nil
 }
 
 // sandboxPolicy is the sandbox policy the settings ask for, for a session

@@ -17,8 +17,10 @@ import (
 // runs sandboxed and the risk; the actions are, in order, Allow once, Allow
 // for session, Always allow `<prefix>` (only with an amendment), Deny, Deny
 // and stop; high risk: Deny, Allow once, Deny and stop, as an Error-type
-// message. A dismissed dialog, a timeout, a cancelled job or a lost client
-// is a denial.
+// message. A network prompt (approvals.PromptNetwork) takes the same path:
+// its message names the host, port, protocol and the command that asked,
+// and "Always allow" names the host. A dismissed dialog, a timeout, a
+// cancelled job or a lost client is a denial.
 type EditorPrompter struct {
 	Server *Server
 	// Timeout bounds how long a dialog may stay unanswered (config

@@ -41,7 +41,7 @@ func (f *policyCheckFlags) register(fs *flag.FlagSet) {
 func (f *policyCheckFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.approval, "approval", f.approval, "untrusted, on-failure, on-request, never or granular (default: approval_policy from config.toml)")
 	fs.StringVar(&f.sandbox, "sandbox", f.sandbox, "read-only, workspace-write or danger-full-access (default: sandbox_mode from config.toml)")
-	fs.Var(&f.network, "network", "the sandbox's network: --network=off, ask or on; --network alone means on (default: network_access from config.toml)")
+	fs.Var(&f.network, "network", "the network to check under: --network=off, ask or on; --network alone means on (default: network_access from config.toml)")
 	fs.Var(&f.writableRoots, "writable-root", "an extra directory the sandbox may write (repeatable)")
 	fs.Var(&f.rules, "rules", "an extra .rules file to load (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", f.cwd, "the directory the command would run in (default: the current directory)")
@@ -75,7 +75,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(fs.Output(), "usage: warden %s\n\n%s\n\nflags:\n", policyUsage, policySummary)
 		fs.PrintDefaults()
 	}
-	if code, done := parseFlags(env, fs, args[1:]); done {
+	if code, done := parseFlags(env, fs, joinNetworkArg(args[1:])); done {
 		return code
 	}
 	argv := fs.Args()
@@ -140,9 +140,11 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		Argv: argv, Cwd: cwd, Grant: sub.grants.grant(),
 		Sandbox: approvals.Sandbox{Mode: sbMode, Network: network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd), Reads: reads.Reads},
 	})
+	rules, _ := setup.rules.Current()
+	dests := approvals.CheckNetwork(rules, setup.policy, network, ev.BypassSandbox || sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)
-		if err := enc.Encode(ev); err != nil {
+		if err := enc.Encode(policyReport{Evaluation: ev, NetworkAccess: network, Network: dests}); err != nil {
 			fmt.Fprintf(env.stderr, "warden policy: %v\n", err)
 			return 1
 		}
@@ -170,6 +172,10 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	fmt.Fprintf(env.stdout, "risk:      %s: %s\n", ev.Risk.Level, ev.Risk.Summary)
 	for _, f := range ev.Risk.Facts {
 		fmt.Fprintf(env.stdout, "  - %s\n", f)
+	}
+	fmt.Fprintf(env.stdout, "network:   %s\n", network)
+	for _, n := range dests {
+		fmt.Fprintf(env.stdout, "  %s %s:%d (%s): %s\n", n.Decision, approvals.EscapeText(n.Host), n.Port, n.Protocol, n.Reason)
 	}
 	return status
 }

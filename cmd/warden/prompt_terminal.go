@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -20,10 +21,27 @@ import (
 // the command's own output stays clean), the answer comes from in. An empty
 // line takes the default, Deny; an answer it does not understand is asked
 // again (up to maxAsks times); end of input or the timeout is a denial.
+//
+// Prompts are put one at a time: a command's connections to several hosts
+// ask concurrently, and two questions interleaved on one terminal would
+// take one's answer for the other. One reader goroutine owns the input, so
+// a line typed after a prompt timed out goes to the next prompt, not to a
+// reader nobody waits for, and nothing is read while no prompt is open.
 type terminalPrompter struct {
 	in      *bufio.Reader
 	out     io.Writer
 	timeout time.Duration
+
+	mu        sync.Mutex // one prompt at a time
+	startRead sync.Once
+	want      chan struct{} // asks the reader for one line
+	lines     chan lineRead
+	reading   bool // a line was asked for and not yet taken
+}
+
+type lineRead struct {
+	s   string
+	err error
 }
 
 // maxAsks bounds how often one prompt is put: input that never makes sense
@@ -32,6 +50,11 @@ const maxAsks = 5
 
 // Prompt implements approvals.Prompter.
 func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ctx.Err() != nil {
+		return approvals.Denied, fmt.Errorf("no answer on the terminal: %w", ctx.Err())
+	}
 	actions := req.Actions()
 	if isTerminalWriter(p.out) {
 		// Text printed before the prompt (the model's streamed answer, a
@@ -67,25 +90,34 @@ func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptReque
 	}
 }
 
-// readLine reads one line, giving up when ctx ends.
+// readLine reads one line, giving up when ctx ends. A line asked for and
+// not taken in time (a timed-out prompt) is kept for the next prompt; no
+// line is read unless a prompt asks for one. Callers hold p.mu.
 func (p *terminalPrompter) readLine(ctx context.Context) (string, error) {
-	line := make(chan string, 1)
-	readErr := make(chan error, 1)
-	go func() {
-		s, err := p.in.ReadString('\n')
-		if err != nil && s == "" {
-			readErr <- err
-			return
-		}
-		line <- s
-	}()
+	p.startRead.Do(func() {
+		p.want = make(chan struct{})
+		p.lines = make(chan lineRead)
+		go func() {
+			for range p.want {
+				s, err := p.in.ReadString('\n')
+				if err != nil && s == "" {
+					p.lines <- lineRead{err: err}
+					continue
+				}
+				p.lines <- lineRead{s: s}
+			}
+		}()
+	})
+	if !p.reading {
+		p.want <- struct{}{}
+		p.reading = true
+	}
 	select {
 	case <-ctx.Done():
 		return "", ctx.Err()
-	case err := <-readErr:
-		return "", err
-	case s := <-line:
-		return s, nil
+	case l := <-p.lines:
+		p.reading = false
+		return l.s, l.err
 	}
 }
 

@@ -1,0 +1,96 @@
+package approvals
+
+import (
+	"fmt"
+	"strings"
+)
+
+// NetworkPrompt is what a network prompt asks about and the facts shown
+// with it. Host comes from the sandboxed command: it is shown escaped.
+type NetworkPrompt struct {
+	Host     string
+	Port     int
+	Protocol string
+	// FirstContact: no connection to Host was allowed before this session.
+	FirstContact bool
+	// BytesUp is how much the command has sent through the proxy so far.
+	BytesUp int64
+	// Facts are the host facts (known registry, the repository's remote,
+	// this machine or the local network, or unknown).
+	Facts []string
+	// Amend offers "Always allow `<host>`".
+	Amend bool
+}
+
+// AlwaysAllowHostTitle is the title of the "Always allow" action for a host.
+func AlwaysAllowHostTitle(host string) string {
+	return "Always allow `" + EscapeText(host) + "`"
+}
+
+// networkMessage is a network prompt's text: which command wants which
+// host, where it runs, why Warden asks, and the facts. The command, its
+// directory and the host came from the sandboxed side: all escaped, a long
+// command shown as head and tail.
+func (r PromptRequest) networkMessage() string {
+	n := r.Network
+	if n == nil {
+		n = &NetworkPrompt{}
+	}
+	var b strings.Builder
+	dest := fmt.Sprintf("%s port %d (%s)", EscapeText(n.Host), n.Port, EscapeText(n.Protocol))
+	cmd := commandText(r.Argv)
+	oneLine := EscapeText(cmd)
+	hidden := NeedsEscape(cmd) || NeedsEscape(r.Cwd) || NeedsEscape(n.Host)
+	for _, a := range r.Argv {
+		hidden = hidden || NeedsEscape(a)
+	}
+	switch {
+	case len(r.Argv) == 0:
+		fmt.Fprintf(&b, "Warden: a sandboxed command wants to connect to %s. Allow?", dest)
+	case len(oneLine) <= maxHeadingBytes && !strings.Contains(cmd, "\n"):
+		fmt.Fprintf(&b, "Warden: `%s` wants to connect to %s. Allow?", oneLine, dest)
+	default:
+		fmt.Fprintf(&b, "Warden: the command below wants to connect to %s. Allow?", dest)
+		head, tail, cut := headTail(cmd)
+		fmt.Fprintf(&b, "\nCommand (%d bytes):", len(cmd))
+		indentLines(&b, EscapeLines(head), "    ")
+		if cut > 0 {
+			b.WriteString("\n    " + notShown(cut))
+			indentLines(&b, EscapeLines(tail), "    ")
+		}
+	}
+	if hidden {
+		b.WriteString("\nNote: this request holds control or invisible characters; they are shown escaped (\\r, \\x1b, \\u202e...)")
+	}
+	if r.Cwd != "" {
+		fmt.Fprintf(&b, "\nin %s", EscapeText(r.Cwd))
+	}
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "\nAsking because: %s", EscapeText(r.Reason))
+	}
+	if n.FirstContact {
+		b.WriteString("\nFirst contact with this host this session")
+	} else {
+		b.WriteString("\nThis host was reached before this session")
+	}
+	fmt.Fprintf(&b, "\nUploaded so far by this command: %s", byteCount(n.BytesUp))
+	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
+	for _, f := range r.Risk.Facts {
+		fmt.Fprintf(&b, "\n  - %s", EscapeText(f))
+	}
+	return b.String()
+}
+
+// byteCount writes n bytes for people: 512 bytes, 3.2 KiB, 1.0 MiB.
+func byteCount(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d %s", n, pluralWord(int(n), "byte", "bytes"))
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
+}

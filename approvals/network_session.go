@@ -1,0 +1,48 @@
+package approvals
+
+import (
+	"encoding/json"
+
+	"github.com/wardenhq/warden/sandbox/netproxy"
+)
+
+// NetworkKey is the session key of a network destination: host, protocol
+// and port, so allowing https to a host never allows plain http or another
+// port.
+func NetworkKey(d netproxy.Destination) string {
+	b, _ := json.Marshal(struct {
+		Kind     string `json:"kind"`
+		Host     string `json:"host"`
+		Protocol string `json:"protocol"`
+		Port     int    `json:"port"`
+	}{"network", NormalizeHost(d.Host), string(d.Protocol), d.Port})
+	return string(b)
+}
+
+// Remember stores keys as approved for the session, as an "Allow for
+// session" answer does.
+func (s *SessionStore) Remember(keys ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range keys {
+		s.approved[k] = true
+	}
+}
+
+// Contacted reports whether host was reached (allowed) before in this
+// session.
+func (s *SessionStore) Contacted(host string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.contacted[NormalizeHost(host)]
+}
+
+// markContacted notes that a connection to host was allowed.
+func (s *SessionStore) markContacted(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.contacted == nil {
+		s.contacted = map[string]bool{}
+	}
+	s.contacted[NormalizeHost(host)] = true
+}
