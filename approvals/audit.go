@@ -35,7 +35,7 @@ type AuditLog struct {
 // AuditEvent is one line of the audit log.
 type AuditEvent struct {
 	Time     time.Time `json:"time"`
-	Event    string    `json:"event"` // requirement | prompt | decision | run | refused | amendment
+	Event    string    `json:"event"` // requirement | prompt | decision | run | quarantine | refused | amendment
 	Kind     string    `json:"kind"`  // command | patch
 	Argv     []string  `json:"argv,omitempty"`
 	Files    []string  `json:"files,omitempty"`
