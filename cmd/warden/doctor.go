@@ -38,6 +38,7 @@ type doctorReport struct {
 	Env     doctorEnv      `json:"environment"`
 	Reads   doctorReads    `json:"reads"`
 	Caches  doctorCaches   `json:"caches"`
+	Roots   doctorRoots    `json:"writable_roots"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -75,6 +76,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
 	rep.Reads = readRule(rep.Sandbox.Mechanism)
 	rep.Caches = cacheReport()
+	rep.Roots = rootsReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -129,6 +131,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
 	}
 	printReads(w, rep.Reads)
+	printRoots(w, rep.Roots)
 	printCaches(w, rep.Caches)
 	e := rep.Env
 	fmt.Fprintln(w, "\nenvironment: every command's variables, sandboxed or not, minus secrets:")
