@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -95,6 +96,9 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			break
 		}
 		var refused *RefusedError
+		if errors.As(err, &refused) && strings.Contains(refused.Reason, vanished) && attempt < 3 {
+			continue // looked at again: now missing, and watched
+		}
 		if spec.Layers.Namespaces && attempt == 0 && isNamespaceError(err) && !errors.As(err, &refused) {
 			// The kernel (or a container around us) refuses the namespaces:
 			// fall back to Landlock + seccomp and say what that loses.

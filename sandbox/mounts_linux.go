@@ -223,7 +223,7 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 				if within(r.Path, p) {
 					// It existed when the launcher looked, so nobody watches
 					// the name: refuse, never skip.
-					return nil, nil, nil, fmt.Errorf("protected path %s vanished before it could be held read-only", p)
+					return nil, nil, nil, fmt.Errorf("protected path %s %s", p, vanished)
 				}
 				continue // a gitdir target elsewhere that is gone: nothing to protect
 			}
@@ -280,6 +280,11 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 	}
 	return held, nil
 }
+
+// vanished says a protected path went away between the launcher's look and
+// the helper's mount (another process removed it, as in a shared /tmp): the
+// launcher sets the run up again.
+const vanished = "vanished before it could be held read-only"
 
 func bind(src, dst string) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {

@@ -55,6 +55,14 @@ const (
 // watching. It runs before the command starts.
 func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[string]bool{}}
+	if cfg.dir != "" {
+		// Made now, before the missing paths are listed: Warden's state
+		// directory may be one of them (a home workspace), and the guard
+		// must not take its own quarantine for the command's doing.
+		if err := os.MkdirAll(cfg.dir, 0o700); err != nil {
+			return nil, refuse("the quarantine directory %s: %v", cfg.dir, err)
+		}
+	}
 	for i := range roots {
 		r := &roots[i]
 		r.Missing = nil
@@ -281,6 +289,9 @@ func (g *guard) quarantine(root, p string) {
 		dest = filepath.Join(g.cfg.dir, g.run, strings.TrimPrefix(p, string(filepath.Separator)))
 	}
 	kept, err := moveAway(root, p, dest)
+	if errors.Is(err, errGone) {
+		return // gone already (moved by another run sharing the root)
+	}
 	r.Kept = kept
 	if err != nil {
 		r.Err = err.Error()
@@ -315,6 +326,9 @@ func moveAway(root, p, dest string) (string, error) {
 			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
 			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
 		})
+		if errors.Is(err, unix.ENOENT) {
+			return "", errGone
+		}
 		if err != nil {
 			return "", fmt.Errorf("open the directory of %s: %w", p, err)
 		}
@@ -344,7 +358,7 @@ func moveAway(root, p, dest string) (string, error) {
 	case err == nil:
 		return kept, nil
 	case errors.Is(err, unix.ENOENT):
-		return "", nil // gone already
+		return "", errGone
 	case !errors.Is(err, unix.EXDEV):
 		return "", errors.Join(fmt.Errorf("move to %s: %w", kept, err), removeAt(parent, base))
 	}
@@ -371,7 +385,10 @@ func removeAt(dirFD int, name string) error {
 	return nil
 }
 
-var errTooLarge = errors.New("too large to keep")
+var (
+	errTooLarge = errors.New("too large to keep")
+	errGone     = errors.New("gone already")
+)
 
 // copyAt copies name from the directory src to dst without following
 // links: directories, regular files and symbolic links; nothing else.
