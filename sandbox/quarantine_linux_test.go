@@ -188,3 +188,19 @@ func TestQuarantineToolsSeeTheSameTree(t *testing.T) {
 		}
 	}
 }
+
+// A failure that follows Warden's own removal is not called a sandbox
+// denial (no retry without the sandbox is offered for it); the twin, a
+// write the sandbox really refuses, still is.
+func TestQuarantineFailureIsNoDenial(t *testing.T) {
+	ws := t.TempDir()
+	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true}
+	res := run(t, ws, Command{Argv: sh(`mkdir .git; sleep 0.2; echo x > .git/config || { echo "sh: .git/config: Permission denied" >&2; exit 1; }`), Policy: pol})
+	if len(res.Removed) != 1 || res.SandboxDenied {
+		t.Errorf("attack: removed %v, denied %v (%s)", res.Removed, res.SandboxDenied, res.DenialReason)
+	}
+	res = run(t, ws, Command{Argv: sh(`echo x > /etc/warden-denied`), Policy: pol})
+	if !res.SandboxDenied || len(res.Removed) != 0 {
+		t.Errorf("twin: %+v", res)
+	}
+}
