@@ -40,11 +40,13 @@ func WorkspaceRuleSources(root string, trusted func(dir string) bool) []RuleSour
 	return out
 }
 
-// hasWardenDir reports a .warden directory in d.
+// hasWardenDir reports a .warden directory in d. A mode-000 one is none: it
+// is the placeholder an earlier Warden put at the missing name (left behind,
+// or put in a shared /tmp by one running beside this one).
 func hasWardenDir(d string) bool {
 	p := filepath.Join(d, ".warden")
 	st, err := os.Stat(p)
-	return err == nil && st.IsDir()
+	return err == nil && st.IsDir() && st.Mode().Perm() != 0
 }
 
 // TrustedWorkspace reports whether dir is exactly one of the trusted

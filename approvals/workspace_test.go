@@ -70,3 +70,32 @@ func TestBoundaryTrustedWorkspaceIsExact(t *testing.T) {
 		t.Error("a trusted path written through a link must trust where it leads")
 	}
 }
+
+// A mode-000 placeholder an earlier Warden left for a missing .warden (in
+// /tmp, say) is no rules directory of an ancestor; the twin, a real .warden
+// there, is one.
+func TestBoundaryWorkspaceRuleSourcesSkipPlaceholders(t *testing.T) {
+	parent := t.TempDir()
+	ws := filepath.Join(parent, "ws")
+	os.MkdirAll(ws, 0o755)
+	marker := filepath.Join(parent, ".warden")
+	if err := os.Mkdir(marker, 0o000); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(marker, 0o755)
+	has := func() bool {
+		for _, s := range WorkspaceRuleSources(ws, nil) {
+			if s.Dir == filepath.Join(marker, "rules") {
+				return true
+			}
+		}
+		return false
+	}
+	if has() {
+		t.Error("a placeholder .warden became a rules directory")
+	}
+	os.Chmod(marker, 0o755)
+	if !has() {
+		t.Error("a real .warden above the root was not consulted")
+	}
+}

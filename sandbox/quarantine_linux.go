@@ -122,7 +122,9 @@ func (g *guard) watch() {
 			if !ok {
 				return
 			}
-			if !ev.Has(fsnotify.Create) { // a rename into the directory is a Create too
+			// A rename into the directory is a Create too; Chmod may make
+			// a stale placeholder (below) usable.
+			if !ev.Has(fsnotify.Create) && !ev.Has(fsnotify.Chmod) {
 				continue
 			}
 			g.mu.Lock()
@@ -153,7 +155,9 @@ func (g *guard) watch() {
 func (g *guard) advance(m watched) {
 	for range 64 {
 		dir, exists := deepestDir(m.root, m.path)
-		if exists {
+		if exists && stalePlaceholder(m.path) {
+			dir = filepath.Dir(m.path) // watched for a chmod that makes it usable
+		} else if exists {
 			g.quarantine(m.root, m.path)
 			return
 		}
@@ -208,7 +212,7 @@ func (g *guard) finish() []Removed {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, m := range g.missing {
-		if _, err := os.Lstat(m.path); err == nil {
+		if _, err := os.Lstat(m.path); err == nil && !stalePlaceholder(m.path) {
 			g.quarantine(m.root, m.path)
 		}
 	}
@@ -226,6 +230,27 @@ func (g *guard) stop() {
 		g.w.Close()
 		<-g.loop
 	}
+}
+
+// stalePlaceholder reports an empty mode-000 entry, which Warden versions
+// before this one put at missing protected names (and may still, running
+// beside this one in a shared /tmp): nothing in it is readable by the
+// user's tools, so it is left alone, and watched for a chmod that would
+// make it usable. A mode-000 directory this process cannot list is as
+// unreadable to the user's tools.
+func stalePlaceholder(p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode().Perm() != 0 {
+		return false
+	}
+	if st.Mode().IsRegular() {
+		return st.Size() == 0
+	}
+	if !st.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(p)
+	return err != nil || len(entries) == 0
 }
 
 // snapNested lists root's directories and those holding a .git.

