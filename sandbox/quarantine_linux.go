@@ -55,12 +55,15 @@ const (
 // watching. It runs before the command starts.
 func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[string]bool{}}
-	if cfg.dir != "" {
-		// Made now, before the missing paths are listed: Warden's state
-		// directory may be one of them (a home workspace), and the guard
-		// must not take its own quarantine for the command's doing.
-		if err := os.MkdirAll(cfg.dir, 0o700); err != nil {
-			return nil, refuse("the quarantine directory %s: %v", cfg.dir, err)
+	for _, r := range roots {
+		if cfg.dir != "" && within(r.Path, resolveExisting(cfg.dir)) {
+			// Made now, before the missing paths are listed: Warden's state
+			// directory is one of them (a home workspace), and the guard
+			// must not take its own quarantine for the command's doing.
+			if err := os.MkdirAll(cfg.dir, 0o700); err != nil {
+				return nil, refuse("the quarantine directory %s: %v", cfg.dir, err)
+			}
+			break
 		}
 	}
 	for i := range roots {
