@@ -20,14 +20,103 @@ type guard struct {
 	cfg     guardConfig
 	run     string // this run's directory under cfg.dir
 	missing []watched
-	w       *fsnotify.Watcher
-	loop    chan struct{} // closed when the event loop has ended
-	gap     string        // why the names are checked only after the run
+	gap     string // why the names are checked only after the run
 
 	mu      sync.Mutex
+	live    bool // registered with the hub: events are handled
 	watched map[string]bool
 	removed []Removed
 	snaps   []nestedSnap
+}
+
+// hub is the process's one inotify instance, shared by the runs' guards:
+// closing an instance that held a watch waits for an SRCU grace period
+// (10-20 ms), which a per-run instance would add to every command. Watches
+// are counted per directory and removed when no guard needs them.
+var hub struct {
+	once sync.Once
+	w    *fsnotify.Watcher
+	err  error
+
+	mu     sync.Mutex
+	dirs   map[string]int
+	guards map[*guard]bool
+}
+
+func startHub() error {
+	hub.once.Do(func() {
+		hub.w, hub.err = fsnotify.NewWatcher()
+		if hub.err != nil {
+			return
+		}
+		hub.dirs, hub.guards = map[string]int{}, map[*guard]bool{}
+		go hubLoop()
+	})
+	return hub.err
+}
+
+// hubLoop hands each event to the guards.
+func hubLoop() {
+	for {
+		select {
+		case ev, ok := <-hub.w.Events:
+			if !ok {
+				return
+			}
+			// A rename into the directory is a Create too; Chmod may make
+			// a stale placeholder (below) usable.
+			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) {
+				for _, g := range hubGuards() {
+					g.event(ev.Name)
+				}
+			}
+		case err, ok := <-hub.w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				for _, g := range hubGuards() {
+					g.event("/")
+				}
+			}
+		}
+	}
+}
+
+func hubGuards() []*guard {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	out := make([]*guard, 0, len(hub.guards))
+	for g := range hub.guards {
+		out = append(out, g)
+	}
+	return out
+}
+
+// hubWatch adds a counted watch on dir.
+func hubWatch(dir string) error {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if hub.dirs[dir] == 0 {
+		if err := hub.w.Add(dir); err != nil {
+			return err
+		}
+	}
+	hub.dirs[dir]++
+	return nil
+}
+
+// hubRelease ends g's registration and its watches.
+func hubRelease(g *guard, dirs map[string]bool) {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	delete(hub.guards, g)
+	for d := range dirs {
+		if hub.dirs[d]--; hub.dirs[d] <= 0 {
+			delete(hub.dirs, d)
+			hub.w.Remove(d) // gone already is fine
+		}
+	}
 }
 
 // watched is one missing protected path and the writable root it is in.
@@ -100,55 +189,43 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	if len(g.missing) == 0 {
 		return g, nil
 	}
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
+	if err := startHub(); err != nil {
 		// Still checked after the run; say what is lost.
 		g.gap = fmt.Sprintf("protected names the command creates are moved away only after it ends, not at once: inotify is unavailable (%v)", err)
 		return g, nil
 	}
-	g.w, g.loop = w, make(chan struct{})
+	hub.mu.Lock()
+	hub.guards[g] = true
+	hub.mu.Unlock()
 	g.mu.Lock()
+	g.live = true
 	for _, m := range g.missing {
 		g.advance(m)
 	}
 	g.mu.Unlock()
-	go g.watch()
 	return g, nil
 }
 
-// watch moves away each missing protected path as soon as it appears.
-func (g *guard) watch() {
-	defer close(g.loop)
-	for {
-		select {
-		case ev, ok := <-g.w.Events:
-			if !ok {
-				return
-			}
-			// A rename into the directory is a Create too; Chmod may make
-			// a stale placeholder (below) usable.
-			if !ev.Has(fsnotify.Create) && !ev.Has(fsnotify.Chmod) {
-				continue
-			}
-			g.mu.Lock()
-			for _, m := range g.missing {
-				if within(ev.Name, m.path) {
-					g.advance(m)
-				}
-			}
-			g.mu.Unlock()
-		case err, ok := <-g.w.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				g.mu.Lock()
-				for _, m := range g.missing {
-					g.advance(m)
-				}
-				g.mu.Unlock()
-			}
+// event moves away each missing protected path at or below name as soon as
+// it appears ("/" after lost events: all of them).
+func (g *guard) event(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.live {
+		return
+	}
+	for _, m := range g.missing {
+		if within(name, m.path) {
+			g.advance(m)
 		}
+	}
+}
+
+// unwatch ends g's share of the hub. Called with g.mu.
+func (g *guard) unwatch() {
+	if g.live {
+		g.live = false
+		hubRelease(g, g.watched)
 	}
 }
 
@@ -167,7 +244,7 @@ func (g *guard) advance(m watched) {
 		if g.watched[dir] {
 			return
 		}
-		if err := g.w.Add(dir); err != nil {
+		if err := hubWatch(dir); err != nil {
 			if g.gap == "" {
 				g.gap = fmt.Sprintf("some protected names the command creates are moved away only after it ends: watching %s failed (%v)", dir, err)
 			}
@@ -208,12 +285,9 @@ func deepestDir(root, p string) (dir string, exists bool) {
 // or two levels down in the nested roots. It returns what was moved away
 // during the whole run.
 func (g *guard) finish() []Removed {
-	if g.w != nil {
-		g.w.Close()
-		<-g.loop
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.unwatch()
 	for _, m := range g.missing {
 		if _, err := os.Lstat(m.path); err == nil && !stalePlaceholder(m.path) {
 			g.quarantine(m.root, m.path)
@@ -229,9 +303,10 @@ func (g *guard) finish() []Removed {
 
 // stop ends the watch of a run that did not start.
 func (g *guard) stop() {
-	if g != nil && g.w != nil {
-		g.w.Close()
-		<-g.loop
+	if g != nil {
+		g.mu.Lock()
+		g.unwatch()
+		g.mu.Unlock()
 	}
 }
 
