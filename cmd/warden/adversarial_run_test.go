@@ -240,8 +240,9 @@ __attribute__((constructor)) static void pwn(void) { close(open(%q, O_CREAT | O_
 
 // Class 3: the model writes protected paths from the sandbox: a nested
 // repository's .git/config, the workspace repository's hooks, other
-// agents' and editors' configuration. Nothing changes on disk; the twins
-// (ordinary files beside them) are written.
+// agents' and editors' configuration. Nothing changes on disk (a missing
+// name made is moved away and reported); the twins (ordinary files beside
+// them) are written.
 func TestAdversarialRunProtectedPaths(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -262,9 +263,16 @@ func TestAdversarialRunProtectedPaths(t *testing.T) {
 	}
 	r := adversarialRun(t, ws, nil, cases, "--approval", "on-request", "--deny")
 	r.check(t, cases)
-	for _, id := range []string{"nested-git-config", "hook", "claude", "vscode"} {
+	for _, id := range []string{"nested-git-config", "hook"} {
 		if got := toolResult(r.srv, id); strings.Contains(got, "Exit code: 0") {
 			t.Errorf("attack %s exited 0: %q", id, got)
+		}
+	}
+	// A missing .claude or .vscode may be made for a moment (the write into
+	// it then fails, or not); it is moved away and the model told so.
+	for _, id := range []string{"claude", "vscode"} {
+		if got := toolResult(r.srv, id); !strings.Contains(got, "the sandbox removed ."+id+" it created: protected path; kept at ") {
+			t.Errorf("attack %s not undone and reported: %q", id, got)
 		}
 	}
 	if after, _ := os.ReadFile(nestedConfig); string(after) != string(before) {
