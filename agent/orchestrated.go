@@ -75,6 +75,9 @@ func commandResult(o *approvals.ExecOutcome, output string) CommandResult {
 		TimedOut:  o.Result.TimedOut,
 		Duration:  o.Result.Duration,
 	}
+	for _, r := range o.Result.Removed {
+		res.Output += "\n[Warden: " + r.String() + "]"
+	}
 	if o.Refused != "" {
 		// It ran in the sandbox, was blocked, and running it again without
 		// the sandbox was refused.

@@ -37,7 +37,7 @@ type AuditLog struct {
 // AuditEvent is one line of the audit log.
 type AuditEvent struct {
 	Time     time.Time `json:"time"`
-	Event    string    `json:"event"` // requirement | prompt | decision | run | refused | amendment | connection
+	Event    string    `json:"event"` // requirement | prompt | decision | run | quarantine | refused | amendment | connection
 	Kind     string    `json:"kind"`  // command | patch | network
 	Argv     []string  `json:"argv,omitempty"`
 	Files    []string  `json:"files,omitempty"`

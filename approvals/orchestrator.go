@@ -46,6 +46,9 @@ type RunResult struct {
 	TimedOut bool
 	Canceled bool
 	Duration time.Duration
+	// Removed are the protected paths the command created, which the
+	// sandbox moved to its quarantine (audited and told to the user).
+	Removed []sandbox.Removed
 }
 
 // Orchestrator is the one path every command and patch takes: requirement →
@@ -264,6 +267,12 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 		ev.Reason = "sandbox denied: " + res.Denial
 	}
 	o.audit(ev)
+	for _, r := range res.Removed {
+		o.audit(AuditEvent{Event: "quarantine", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Files: []string{r.Path}, Reason: r.String()})
+		if o.Notify != nil {
+			o.Notify(r.String())
+		}
+	}
 	return res, nil
 }
 

@@ -64,7 +64,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	}
 	out := RunResult{
 		ExitCode: res.ExitCode, SandboxDenied: res.SandboxDenied, TimedOut: res.TimedOut,
-		Canceled: res.Canceled, Duration: res.Duration,
+		Canceled: res.Canceled, Duration: res.Duration, Removed: res.Removed,
 	}
 	if res.SandboxDenied {
 		out.Denial = res.DenialReason

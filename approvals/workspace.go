@@ -4,8 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/wardenhq/warden/sandbox"
 )
 
 // The workspace's identity is fixed by whoever starts the session (the
@@ -42,12 +40,13 @@ func WorkspaceRuleSources(root string, trusted func(dir string) bool) []RuleSour
 	return out
 }
 
-// hasWardenDir reports a real .warden directory in d: a sandbox's
-// placeholder for the protected name is none.
+// hasWardenDir reports a .warden directory in d. A mode-000 one is none: it
+// is the placeholder an earlier Warden put at the missing name (left behind,
+// or put in a shared /tmp by one running beside this one).
 func hasWardenDir(d string) bool {
 	p := filepath.Join(d, ".warden")
 	st, err := os.Stat(p)
-	return err == nil && st.IsDir() && !sandbox.IsPlaceholder(p)
+	return err == nil && st.IsDir() && st.Mode().Perm() != 0
 }
 
 // TrustedWorkspace reports whether dir is exactly one of the trusted

@@ -3,7 +3,6 @@ package approvals
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -53,9 +52,28 @@ func TestBoundaryWorkspaceRuleSources(t *testing.T) {
 	}
 }
 
-// A sandbox's mode-000 placeholder for a missing .warden (left in /tmp while
-// a run has /tmp as a writable root) is no rules directory of an ancestor;
-// the twin, a real .warden there, is one.
+func TestBoundaryTrustedWorkspaceIsExact(t *testing.T) {
+	base := t.TempDir()
+	ws, wsc, sub := filepath.Join(base, "b"), filepath.Join(base, "bc"), filepath.Join(base, "b", "sub")
+	for _, d := range []string{wsc, sub} {
+		os.MkdirAll(d, 0o755)
+	}
+	link := filepath.Join(base, "link")
+	os.Symlink(ws, link)
+	list := []string{ws}
+	for dir, want := range map[string]bool{ws: true, link: true, ws + "/": true, wsc: false, sub: false, "relative": false} {
+		if got := TrustedWorkspace(list, dir); got != want {
+			t.Errorf("TrustedWorkspace(%q) = %v, want %v", dir, got, want)
+		}
+	}
+	if !TrustedWorkspace([]string{link}, ws) {
+		t.Error("a trusted path written through a link must trust where it leads")
+	}
+}
+
+// A mode-000 placeholder an earlier Warden left for a missing .warden (in
+// /tmp, say) is no rules directory of an ancestor; the twin, a real .warden
+// there, is one.
 func TestBoundaryWorkspaceRuleSourcesSkipPlaceholders(t *testing.T) {
 	parent := t.TempDir()
 	ws := filepath.Join(parent, "ws")
@@ -73,30 +91,11 @@ func TestBoundaryWorkspaceRuleSourcesSkipPlaceholders(t *testing.T) {
 		}
 		return false
 	}
-	if runtime.GOOS == "linux" && has() {
+	if has() {
 		t.Error("a placeholder .warden became a rules directory")
 	}
 	os.Chmod(marker, 0o755)
 	if !has() {
 		t.Error("a real .warden above the root was not consulted")
-	}
-}
-
-func TestBoundaryTrustedWorkspaceIsExact(t *testing.T) {
-	base := t.TempDir()
-	ws, wsc, sub := filepath.Join(base, "b"), filepath.Join(base, "bc"), filepath.Join(base, "b", "sub")
-	for _, d := range []string{wsc, sub} {
-		os.MkdirAll(d, 0o755)
-	}
-	link := filepath.Join(base, "link")
-	os.Symlink(ws, link)
-	list := []string{ws}
-	for dir, want := range map[string]bool{ws: true, link: true, ws + "/": true, wsc: false, sub: false, "relative": false} {
-		if got := TrustedWorkspace(list, dir); got != want {
-			t.Errorf("TrustedWorkspace(%q) = %v, want %v", dir, got, want)
-		}
-	}
-	if !TrustedWorkspace([]string{link}, ws) {
-		t.Error("a trusted path written through a link must trust where it leads")
 	}
 }

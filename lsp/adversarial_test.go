@@ -179,8 +179,8 @@ func TestAdversarialServeAgentRuleBypass(t *testing.T) {
 }
 
 // Class 3: the model writes a nested repository's .git/config and
-// .claude/settings.json; neither changes, and after the server shuts down
-// no placeholder is left in the workspace. The twin writes notes.txt.
+// .claude/settings.json; neither stays, and after the server shuts down
+// nothing else is in the workspace. The twin writes notes.txt.
 func TestAdversarialServeAgentProtectedPaths(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -198,11 +198,13 @@ func TestAdversarialServeAgentProtectedPaths(t *testing.T) {
 	config := filepath.Join(s.c.Dir, "vendor", "lib", ".git", "config")
 	before, _ := os.ReadFile(config)
 	s.run(t)
-	for _, id := range []string{"nested", "claude"} {
-		got := toolResult(t, s.srv, id)
-		if strings.Contains(got, "Exit code: 0") || !strings.Contains(got, "Sandboxed: yes") {
-			t.Errorf("attack %s: %q", id, got)
-		}
+	if got := toolResult(t, s.srv, "nested"); strings.Contains(got, "Exit code: 0") || !strings.Contains(got, "Sandboxed: yes") {
+		t.Errorf("attack nested: %q", got)
+	}
+	// A missing .claude the command makes is moved away (at once, so the
+	// write into it may fail) and the model is told where it is kept.
+	if got := toolResult(t, s.srv, "claude"); !strings.Contains(got, "Sandboxed: yes") || !strings.Contains(got, "the sandbox removed .claude it created: protected path; kept at "+filepath.Join(s.state, "warden", "quarantine")) {
+		t.Errorf("attack claude: %q", got)
 	}
 	if after, _ := os.ReadFile(config); string(after) != string(before) {
 		t.Errorf("the nested repository's config was written: %q", after)

@@ -19,6 +19,8 @@ type approvalState struct {
 	session *approvals.SessionStore
 	audit   *approvals.AuditLog
 	books   map[string]*approvals.RuleBook
+	// skipped are the missing writable roots already logged.
+	skipped map[string]bool
 }
 
 type approvalStateKey struct{}
@@ -75,6 +77,7 @@ func (s *Server) approvalParts(cfg config.Config, root string) (*approvals.RuleB
 	st := s.approvalState()
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	s.logSkippedRoots(st, cfg)
 	if st.audit == nil {
 		audit, err := approvals.OpenAuditLog(config.StateDir())
 		if err != nil {

@@ -163,10 +163,9 @@ func cacheEnv(env []string, dir, workspace string, roots []Root, home string) []
 }
 
 // buildVCSFlag turns Go's VCS stamping off when the workspace root has no
-// .git of its own: the sandbox masks the name with an unreadable
-// placeholder there, which go would take for a repository and fail on
-// ("error obtaining VCS status"). "" leaves GOFLAGS as it is (a repository,
-// or the user chose -buildvcs).
+// .git of its own: a .git the command makes there is moved away, which a
+// build that stamps could trip on ("error obtaining VCS status"). "" leaves
+// GOFLAGS as it is (a repository, or the user chose -buildvcs).
 func buildVCSFlag(goflags, workspace string) string {
 	if strings.Contains(goflags, "-buildvcs") {
 		return ""

@@ -50,8 +50,9 @@
 // /dev; waits for its spec; sets no_new_privs; makes every mount
 // read-only and nosuid, binds the writable roots writable and their protected
 // subpaths (ProtectedNames, a gitdir: target, Policy.ProtectedPaths) read-only
-// again, masking missing ones through a placeholder so they cannot be
-// created, and every repository found deeper in a root (scanRepos); masks the
+// again (the launcher watches missing ones and moves away what the command
+// creates there, see quarantine.go), and every repository found deeper in a
+// root (scanRepos); masks the
 // unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR, the
 // top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
 // $SSH_AUTH_SOCK, $TMUX and similar; the launcher finds them before each

@@ -25,41 +25,33 @@ import (
 // (approvals trusts them on the host for that reason).
 // info/ (attributes, exclude, sparse-checkout) runs nothing the work tree's
 // .gitattributes and .gitignore could not say, and an alternate names
-// objects, which the command may write anyway: a missing one is not masked
-// (a mask git cannot read would break git).
+// objects, which the command may write anyway: a missing one may be created.
 var GitObeyed = []string{
 	"config", "config.worktree", "commondir", "gitdir", "hooks", "info",
 	"objects/info/alternates", "objects/info/http-alternates", "branches", "remotes",
 }
 
-// gitMasked are the entries of GitObeyed made when missing, with the content
-// git reads from the mask: an empty config, a commondir naming the git dir
-// itself (git refuses an empty one), an empty hooks directory.
-var gitMasked = map[string]string{"config": "", "config.worktree": "", "commondir": ".\n", "hooks": dirMask}
+// gitGuarded are the entries of GitObeyed that must not be created while
+// missing: a new config, config.worktree or hooks runs code, a new commondir
+// points git at another git dir.
+var gitGuarded = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "hooks": true}
 
 // GitNested hold the git dirs of submodules and linked worktrees: read-only
-// (made when missing) so that no new git dir appears there, with each
-// existing git dir inside writable again and split the same way.
+// (one created while missing is moved away) so that no new git dir appears
+// there, with each existing git dir inside writable again and split the same
+// way.
 var GitNested = []string{"modules", "worktrees"}
 
-const (
-	dirMask = "\x00dir"
-	// gitMaskMode marks the masks Warden makes inside a git dir, so cleanup
-	// can tell them from the user's files: sticky (which nothing in a git
-	// dir is) and, for files, read-only. git reads them as an absent entry.
-	gitMaskFileMode = os.ModeSticky | 0o444
-	gitMaskDirMode  = os.ModeSticky | 0o755
-	gitMaxDepth     = 4
-)
+const gitMaxDepth = 4
 
 // GitPath is one entry of a git dir's split: Writable says whether it is
-// data (the git dir itself, a nested git dir) or held read-only. Mask is
-// set when Warden makes (and later removes) the entry.
+// data (the git dir itself, a nested git dir) or held read-only. Missing
+// says it did not exist when the run was set up: nothing is mounted there,
+// and one the command creates is moved away (quarantine).
 type GitPath struct {
 	Path     string
-	Writable bool   `json:",omitempty"`
-	Mask     string `json:",omitempty"` // the mask's content, dirMask for a directory
-	IsMask   bool   `json:",omitempty"` // Warden made the entry (Mask says with what)
+	Writable bool `json:",omitempty"`
+	Missing  bool `json:",omitempty"`
 }
 
 // gitLayout splits the git dir dir: first dir itself (writable), then its
@@ -75,43 +67,25 @@ func addGitLayout(out *[]GitPath, dir string, depth int) {
 	*out = append(*out, GitPath{Path: dir, Writable: true})
 	for _, n := range GitObeyed {
 		p := filepath.Join(dir, n)
-		_, err := os.Lstat(p)
-		mask, masked := gitMasked[n]
-		switch {
-		case err == nil && masked && isGitMask(p):
-			*out = append(*out, GitPath{Path: p, Mask: mask, IsMask: true}) // left by a crashed run
+		switch _, err := os.Lstat(p); {
 		case err == nil:
 			*out = append(*out, GitPath{Path: p})
-		case masked:
-			*out = append(*out, GitPath{Path: p, Mask: mask, IsMask: true})
+		case gitGuarded[n]:
+			*out = append(*out, GitPath{Path: p, Missing: true})
 		}
 	}
 	for _, p := range gitIncludes(dir) {
-		// An included file not made yet is masked as an empty config (or
-		// its first missing parent as an empty directory).
-		point, missing := maskPoint(dir, p)
-		switch {
-		case missing && point == p:
-			*out = append(*out, GitPath{Path: p, IsMask: true})
-		case missing:
-			*out = append(*out, GitPath{Path: point, Mask: dirMask, IsMask: true})
-		case isGitMask(point):
-			mask := ""
-			if st, err := os.Lstat(point); err == nil && st.IsDir() {
-				mask = dirMask
-			}
-			*out = append(*out, GitPath{Path: point, Mask: mask, IsMask: true})
-		default:
-			*out = append(*out, GitPath{Path: point})
-		}
+		// An included file not made yet must not be made by the command.
+		_, err := os.Lstat(p)
+		*out = append(*out, GitPath{Path: p, Missing: err != nil})
 	}
 	for _, n := range GitNested {
 		p := filepath.Join(dir, n)
 		if _, err := os.Lstat(p); err != nil {
-			*out = append(*out, GitPath{Path: p, Mask: dirMask, IsMask: true})
+			*out = append(*out, GitPath{Path: p, Missing: true})
 			continue
 		}
-		*out = append(*out, GitPath{Path: p, Mask: dirMask, IsMask: isGitMask(p)})
+		*out = append(*out, GitPath{Path: p})
 		if depth < gitMaxDepth {
 			for _, sub := range nestedGitDirs(p) {
 				addGitLayout(out, sub, depth+1)
@@ -195,58 +169,6 @@ func gitIncludes(dir string) []string {
 	return out
 }
 
-// isGitMask reports whether p is a mask Warden made in a git dir.
-func isGitMask(p string) bool {
-	st, err := os.Lstat(p)
-	if err != nil {
-		return false
-	}
-	if st.IsDir() {
-		if st.Mode()&(os.ModeSticky|os.ModePerm) != gitMaskDirMode {
-			return false
-		}
-		entries, err := os.ReadDir(p)
-		return err == nil && len(entries) == 0
-	}
-	if !st.Mode().IsRegular() || st.Mode()&(os.ModeSticky|os.ModePerm) != gitMaskFileMode || st.Size() > 2 {
-		return false
-	}
-	b, err := os.ReadFile(p)
-	return err == nil && (len(b) == 0 || string(b) == ".\n")
-}
-
-// makeGitMask creates the mask for p (missing) with its content.
-func makeGitMask(p, content string) error {
-	if content == dirMask {
-		if err := os.Mkdir(p, 0o755); err != nil {
-			return err
-		}
-		return os.Chmod(p, gitMaskDirMode)
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.WriteString(content)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(p, gitMaskFileMode)
-	}
-	if err != nil {
-		os.Remove(p)
-	}
-	return err
-}
-
-// removeGitMask removes p if it is still a mask Warden made.
-func removeGitMask(p string) {
-	if isGitMask(p) {
-		os.Remove(p)
-	}
-}
-
 // gitDirs lists the git dirs of root whose data the sandbox may write: the
 // top .git when it is a directory (or the target of a .git file, inside
 // the root), and the repositories found below (directories only: a .git
@@ -255,14 +177,14 @@ func removeGitMask(p string) {
 func gitDirs(r Root) []string {
 	var out []string
 	top := filepath.Join(r.Path, ".git")
-	if st, err := os.Lstat(top); err == nil && st.IsDir() && !IsPlaceholder(top) {
+	if st, err := os.Lstat(top); err == nil && st.IsDir() {
 		out = append(out, top)
 	} else if t, ok := gitdirTarget(top); ok && within(r.Path, t) && t != r.Path {
 		out = append(out, t)
 	}
 	if isScratch(r.Path) {
 		// Everyone's scratch: a repository found there stays read-only as
-		// a whole, and Warden writes no masks into it.
+		// a whole.
 		return out
 	}
 	for _, f := range r.Found {

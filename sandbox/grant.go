@@ -215,7 +215,7 @@ func (p Policy) checkWriteGrant(rp string) error {
 		return errors.New("write access to / is no sandbox: that is danger-full-access, a separate choice")
 	}
 	for _, part := range strings.Split(rp, string(filepath.Separator)) {
-		if slices.Contains(ProtectedNames, part) || protectedFiles[part] {
+		if slices.Contains(ProtectedNames, part) {
 			return fmt.Errorf("%s is or is inside the protected %s, which stays read-only", rp, part)
 		}
 	}

@@ -70,11 +70,13 @@ func TestGrantWriteEscapes(t *testing.T) {
 	}
 	for name, path := range attacks {
 		res := w.run(t, p, `mkdir "`+path+`" 2>/dev/null || echo pwned > "`+path+`"`)
-		FlushPlaceholders() // masks of missing protected paths go when the run ends
 		if _, err := os.Lstat(path); err == nil {
 			t.Errorf("%s: %s was created under a grant for A (exit %d: %s)", name, path, res.ExitCode, res.Output)
 		}
-		if res.ExitCode == 0 {
+		// A missing entry of an existing .git may be created, but it is
+		// moved to the quarantine as the run ends (checked above); every
+		// other write must fail outright.
+		if res.ExitCode == 0 && !strings.Contains(name, ".git") {
 			t.Errorf("%s: the write succeeded", name)
 		}
 	}

@@ -13,9 +13,3 @@ func HelperMain(args []string) {
 	fmt.Fprintln(os.Stderr, "warden: the sandbox helper runs only on Linux")
 	os.Exit(125)
 }
-
-// FlushPlaceholders has nothing to do where no placeholders are made.
-func FlushPlaceholders() {}
-
-// IsPlaceholder is always false where no placeholders are made.
-func IsPlaceholder(string) bool { return false }

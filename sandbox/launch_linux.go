@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -73,6 +73,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			// Only what the command can read at all needs a mask.
 			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), rootPaths(roots)...))
 		}
+		p.guardCfg = guardConfig{dir: c.Policy.quarantineDir(), cwd: c.Cwd, nested: nestedRoots(roots, c.Policy)}
 		useNS = namespacesUsable()
 		if !useNS {
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
@@ -98,6 +99,9 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			break
 		}
 		var refused *RefusedError
+		if errors.As(err, &refused) && strings.Contains(refused.Reason, vanished) && attempt < 3 {
+			continue // looked at again: now missing, and watched
+		}
 		if spec.Layers.Namespaces && attempt == 0 && isNamespaceError(err) && !errors.As(err, &refused) {
 			// The kernel (or a container around us) refuses the namespaces:
 			// fall back to Landlock + seccomp and say what that loses.
@@ -170,7 +174,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 		spare = false
 	}
-	ph, raw, err := finishSpec(spec, env, repos)
+	g, raw, err := finishSpec(spec, env, repos, p.guardCfg)
 	if err != nil {
 		h.kill()
 		return err
@@ -187,7 +191,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		if h != nil {
 			h.kill()
 		}
-		ph.release()
+		g.stop()
 		return err
 	}
 	if h.forward != nil {
@@ -197,7 +201,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 		if err != nil {
 			h.kill()
-			ph.release()
+			g.stop()
 			return refuse("network ask: %v", err)
 		}
 		h.forward = nil
@@ -205,8 +209,13 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	p.cmd, p.status = h.cmd, h.status
 	p.namespaced = spec.Layers.Namespaces
 	p.outputs = startCopying(p.cap, h.stdout, h.stderr)
+	if g != nil {
+		p.protect = g.finish
+		if g.gap != "" {
+			p.gaps = append(p.gaps, g.gap)
+		}
+	}
 	p.cleanup = func() {
-		ph.release()
 		// Start the next spare once this command is done, so a short
 		// command does not share the CPU with it.
 		spares.fill(key)
@@ -215,10 +224,11 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 }
 
 // finishSpec does the launcher's share of the set-up that depends on the
-// moment of the run: the unix sockets to mask and the placeholders for
-// missing protected paths. It returns the spec as the helper reads it.
-func finishSpec(spec helperSpec, env []string, repos func([]Root)) (*placeholders, []byte, error) {
-	var ph *placeholders
+// moment of the run: the unix sockets to mask, and the watch on the missing
+// protected paths (which starts before the command can create one). It
+// returns the spec as the helper reads it.
+func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfig) (*guard, []byte, error) {
+	var g *guard
 	if spec.Layers.Namespaces {
 		var err error
 		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
@@ -226,17 +236,34 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root)) (*placeholder
 		}
 		repos(spec.Roots)
 		splitGitDirs(spec.Roots)
-		if ph, err = makePlaceholders(spec.Roots); err != nil {
+		if g, err = newGuard(spec.Roots, gc); err != nil {
 			return nil, nil, err
 		}
 	}
 	spec.Env = env
 	raw, err := json.Marshal(spec)
 	if err != nil {
-		ph.release()
+		g.stop()
 		return nil, nil, err
 	}
-	return ph, raw, nil
+	return g, raw, nil
+}
+
+// nestedRoots are the roots whose new .git entries one and two levels down
+// are moved away after a run: not /tmp and $TMPDIR, where everyone's tests
+// and tools make repositories at any moment, nor the toolchain caches.
+func nestedRoots(roots []Root, pol Policy) map[string]bool {
+	out := map[string]bool{}
+	set := pol.cacheSet()
+	if set != "" {
+		set = resolveExisting(set)
+	}
+	for _, r := range roots {
+		if !isScratch(r.Path) && (set == "" || !within(set, r.Path)) {
+			out[r.Path] = true
+		}
+	}
+	return out
 }
 
 // helperProc is a started helper: cold, or a spare started ahead of need.
@@ -416,241 +443,4 @@ func (p *Process) killTree() {
 			p.cmd.Process.Kill()
 		}
 	}()
-}
-
-// placeholderMode marks the empty entries Warden creates as mount points for
-// protected paths that do not exist, so cleanup can tell them from the
-// user's own files.
-const placeholderMode = 0o000
-
-// placeholders are the mount points for missing protected paths. A mount
-// point is the only way to stop a name from being created, so each missing
-// protected path gets an empty, mode-000 entry that the helper masks
-// read-only.
-//
-// Removing a former mount point costs the kernel an RCU grace period (a few
-// milliseconds each), so placeholders outlive a run: this process holds a
-// shared flock on each writable root while it uses it, and a janitor removes
-// the placeholders once the root has been idle for placeholderIdle, and only
-// if it can upgrade to an exclusive lock, that is, when no other process has
-// a run there. No run ever loses its mask while it runs. FlushPlaceholders
-// cleans up at once (warden exec calls it before exiting); placeholders a
-// crashed process leaves behind are taken over by the next run's janitor.
-type placeholders struct {
-	roots []*rootUse
-}
-
-const placeholderIdle = 2 * time.Second
-
-// rootUse is this process's hold on one writable root.
-type rootUse struct {
-	root  Root
-	lock  *os.File // shared flock, held while the root is in use or warm
-	runs  int
-	timer *time.Timer
-}
-
-var rootUses = struct {
-	sync.Mutex
-	m map[string]*rootUse
-}{m: map[string]*rootUse{}}
-
-func makePlaceholders(roots []Root) (*placeholders, error) {
-	rootUses.Lock()
-	defer rootUses.Unlock()
-	ph := &placeholders{}
-	for _, r := range roots {
-		u := rootUses.m[r.Path]
-		if u == nil {
-			f, err := lockShared(r.Path)
-			if err != nil {
-				ph.releaseLocked()
-				return nil, err
-			}
-			u = &rootUse{root: r, lock: f}
-			rootUses.m[r.Path] = u
-		}
-		u.root = r // a gitdir: target may have changed
-		if u.timer != nil {
-			u.timer.Stop()
-			u.timer = nil
-		}
-		u.runs++
-		ph.roots = append(ph.roots, u)
-	}
-	// The roots' placeholders are made all at once (a few system calls per
-	// protected name). A name two nested roots share is made once: the
-	// other finds it there.
-	errs := make([]error, len(roots))
-	var wg sync.WaitGroup
-	for i, r := range roots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = ensurePlaceholders(r)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			ph.releaseLocked()
-			return nil, err
-		}
-	}
-	return ph, nil
-}
-
-func ensurePlaceholders(r Root) error {
-	for _, p := range r.Protected {
-		if !within(r.Path, p) {
-			continue // a gitdir target elsewhere: read-only already, or not there
-		}
-		point, missing := maskPoint(r.Path, p)
-		if !missing {
-			st, err := os.Lstat(point)
-			if err == nil && st.Mode()&os.ModeSymlink != 0 {
-				return refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", point)
-			}
-			continue
-		}
-		// The name itself gets an entry of its kind; a missing parent of a
-		// deeper protected path (~/.config of ~/.config/warden) a directory.
-		if point == p && protectedFiles[filepath.Base(p)] {
-			f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, placeholderMode)
-			if err == nil {
-				f.Close()
-			} else if !os.IsExist(err) {
-				return refuse("cannot protect %s: %v", p, err)
-			}
-			continue
-		}
-		if err := os.Mkdir(point, placeholderMode); err != nil && !os.IsExist(err) {
-			return refuse("cannot protect %s: %v", p, err)
-		}
-	}
-	for _, g := range r.Git {
-		if !g.IsMask {
-			if st, err := os.Lstat(g.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !g.Writable {
-				return refuse("%s is a symbolic link; Warden cannot keep it read-only (replace it with the file itself)", g.Path)
-			}
-			continue
-		}
-		if err := makeGitMask(g.Path, g.Mask); err != nil && !os.IsExist(err) {
-			return refuse("cannot protect %s: %v", g.Path, err)
-		}
-	}
-	return nil
-}
-
-func lockShared(dir string) (*os.File, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, refuse("open writable root: %v", err)
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB)
-		if err == nil {
-			return f, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) || time.Now().After(deadline) {
-			f.Close()
-			return nil, refuse("writable root %s is locked by another process (%v); cannot set up its protected paths", dir, err)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-// release ends this run's use of its roots; idle roots are cleaned later.
-func (ph *placeholders) release() {
-	if ph == nil {
-		return
-	}
-	rootUses.Lock()
-	defer rootUses.Unlock()
-	ph.releaseLocked()
-}
-
-func (ph *placeholders) releaseLocked() {
-	for _, u := range ph.roots {
-		u.runs--
-		if u.runs == 0 {
-			u := u
-			u.timer = time.AfterFunc(placeholderIdle, func() {
-				rootUses.Lock()
-				defer rootUses.Unlock()
-				if u.runs == 0 && rootUses.m[u.root.Path] == u {
-					u.cleanup()
-				}
-			})
-		}
-	}
-	ph.roots = nil
-}
-
-// cleanup removes the root's placeholders if no other process uses the root,
-// and drops this process's lock. Called with rootUses held.
-func (u *rootUse) cleanup() {
-	if u.timer != nil {
-		u.timer.Stop()
-	}
-	if unix.Flock(int(u.lock.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
-		// Each removal of a former mount point waits for an RCU grace
-		// period: remove them all at once, so the waits overlap.
-		var wg sync.WaitGroup
-		for _, p := range u.root.Protected {
-			if within(u.root.Path, p) {
-				point, missing := maskPoint(u.root.Path, p)
-				if !missing && IsPlaceholder(point) {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						removePlaceholder(point)
-					}()
-				}
-			}
-		}
-		for _, g := range u.root.Git {
-			if g.IsMask {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					removeGitMask(g.Path)
-				}()
-			}
-		}
-		wg.Wait()
-	}
-	u.lock.Close()
-	delete(rootUses.m, u.root.Path)
-}
-
-// FlushPlaceholders removes at once the placeholders of every root no run
-// is using. A short-lived process calls it before it exits.
-func FlushPlaceholders() {
-	rootUses.Lock()
-	defer rootUses.Unlock()
-	for _, u := range rootUses.m {
-		if u.runs == 0 {
-			u.cleanup()
-		}
-	}
-}
-
-// IsPlaceholder reports whether p is an entry Warden made as a mount point
-// for a missing protected path (an empty mode-000 file or directory), not
-// the user's: a .git placeholder does not make a project root.
-func IsPlaceholder(p string) bool {
-	st, err := os.Lstat(p)
-	if err != nil || st.Mode().Perm() != placeholderMode {
-		return false
-	}
-	return st.IsDir() || (st.Mode().IsRegular() && st.Size() == 0)
-}
-
-// removePlaceholder removes p if it is still a placeholder.
-func removePlaceholder(p string) {
-	if IsPlaceholder(p) {
-		os.Remove(p) // a directory that is not empty stays
-	}
 }

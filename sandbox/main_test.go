@@ -18,6 +18,14 @@ func TestMain(m *testing.M) {
 }
 
 func runTests(m *testing.M) int {
+	// What the sandbox moves away goes to the state directory: never the
+	// user's.
+	// (A re-run as another user, which may not write $TMPDIR, has its own
+	// HOME.)
+	if state, err := os.MkdirTemp("", "warden-sandbox-state-"); err == nil {
+		defer os.RemoveAll(state)
+		os.Setenv("XDG_STATE_HOME", state)
+	}
 	testHelper = os.Getenv("WARDEN_BIN")
 	if testHelper == "" {
 		dir, err := os.MkdirTemp("", "warden-sandbox-test-")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,8 +89,8 @@ func restoreDevRoots(roots []Root, hostDev int) error {
 }
 
 // finishMountView turns the view into the sandbox's: everything read-only and
-// nosuid, the writable roots writable, their protected subpaths read-only
-// again (placeholders masked too, so they cannot be removed and recreated),
+// nosuid, the writable roots writable, their existing protected subpaths
+// read-only again (a missing one is watched by the launcher, see quarantine),
 // existing unix sockets outside masked (spec.Sockets, found by the
 // launcher), directories that may hold sockets but cannot be listed
 // hidden, and the read policy's secrets masked (spec.Secrets).
@@ -188,8 +189,8 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 	return nil
 }
 
-// bindProtected makes each protected path (or the placeholder that masks
-// it) and each repository found a mount point, to be made read-only once the
+// bindProtected makes each existing protected path and each repository
+// found a mount point, to be made read-only once the
 // roots are writable. The directories between a root and a deeper protected
 // path are pinned (bound onto themselves, still writable): a mount point
 // cannot be renamed or removed, so the command cannot move ~/.config away and
@@ -215,16 +216,18 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 	}
 	for _, r := range roots {
 		for _, p := range r.Protected {
-			point, missing := maskPoint(r.Path, p)
-			if missing {
+			if slices.Contains(r.Missing, p) {
+				continue // missing at set-up: the launcher moves away one the command makes
+			}
+			if _, err := os.Lstat(p); err != nil {
 				if within(r.Path, p) {
-					// The launcher made a placeholder here; without it the
-					// name could be created unmasked. Refuse, never skip.
-					return nil, nil, nil, fmt.Errorf("protected path %s vanished before it could be masked", p)
+					// It existed when the launcher looked, so nobody watches
+					// the name: refuse, never skip.
+					return nil, nil, nil, fmt.Errorf("protected path %s %s", p, vanished)
 				}
 				continue // a gitdir target elsewhere that is gone: nothing to protect
 			}
-			if err := hold(r, point, true, &protected); err != nil {
+			if err := hold(r, p, true, &protected); err != nil {
 				return nil, nil, nil, err
 			}
 		}
@@ -253,7 +256,7 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 // one with its parents pinned), their read-only entries so they cannot be
 // removed and made anew. A git dir found below the root that is gone is
 // skipped; a read-only entry that is gone refuses the run (its name could
-// be created unmasked).
+// be created unwatched). Missing entries are watched by the launcher.
 func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath, error) {
 	var held []GitPath
 	var points []string
@@ -261,7 +264,7 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 	top := filepath.Join(r.Path, ".git")
 	target, _ := gitdirTarget(top)
 	for _, g := range r.Git {
-		if gone != "" && within(gone, g.Path) {
+		if g.Missing || (gone != "" && within(gone, g.Path)) {
 			continue
 		}
 		pin := g.Path == top || g.Path == target
@@ -277,6 +280,11 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 	}
 	return held, nil
 }
+
+// vanished says a protected path went away between the launcher's look and
+// the helper's mount (another process removed it, as in a shared /tmp): the
+// launcher sets the run up again.
+const vanished = "vanished before it could be held read-only"
 
 func bind(src, dst string) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {

@@ -40,18 +40,13 @@ func ParseMode(s string) (Mode, error) {
 }
 
 // ProtectedNames are the entries at the top of every writable root that stay
-// read-only, even when they do not exist yet: they configure tools that run
-// code (git hooks, direnv, editors, MCP servers, Warden and other agents).
+// read-only, and that a command may not create (one it creates is moved
+// away): they configure tools that run code (git hooks, direnv, editors, MCP servers, Warden and other agents).
 // Every .git deeper in a root is read-only too (see scanRepos).
 var ProtectedNames = []string{
 	".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix",
 	".envrc", ".mcp.json", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc",
 }
-
-// protectedFiles are the protected names that are files, not directories: a
-// missing one is masked by an empty file (which git, for .gitconfig, reads
-// as unreadable and skips).
-var protectedFiles = map[string]bool{".envrc": true, ".mcp.json": true, ".gitmodules": true, ".nvim.lua": true, ".nvimrc": true, ".exrc": true, ".gitconfig": true}
 
 // Policy is what a sandboxed command may do. The zero value is a
 // workspace-write policy without network.
@@ -84,6 +79,10 @@ type Policy struct {
 
 	// Caches are the sandbox's private toolchain caches (workspace-write).
 	Caches Caches
+
+	// Quarantine is where protected paths a command created are moved
+	// (absolute); empty means QuarantineDir().
+	Quarantine string
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -174,10 +173,14 @@ func (p Policy) Sandboxed() bool {
 // Root is one writable directory and the paths inside it that stay read-only.
 type Root struct {
 	Path string // absolute, symlinks resolved
-	// Protected are read-only whether they exist or not: a missing one (or
-	// its first missing parent) is masked so it cannot be created. Absolute
-	// paths, under Path but for a gitdir: target elsewhere.
+	// Protected are read-only while they exist; a missing one the command
+	// creates is moved away and reported. Absolute paths, under Path but for
+	// a gitdir: target elsewhere.
 	Protected []string
+	// Missing are the Protected paths that did not exist when the launcher
+	// set up the run: nothing is mounted there, and one the command creates
+	// is moved away (see quarantine).
+	Missing []string `json:",omitempty"`
 	// Found are existing repositories deeper in the tree (.git directories
 	// and files, their gitdir: targets, $GIT_DIR), found by scanRepos when
 	// the command starts: read-only while they exist.

@@ -57,6 +57,50 @@ var BuiltinReadDeny = []string{
 	".codex/auth.json", ".claude.json", ".claude/.credentials.json",
 }
 
+// envSecrets are the built-in credential stores where the user's
+// environment moved them: the entries under ~/.config and ~/.local/share
+// below $XDG_CONFIG_HOME and $XDG_DATA_HOME, and the stores tools find
+// through their own variables. Only absolute values count: a relative one
+// would change meaning with the working directory.
+func envSecrets(getenv func(string) string) []string {
+	var out []string
+	abs := func(v string) (string, bool) {
+		v = strings.TrimSpace(v)
+		if !filepath.IsAbs(v) {
+			return "", false
+		}
+		return filepath.Clean(v), true
+	}
+	for prefix, env := range map[string]string{".config/": "XDG_CONFIG_HOME", ".local/share/": "XDG_DATA_HOME"} {
+		base, ok := abs(getenv(env))
+		if !ok {
+			continue
+		}
+		for _, rel := range BuiltinReadDeny {
+			if rest, ok := strings.CutPrefix(rel, prefix); ok {
+				out = append(out, filepath.Join(base, rest))
+			}
+		}
+	}
+	for _, v := range []struct{ env, rel string }{
+		{"GNUPGHOME", ""}, {"DOCKER_CONFIG", "config.json"}, {"PASSWORD_STORE_DIR", ""},
+		{"AWS_SHARED_CREDENTIALS_FILE", ""}, {"AWS_CONFIG_FILE", ""},
+		{"CLOUDSDK_CONFIG", ""}, {"GH_CONFIG_DIR", ""},
+	} {
+		if p, ok := abs(getenv(v.env)); ok {
+			out = append(out, filepath.Join(p, v.rel))
+		}
+	}
+	// KUBECONFIG is a list of files, each a credential.
+	for _, f := range filepath.SplitList(getenv("KUBECONFIG")) {
+		if p, ok := abs(f); ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // ReadPolicy is what a sandboxed command may read. The zero value is
 // deny-secrets with the built-in list under $HOME.
 type ReadPolicy struct {
@@ -106,6 +150,7 @@ func (p Policy) ReadDenyPatterns() []string {
 			out = append(out, filepath.Join(h, rel))
 		}
 	}
+	out = append(out, envSecrets(os.Getenv)...)
 	for _, d := range p.Reads.Deny {
 		out = append(out, filepath.Clean(d))
 	}

@@ -36,7 +36,7 @@ func Diagnose(ctx context.Context, helper string) Report {
 	r := Report{Kernel: Probe(), Namespaces: ProbeNamespaces("")}
 	ws, err := os.MkdirTemp("", "warden-doctor-")
 	if err == nil {
-		defer func() { FlushPlaceholders(); os.RemoveAll(ws) }()
+		defer os.RemoveAll(ws)
 		start := time.Now()
 		res, err := Run(ctx, Command{
 			Argv:   []string{"/bin/sh", "-c", "echo x > ok && ! echo x > /warden-doctor-denied 2>/dev/null"},

@@ -189,27 +189,3 @@ type dirEntry struct {
 	name         string
 	dir, regular bool
 }
-
-// maskPoint says where a protected path p under root is held read-only: p
-// itself when it exists, else the first of its parents below root that is
-// missing (missing true: a placeholder goes there), a placeholder, or not a
-// directory. A p outside root is its own mask point.
-func maskPoint(root, p string) (point string, missing bool) {
-	if !within(root, p) || p == root {
-		_, err := os.Lstat(p)
-		return p, err != nil
-	}
-	rel, _ := filepath.Rel(root, p)
-	cur := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
-		st, err := os.Lstat(cur)
-		if err != nil {
-			return cur, true
-		}
-		if cur == p || IsPlaceholder(cur) || !st.IsDir() {
-			return cur, false
-		}
-	}
-	return p, false
-}

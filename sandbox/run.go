@@ -91,6 +91,11 @@ type Result struct {
 	// had to say about it (NetworkNoter), e.g. the hosts it refused.
 	Network      NetworkMode
 	NetworkNotes []string
+	// Removed are the protected paths the command created (a .git, .envrc
+	// or .vscode that did not exist), which the sandbox moved away to the
+	// quarantine directory. Callers show each (Removed.String) to the user
+	// and the model.
+	Removed []Removed
 }
 
 // Success reports a zero exit status with no timeout or cancellation.
@@ -136,6 +141,10 @@ type Process struct {
 	outputs    *outputCopy // nil when exec.Cmd copies the output itself
 	namespaced bool
 	cleanup    func()
+	// guardCfg and protect: the watch on missing protected paths (Linux);
+	// protect ends it after the command and returns what it moved away.
+	guardCfg guardConfig
+	protect  func() []Removed
 	// evict keeps the toolchain caches within their cap, after the run.
 	evict func()
 	// roots are the writable roots Start already resolved (for the cache
@@ -375,6 +384,9 @@ func (p *Process) Wait() Result {
 
 func (p *Process) wait() {
 	r := p.collect()
+	if p.protect != nil {
+		r.Removed = p.protect()
+	}
 	if p.cleanup != nil {
 		p.cleanup()
 	}
@@ -389,7 +401,9 @@ func (p *Process) wait() {
 	p.cap.mu.Lock()
 	r.Stdout, r.Stderr, r.Output, r.Truncated = p.cap.stdout, p.cap.stderr, p.cap.combined, p.cap.truncated
 	p.cap.mu.Unlock()
-	if !r.TimedOut && !r.Canceled {
+	// A failure after the sandbox moved away what the command created is
+	// Warden's doing, not a denial to retry without the sandbox.
+	if !r.TimedOut && !r.Canceled && len(r.Removed) == 0 {
 		r.SandboxDenied, r.DenialReason = detectDenial(p.sandboxed, r.ExitCode, r.Signal, r.Stdout, r.Stderr)
 		if path, ok := readDenial(p.secrets, r.ExitCode, r.Stdout, r.Stderr); ok {
 			r.SandboxDenied, r.DenialReason = true, "read of "+path+" denied by the sandbox's read policy"
@@ -403,6 +417,14 @@ func (p *Process) wait() {
 	}
 	p.result = r
 	close(p.done)
+}
+
+// quarantineDir is where the run keeps what it moves away.
+func (p Policy) quarantineDir() string {
+	if p.Quarantine != "" {
+		return p.Quarantine
+	}
+	return QuarantineDir()
 }
 
 // writableRoots are the policy's resolved writable roots, resolved once per

@@ -12,7 +12,7 @@ import (
 // agent loop) keeps one spare helper per kind of sandbox, started in the
 // background after each run and waiting for its spec. The next run of that
 // kind only sends the spec. Everything that depends on the command or on the
-// moment (the policy's mounts, the socket scan, placeholders, environment,
+// moment (the policy's mounts, the socket scan, the protected-path watch, environment,
 // working directory, Landlock, seccomp, capabilities, limits) still happens
 // when it runs, and a spare's mount namespace keeps receiving the host's
 // mounts and unmounts until then.

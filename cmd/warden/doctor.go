@@ -41,6 +41,7 @@ type doctorReport struct {
 	Config  doctorConfig   `json:"config"`
 	Model   doctorModel    `json:"model"`
 	Network doctorNetwork  `json:"network"`
+	Roots   doctorRoots    `json:"writable_roots"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -80,6 +81,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep.Caches = cacheReport()
 	rep.Config, rep.Model = modelReport(ctx)
 	rep.Network = networkReport(rep.Sandbox.Mechanism)
+	rep.Roots = rootsReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -135,6 +137,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	}
 	printNetwork(w, rep.Network)
 	printReads(w, rep.Reads)
+	printRoots(w, rep.Roots)
 	printCaches(w, rep.Caches)
 	e := rep.Env
 	fmt.Fprintln(w, "\nenvironment: every command's variables, sandboxed or not, minus secrets:")

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
 )
 
 // exitRefused is the exit status when Warden would not run the command.
@@ -57,8 +56,5 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return usageError(env, "exec", "%v", err)
 	}
-	code := runApproved(ctx, env, cfg, args, cwd, policy, execOpts.timeout, execOpts.approval)
-	// Leave no placeholder for a protected path behind in the workspace.
-	sandbox.FlushPlaceholders()
-	return code
+	return runApproved(ctx, env, cfg, args, cwd, policy, execOpts.timeout, execOpts.approval)
 }

@@ -49,11 +49,13 @@ prefix_rule(pattern=["git", "submodule"], decision="allow")
 	if code != 0 {
 		t.Fatalf("setting up lib in the sandbox: exit %d %s", code, errOut)
 	}
+	// The new repository is moved to the quarantine when the command ends:
+	// lib is an empty directory again, and git on the host finds nothing
+	// of the command's there.
+	if _, err := os.Lstat(filepath.Join(ws, "lib", ".git")); err == nil || !strings.Contains(errOut, "the sandbox removed lib/.git it created: protected path; kept at ") {
+		t.Fatalf("the sandbox-made lib/.git stayed (%v) or was not reported: %s", err, errOut)
+	}
 	for _, argv := range [][]string{{"git", "status"}, {"git", "diff"}, {"git", "submodule", "status"}} {
-		out, _, _ := wardenIn(t, env, append([]string{"policy", "check", "--json", "--rules", rules, "--cwd", ws, "--"}, argv...)...)
-		if bypasses(out) {
-			t.Errorf("attack: %v with a sandbox-made submodule repository bypasses the sandbox: %s", argv, out)
-		}
 		wardenIn(t, env, append([]string{"exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--"}, argv...)...)
 		if exists("sub") {
 			t.Fatalf("attack: %v ran the sandbox-made submodule's fsmonitor on the host", argv)

@@ -79,20 +79,20 @@ prefix_rule(pattern=["cd"], decision="allow")
 	env := isolated(home)
 	exists := func(name string) bool { _, err := os.Stat(filepath.Join(marks, name)); return err == nil }
 
-	// A sandboxed command may make a new repository (a mount cannot stop it)
-	// and point its fsmonitor at a program.
+	// A sandboxed command may make a new repository and point its fsmonitor
+	// at a program (and run git there, sandboxed); once it ends the new
+	// repository is moved to the quarantine, and the user is told.
 	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
-		"sh", "-c", `git init -q sub && git -C sub config core.fsmonitor "touch `+marks+`/nested"`)
+		"sh", "-c", `git init -q sub && git -C sub config core.fsmonitor "touch `+marks+`/nested" && git -C sub status >/dev/null`)
 	if code != 0 {
 		t.Fatalf("setting up the nested repository in the sandbox: exit %d %s", code, errOut)
 	}
-	// Attacks: git status there, under an allow rule. It may run, but only
-	// in the sandbox: the marker outside never appears.
+	if _, err := os.Lstat(filepath.Join(ws, "sub", ".git")); err == nil || !strings.Contains(errOut, "warden exec: the sandbox removed sub/.git it created: protected path; kept at "+filepath.Join(home, "state", "warden", "quarantine")) {
+		t.Fatalf("the sandbox-made repository stayed (%v) or was not reported: %s", err, errOut)
+	}
+	// Attacks: git status there, under an allow rule: it runs in the
+	// workspace's own repository now, and the marker never appears.
 	for _, argv := range [][]string{{"git", "-C", "sub", "status"}, {"sh", "-c", "cd sub && git status"}} {
-		out, _, _ := wardenIn(t, env, append([]string{"policy", "check", "--json", "--rules", rules, "--cwd", ws, "--"}, argv...)...)
-		if bypasses(out) {
-			t.Errorf("%v in a sandbox-made repository bypasses the sandbox: %s", argv, out)
-		}
 		wardenIn(t, env, append([]string{"exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--"}, argv...)...)
 		if exists("nested") {
 			t.Fatalf("%v ran the sandbox-made repository's fsmonitor on the host", argv)
@@ -106,7 +106,7 @@ prefix_rule(pattern=["cd"], decision="allow")
 		t.Errorf("twin: git status in the workspace's own repository no longer bypasses: %s", out)
 	}
 	stdout, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if code != 0 || !strings.Contains(stdout, "sub/") || !exists("top") {
+	if code != 0 || !exists("top") {
 		t.Errorf("twin: git status under the rule: exit %d, marker %v, out %q err %q", code, exists("top"), stdout, errOut)
 	}
 }
@@ -132,7 +132,9 @@ func TestProtectedWardenConfigInHomeWorkspace(t *testing.T) {
 	env := homeEnv(home)
 	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--",
 		"sh", "-c", `mkdir -p .config/warden/rules && echo 'prefix_rule(pattern=["sh"], decision="allow")' > .config/warden/rules/x.rules`)
-	if _, err := os.Stat(filepath.Join(home, ".config/warden/rules/x.rules")); code == 0 || err == nil {
+	// It may land inside for a moment; it is moved away and reported.
+	undone := strings.Contains(errOut, "the sandbox removed .config/warden it created: protected path; kept at "+filepath.Join(home, ".local", "state", "warden", "quarantine"))
+	if _, err := os.Stat(filepath.Join(home, ".config/warden")); err == nil || (code == 0 && !undone) {
 		t.Errorf("attack: a rule written into Warden's config dir: exit %d %s", code, errOut)
 	}
 	_, errOut, code = wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--",
@@ -145,7 +147,7 @@ func TestProtectedWardenConfigInHomeWorkspace(t *testing.T) {
 	if code != 0 {
 		t.Errorf("twin: writing beside Warden's dirs failed: exit %d %s", code, errOut)
 	}
-	// Nothing of the masks is left behind.
+	// Nothing else is left behind.
 	if entries, _ := os.ReadDir(filepath.Join(home, ".config")); len(entries) != 1 || entries[0].Name() != "other" {
 		t.Errorf(".config after the runs holds %v", entries)
 	}
@@ -185,9 +187,10 @@ func TestProtectedAgentAndEditorConfig(t *testing.T) {
 		`mkdir -p .cursor/rules`,
 		`echo '!id' > .exrc`,
 	} {
-		_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", attack)
-		if code == 0 {
-			t.Errorf("attack %q succeeded: %s", attack, errOut)
+		// It may run inside; what it made is moved away and reported.
+		_, errOut, _ := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", attack)
+		if !strings.Contains(errOut, " it created: protected path; kept at "+filepath.Join(home, "state", "warden", "quarantine")) {
+			t.Errorf("attack %q not reported: %s", attack, errOut)
 		}
 	}
 	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", `echo '{}' > .prettierrc && echo x > .editorconfig`)

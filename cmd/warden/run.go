@@ -65,9 +65,6 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	// ahead of each.
 	sandbox.KeepSpareHelpers(true)
 	defer sandbox.KeepSpareHelpers(false)
-	// Leave no placeholder for a protected path behind in the workspace
-	// (the idle janitor's timers die with the process).
-	defer sandbox.FlushPlaceholders()
 	task := strings.Join(args, " ")
 	cfg, err := config.Load(config.File())
 	if err != nil {

@@ -54,9 +54,6 @@ func init() {
 			// started ahead of each.
 			sandbox.KeepSpareHelpers(true)
 			defer sandbox.KeepSpareHelpers(false)
-			// Leave no placeholder for a protected path behind in the
-			// workspace (the idle janitor's timers die with the process).
-			defer sandbox.FlushPlaceholders()
 
 			cfg, cfgErr := config.Load(config.File())
 			if cfgErr != nil {

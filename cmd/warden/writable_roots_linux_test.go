@@ -72,6 +72,9 @@ func TestWritableRootMissing(t *testing.T) {
 	if _, err := os.Stat(missing); err == nil {
 		t.Errorf("the skipped root was created")
 	}
+	if out, _, _ := runWarden(t, "doctor"); !strings.Contains(out, "  - "+missing+": does not exist, skipped\n") || !strings.Contains(out, "  - "+other+"\n") {
+		t.Errorf("doctor does not list the skipped root:\n%s", out)
+	}
 
 	_, stderr, code = runWarden(t, "exec", "--yes", "--sandbox", "workspace-write", "--cwd", ws, "--writable-root", missing, "--", "true")
 	if code == 0 || !strings.Contains(stderr, missing+" does not exist") {

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// doctorRoots are the configured writable roots and where protected paths
+// a command creates are kept.
+type doctorRoots struct {
+	Configured []string `json:"configured"`
+	// Skipped are configured roots that do not exist: commands run without
+	// them (as in Codex), so a typo is easy to miss.
+	Skipped    []string `json:"skipped"`
+	Quarantine string   `json:"quarantine"`
+	Error      string   `json:"error,omitempty"`
+}
+
+func rootsReport() doctorRoots {
+	r := doctorRoots{Configured: []string{}, Skipped: []string{}, Quarantine: sandbox.QuarantineDir()}
+	cfg, err := config.Load(config.File())
+	if err != nil {
+		r.Error = "the config does not load: " + err.Error()
+		return r
+	}
+	used, missing := config.WritableRoots(cfg)
+	r.Configured = append(r.Configured, used...)
+	r.Skipped = append(r.Skipped, missing...)
+	return r
+}
+
+func printRoots(w io.Writer, r doctorRoots) {
+	if r.Error != "" {
+		fmt.Fprintf(w, "\nwritable roots: unknown: %s\n", r.Error)
+		return
+	}
+	fmt.Fprintln(w, "\nwritable roots (writable_roots in config.toml), besides the workspace, $TMPDIR and /tmp:")
+	if len(r.Configured) == 0 && len(r.Skipped) == 0 {
+		fmt.Fprintln(w, "  - none configured")
+	}
+	for _, c := range r.Configured {
+		fmt.Fprintf(w, "  - %s\n", c)
+	}
+	for _, s := range r.Skipped {
+		fmt.Fprintf(w, "  - %s: does not exist, skipped\n", s)
+	}
+	fmt.Fprintf(w, "protected names a command creates (.git, .envrc, .vscode, ...) are moved to %s and reported\n", r.Quarantine)
+}

@@ -1,0 +1,87 @@
+package sandbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+)
+
+// A protected name that does not exist (.git, .envrc, .vscode in a
+// workspace without them, a git dir's missing hooks) cannot be held
+// read-only by a mount without putting something in the user's tree, which
+// git status, grep -r and find would see. So nothing is put there: the
+// launcher watches those names while the command runs and moves away at
+// once whatever the command creates there, checks again after the run (with
+// the new .git entries one and two levels down), and keeps what it moved in
+// Warden's state directory, where the user can look at it or move it back.
+// The command may see its creation briefly; anything it runs there runs
+// inside the sandbox.
+
+// guardConfig is what a run's guard needs besides the roots.
+type guardConfig struct {
+	dir    string          // quarantine directory; empty: delete what is moved away
+	cwd    string          // for the paths messages show
+	nested map[string]bool // roots whose new .git entries below the top are checked
+}
+
+// Removed is one protected path the command created, which the sandbox
+// moved away.
+type Removed struct {
+	// Path is where the command created it (absolute).
+	Path string `json:"path"`
+	// Shown is Path as messages show it: relative to the command's working
+	// directory when inside it.
+	Shown string `json:"shown"`
+	// Kept is where it is kept now, under the quarantine directory; empty
+	// when it could not be kept and was deleted (Err says why).
+	Kept string `json:"kept,omitempty"`
+	// Err says what failed; when it is set and Kept is empty the path may
+	// still be there.
+	Err string `json:"error,omitempty"`
+}
+
+// String is the line shown to the user and the model.
+func (r Removed) String() string {
+	switch {
+	case r.Kept != "":
+		return fmt.Sprintf("the sandbox removed %s it created: protected path; kept at %s", r.Shown, r.Kept)
+	case r.Err != "":
+		return fmt.Sprintf("the sandbox could not move away %s it created (a protected path): %s", r.Shown, r.Err)
+	}
+	return fmt.Sprintf("the sandbox removed %s it created: protected path", r.Shown)
+}
+
+// QuarantineDir is where moved-away paths are kept when the policy names no
+// place: quarantine under Warden's state directory ($XDG_STATE_HOME/warden,
+// default ~/.local/state/warden, as config.StateDir), which is a protected
+// path itself. Empty when there is no home directory.
+func QuarantineDir() string {
+	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "warden", "quarantine")
+	}
+	if h := os.Getenv("HOME"); filepath.IsAbs(h) && filepath.Clean(h) != "/" {
+		return filepath.Join(h, ".local", "state", "warden", "quarantine")
+	}
+	return ""
+}
+
+var quarantineSeq atomic.Int64
+
+// quarantineRun names one run's directory under the quarantine directory:
+// a time to sort by, the process and a sequence number so runs never share.
+func quarantineRun() string {
+	return time.Now().UTC().Format("20060102T150405.000") + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(quarantineSeq.Add(1), 10)
+}
+
+// shownPath is p relative to cwd when inside it, else p.
+func shownPath(cwd, p string) string {
+	if cwd != "" && within(cwd, p) && p != cwd {
+		if rel, err := filepath.Rel(cwd, p); err == nil {
+			return rel
+		}
+	}
+	return p
+}

@@ -1,0 +1,558 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
+)
+
+// guard watches one run's missing protected paths (see quarantine.go).
+type guard struct {
+	cfg     guardConfig
+	run     string // this run's directory under cfg.dir
+	missing []watched
+	gap     string // why the names are checked only after the run
+
+	mu      sync.Mutex
+	live    bool // registered with the hub: events are handled
+	watched map[string]bool
+	removed []Removed
+	snaps   []nestedSnap
+}
+
+// hub is the process's one inotify instance, shared by the runs' guards:
+// closing an instance that held a watch waits for an SRCU grace period
+// (10-20 ms), which a per-run instance would add to every command. Watches
+// are counted per directory and removed when no guard needs them.
+var hub struct {
+	once sync.Once
+	w    *fsnotify.Watcher
+	err  error
+
+	mu     sync.Mutex
+	dirs   map[string]int
+	guards map[*guard]bool
+}
+
+func startHub() error {
+	hub.once.Do(func() {
+		hub.w, hub.err = fsnotify.NewWatcher()
+		if hub.err != nil {
+			return
+		}
+		hub.dirs, hub.guards = map[string]int{}, map[*guard]bool{}
+		go hubLoop()
+	})
+	return hub.err
+}
+
+// hubLoop hands each event to the guards.
+func hubLoop() {
+	for {
+		select {
+		case ev, ok := <-hub.w.Events:
+			if !ok {
+				return
+			}
+			// A rename into the directory is a Create too; Chmod may make
+			// a stale placeholder (below) usable.
+			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) {
+				for _, g := range hubGuards() {
+					g.event(ev.Name)
+				}
+			}
+		case err, ok := <-hub.w.Errors:
+			if !ok {
+				return
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				for _, g := range hubGuards() {
+					g.event("/")
+				}
+			}
+		}
+	}
+}
+
+func hubGuards() []*guard {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	out := make([]*guard, 0, len(hub.guards))
+	for g := range hub.guards {
+		out = append(out, g)
+	}
+	return out
+}
+
+// hubWatch adds a counted watch on dir.
+func hubWatch(dir string) error {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if hub.dirs[dir] == 0 {
+		if err := hub.w.Add(dir); err != nil {
+			return err
+		}
+	}
+	hub.dirs[dir]++
+	return nil
+}
+
+// hubRelease ends g's registration and its watches.
+func hubRelease(g *guard, dirs map[string]bool) {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	delete(hub.guards, g)
+	for d := range dirs {
+		if hub.dirs[d]--; hub.dirs[d] <= 0 {
+			delete(hub.dirs, d)
+			hub.w.Remove(d) // gone already is fine
+		}
+	}
+}
+
+// watched is one missing protected path and the writable root it is in.
+type watched struct{ root, path string }
+
+// nestedSnap is what a root held one level down when the run started: its
+// directories and which of them held a .git.
+type nestedSnap struct {
+	root  string
+	skip  []string // other roots inside it, checked on their own
+	dirs  map[string]bool
+	repos map[string]bool
+}
+
+// Bounds of what is kept: a command that makes a huge protected tree on
+// another filesystem gets it deleted rather than copied whole.
+const (
+	keepMaxBytes = 64 << 20
+	nestedDepth  = 2 // a new directory's .git entries this deep are checked
+)
+
+// newGuard records each root's missing protected paths in its Missing (the
+// helper mounts nothing there), refuses a protected path that is a symbolic
+// link (it cannot be held read-only), snapshots the nested roots and starts
+// watching. It runs before the command starts.
+func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
+	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[string]bool{}}
+	for _, r := range roots {
+		if cfg.dir != "" && within(r.Path, resolveExisting(cfg.dir)) {
+			// Made now, before the missing paths are listed: Warden's state
+			// directory is one of them (a home workspace), and the guard
+			// must not take its own quarantine for the command's doing.
+			if err := os.MkdirAll(cfg.dir, 0o700); err != nil {
+				return nil, refuse("the quarantine directory %s: %v", cfg.dir, err)
+			}
+			break
+		}
+	}
+	for i := range roots {
+		r := &roots[i]
+		r.Missing = nil
+		for _, p := range r.Protected {
+			if !within(r.Path, p) {
+				continue // a gitdir target elsewhere: read-only already, or not there
+			}
+			st, err := os.Lstat(p)
+			switch {
+			case err != nil:
+				r.Missing = append(r.Missing, p)
+				g.missing = append(g.missing, watched{r.Path, p})
+			case st.Mode()&os.ModeSymlink != 0:
+				return nil, refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
+			}
+		}
+		for _, gp := range r.Git {
+			if gp.Missing {
+				g.missing = append(g.missing, watched{r.Path, gp.Path})
+				continue
+			}
+			if st, err := os.Lstat(gp.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !gp.Writable {
+				return nil, refuse("%s is a symbolic link; Warden cannot keep it read-only (replace it with the file itself)", gp.Path)
+			}
+		}
+	}
+	for _, r := range roots {
+		if cfg.nested[r.Path] {
+			g.snaps = append(g.snaps, snapNested(r.Path, roots))
+		}
+	}
+	if len(g.missing) == 0 {
+		return g, nil
+	}
+	if err := startHub(); err != nil {
+		// Still checked after the run; say what is lost.
+		g.gap = fmt.Sprintf("protected names the command creates are moved away only after it ends, not at once: inotify is unavailable (%v)", err)
+		return g, nil
+	}
+	hub.mu.Lock()
+	hub.guards[g] = true
+	hub.mu.Unlock()
+	g.mu.Lock()
+	g.live = true
+	for _, m := range g.missing {
+		g.advance(m)
+	}
+	g.mu.Unlock()
+	return g, nil
+}
+
+// event moves away each missing protected path at or below name as soon as
+// it appears ("/" after lost events: all of them).
+func (g *guard) event(name string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.live {
+		return
+	}
+	for _, m := range g.missing {
+		if within(name, m.path) {
+			g.advance(m)
+		}
+	}
+}
+
+// unwatch ends g's share of the hub. Called with g.mu.
+func (g *guard) unwatch() {
+	if g.live {
+		g.live = false
+		hubRelease(g, g.watched)
+	}
+}
+
+// advance moves m away if it exists, else watches the deepest directory of
+// its path that exists, looking again after each new watch so that a
+// directory made before the watch took hold is not missed. Called with g.mu.
+func (g *guard) advance(m watched) {
+	for range 64 {
+		dir, exists := deepestDir(m.root, m.path)
+		if exists && stalePlaceholder(m.path) {
+			dir = filepath.Dir(m.path) // watched for a chmod that makes it usable
+		} else if exists {
+			g.quarantine(m.root, m.path)
+			return
+		}
+		if g.watched[dir] {
+			return
+		}
+		if err := hubWatch(dir); err != nil {
+			if g.gap == "" {
+				g.gap = fmt.Sprintf("some protected names the command creates are moved away only after it ends: watching %s failed (%v)", dir, err)
+			}
+			return
+		}
+		g.watched[dir] = true
+	}
+}
+
+// deepestDir walks p's path down from root and returns its deepest existing
+// directory (never through a symbolic link), or exists when p itself exists.
+func deepestDir(root, p string) (dir string, exists bool) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." {
+		return root, false
+	}
+	dir = root
+	parts := strings.Split(rel, string(filepath.Separator))
+	for i, part := range parts {
+		cur := filepath.Join(dir, part)
+		st, err := os.Lstat(cur)
+		if err != nil {
+			return dir, false
+		}
+		if i == len(parts)-1 {
+			return dir, true
+		}
+		if !st.IsDir() {
+			return dir, false
+		}
+		dir = cur
+	}
+	return dir, false
+}
+
+// finish stops watching and, the command being gone, moves away every
+// missing protected path that exists now and every .git that appeared one
+// or two levels down in the nested roots. It returns what was moved away
+// during the whole run.
+func (g *guard) finish() []Removed {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.unwatch()
+	for _, m := range g.missing {
+		if _, err := os.Lstat(m.path); err == nil && !stalePlaceholder(m.path) {
+			g.quarantine(m.root, m.path)
+		}
+	}
+	for _, s := range g.snaps {
+		for _, p := range s.newRepos() {
+			g.quarantine(s.root, p)
+		}
+	}
+	return g.removed
+}
+
+// stop ends the watch of a run that did not start.
+func (g *guard) stop() {
+	if g != nil {
+		g.mu.Lock()
+		g.unwatch()
+		g.mu.Unlock()
+	}
+}
+
+// stalePlaceholder reports an empty mode-000 entry, which Warden versions
+// before this one put at missing protected names (and may still, running
+// beside this one in a shared /tmp): nothing in it is readable by the
+// user's tools, so it is left alone, and watched for a chmod that would
+// make it usable. A mode-000 directory this process cannot list is as
+// unreadable to the user's tools.
+func stalePlaceholder(p string) bool {
+	st, err := os.Lstat(p)
+	if err != nil || st.Mode().Perm() != 0 {
+		return false
+	}
+	if st.Mode().IsRegular() {
+		return st.Size() == 0
+	}
+	if !st.IsDir() {
+		return false
+	}
+	entries, err := os.ReadDir(p)
+	return err != nil || len(entries) == 0
+}
+
+// snapNested lists root's directories and those holding a .git.
+func snapNested(root string, roots []Root) nestedSnap {
+	s := nestedSnap{root: root, dirs: map[string]bool{}, repos: map[string]bool{}}
+	for _, o := range roots {
+		if o.Path != root && within(root, o.Path) {
+			s.skip = append(s.skip, o.Path)
+		}
+	}
+	entries, _ := readDirNames(root)
+	for _, e := range entries {
+		if !e.dir || e.name == ".git" {
+			continue
+		}
+		s.dirs[e.name] = true
+		if _, err := os.Lstat(filepath.Join(root, e.name, ".git")); err == nil {
+			s.repos[e.name] = true
+		}
+	}
+	return s
+}
+
+// newRepos lists the .git entries that appeared during the run: in a
+// directory one level down that existed (its .git only), and in one that is
+// new (moved in or made: its .git and those one level further, found by the
+// scan that finds existing repositories).
+func (s nestedSnap) newRepos() []string {
+	entries, _ := readDirNames(s.root)
+	var out []string
+	for _, e := range entries {
+		dir := filepath.Join(s.root, e.name)
+		if !e.dir || e.name == ".git" || slices.Contains(s.skip, dir) {
+			continue
+		}
+		git := filepath.Join(dir, ".git")
+		_, err := os.Lstat(git)
+		if s.dirs[e.name] {
+			if err == nil && !s.repos[e.name] {
+				out = append(out, git)
+			}
+			continue
+		}
+		if err == nil {
+			out = append(out, git)
+		}
+		for _, f := range walkRepos(dir, s.skip, nestedDepth) {
+			if filepath.Base(f) == ".git" && within(dir, f) {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// quarantine moves p (in root) away and records it. Called with g.mu.
+func (g *guard) quarantine(root, p string) {
+	r := Removed{Path: p, Shown: shownPath(g.cfg.cwd, p)}
+	dest := ""
+	if g.cfg.dir != "" {
+		dest = filepath.Join(g.cfg.dir, g.run, strings.TrimPrefix(p, string(filepath.Separator)))
+	}
+	kept, err := moveAway(root, p, dest)
+	if errors.Is(err, errGone) {
+		return // gone already (moved by another run sharing the root)
+	}
+	r.Kept = kept
+	if err != nil {
+		r.Err = err.Error()
+	}
+	for i, o := range g.removed {
+		if o.Path == p && o.Err == "" && r.Err == "" {
+			g.removed[i].Kept = r.Kept // made again: one line, the latest copy
+			return
+		}
+	}
+	g.removed = append(g.removed, r)
+}
+
+// moveAway moves p out of root to dest (a free name next to it when taken):
+// a rename on the same filesystem, else a copy and a removal. No link is
+// followed: p's parent is opened beneath root without symbolic links, and p
+// itself is moved or copied as it is. With no dest, or when the copy would
+// be too large, p is deleted. It returns where p is kept.
+func moveAway(root, p, dest string) (string, error) {
+	rootFD, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", root, err)
+	}
+	defer unix.Close(rootFD)
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("%s is not inside %s", p, root)
+	}
+	parent, base := rootFD, filepath.Base(rel)
+	if d := filepath.Dir(rel); d != "." {
+		parent, err = unix.Openat2(rootFD, d, &unix.OpenHow{
+			Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		if errors.Is(err, unix.ENOENT) {
+			return "", errGone
+		}
+		if err != nil {
+			return "", fmt.Errorf("open the directory of %s: %w", p, err)
+		}
+		defer unix.Close(parent)
+	}
+	if dest == "" {
+		return "", removeAt(parent, base)
+	}
+	if err := os.MkdirAll(filepath.Dir(dest), 0o700); err != nil {
+		return "", errors.Join(fmt.Errorf("make the quarantine directory: %w", err), removeAt(parent, base))
+	}
+	destFD, err := unix.Open(filepath.Dir(dest), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return "", errors.Join(fmt.Errorf("open the quarantine directory: %w", err), removeAt(parent, base))
+	}
+	defer unix.Close(destFD)
+	name := filepath.Base(dest)
+	for n := 1; ; n++ {
+		err = unix.Renameat2(parent, base, destFD, name, unix.RENAME_NOREPLACE)
+		if !errors.Is(err, unix.EEXIST) || n > 1000 {
+			break
+		}
+		name = filepath.Base(dest) + "." + strconv.Itoa(n)
+	}
+	kept := filepath.Join(filepath.Dir(dest), name)
+	switch {
+	case err == nil:
+		return kept, nil
+	case errors.Is(err, unix.ENOENT):
+		return "", errGone
+	case !errors.Is(err, unix.EXDEV):
+		return "", errors.Join(fmt.Errorf("move to %s: %w", kept, err), removeAt(parent, base))
+	}
+	// Another filesystem (a root on /dev/shm, a state directory elsewhere).
+	budget := int64(keepMaxBytes)
+	if err := copyAt(parent, base, destFD, name, &budget); err != nil {
+		removeAt(destFD, name)
+		return "", errors.Join(fmt.Errorf("copy to %s: %w (deleted instead)", kept, err), removeAt(parent, base))
+	}
+	if err := removeAt(parent, base); err != nil {
+		return kept, err
+	}
+	return kept, nil
+}
+
+// removeAt deletes name in the directory dirFD, without following links.
+func removeAt(dirFD int, name string) error {
+	// os.RemoveAll opens the parent through the descriptor's magic link
+	// (the very directory) and works below it with *at calls and O_NOFOLLOW.
+	err := os.RemoveAll("/proc/self/fd/" + strconv.Itoa(dirFD) + "/" + name)
+	if err != nil {
+		return fmt.Errorf("delete: %w", err)
+	}
+	return nil
+}
+
+var (
+	errTooLarge = errors.New("too large to keep")
+	errGone     = errors.New("gone already")
+)
+
+// copyAt copies name from the directory src to dst without following
+// links: directories, regular files and symbolic links; nothing else.
+func copyAt(src int, name string, dst int, dname string, budget *int64) error {
+	var st unix.Stat_t
+	if err := unix.Fstatat(src, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return err
+	}
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFDIR:
+		if err := unix.Mkdirat(dst, dname, 0o700); err != nil {
+			return err
+		}
+		sfd, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		sdir := os.NewFile(uintptr(sfd), name)
+		defer sdir.Close()
+		dfd, err := unix.Openat(dst, dname, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		defer unix.Close(dfd)
+		names, err := sdir.Readdirnames(-1)
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if err := copyAt(sfd, n, dfd, n, budget); err != nil {
+				return err
+			}
+		}
+		return nil
+	case unix.S_IFREG:
+		if *budget -= st.Size; *budget < 0 {
+			return errTooLarge
+		}
+		in, err := unix.Openat(src, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		inF := os.NewFile(uintptr(in), name)
+		defer inF.Close()
+		out, err := unix.Openat(dst, dname, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if err != nil {
+			return err
+		}
+		outF := os.NewFile(uintptr(out), dname)
+		_, err = io.Copy(outF, io.LimitReader(inF, st.Size+1))
+		if cerr := outF.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	case unix.S_IFLNK:
+		buf := make([]byte, 4096)
+		n, err := unix.Readlinkat(src, name, buf)
+		if err != nil {
+			return err
+		}
+		return unix.Symlinkat(string(buf[:n]), dst, dname)
+	}
+	return nil // a device, fifo or socket: nothing to keep
+}
