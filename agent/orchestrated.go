@@ -78,6 +78,9 @@ func commandResult(o *approvals.ExecOutcome, output string) CommandResult {
 	for _, r := range o.Result.Removed {
 		res.Output += "\n[Warden: " + r.String() + "]"
 	}
+	for _, n := range o.Result.NetworkNotes {
+		res.Output += "\n[Warden proxy: " + n + "]"
+	}
 	if o.Refused != "" {
 		// It ran in the sandbox, was blocked, and running it again without
 		// the sandbox was refused.

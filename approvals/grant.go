@@ -132,14 +132,14 @@ func addGrantRisk(r *Risk, pol sandbox.Policy, g sandbox.Grant) {
 }
 
 // resolveAsked resolves the request's grant against its sandbox. A grant
-// for a run without a sandbox adds nothing; network grants wait for the
-// proxy (sandbox.ErrNetworkGrant).
+// for a run without a sandbox adds nothing; network grants need the proxy
+// (sandbox.ErrNetworkGrant when the network is off).
 func resolveAsked(req CommandRequest) (sandbox.Grant, error) {
 	if req.Grant.IsZero() || !req.Sandbox.Restricted() {
 		return sandbox.Grant{}, nil
 	}
 	g, err := req.Sandbox.Policy().ResolveGrant(req.Grant, req.Cwd)
-	if err == nil && len(g.Network) > 0 {
+	if err == nil && len(g.Network) > 0 && req.Sandbox.Policy().NetworkMode() == sandbox.NetworkOff {
 		err = sandbox.ErrNetworkGrant
 	}
 	if err != nil {
@@ -158,7 +158,7 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 	if rg != nil && allAllowed && req.Sandbox.Restricted() {
 		// Exact: a saved path that became a link is not followed.
 		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
-		if err == nil && len(g.Network) > 0 {
+		if err == nil && len(g.Network) > 0 && req.Sandbox.Policy().NetworkMode() == sandbox.NetworkOff {
 			err = sandbox.ErrNetworkGrant
 		}
 		if err != nil {

@@ -49,6 +49,9 @@ type RunResult struct {
 	// Removed are the protected paths the command created, which the
 	// sandbox moved to its quarantine (audited and told to the user).
 	Removed []sandbox.Removed
+	// NetworkNotes are the proxy's refusals during the run (hosts and why),
+	// for the user and the model.
+	NetworkNotes []string
 }
 
 // Orchestrator is the one path every command and patch takes: requirement →

@@ -24,10 +24,9 @@ type SandboxRunner struct {
 	// sandboxed run (an attempt with gaps still ran: the sandbox refuses
 	// outright only what it cannot enforce at all).
 	OnNotEnforced func(gaps []string)
-	// Proxy, if set, gives a sandboxed attempt under network ask the handler
-	// that serves its proxy connections (bound to spec's command); without
-	// one such an attempt is refused.
-	Proxy func(spec RunSpec) sandbox.ProxyHandler
+	// Network, if set, serves the proxy connections of a sandboxed attempt
+	// under network ask; without it such an attempt is refused.
+	Network *NetworkProxy
 }
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
@@ -40,8 +39,13 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: sandbox.NetworkOn}
 	}
 	var proxy sandbox.ProxyHandler
-	if r.Proxy != nil && pol.NetworkMode() == sandbox.NetworkAsk {
-		proxy = r.Proxy(spec)
+	if r.Network != nil && pol.NetworkMode() == sandbox.NetworkAsk {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		var done func()
+		proxy, done = r.Network.forRun(spec, stop)
+		defer done()
 	}
 	res, err := sandbox.Run(ctx, sandbox.Command{
 		Proxy: proxy,
@@ -65,6 +69,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	out := RunResult{
 		ExitCode: res.ExitCode, SandboxDenied: res.SandboxDenied, TimedOut: res.TimedOut,
 		Canceled: res.Canceled, Duration: res.Duration, Removed: res.Removed,
+		NetworkNotes: res.NetworkNotes,
 	}
 	if res.SandboxDenied {
 		out.Denial = res.DenialReason

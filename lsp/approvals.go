@@ -55,13 +55,19 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
+	var proxy *approvals.NetworkProxy
+	if sbPolicy.NetworkMode() == sandbox.NetworkAsk {
+		if proxy, err = s.NetworkProxy(root); err != nil {
+			return nil, approvals.Sandbox{}, fmt.Errorf("network proxy: %w", err)
+		}
+	}
 	st := s.approvalState()
 	return &approvals.Orchestrator{
 		Policy:   policy,
 		Rules:    book,
 		RulesDir: config.RulesDir(),
 		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
-		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: proxy, OnNotEnforced: func(gaps []string) {
 			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
 		}},
 		Session: st.session,

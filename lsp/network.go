@@ -7,6 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
 // networkState holds one network decider per root and settings, for the
@@ -14,6 +15,7 @@ import (
 // and stop" reaches every run registered with it.
 type networkState struct {
 	deciders map[string]*approvals.NetworkDecider
+	proxies  map[*approvals.NetworkDecider]*approvals.NetworkProxy
 }
 
 type networkStateKey struct{}
@@ -36,7 +38,9 @@ func (s *Server) NetworkDecider(root string) (*approvals.NetworkDecider, error) 
 	}
 	st := s.approvalState()
 	key := fmt.Sprintf("%s\x00%s\x00%q\x00%q\x00%s", realPath(root), cfg.ApprovalPolicy, cfg.Granular, cfg.TrustedWorkspaces, cfg.CodexRulesDir)
-	ns := s.Value(networkStateKey{}, func() any { return &networkState{deciders: map[string]*approvals.NetworkDecider{}} }).(*networkState)
+	ns := s.Value(networkStateKey{}, func() any {
+		return &networkState{deciders: map[string]*approvals.NetworkDecider{}, proxies: map[*approvals.NetworkDecider]*approvals.NetworkProxy{}}
+	}).(*networkState)
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if d, ok := ns.deciders[key]; ok {
@@ -55,4 +59,24 @@ func (s *Server) NetworkDecider(root string) (*approvals.NetworkDecider, error) 
 	})
 	ns.deciders[key] = d
 	return d, nil
+}
+
+// NetworkProxy is the proxy that the sandboxed commands of work in root
+// reach the outside through under network ask: one per network decider,
+// so concurrent runs share its dialogs and session answers.
+func (s *Server) NetworkProxy(root string) (*approvals.NetworkProxy, error) {
+	d, err := s.NetworkDecider(root)
+	if err != nil {
+		return nil, err
+	}
+	st := s.approvalState()
+	ns := s.Value(networkStateKey{}, nil).(*networkState)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	p, ok := ns.proxies[d]
+	if !ok {
+		p = approvals.NewNetworkProxy(d, netproxy.Options{})
+		ns.proxies[d] = p
+	}
+	return p, nil
 }

@@ -30,16 +30,19 @@ import (
 //   - Read grants name existing paths. One equal to or inside a hidden
 //     credential store exposes exactly that path (its siblings stay hidden);
 //     one that contains hidden stores does not expose them.
-//   - Network grants (host or host:port) are parsed and kept, but no policy
-//     takes them yet: WithGrant refuses them with ErrNetworkGrant.
+//   - Network grants (host or host:port) let the run's proxy connect to
+//     those hosts without asking. They need the network on ask (the proxy);
+//     under off WithGrant refuses them with ErrNetworkGrant, since turning
+//     the proxy on would open more than the grant names.
 type Grant struct {
 	Write   []string `json:"write,omitempty"`
 	Read    []string `json:"read,omitempty"`
 	Network []string `json:"network,omitempty"`
 }
 
-// ErrNetworkGrant is WithGrant's answer to a grant with network hosts.
-var ErrNetworkGrant = errors.New("network grants are not available yet")
+// ErrNetworkGrant is WithGrant's answer to a grant with network hosts for
+// a sandbox whose network is off.
+var ErrNetworkGrant = errors.New(`network grants need network_access = "ask" (the sandbox's network is off)`)
 
 // maxGrantEntries bounds each list of a grant: a request naming more is
 // surely not the narrow grant a dialog can show.
@@ -292,7 +295,7 @@ func (p Policy) WithGrant(g Grant) (Policy, error) {
 	if g.IsZero() || !p.Sandboxed() {
 		return p, nil
 	}
-	if len(g.Network) > 0 {
+	if len(g.Network) > 0 && p.NetworkMode() == NetworkOff {
 		return p, ErrNetworkGrant
 	}
 	r, err := p.ResolveGrantExact(g)

@@ -133,7 +133,12 @@ func TestWithGrantWidensExactly(t *testing.T) {
 		t.Errorf("a read grant for ~ added exceptions %v (%v): it would expose ~/.ssh", p.Reads.Allow, err)
 	}
 	if _, err := w.pol.WithGrant(Grant{Network: []string{"pypi.org"}}); !errors.Is(err, ErrNetworkGrant) {
-		t.Errorf("network grant: %v, want ErrNetworkGrant", err)
+		t.Errorf("network grant with the network off: %v, want ErrNetworkGrant", err)
+	}
+	ask := w.pol
+	ask.Network = NetworkAsk
+	if p, err := ask.WithGrant(Grant{Network: []string{"pypi.org"}}); err != nil || p.NetworkMode() != NetworkAsk || len(p.WritableRoots) != len(ask.WritableRoots) {
+		t.Errorf("network grant under ask: %v (it must widen nothing but the proxy's hosts)", err)
 	}
 	// Approved for A; A becomes a link to the workspace's parent.
 	g, _ = w.pol.ResolveGrant(Grant{Write: []string{w.a}}, "")

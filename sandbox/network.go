@@ -24,9 +24,10 @@ const (
 )
 
 // DefaultWorkspaceNetwork is the network of workspace-write when the
-// configuration says nothing. It stays off until the proxy and its
-// approvals are wired into every caller; then it becomes NetworkAsk.
-const DefaultWorkspaceNetwork = NetworkOff
+// configuration says nothing: through Warden's proxy, asked per host. (The
+// zero Policy still has no network: the default comes with a configured
+// mode, from NewPolicy and ResolveNetwork, whose callers wire the proxy.)
+const DefaultWorkspaceNetwork = NetworkAsk
 
 // ParseNetworkMode reads network_access as written in config.toml, an
 // editor setting or on the command line: off, ask or on, and true and false

@@ -73,17 +73,19 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		prompter = noTerminalPrompter{env.stderr}
 	}
 	var gapsOnce sync.Once
+	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(msg)) }
+	session := approvals.NewSessionStore()
 	o := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
-		Prompter: prompter, Audit: audit,
-		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
+		Prompter: prompter, Audit: audit, Session: session,
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: networkProxy(ctx, sb, setup, prompter, session, audit, cwd, notify), OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden exec: warning: not enforced on this machine: %s\n", gap)
 				}
 			})
 		}},
-		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(msg)) },
+		Notify: notify,
 	}
 	out, err := o.Exec(ctx, approvals.ExecRequest{
 		CommandRequest: approvals.CommandRequest{Argv: argv, Cwd: cwd, Sandbox: sb, Grant: flags.grants.grant()},
@@ -106,6 +108,9 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		return exitRefused
 	}
 	res := out.Result
+	for _, n := range res.NetworkNotes {
+		fmt.Fprintf(env.stderr, "warden exec: proxy: %s\n", approvals.EscapeLines(n))
+	}
 	if !out.Escalated && !out.Grant.IsZero() {
 		fmt.Fprintf(env.stderr, "warden exec: ran in the sandbox with %s\n", approvals.EscapeText(sb.DescribeGrant(out.Grant)))
 	}

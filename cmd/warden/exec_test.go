@@ -36,9 +36,14 @@ func TestExecRunsSandboxedAndPassesTheExitStatus(t *testing.T) {
 
 func TestExecStreamsOutputAndHonoursNetworkFlag(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	stdout, _, code := runWarden(t, "exec", "--", "sh", "-c", `echo "net=$WARDEN_SANDBOX_NETWORK_DISABLED"`)
-	if code != 0 || stdout != "net=1\n" {
+	// The default (ask) has no network of its own: only the proxy.
+	stdout, _, code := runWarden(t, "exec", "--", "sh", "-c", `echo "net=$WARDEN_SANDBOX_NETWORK_DISABLED proxy=$https_proxy"`)
+	if code != 0 || stdout != "net= proxy=http://127.0.0.1:3128\n" {
 		t.Errorf("default: %q exit %d", stdout, code)
+	}
+	stdout, _, code = runWarden(t, "exec", "--network=off", "--", "sh", "-c", `echo "net=$WARDEN_SANDBOX_NETWORK_DISABLED"`)
+	if code != 0 || stdout != "net=1\n" {
+		t.Errorf("--network=off: %q exit %d", stdout, code)
 	}
 	stdout, _, code = runWarden(t, "exec", "--network", "--", "sh", "-c", `echo "net=$WARDEN_SANDBOX_NETWORK_DISABLED"`)
 	if code != 0 || stdout != "net=\n" {

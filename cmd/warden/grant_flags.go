@@ -17,7 +17,7 @@ type grantFlags struct {
 func (f *grantFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.write, "grant-write", "ask to write this directory inside the sandbox (repeatable; needs approval)")
 	fs.Var(&f.read, "grant-read", "ask to read this path the read policy hides (repeatable; needs approval)")
-	fs.Var(&f.network, "grant-network", "ask for network to this host[:port] (repeatable; not available yet)")
+	fs.Var(&f.network, "grant-network", "ask for network to this host[:port] through the proxy (repeatable; needs approval and network ask)")
 }
 
 // grant is the request's sandbox.Grant, as written.

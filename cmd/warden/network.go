@@ -5,6 +5,8 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
 // newNetworkDecider is the network decider for one CLI command (exec, run):
@@ -25,4 +27,15 @@ func newNetworkDecider(ctx context.Context, setup *approvalSetup, prompter appro
 		Context:   ctx,
 		Notify:    notify,
 	})
+}
+
+// networkProxy is the proxy a CLI command's sandboxed runs reach the
+// network through when sb's network is ask (nil otherwise: off and on need
+// none). It asks with the command's own prompter and session store.
+func networkProxy(ctx context.Context, sb approvals.Sandbox, setup *approvalSetup, prompter approvals.Prompter, session *approvals.SessionStore, audit *approvals.AuditLog, workspace string, notify func(string)) *approvals.NetworkProxy {
+	if sb.Policy().NetworkMode() != sandbox.NetworkAsk {
+		return nil
+	}
+	d := newNetworkDecider(ctx, setup, prompter, session, audit, workspace, notify)
+	return approvals.NewNetworkProxy(d, netproxy.Options{})
 }

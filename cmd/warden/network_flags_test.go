@@ -40,11 +40,10 @@ func TestExecNetworkFlagModes(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, want %q; stderr %s", c.flag, code, stdout, c.want, stderr)
 		}
 	}
-	// Under ask nothing serves the proxy in the CLI yet: refused, never
-	// run with the network instead.
+	// Under ask the command's only way out is Warden's proxy.
 	stdout, stderr, code := runWardenEnv(t, home, "", "exec", "--cwd", ws, "--yes", "--network=ask", "--", "sh", "-c", netProbe)
-	if code != 77 || stdout != "" || !strings.Contains(stderr, `network_access is "ask" but no proxy`) {
-		t.Errorf("--network=ask: exit %d, stdout %q, stderr %s; want refused (77)", code, stdout, stderr)
+	if code != 0 || stdout != "net=reachable\nproxy=http://127.0.0.1:3128\n" {
+		t.Errorf("--network=ask: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 	_, stderr, code = runWardenEnv(t, home, "", "exec", "--cwd", ws, "--yes", "--network=maybe", "--", "true")
 	if code != 2 || !strings.Contains(stderr, "want off, ask or on") {
@@ -55,21 +54,17 @@ func TestExecNetworkFlagModes(t *testing.T) {
 func TestExecNetworkFromConfig(t *testing.T) {
 	ws := t.TempDir()
 	for body, want := range map[string]string{
-		"":                          "net=off\n", // the default until the proxy is wired
+		"":                          "net=reachable\nproxy=http://127.0.0.1:3128\n", // the default: ask
 		`network_access = true`:     "net=reachable\n",
 		`network_access = "off"`:    "net=off\n",
 		`network_access = "on"`:     "net=reachable\n",
 		`network_access = false`:    "net=off\n",
-		`network_access = "ask"`:    "",
+		`network_access = "ask"`:    "net=reachable\nproxy=http://127.0.0.1:3128\n",
 		`network_access = "always"`: "",
 	} {
 		home := netHome(t, body)
 		stdout, stderr, code := runWardenEnv(t, home, "", "exec", "--cwd", ws, "--yes", "--", "sh", "-c", netProbe)
 		switch {
-		case strings.Contains(body, "ask"):
-			if code != 77 || stdout != "" {
-				t.Errorf("%s: exit %d, stdout %q; want refused", body, code, stdout)
-			}
 		case strings.Contains(body, "always"):
 			if code != 2 || !strings.Contains(stderr, "network_access") {
 				t.Errorf("%s: exit %d, stderr %s; want a config error naming network_access", body, code, stderr)
@@ -88,7 +83,7 @@ func TestExecNetworkFromConfig(t *testing.T) {
 }
 
 func TestDoctorReportsNetworkMode(t *testing.T) {
-	for body, want := range map[string]string{"": "off", `network_access = "ask"`: "ask", `network_access = true`: "on"} {
+	for body, want := range map[string]string{"": "ask", `network_access = "off"`: "off", `network_access = true`: "on"} {
 		home := netHome(t, body)
 		stdout, stderr, code := runWardenEnv(t, home, "", "doctor", "--json")
 		if code != 0 {

@@ -122,17 +122,19 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		prompter = &agent.RiskPrompter{Inner: prompter, Summarizer: &agent.RiskSummarizer{Model: model, Deadline: cfg.Model.RiskDeadline.D()}}
 	}
 	var gapsOnce sync.Once
+	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(msg)) }
+	session := approvals.NewSessionStore()
 	orch := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
-		Prompter: prompter, Audit: audit, Session: approvals.NewSessionStore(),
-		Runner: startingRunner{&approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, OnNotEnforced: func(gaps []string) {
+		Prompter: prompter, Audit: audit, Session: session,
+		Runner: startingRunner{&approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: networkProxy(ctx, sb, setup, prompter, session, audit, cwd, notify), OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden run: warning: not enforced on this machine: %s\n", gap)
 				}
 			})
 		}}, report},
-		Notify: func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(msg)) },
+		Notify: notify,
 	}
 	sess, err := agent.NewSession(agent.SessionConfig{
 		Model: model,

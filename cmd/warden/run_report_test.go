@@ -17,6 +17,10 @@ func TestRunReportsOutcomes(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "greet.txt"), []byte("hello\n"), 0o644)
 	os.MkdirAll(filepath.Join(dir, "build"), 0o755)
 	os.WriteFile(filepath.Join(dir, "build", "out"), []byte("x"), 0o644)
+	// Repository data makes the deletion high risk, so it asks even under
+	// on-request (a plain build/ inside the workspace would just run).
+	os.MkdirAll(filepath.Join(dir, "build", ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, "build", ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	srv := modeltest.New(t,
 		modeltest.Turn{Calls: []modeltest.Call{{ID: "exit3", Name: "shell", Args: `{"command":["sh","-c","exit 3"]}`}}},
 		modeltest.Turn{Calls: []modeltest.Call{{ID: "rm", Name: "shell", Args: `{"command":["rm","-rf","build"]}`}}},
@@ -55,9 +59,10 @@ func TestRunReportsOutcomes(t *testing.T) {
 func TestRunFailedPatchExitsNonZero(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "greet.txt"), []byte("hello\n"), 0o644)
-	os.WriteFile(filepath.Join(dir, "junk.txt"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(dir, "junk", ".git"), 0o755)
+	os.WriteFile(filepath.Join(dir, "junk", ".git", "HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
 	srv := modeltest.New(t,
-		modeltest.Turn{Calls: []modeltest.Call{{ID: "esc", Name: "shell", Args: `{"command":["rm","-f","junk.txt"]}`}}},
+		modeltest.Turn{Calls: []modeltest.Call{{ID: "esc", Name: "shell", Args: `{"command":["rm","-rf","junk"]}`}}},
 		modeltest.Turn{Calls: []modeltest.Call{{ID: "bad", Name: "apply_patch", Args: `{"input":"*** Begin Patch\n*** Update File: greet.txt\n@@\n-goodbye\n+hello, world\n*** End Patch\n"}`}}},
 		modeltest.Turn{Text: "I changed the greeting."},
 	)
@@ -65,7 +70,7 @@ func TestRunFailedPatchExitsNonZero(t *testing.T) {
 	if code != 1 {
 		t.Errorf("exit %d, want 1\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, want := range []string{"patch failed, nothing changed:", "greet.txt", "last patch failed", "› Running rm -f junk.txt (sandboxed)\n  exit 0 ("} {
+	for _, want := range []string{"patch failed, nothing changed:", "greet.txt", "last patch failed", "› Running rm -rf junk (sandboxed)\n  exit "} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
@@ -73,7 +78,7 @@ func TestRunFailedPatchExitsNonZero(t *testing.T) {
 	if data, _ := os.ReadFile(filepath.Join(dir, "greet.txt")); string(data) != "hello\n" {
 		t.Errorf("greet.txt = %q", data)
 	}
-	if ask, run := strings.Index(stderr, "(--yes: "), strings.Index(stderr, "› Running rm -f junk.txt"); ask < 0 || run < ask {
+	if ask, run := strings.Index(stderr, "(--yes: "), strings.Index(stderr, "› Running rm -rf junk"); ask < 0 || run < ask {
 		t.Errorf("Running (%d) before the question was answered (%d):\n%s", run, ask, stderr)
 	}
 }
