@@ -60,6 +60,8 @@ type prepared struct {
 	filter              []unix.SockFilter // the seccomp program
 	lastCap             int
 	hostDev             int // a detached clone of the host's /dev (-1: none), see prepareMountView
+	mediate             bool // the filter sends socket addresses to the supervisor
+	listener            int  // its notification descriptor once installed (-1: none)
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
@@ -111,12 +113,14 @@ func HelperMain(args []string) {
 		fail("sandbox helper: bad spec: %v", err)
 	}
 	specFile.Close()
-	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
-		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
+	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network || spec.MediateSockets != pre.mediate {
+		fail("sandbox helper: started as %q (mediation %v) for a spec with namespaces=%v network=%v mediation=%v",
+			args, pre.mediate, spec.Layers.Namespaces, spec.Network, spec.MediateSockets)
 	}
 	if err := setup(&spec, pre); err != nil {
 		fail("%v", err)
 	}
+	startSupervisor(pre)
 	var term chan os.Signal
 	if !pre.namespaced {
 		// The launcher ends a run without namespaces with SIGTERM, which the
@@ -160,7 +164,8 @@ func HelperMain(args []string) {
 
 // prepare does the set-up that is the same for every command.
 func prepare(namespaced, network bool) (*prepared, error) {
-	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1}
+	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1, listener: -1,
+		mediate: namespaced && socketMediation()}
 	// The helper keeps capabilities in its user namespace until the command
 	// starts: nobody may read or trace its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -173,7 +178,7 @@ func prepare(namespaced, network bool) (*prepared, error) {
 		}
 	}
 	var err error
-	if pre.filter, err = seccompProgram(network); err != nil {
+	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate}); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
 	return pre, nil
@@ -260,7 +265,7 @@ func setup(spec *helperSpec, pre *prepared) error {
 		}
 	}
 	if spec.Layers.Seccomp {
-		if err := installSeccomp(pre.filter); err != nil {
+		if err := loadFilter(pre); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}

@@ -87,6 +87,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("this kernel has no seccomp filter support (CONFIG_SECCOMP_FILTER), so the syscall policy cannot be enforced")
 		}
 		spec.Layers = layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
+		spec.MediateSockets = useNS && socketMediation()
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -108,6 +109,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 				return err
 			}
 			spec.Layers.Namespaces = false
+			spec.MediateSockets = false
 			continue
 		}
 		return err

@@ -132,13 +132,40 @@ func socketLive(p string, was *unix.Stat_t) (bool, error) {
 
 // Linux's unix_diag interface (linux/unix_diag.h).
 const (
-	udiagShowVFS = 0x2
-	unixDiagVFS  = 1
+	udiagShowName = 0x1
+	udiagShowVFS  = 0x2
+	unixDiagName  = 0
+	unixDiagVFS   = 1
 )
+
+// unixSock is one unix socket as sock_diag lists it: its inode, the file it
+// is bound to (hasVFS), and its address (an abstract one starts with NUL).
+type unixSock struct {
+	ino    uint32
+	vfs    socketFile
+	hasVFS bool
+	name   []byte
+}
 
 // boundSocketFiles asks the kernel for every unix socket in this network
 // namespace bound to a file, and returns those files.
 func boundSocketFiles() (map[socketFile]bool, error) {
+	socks, err := dumpUnixSockets(udiagShowVFS)
+	if err != nil {
+		return nil, err
+	}
+	out := map[socketFile]bool{}
+	for _, u := range socks {
+		if u.hasVFS {
+			out[u.vfs] = true
+		}
+	}
+	return out, nil
+}
+
+// dumpUnixSockets lists every unix socket in this network namespace with
+// the attributes show asks for (udiagShow*).
+func dumpUnixSockets(show uint32) ([]unixSock, error) {
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
 	if err != nil {
 		return nil, fmt.Errorf("sock_diag socket: %w", err)
@@ -155,11 +182,11 @@ func boundSocketFiles() (map[socketFile]bool, error) {
 	b := req[unix.NLMSG_HDRLEN:]
 	b[0] = unix.AF_UNIX
 	ne.PutUint32(b[4:], 0xffffffff) // every state
-	ne.PutUint32(b[12:], udiagShowVFS)
+	ne.PutUint32(b[12:], show)
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return nil, fmt.Errorf("sock_diag request: %w", err)
 	}
-	out := map[socketFile]bool{}
+	var out []unixSock
 	buf := make([]byte, 64<<10)
 	for {
 		n, _, err := unix.Recvfrom(fd, buf, 0)
@@ -180,17 +207,29 @@ func boundSocketFiles() (map[socketFile]bool, error) {
 			case unix.NLMSG_ERROR:
 				return nil, errors.New("sock_diag: the kernel refused the request")
 			}
-			// unix_diag_msg (16 bytes), then attributes: length, type, value.
+			// unix_diag_msg (16 bytes: family, type, state, pad, ino,
+			// cookie), then attributes: length, type, value.
+			var u unixSock
+			if size >= unix.NLMSG_HDRLEN+16 {
+				u.ino = ne.Uint32(msg[unix.NLMSG_HDRLEN+4:])
+			}
 			for a := msg[min(size, unix.NLMSG_HDRLEN+16):size]; len(a) >= 4; {
 				alen := int(ne.Uint16(a[0:]))
 				if alen < 4 || alen > len(a) {
 					break
 				}
-				if ne.Uint16(a[2:]) == unixDiagVFS && alen >= 12 {
-					out[socketFile{ino: ne.Uint32(a[4:]), dev: ne.Uint32(a[8:])}] = true
+				switch ne.Uint16(a[2:]) {
+				case unixDiagVFS:
+					if alen >= 12 {
+						u.vfs = socketFile{ino: ne.Uint32(a[4:]), dev: ne.Uint32(a[8:])}
+						u.hasVFS = true
+					}
+				case unixDiagName:
+					u.name = append([]byte(nil), a[4:alen]...)
 				}
 				a = a[min(len(a), (alen+3)&^3):]
 			}
+			out = append(out, u)
 			msg = msg[min(len(msg), (size+3)&^3):]
 		}
 	}
