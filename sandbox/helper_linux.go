@@ -59,7 +59,7 @@ type prepared struct {
 	namespaced, network bool
 	filter              []unix.SockFilter // the seccomp program
 	lastCap             int
-	hostDev             int // a detached clone of the host's /dev (-1: none), see prepareMountView
+	hostDev             int  // a detached clone of the host's /dev (-1: none), see prepareMountView
 	mediate             bool // the filter sends socket addresses to the supervisor
 	listener            int  // its notification descriptor once installed (-1: none)
 }
