@@ -113,9 +113,11 @@ func HelperMain(args []string) {
 		fail("sandbox helper: bad spec: %v", err)
 	}
 	specFile.Close()
-	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network || spec.MediateSockets != pre.mediate {
-		fail("sandbox helper: started as %q (mediation %v) for a spec with namespaces=%v network=%v mediation=%v",
-			args, pre.mediate, spec.Layers.Namespaces, spec.Network, spec.MediateSockets)
+	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
+		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
+	}
+	if err := matchMediation(&spec, pre); err != nil {
+		fail("%v", err)
 	}
 	if err := setup(&spec, pre); err != nil {
 		fail("%v", err)

@@ -87,7 +87,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("this kernel has no seccomp filter support (CONFIG_SECCOMP_FILTER), so the syscall policy cannot be enforced")
 		}
 		spec.Layers = layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
-		spec.MediateSockets = useNS && socketMediation()
+		spec.MediateSockets = mediateFor(spec.Layers)
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -205,7 +205,9 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root)) (*placeholder
 	var ph *placeholders
 	if spec.Layers.Namespaces {
 		var err error
-		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
+		if spec.MediateSockets {
+			// The supervisor decides every connect: nothing to mask.
+		} else if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
 			return nil, nil, err
 		}
 		repos(spec.Roots)
@@ -271,6 +273,10 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 	cmd.Dir = "/"
 	cmd.Stdout, cmd.Stderr = pipes[2][1], pipes[3][1]
 	cmd.ExtraFiles = []*os.File{statusW, specR}
+	if diag := hostSockDiag(key); diag != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD
+		defer diag.Close()
+	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if key.namespaced {
 		attr.Cloneflags = nsFlags

@@ -112,7 +112,7 @@ func newSocketScanner() *socketScanner {
 // to cover with /dev/null, and the directories to cover with an empty
 // tmpfs because they can be entered but not listed.
 func socketsToMask(env []string, cwd string, roots []Root) (sockets, hidden []string, err error) {
-	if effectiveLandlockABI() >= 9 || socketMediation() {
+	if effectiveLandlockABI() >= 9 {
 		return nil, nil, nil
 	}
 	return socketCache.toMask(env, cwd, roots)

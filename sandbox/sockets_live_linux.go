@@ -141,10 +141,22 @@ const (
 // unixSock is one unix socket as sock_diag lists it: its inode, the file it
 // is bound to (hasVFS), and its address (an abstract one starts with NUL).
 type unixSock struct {
-	ino    uint32
-	vfs    socketFile
-	hasVFS bool
-	name   []byte
+	ino        uint32
+	typ, state uint8
+	vfs        socketFile
+	hasVFS     bool
+	name       []byte
+}
+
+// tcpListen is a listening socket's state in unix_diag_msg.
+const tcpListen = 10
+
+// connectable reports whether connect() or a datagram to the socket's
+// address reaches this socket: a listener, or a datagram socket. The
+// server end of an accepted connection carries the listener's address too,
+// and it lives in the network namespace of the client that connected.
+func (u unixSock) connectable() bool {
+	return u.typ == unix.SOCK_DGRAM || u.state == tcpListen
 }
 
 // boundSocketFiles asks the kernel for every unix socket in this network
@@ -171,6 +183,12 @@ func dumpUnixSockets(show uint32) ([]unixSock, error) {
 		return nil, fmt.Errorf("sock_diag socket: %w", err)
 	}
 	defer unix.Close(fd)
+	return dumpUnixSocketsOn(fd, show)
+}
+
+// dumpUnixSocketsOn lists the unix sockets of the network namespace the
+// sock_diag socket fd was made in. One request at a time per socket.
+func dumpUnixSocketsOn(fd int, show uint32) ([]unixSock, error) {
 	// nlmsghdr, then unix_diag_req: family, protocol, pad, states, ino,
 	// show, cookie[2].
 	req := make([]byte, unix.NLMSG_HDRLEN+24)
@@ -211,7 +229,8 @@ func dumpUnixSockets(show uint32) ([]unixSock, error) {
 			// cookie), then attributes: length, type, value.
 			var u unixSock
 			if size >= unix.NLMSG_HDRLEN+16 {
-				u.ino = ne.Uint32(msg[unix.NLMSG_HDRLEN+4:])
+				m := msg[unix.NLMSG_HDRLEN:]
+				u.typ, u.state, u.ino = m[1], m[2], ne.Uint32(m[4:])
 			}
 			for a := msg[min(size, unix.NLMSG_HDRLEN+16):size]; len(a) >= 4; {
 				alen := int(ne.Uint16(a[0:]))

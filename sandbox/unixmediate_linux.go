@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"encoding/binary"
+	"fmt"
 	"os"
 	"runtime"
 	"strconv"
@@ -91,6 +92,32 @@ func socketMediation() bool {
 	return effectiveLandlockABI() < 9 && notifySupported()
 }
 
+// mediationOffForTest makes the launcher ask for the scan-and-mask
+// fallback, so tests can drive it on a kernel that mediates.
+var mediationOffForTest bool
+
+// mediateFor says whether a run with these layers mediates unix sockets.
+func mediateFor(l layers) bool {
+	return l.Namespaces && l.Seccomp && socketMediation() && !mediationOffForTest
+}
+
+// matchMediation makes the helper's filter what the spec asks for: a spare
+// prepared it for the usual answer.
+func matchMediation(spec *helperSpec, pre *prepared) error {
+	if spec.MediateSockets == pre.mediate {
+		return nil
+	}
+	if spec.MediateSockets && !(pre.namespaced && socketMediation()) {
+		return fmt.Errorf("sandbox helper: unix-socket mediation asked for, but this kernel or sandbox cannot do it")
+	}
+	filter, err := seccompProgram(filterOptions{network: pre.network, mediateUnix: spec.MediateSockets})
+	if err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	pre.filter, pre.mediate = filter, spec.MediateSockets
+	return nil
+}
+
 // loadFilter installs the command's seccomp filter on the helper's locked
 // thread, with a listener when it mediates sockets.
 func loadFilter(pre *prepared) error {
@@ -105,6 +132,40 @@ func loadFilter(pre *prepared) error {
 	return nil
 }
 
+// hostDiagFD is where a helper in its own network namespace finds a
+// sock_diag socket of the launcher's (the host's) network namespace.
+const hostDiagFD = 5
+
+// hostSockDiag returns a new sock_diag socket of the launcher's network
+// namespace for a helper that gets a namespace of its own and mediates,
+// nil for others (each helper its own: replies to concurrent requests on
+// one socket would interleave). The
+// supervisor asks it whether a socket file outside is bound at all, so a
+// stale one is answered ECONNREFUSED (as without a sandbox) and a live one
+// EACCES, without ever connecting to a host service to find out.
+func hostSockDiag(key spareKey) *os.File {
+	if !key.namespaced || key.network || !socketMediation() || mediationOffForTest {
+		return nil
+	}
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return nil // the supervisor then answers EACCES for every socket outside
+	}
+	return os.NewFile(uintptr(fd), "sock_diag")
+}
+
+// inheritedHostDiag returns the host's sock_diag socket the launcher passed
+// (-1: none): only a netlink sock_diag socket at hostDiagFD counts.
+func inheritedHostDiag() int {
+	if d, err := unix.GetsockoptInt(hostDiagFD, unix.SOL_SOCKET, unix.SO_DOMAIN); err != nil || d != unix.AF_NETLINK {
+		return -1
+	}
+	if p, err := unix.GetsockoptInt(hostDiagFD, unix.SOL_SOCKET, unix.SO_PROTOCOL); err != nil || p != unix.NETLINK_SOCK_DIAG {
+		return -1
+	}
+	return hostDiagFD
+}
+
 // supervisor answers the filter's notifications.
 type supervisor struct {
 	listener *os.File
@@ -113,6 +174,10 @@ type supervisor struct {
 	privateNet bool
 	network    bool
 	self       int
+	// hostDiag lists the host's unix sockets (-1: unknown); hostMu keeps
+	// one request at a time on it.
+	hostDiag int
+	hostMu   sync.Mutex
 }
 
 // startSupervisor starts answering notifications, before the command
@@ -127,7 +192,12 @@ func startSupervisor(pre *prepared) {
 	unix.SetNonblock(pre.listener, true)
 	runtime.GOMAXPROCS(2)
 	s := &supervisor{listener: os.NewFile(uintptr(pre.listener), "seccomp-notify"),
-		privateNet: !pre.network, network: pre.network, self: os.Getpid()}
+		privateNet: !pre.network, network: pre.network, self: os.Getpid(), hostDiag: -1}
+	if s.privateNet {
+		s.hostDiag = inheritedHostDiag()
+	} else {
+		s.hostDiag = -2 // the host's namespace is this one
+	}
 	go s.serve()
 }
 
@@ -494,10 +564,10 @@ func (s *supervisor) checkAddr(c *call, sa []byte) ([]byte, unix.Errno) {
 		return nil, errno
 	}
 	if !inside {
-		if staleSocket(fd, c.typ) {
-			return nil, unix.ECONNREFUSED // nothing there, as the kernel would say
+		if s.boundOutside(file) {
+			return nil, unix.EACCES
 		}
-		return nil, unix.EACCES
+		return nil, unix.ECONNREFUSED // nothing there, as the kernel would say
 	}
 	return sockaddrOfFD(fd), 0
 }
@@ -534,20 +604,34 @@ func sockaddrOfFD(fd int) []byte {
 	return sa
 }
 
-// staleSocket reports whether nothing is bound to the socket file: a
-// connect of a fresh socket is refused. A live one outside is answered
-// EACCES, a stale one ECONNREFUSED, so a program that cleans up a stale
-// socket and binds its own (tmux, an editor's server) still does.
-func staleSocket(fd, typ int) bool {
-	p, err := unix.Socket(unix.AF_UNIX, typ|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return false
+// boundOutside reports whether a socket of the host's network namespace
+// is bound to the file, or it cannot be told. A live one outside is
+// answered EACCES, a stale one ECONNREFUSED, so a program that cleans up a
+// stale socket and binds its own (tmux, an editor's server) still does,
+// and one that would remove a live host socket on ECONNREFUSED does not.
+// Nothing connects to find out: a host service never sees the attempt.
+func (s *supervisor) boundOutside(file socketFile) bool {
+	var socks []unixSock
+	var err error
+	switch s.hostDiag {
+	case -1:
+		return true
+	case -2:
+		socks, err = dumpUnixSockets(udiagShowVFS)
+	default:
+		s.hostMu.Lock()
+		socks, err = dumpUnixSocketsOn(s.hostDiag, udiagShowVFS)
+		s.hostMu.Unlock()
 	}
-	defer unix.Close(p)
-	sa := sockaddrOfFD(fd)
-	_, _, e := unix.Syscall(unix.SYS_CONNECT, uintptr(p), bufPtr(sa), uintptr(len(sa)))
-	runtime.KeepAlive(sa)
-	return e == unix.ECONNREFUSED
+	if err != nil {
+		return true
+	}
+	for _, u := range socks {
+		if u.hasVFS && u.vfs == file && u.connectable() {
+			return true
+		}
+	}
+	return false
 }
 
 // boundInside reports whether a unix socket match selects was made inside
@@ -562,7 +646,7 @@ func (s *supervisor) boundInside(match func(unixSock) bool) (bool, unix.Errno) {
 	}
 	var found []uint32
 	for _, u := range socks {
-		if match(u) {
+		if u.connectable() && match(u) {
 			found = append(found, u.ino)
 		}
 	}
