@@ -122,7 +122,6 @@ func HelperMain(args []string) {
 	if err := setup(&spec, pre); err != nil {
 		fail("%v", err)
 	}
-	startSupervisor(pre)
 	var term chan os.Signal
 	if !pre.namespaced {
 		// The launcher ends a run without namespaces with SIGTERM, which the
@@ -147,6 +146,8 @@ func HelperMain(args []string) {
 	// closed it: the helper must not be one of them.
 	releaseStdio()
 	fmt.Fprintln(status, "ready")
+	// A call the command makes before this waits in the kernel's queue.
+	startSupervisor(pre)
 	var code int
 	if pre.namespaced {
 		code = reapNamespace(child.Pid)

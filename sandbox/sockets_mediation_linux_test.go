@@ -665,3 +665,59 @@ if __name__ == "__main__":
 		}
 	}
 }
+
+// BenchmarkSandboxStartupSockets compares, interleaved in one run, the
+// sandboxed start of /bin/true with unix-socket mediation (no socket scan)
+// against the scan-and-mask fallback it replaces, warm (a spare helper
+// ready) and cold, with bubblewrap as the baseline:
+//
+//	go test -run '^$' -bench SandboxStartupSockets -benchtime 200x ./sandbox/
+func BenchmarkSandboxStartupSockets(b *testing.B) {
+	if !socketMediation() {
+		b.Skip("no mediation on this kernel")
+	}
+	ws := b.TempDir()
+	cmd := Command{Argv: []string{"/bin/true"}, Cwd: ws, Policy: Policy{Mode: WorkspaceWrite, Workspace: []string{ws}}, Helper: testHelper}
+	run := func(mediate, cold bool) time.Duration {
+		mediationOffForTest = !mediate
+		coldStartForTest = cold
+		defer func() { mediationOffForTest, coldStartForTest = false, false }()
+		spares.settle()
+		start := time.Now()
+		res, err := Run(context.Background(), cmd)
+		d := time.Since(start)
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("sandboxed /bin/true: %v %+v", err, res)
+		}
+		return d
+	}
+	bwrap, bwrapErr := exec.LookPath("bwrap")
+	KeepSpareHelpers(true)
+	defer KeepSpareHelpers(false)
+	run(true, false)
+	run(false, false)
+	var med, scan, medCold, scanCold, bw []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		med = append(med, run(true, false))
+		scan = append(scan, run(false, false))
+		medCold = append(medCold, run(true, true))
+		scanCold = append(scanCold, run(false, true))
+		if bwrapErr == nil {
+			start := time.Now()
+			if err := exec.Command(bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "/bin/true").Run(); err != nil {
+				b.Fatal(err)
+			}
+			bw = append(bw, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(ms(median(med)), "mediated-warm-ms")
+	b.ReportMetric(ms(median(scan)), "scan-warm-ms")
+	b.ReportMetric(ms(median(medCold)), "mediated-cold-ms")
+	b.ReportMetric(ms(median(scanCold)), "scan-cold-ms")
+	if len(bw) > 0 {
+		b.ReportMetric(ms(median(bw)), "bwrap-ms")
+	}
+	b.ReportMetric(0, "ns/op")
+}

@@ -178,6 +178,53 @@ type supervisor struct {
 	// one request at a time on it.
 	hostDiag int
 	hostMu   sync.Mutex
+	known    insideFiles
+}
+
+// insideFiles remembers socket files proven bound inside, each by an
+// O_PATH descriptor held open: while it is held the inode cannot be freed
+// and its number given to another file, and the socket bound to an inode
+// never changes (bind always makes a new one), so a file with the same
+// device and inode is the same socket. A later connect skips sock_diag.
+type insideFiles struct {
+	mu    sync.Mutex
+	fds   map[fileID]int
+	order []fileID
+}
+
+type fileID struct{ dev, ino uint64 }
+
+const maxInsideFiles = 256
+
+func (k *insideFiles) has(st *unix.Stat_t) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.fds[fileID{st.Dev, st.Ino}]
+	return ok
+}
+
+func (k *insideFiles) add(st *unix.Stat_t, fd int) {
+	held, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	id := fileID{st.Dev, st.Ino}
+	if _, ok := k.fds[id]; ok {
+		unix.Close(held)
+		return
+	}
+	if k.fds == nil {
+		k.fds = map[fileID]int{}
+	}
+	if len(k.order) >= maxInsideFiles {
+		unix.Close(k.fds[k.order[0]])
+		delete(k.fds, k.order[0])
+		k.order = k.order[1:]
+	}
+	k.fds[id] = held
+	k.order = append(k.order, id)
 }
 
 // startSupervisor starts answering notifications, before the command
@@ -558,10 +605,16 @@ func (s *supervisor) checkAddr(c *call, sa []byte) ([]byte, unix.Errno) {
 	if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
 		return nil, unix.ECONNREFUSED
 	}
+	if s.known.has(&st) {
+		return sockaddrOfFD(fd), 0
+	}
 	file := socketFileOf(&st)
 	inside, errno := s.boundInside(func(u unixSock) bool { return u.hasVFS && u.vfs == file })
 	if errno != 0 {
 		return nil, errno
+	}
+	if inside {
+		s.known.add(&st, fd)
 	}
 	if !inside {
 		if s.boundOutside(file) {
