@@ -96,7 +96,7 @@
 // command's own socket (rather than connecting a new one and installing it
 // with SECCOMP_IOCTL_NOTIF_ADDFD) keeps its options, its bound address and
 // O_NONBLOCK, so a nonblocking connect answers as the kernel would.
-// sendmmsg answers ENOSYS (libcs fall back to sendmsg). Abstract sockets are
+// sendmmsg is performed message by message. Abstract sockets are
 // left to Landlock's scope and the network namespace, and checked the same
 // way when the network is on. From Landlock ABI 9 Landlock's own rule is
 // used instead; without user notification or pidfd_getfd (before 5.6) the

@@ -44,6 +44,7 @@ func layersFor(r Report) []Layer {
 		{Name: "namespaces", Enforced: ns, Detail: nsDetail, Covers: nsCovers(ns)},
 		ll,
 		{Name: "seccomp", Enforced: r.Kernel.Seccomp, Detail: "BPF filter, EPERM on match, architecture and x32 checks", Covers: []string{
+			"connect, sendmsg, sendmmsg and sendto with an address go to the unix-socket supervisor when it mediates (see unix sockets)",
 			"sockets other than AF_UNIX when the network is off (TCP, UDP, MPTCP, raw, packet, netlink, vsock, ...)",
 			"io_uring, ptrace, process_vm_readv/writev, pidfd_getfd",
 			"bpf, perf_event_open, userfaultfd, keyctl/add_key/request_key",
@@ -88,12 +89,12 @@ func socketsLayer(r Report) Layer {
 		l.Covers = []string{"unix sockets bound outside the sandbox cannot be connected to; those the command binds work"}
 	case socketMediation():
 		l.Enforced = true
-		l.Detail = "mediated: the seccomp filter hands every connect, sendmsg and sendto with an address to a supervisor in the helper (user notification), which performs it for the command"
+		l.Detail = "mediated: the seccomp filter hands every connect, sendmsg, sendmmsg and sendto with an address to a supervisor in the helper (user notification), which performs it for the command"
 		l.Covers = []string{
 			"pathname sockets anywhere (deep in /tmp, /var/tmp, the workspace, bound after the command started) reach only a listening or datagram socket made inside the sandbox; one bound outside answers EACCES, a stale file ECONNREFUSED, and no host service sees an attempt",
 			"race-free: the address, the message and the socket are copied once and the call is made on the command's own socket with a descriptor pinning the resolved inode; the kernel never re-reads what another thread could rewrite",
 			"abstract sockets: the sandbox's own network namespace when the network is off, the same inside-only check when it is on",
-			"sockets the sandbox makes for itself work (servers and clients, datagrams, socketpair, descriptor passing, Python multiprocessing); sendmmsg answers ENOSYS (libcs fall back to sendmsg); an in-sandbox server sees the helper (pid 1) as a client's SO_PEERCRED pid",
+			"sockets the sandbox makes for itself work (servers and clients, datagrams, socketpair, descriptor passing, Python multiprocessing); an in-sandbox server sees the helper (pid 1) as a client's SO_PEERCRED pid",
 		}
 	default:
 		l.Detail = "this kernel lacks seccomp user notification or pidfd_getfd (5.6): the known places are masked instead"

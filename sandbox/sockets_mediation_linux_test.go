@@ -53,6 +53,118 @@ var mediationProbes = map[string]func(args []string) error{
 	"nonblock-dial":      probeNonblockDial,
 	"relative-roundtrip": probeRelativeRoundtrip,
 	"stale-refused":      probeStaleRefused,
+	"mmsg-pair":          probeMmsgPair,
+	"mmsg-send":          probeMmsgSend,
+	"mmsg-udp":           probeMmsgUDP,
+}
+
+// sendmmsg sends each payload, to sa when it is not nil, in one call, and
+// returns how many went and their msg_len as written back.
+func sendmmsg(fd int, sa []byte, payloads ...string) (int, []uint32, error) {
+	type mmsghdr struct {
+		hdr unix.Msghdr
+		n   uint32
+		_   [4]byte
+	}
+	msgs := make([]mmsghdr, len(payloads))
+	iovs := make([]unix.Iovec, len(payloads))
+	for i, p := range payloads {
+		b := []byte(p)
+		iovs[i].Base = &b[0]
+		iovs[i].SetLen(len(b))
+		msgs[i].hdr.Iov = &iovs[i]
+		msgs[i].hdr.SetIovlen(1)
+		if sa != nil {
+			msgs[i].hdr.Name = &sa[0]
+			msgs[i].hdr.Namelen = uint32(len(sa))
+		}
+	}
+	n, _, e := unix.Syscall6(unix.SYS_SENDMMSG, uintptr(fd), uintptr(unsafe.Pointer(&msgs[0])), uintptr(len(msgs)), 0, 0, 0)
+	if e != 0 {
+		return 0, nil, e
+	}
+	var lens []uint32
+	for _, m := range msgs {
+		lens = append(lens, m.n)
+	}
+	return int(n), lens, nil
+}
+
+func rawSockaddrUnix(path string) []byte {
+	w := sockaddrWords(path)
+	return (*[112]byte)(unsafe.Pointer(&w))[:2+len(path)+1]
+}
+
+// probeMmsgPair: sendmmsg of two datagrams to the probe's own socket.
+func probeMmsgPair(args []string) error {
+	srv, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(srv)
+	os.Remove(args[0])
+	if err := unix.Bind(srv, &unix.SockaddrUnix{Name: args[0]}); err != nil {
+		return err
+	}
+	defer os.Remove(args[0])
+	cli, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(cli)
+	n, lens, err := sendmmsg(cli, rawSockaddrUnix(args[0]), "first", "second!")
+	if err != nil || n != 2 || lens[0] != 5 || lens[1] != 7 {
+		return fmt.Errorf("sendmmsg: %d sent, lengths %v, %v", n, lens, err)
+	}
+	buf := make([]byte, 16)
+	for _, want := range []string{"first", "second!"} {
+		if m, _, err := unix.Recvfrom(srv, buf, 0); err != nil || string(buf[:m]) != want {
+			return fmt.Errorf("received %q, %v; want %q", buf[:m], err, want)
+		}
+	}
+	return nil
+}
+
+// probeMmsgSend: sendmmsg to a path (the attack).
+func probeMmsgSend(args []string) error {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	_, _, err = sendmmsg(fd, rawSockaddrUnix(args[0]), "attack-sendmmsg")
+	return err
+}
+
+// probeMmsgUDP sends two datagrams on a connected UDP socket in one
+// sendmmsg, as glibc's resolver sends its A and AAAA queries, to a UDP
+// socket of its own on the loopback.
+func probeMmsgUDP(args []string) error {
+	srv, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	to := &unix.SockaddrInet4{Port: srv.LocalAddr().(*net.UDPAddr).Port, Addr: [4]byte{127, 0, 0, 1}}
+	if err := unix.Connect(fd, to); err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	if n, _, err := sendmmsg(fd, nil, "query-a", "query-aaaa"); err != nil || n != 2 {
+		return fmt.Errorf("sendmmsg: %d sent, %v", n, err)
+	}
+	srv.SetReadDeadline(time.Now().Add(2 * time.Second))
+	buf := make([]byte, 16)
+	for range 2 {
+		if _, _, err := srv.ReadFrom(buf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // probeStaleRefused binds a socket file, closes its socket and connects:
@@ -537,6 +649,9 @@ func TestMediationRefusesHostSockets(t *testing.T) {
 				if res := mediationRun(t, ws, network, "send-dgram", h.dgram); res.ExitCode == 0 {
 					t.Errorf("a datagram reached the host's %s:\n%s", h.dgram, res.Output)
 				}
+				if res := mediationRun(t, ws, network, "mmsg-send", h.dgram); res.ExitCode == 0 {
+					t.Errorf("sendmmsg reached the host's %s:\n%s", h.dgram, res.Output)
+				}
 				if got := h.received(); len(got) > 0 {
 					t.Errorf("the host's datagram socket received %q", got)
 				}
@@ -643,6 +758,7 @@ func TestMediationKeepsSandboxSockets(t *testing.T) {
 		"nonblocking connect":                 {"nonblock-dial", filepath.Join(ws, "nb.sock")},
 		"abstract socket":                     {"unix-roundtrip", "@warden-med-" + nonce()},
 		"a stale socket file is ECONNREFUSED": {"stale-refused", filepath.Join(ws, "stale.sock")},
+		"sendmmsg of two datagrams":           {"mmsg-pair", filepath.Join(ws, "mm.sock")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		cases["python multiprocessing manager, pool and forkserver"] = []string{"sh", `python3 -c '
@@ -655,6 +771,11 @@ if __name__ == "__main__":
     print("multiprocessing ok")
 '`}
 	}
+	t.Run("sendmmsg on connected UDP (glibc's resolver)/network=true", func(t *testing.T) {
+		if res := mediationRun(t, ws, true, "mmsg-udp"); res.ExitCode != 0 {
+			t.Errorf("failed (exit %d):\n%s", res.ExitCode, res.Output)
+		}
+	})
 	for name, args := range cases {
 		for _, network := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/network=%v", strings.ReplaceAll(name, " ", "_"), network), func(t *testing.T) {

@@ -16,8 +16,8 @@ import (
 // sendto() to a pathname unix socket, and a read-only mount does not stop
 // them either, so a command could reach any host service whose socket it
 // can name (docker.sock, an ssh-agent deep in /tmp, a socket a host process
-// bound in the workspace). The filter sends every connect, every sendmsg and
-// every sendto with an address to a supervisor: a goroutine of the helper
+// bound in the workspace). The filter sends every connect, sendmsg and
+// sendmmsg and every sendto with an address to a supervisor: a goroutine of the helper
 // (pid 1 of the sandbox's pid namespace), on threads the filter does not
 // cover. For each call it
 //
@@ -378,6 +378,8 @@ func (s *supervisor) decide(n notif) (int64, unix.Errno) {
 		return s.sendto(c)
 	case unix.SYS_SENDMSG:
 		return s.sendmsg(c)
+	case unix.SYS_SENDMMSG:
+		return s.sendmmsg(c)
 	}
 	return 0, unix.ENOSYS
 }
@@ -448,8 +450,41 @@ const (
 )
 
 func (s *supervisor) sendmsg(c *call) (int64, unix.Errno) {
-	flags := int(int32(c.n.args[2]))
-	raw, errno := readMem(c.n.pid, c.n.args[1], msghdrSize)
+	return s.sendOne(c, c.n.args[1], int(int32(c.n.args[2])))
+}
+
+// struct mmsghdr: a msghdr, then the bytes sent (msg_len), padded.
+const (
+	mmsghdrSize = 64
+	msgLenOff   = 56
+)
+
+// sendmmsg sends each message as sendmsg does and writes each msg_len
+// back; it stops at the first failure, which it reports only when nothing
+// was sent (as the kernel does). glibc's resolver sends its two queries so.
+func (s *supervisor) sendmmsg(c *call) (int64, unix.Errno) {
+	vec, vlen, flags := c.n.args[1], min(c.n.args[2], maxIovecs), int(int32(c.n.args[3]))
+	var sent int64
+	for i := range vlen {
+		hdr := vec + i*mmsghdrSize
+		n, errno := s.sendOne(c, hdr, flags)
+		if errno != 0 {
+			if sent == 0 {
+				return 0, errno
+			}
+			break
+		}
+		if errno := writeMem(c.n.pid, hdr+msgLenOff, binary.NativeEndian.AppendUint32(nil, uint32(n))); errno != 0 {
+			return sent, 0 // sent, but the count could not be written back
+		}
+		sent++
+	}
+	return sent, 0
+}
+
+// sendOne performs sendmsg for the msghdr at addr in the command's memory.
+func (s *supervisor) sendOne(c *call, addr uint64, flags int) (int64, unix.Errno) {
+	raw, errno := readMem(c.n.pid, addr, msghdrSize)
 	if errno != 0 {
 		return 0, errno
 	}
@@ -790,6 +825,17 @@ func readMem(pid int, addr uint64, n int) ([]byte, unix.Errno) {
 		return nil, unix.EFAULT
 	}
 	return buf, 0
+}
+
+// writeMem copies b into process pid's memory at addr.
+func writeMem(pid int, addr uint64, b []byte) unix.Errno {
+	local := []unix.Iovec{{Base: &b[0]}}
+	local[0].SetLen(len(b))
+	n, err := unix.ProcessVMWritev(pid, local, []unix.RemoteIovec{{Base: uintptr(addr), Len: len(b)}}, 0)
+	if err != nil || n != len(b) {
+		return unix.EFAULT
+	}
+	return 0
 }
 
 func bufPtr(b []byte) uintptr {
