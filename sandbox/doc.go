@@ -77,8 +77,8 @@
 // would hide most host sockets but not those in the workspace, /var/tmp or
 // a home directory, and would break tools that share /tmp with the user.
 // So the helper mediates (unixmediate_linux.go): the seccomp filter returns
-// SECCOMP_RET_USER_NOTIF for connect, sendmsg and sendto with an address,
-// and a supervisor goroutine of the helper (pid 1 of the sandbox, on
+// SECCOMP_RET_USER_NOTIF for connect, sendmsg, sendmmsg and sendto with an
+// address, and a supervisor goroutine of the helper (pid 1 of the sandbox, on
 // threads the filter does not cover; it shares the command's mount, pid
 // and network view, and holds the listener it installed) performs each
 // call: it takes the command's own socket with pidfd_getfd, copies the
