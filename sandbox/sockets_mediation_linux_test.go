@@ -56,6 +56,7 @@ var mediationProbes = map[string]func(args []string) error{
 	"mmsg-pair":          probeMmsgPair,
 	"mmsg-send":          probeMmsgSend,
 	"mmsg-udp":           probeMmsgUDP,
+	"send-creds":         probeSendCreds,
 }
 
 // sendmmsg sends each payload, to sa when it is not nil, in one call, and
@@ -841,4 +842,52 @@ func BenchmarkSandboxStartupSockets(b *testing.B) {
 		b.ReportMetric(ms(median(bw)), "bwrap-ms")
 	}
 	b.ReportMetric(0, "ns/op")
+}
+
+// TestMediationCredentialsPid: SCM_CREDENTIALS claiming another process's
+// pid is refused (the supervisor, which sends, could name any); the
+// command's own pid goes through.
+func TestMediationCredentialsPid(t *testing.T) {
+	needMediation(t)
+	ws := t.TempDir()
+	if res := mediationRun(t, ws, false, "send-creds", "other"); res.ExitCode == 0 {
+		t.Errorf("credentials naming another pid were sent:\n%s", res.Output)
+	}
+	if res := mediationRun(t, ws, false, "send-creds", "self"); res.ExitCode != 0 {
+		t.Errorf("credentials naming the sender failed:\n%s", res.Output)
+	}
+}
+
+// probeSendCreds sends SCM_CREDENTIALS over a socketpair, naming itself or
+// its parent (another process in the sandbox).
+func probeSendCreds(args []string) error {
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	if err := unix.SetsockoptInt(sp[1], unix.SOL_SOCKET, unix.SO_PASSCRED, 1); err != nil {
+		return err
+	}
+	pid := os.Getpid()
+	if args[0] == "other" {
+		pid = os.Getppid()
+	}
+	cred := unix.UnixCredentials(&unix.Ucred{Pid: int32(pid), Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())})
+	if err := unix.Sendmsg(sp[0], []byte("c"), cred, nil, 0); err != nil {
+		return err
+	}
+	oob := make([]byte, 64)
+	_, oobn, _, _, err := unix.Recvmsg(sp[1], make([]byte, 1), oob, 0)
+	if err != nil {
+		return err
+	}
+	msgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+	if err != nil || len(msgs) != 1 {
+		return fmt.Errorf("control messages %v: %v", msgs, err)
+	}
+	got, err := unix.ParseUnixCredentials(&msgs[0])
+	if err != nil || int(got.Pid) != pid {
+		return fmt.Errorf("received credentials %+v, %v; sent pid %d", got, err, pid)
+	}
+	return nil
 }

@@ -566,7 +566,7 @@ func (s *supervisor) sendOne(c *call, addr uint64, flags int) (int64, unix.Errno
 
 // translateRights replaces the descriptor numbers of SCM_RIGHTS messages,
 // which name the command's descriptors, with the supervisor's copies of
-// the same files.
+// the same files, and refuses SCM_CREDENTIALS naming another process.
 func (c *call) translateRights(ctl []byte) unix.Errno {
 	ne := binary.NativeEndian
 	const hdr = 16 // struct cmsghdr: len, level, type
@@ -575,7 +575,16 @@ func (c *call) translateRights(ctl []byte) unix.Errno {
 		if l < hdr || off+l > len(ctl) {
 			return unix.EINVAL
 		}
-		if int32(ne.Uint32(ctl[off+8:])) == unix.SOL_SOCKET && int32(ne.Uint32(ctl[off+12:])) == unix.SCM_RIGHTS {
+		level, typ := int32(ne.Uint32(ctl[off+8:])), int32(ne.Uint32(ctl[off+12:]))
+		if level == unix.SOL_SOCKET && typ == unix.SCM_CREDENTIALS && l >= hdr+4 {
+			// The kernel checks the claimed pid against the sender, the
+			// supervisor, which may name any pid of the sandbox: hold it
+			// to the command's own, as the kernel would hold the command.
+			if int(int32(ne.Uint32(ctl[off+hdr:]))) != pidOfThread(c.n.pid) {
+				return unix.EPERM
+			}
+		}
+		if level == unix.SOL_SOCKET && typ == unix.SCM_RIGHTS {
 			for p := off + hdr; p+4 <= off+l; p += 4 {
 				fd, err := unix.PidfdGetfd(c.pidfd, int(int32(ne.Uint32(ctl[p:]))), 0)
 				if err != nil {
