@@ -57,6 +57,7 @@ var mediationProbes = map[string]func(args []string) error{
 	"mmsg-send":          probeMmsgSend,
 	"mmsg-udp":           probeMmsgUDP,
 	"send-creds":         probeSendCreds,
+	"symlink-roundtrip":  probeSymlinkRoundtrip,
 }
 
 // sendmmsg sends each payload, to sa when it is not nil, in one call, and
@@ -760,6 +761,7 @@ func TestMediationKeepsSandboxSockets(t *testing.T) {
 		"abstract socket":                     {"unix-roundtrip", "@warden-med-" + nonce()},
 		"a stale socket file is ECONNREFUSED": {"stale-refused", filepath.Join(ws, "stale.sock")},
 		"sendmmsg of two datagrams":           {"mmsg-pair", filepath.Join(ws, "mm.sock")},
+		"singleton socket through a symlink":  {"symlink-roundtrip", filepath.Join(tmp, "singleton")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		cases["python multiprocessing manager, pool and forkserver"] = []string{"sh", `python3 -c '
@@ -890,4 +892,59 @@ func probeSendCreds(args []string) error {
 		return fmt.Errorf("received credentials %+v, %v; sent pid %d", got, err, pid)
 	}
 	return nil
+}
+
+// probeSymlinkRoundtrip: a server binds in a directory of its own and a
+// client connects through a symbolic link to it, as Chromium's singleton
+// socket is found (SingletonSocket -> /tmp/.org.chromium.../SingletonSocket).
+func probeSymlinkRoundtrip(args []string) error {
+	real := filepath.Join(args[0], "real")
+	if err := os.MkdirAll(real, 0o700); err != nil {
+		return err
+	}
+	sock := filepath.Join(real, "SingletonSocket")
+	link := filepath.Join(args[0], "SingletonSocket")
+	os.Remove(sock)
+	os.Remove(link)
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := os.Symlink(sock, link); err != nil {
+		return err
+	}
+	go func() {
+		if c, err := l.Accept(); err == nil {
+			c.Write([]byte("hi"))
+			c.Close()
+		}
+	}()
+	c, err := net.Dial("unix", link)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Read(make([]byte, 2))
+	return err
+}
+
+// TestMediationSymlinkToHostSocket: a link the command makes in the
+// workspace to a host socket leads nowhere (the check is on the inode the
+// path resolves to); a link to its own socket works.
+func TestMediationSymlinkToHostSocket(t *testing.T) {
+	needMediation(t)
+	ws := t.TempDir()
+	deep := filepath.Join(t.TempDir(), "deep", "er")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h := startHostServers(t, filepath.Join(deep, "host"))
+	script := fmt.Sprintf(`ln -s %q "$WS/link.sock" && "$PROBE" dial-unix "$WS/link.sock"`, h.stream)
+	if res := mediationRun(t, ws, false, "sh", script); res.ExitCode == 0 {
+		t.Errorf("connected to the host's socket through a link:\n%s", res.Output)
+	}
+	if res := mediationRun(t, ws, false, "symlink-roundtrip", filepath.Join(ws, "own")); res.ExitCode != 0 {
+		t.Errorf("a link to the sandbox's own socket failed:\n%s", res.Output)
+	}
 }
