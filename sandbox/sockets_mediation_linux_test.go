@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,6 +59,7 @@ var mediationProbes = map[string]func(args []string) error{
 	"mmsg-udp":           probeMmsgUDP,
 	"send-creds":         probeSendCreds,
 	"symlink-roundtrip":  probeSymlinkRoundtrip,
+	"thread-roundtrip":   probeThreadRoundtrip,
 }
 
 // sendmmsg sends each payload, to sa when it is not nil, in one call, and
@@ -762,6 +764,7 @@ func TestMediationKeepsSandboxSockets(t *testing.T) {
 		"a stale socket file is ECONNREFUSED": {"stale-refused", filepath.Join(ws, "stale.sock")},
 		"sendmmsg of two datagrams":           {"mmsg-pair", filepath.Join(ws, "mm.sock")},
 		"singleton socket through a symlink":  {"symlink-roundtrip", filepath.Join(tmp, "singleton")},
+		"connect and sendto from a thread":    {"thread-roundtrip", filepath.Join(ws, "thr.sock")},
 	}
 	if _, err := exec.LookPath("python3"); err == nil {
 		cases["python multiprocessing manager, pool and forkserver"] = []string{"sh", `python3 -c '
@@ -947,4 +950,23 @@ func TestMediationSymlinkToHostSocket(t *testing.T) {
 	if res := mediationRun(t, ws, false, "symlink-roundtrip", filepath.Join(ws, "own")); res.ExitCode != 0 {
 		t.Errorf("a link to the sandbox's own socket failed:\n%s", res.Output)
 	}
+}
+
+// probeThreadRoundtrip connects and sends a datagram from a thread that is
+// not the thread group's leader (most programs' sockets are used so).
+func probeThreadRoundtrip(args []string) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == os.Getpid() {
+			errc <- errors.New("the goroutine runs on the main thread")
+			return
+		}
+		if err := probeNonblockDial([]string{args[0]}); err != nil {
+			errc <- fmt.Errorf("connect: %w", err)
+			return
+		}
+		errc <- probeDgramPair([]string{args[0] + ".dgram"})
+	}()
+	return <-errc
 }

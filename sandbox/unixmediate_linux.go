@@ -227,8 +227,8 @@ func (k *insideFiles) add(st *unix.Stat_t, fd int) {
 	k.order = append(k.order, id)
 }
 
-// startSupervisor starts answering notifications, before the command
-// starts. It returns at once.
+// startSupervisor starts answering notifications once the command runs
+// (a call it makes before waits in the kernel's queue). It returns at once.
 func startSupervisor(pre *prepared) {
 	if pre.listener < 0 {
 		return
@@ -347,7 +347,7 @@ func (c *call) close() {
 func (s *supervisor) decide(n notif) (int64, unix.Errno) {
 	c := &call{n: n, pidfd: -1, sock: -1}
 	defer c.close()
-	pidfd, err := unix.PidfdOpen(n.pid, 0)
+	pidfd, err := openCaller(n.pid)
 	if err != nil {
 		return 0, unix.ESRCH
 	}
@@ -810,6 +810,25 @@ func pidOfThread(tid int) int {
 		}
 	}
 	return tid
+}
+
+// pidfdThread is PIDFD_THREAD (6.9): a pidfd for a thread, not its group.
+const pidfdThread = unix.O_EXCL
+
+// openCaller opens a pidfd for the thread that trapped: any thread of a
+// program may connect. Before 6.9 only a thread group leader has a pidfd,
+// so it takes the caller's group, whose descriptor table the thread
+// shares unless it was cloned without CLONE_FILES (the address is checked
+// all the same, whichever socket is used).
+func openCaller(tid int) (int, error) {
+	fd, err := unix.PidfdOpen(tid, pidfdThread)
+	if err == nil {
+		return fd, nil
+	}
+	if tgid := pidOfThread(tid); tgid != tid {
+		return unix.PidfdOpen(tgid, 0)
+	}
+	return unix.PidfdOpen(tid, 0)
 }
 
 // readMem copies n bytes at addr out of process pid's memory.
