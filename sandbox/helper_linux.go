@@ -184,6 +184,7 @@ func prepare(namespaced, network bool) (*prepared, error) {
 	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate}); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
+	prepareSupervisor(pre)
 	return pre, nil
 }
 

@@ -227,6 +227,20 @@ func (k *insideFiles) add(st *unix.Stat_t, fd int) {
 	k.order = append(k.order, id)
 }
 
+// prepareSupervisor readies the runtime for the supervisor before the spec
+// arrives (in a spare, ahead of need): a second P, and the poller its
+// listener will wait in.
+func prepareSupervisor(pre *prepared) {
+	if !pre.mediate {
+		return
+	}
+	runtime.GOMAXPROCS(2)
+	if r, w, err := os.Pipe(); err == nil {
+		r.Close()
+		w.Close()
+	}
+}
+
 // startSupervisor starts answering notifications once the command runs
 // (a call it makes before waits in the kernel's queue). It returns at once.
 func startSupervisor(pre *prepared) {
@@ -237,7 +251,6 @@ func startSupervisor(pre *prepared) {
 	// goroutine without a thread parked in an ioctl; a second P lets a
 	// handler run while another blocks in a connect the command asked for.
 	unix.SetNonblock(pre.listener, true)
-	runtime.GOMAXPROCS(2)
 	s := &supervisor{listener: os.NewFile(uintptr(pre.listener), "seccomp-notify"),
 		privateNet: !pre.network, network: pre.network, self: os.Getpid(), hostDiag: -1}
 	if s.privateNet {
