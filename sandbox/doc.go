@@ -52,9 +52,9 @@
 // subpaths (ProtectedNames, a gitdir: target, Policy.ProtectedPaths) read-only
 // again (the launcher watches missing ones and moves away what the command
 // creates there, see quarantine.go), and every repository found deeper in a
-// root (scanRepos); masks the
-// unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR, the
-// top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
+// root (scanRepos); where the kernel lacks seccomp user notification, masks
+// the unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR,
+// the top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
 // $SSH_AUTH_SOCK, $TMUX and similar; the launcher finds them before each
 // run, caching unchanged directories, and refuses when it cannot finish);
 // applies Landlock (filesystem, TCP when the network is off, signal and
@@ -67,4 +67,40 @@
 // own session. Without user namespaces it falls back to Landlock + seccomp,
 // stays as a subreaper that kills what the command leaves behind, and says
 // what that loses; without Landlock too it refuses.
+//
+// # Unix sockets
+//
+// A pathname unix socket is reached by connect() or a datagram, and before
+// Landlock ABI 9 nothing in the filesystem layers stops either: read-only
+// mounts do not, and masking sockets means knowing where they are, which a
+// scan of every directory before every run cannot afford (a host process
+// may also bind one after the scan, or in the workspace). A private /tmp
+// would hide most host sockets but not those in the workspace, /var/tmp or
+// a home directory, and would break tools that share /tmp with the user.
+// So the helper mediates (unixmediate_linux.go): the seccomp filter returns
+// SECCOMP_RET_USER_NOTIF for connect, sendmsg, sendmmsg and sendto with an
+// address, and a supervisor goroutine of the helper (pid 1 of the sandbox, on
+// threads the filter does not cover; it shares the command's mount, pid
+// and network view, and holds the listener it installed) performs each
+// call: it takes the command's own socket with pidfd_getfd, copies the
+// address and data once from its memory (checking the notification is
+// still valid after each read), resolves a pathname against the caller's
+// cwd to an O_PATH descriptor, and connects or sends on the command's
+// socket to /proc/self/fd/N only when a listening or datagram socket made
+// inside the sandbox is bound to that inode (its own network namespace
+// lists only the sandbox's sockets; sharing the host's, the socket must
+// also be held by a process in the sandbox's pid namespace). Anything else
+// answers EACCES, or ECONNREFUSED when the host's sock_diag shows nothing
+// bound there. Because the supervisor acts on its copies and the pinned
+// inode, and never answers CONTINUE, a thread rewriting the address, the
+// msghdr or the descriptor after the check changes nothing; acting on the
+// command's own socket (rather than connecting a new one and installing it
+// with SECCOMP_IOCTL_NOTIF_ADDFD) keeps its options, its bound address and
+// O_NONBLOCK, so a nonblocking connect answers as the kernel would.
+// sendmmsg is performed message by message. Abstract sockets are
+// left to Landlock's scope and the network namespace, and checked the same
+// way when the network is on. From Landlock ABI 9 Landlock's own rule is
+// used instead; without user notification or pidfd_getfd (before 5.6) the
+// known places are masked and doctor says what that leaves open; without
+// namespaces nothing is mediated (listed in Result.NotEnforced).
 package sandbox

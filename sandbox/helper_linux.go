@@ -67,7 +67,9 @@ type prepared struct {
 	network    NetworkMode
 	filter     []unix.SockFilter // the seccomp program
 	lastCap    int
-	hostDev    int // a detached clone of the host's /dev (-1: none), see prepareMountView
+	hostDev    int  // a detached clone of the host's /dev (-1: none), see prepareMountView
+	mediate    bool // the filter sends socket addresses to the supervisor
+	listener   int  // its notification descriptor once installed (-1: none)
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
@@ -121,6 +123,9 @@ func HelperMain(args []string) {
 	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
 		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
 	}
+	if err := matchMediation(&spec, pre); err != nil {
+		fail("%v", err)
+	}
 	if err := setup(&spec, pre); err != nil {
 		fail("%v", err)
 	}
@@ -148,6 +153,8 @@ func HelperMain(args []string) {
 	// closed it: the helper must not be one of them.
 	releaseStdio()
 	fmt.Fprintln(status, "ready")
+	// A call the command makes before this waits in the kernel's queue.
+	startSupervisor(pre)
 	var code int
 	if pre.namespaced {
 		code = reapNamespace(child.Pid)
@@ -167,7 +174,8 @@ func HelperMain(args []string) {
 
 // prepare does the set-up that is the same for every command.
 func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
-	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1}
+	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1, listener: -1,
+		mediate: namespaced && socketMediation()}
 	// The helper keeps capabilities in its user namespace until the command
 	// starts: nobody may read or trace its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -180,7 +188,7 @@ func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 		}
 	}
 	var err error
-	if pre.filter, err = seccompProgram(network); err != nil {
+	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate}); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
 	if network == NetworkAsk {
@@ -191,6 +199,7 @@ func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 			return nil, err
 		}
 	}
+	prepareSupervisor(pre)
 	return pre, nil
 }
 
@@ -275,7 +284,7 @@ func setup(spec *helperSpec, pre *prepared) error {
 		}
 	}
 	if spec.Layers.Seccomp {
-		if err := installSeccomp(pre.filter); err != nil {
+		if err := loadFilter(pre); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
 		}
 	}

@@ -91,6 +91,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		if env, err = p.askNetwork(c, spec, env); err != nil {
 			return err
 		}
+		spec.MediateSockets = mediateFor(spec.Layers)
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -118,6 +119,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 				return refuse("%s (%v)", askNeedsNamespace, err)
 			}
 			spec.Layers.Namespaces = false
+			spec.MediateSockets = false
 			continue
 		}
 		return err
@@ -231,7 +233,9 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 	var g *guard
 	if spec.Layers.Namespaces {
 		var err error
-		if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
+		if spec.MediateSockets {
+			// The supervisor decides every connect: nothing to mask.
+		} else if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
 			return nil, nil, err
 		}
 		repos(spec.Roots)
@@ -322,6 +326,10 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 			return nil, err
 		}
 		cmd.ExtraFiles = append(cmd.ExtraFiles, forwardHelper) // forwardFD
+	}
+	if diag := hostSockDiag(key); diag != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD: 5, or 6 after forwardFD
+		defer diag.Close()
 	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if key.namespaced {

@@ -221,6 +221,9 @@ func probe(op string, args []string) error {
 		pid, _ := strconv.Atoi(arg(0))
 		return unix.Kill(pid, syscall.SIGTERM)
 	}
+	if f, ok := mediationProbes[op]; ok {
+		return f(args)
+	}
 	return fmt.Errorf("unknown probe %q", op)
 }
 

@@ -44,6 +44,7 @@ func layersFor(r Report) []Layer {
 		{Name: "namespaces", Enforced: ns, Detail: nsDetail, Covers: nsCovers(ns)},
 		ll,
 		{Name: "seccomp", Enforced: r.Kernel.Seccomp, Detail: "BPF filter, EPERM on match, architecture and x32 checks", Covers: []string{
+			"connect, sendmsg, sendmmsg and sendto with an address go to the unix-socket supervisor when it mediates (see unix sockets)",
 			"sockets other than AF_UNIX when the network is off (TCP, UDP, MPTCP, raw, packet, netlink, vsock, ...)",
 			"io_uring, ptrace, process_vm_readv/writev, pidfd_getfd",
 			"bpf, perf_event_open, userfaultfd, keyctl/add_key/request_key",
@@ -51,6 +52,7 @@ func layersFor(r Report) []Layer {
 			"module loading, kexec, reboot, swap, clock and hostname changes, open_by_handle_at",
 			"TIOCSTI and TIOCLINUX terminal injection, unusual personality flags",
 		}},
+		socketsLayer(r),
 		{Name: "capabilities", Enforced: true, Detail: "every set emptied (bounding, ambient, effective, permitted, inheritable); securebits keep uid 0 from regaining them"},
 		{Name: "no_new_privs", Enforced: true, Detail: "setuid and file capabilities grant nothing"},
 		{Name: "limits", Enforced: true, Detail: "no core dumps; file size and process count capped (RLIMIT_FSIZE, RLIMIT_NPROC, pid_max of the pid namespace)"},
@@ -74,10 +76,40 @@ func nsCovers(ns bool) []string {
 	}
 }
 
+// socketsLayer says how pathname unix sockets outside the sandbox are kept
+// out of reach.
+func socketsLayer(r Report) Layer {
+	l := Layer{Name: "unix sockets"}
+	switch {
+	case r.Mechanism != "linux":
+		l.Detail = "not mediated without namespaces: pathname sockets outside can be connected to (see below)"
+	case effectiveLandlockABI() >= 9:
+		l.Enforced = true
+		l.Detail = "Landlock resolve-unix, granted nowhere"
+		l.Covers = []string{"unix sockets bound outside the sandbox cannot be connected to; those the command binds work"}
+	case socketMediation():
+		l.Enforced = true
+		l.Detail = "mediated: the seccomp filter hands every connect, sendmsg, sendmmsg and sendto with an address to a supervisor in the helper (user notification), which performs it for the command"
+		l.Covers = []string{
+			"pathname sockets anywhere (deep in /tmp, /var/tmp, the workspace, bound after the command started) reach only a listening or datagram socket made inside the sandbox; one bound outside answers EACCES, a stale file ECONNREFUSED, and no host service sees an attempt",
+			"race-free: the address, the message and the socket are copied once and the call is made on the command's own socket with a descriptor pinning the resolved inode; the kernel never re-reads what another thread could rewrite",
+			"abstract sockets: the sandbox's own network namespace when the network is off, the same inside-only check when it is on",
+			"sockets the sandbox makes for itself work (servers and clients, datagrams, socketpair, descriptor passing, Python multiprocessing); an in-sandbox server sees the helper (pid 1) as a client's SO_PEERCRED pid",
+		}
+	default:
+		l.Detail = "this kernel lacks seccomp user notification or pidfd_getfd (5.6): the known places are masked instead"
+		l.Covers = []string{socketsCover()}
+	}
+	return l
+}
+
 // socketsCover says how unix sockets outside the sandbox are kept out.
 func socketsCover() string {
 	if effectiveLandlockABI() >= 9 {
 		return "unix sockets bound outside the sandbox cannot be connected to (Landlock resolve-unix, granted nowhere); those the command binds work"
+	}
+	if socketMediation() {
+		return "unix sockets bound outside the sandbox cannot be reached (see unix sockets below)"
 	}
 	return "existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS; found before each run with no bound on entries (unchanged directories cached), so no number of files a command leaves there stops a later run; past 256 sockets only those a server is bound to are masked (stale socket files cannot be connected to); a directory there that can be entered but not listed is hidden whole"
 }
@@ -87,7 +119,7 @@ func residualGaps(r Report) []string {
 		"reads outside the read policy's list are not restricted: under deny-secrets the command can read every file this user can but the credential stores (see reads below)",
 		"memory and disk use are not capped (no cgroup limits)",
 	}
-	if effectiveLandlockABI() < 9 && r.Mechanism == "linux" {
+	if effectiveLandlockABI() < 9 && !socketMediation() && r.Mechanism == "linux" {
 		gaps = append(gaps, "pathname unix sockets elsewhere (deeper in /tmp, inside a workspace, created after the scan just before the command starts) can be connected to: Landlock ABI < 9 cannot restrict connect, so Warden masks the known places only")
 	}
 	return gaps

@@ -49,15 +49,29 @@ const (
 	offArch = 4
 	offArg0 = 16 // low 32 bits on little-endian machines
 	offArg1 = 24
+	offArg4 = 48
 )
+
+// filterOptions choose the filter's socket rules.
+type filterOptions struct {
+	// network on lets the command create sockets of every family but
+	// vsock; ask adds TCP (for the loopback forwarder); off allows only
+	// AF_UNIX sockets.
+	network NetworkMode
+	// mediateUnix sends connect, sendto with an address, sendmsg and
+	// sendmmsg to the helper's supervisor (unixmediate_linux.go), which
+	// performs them for the command.
+	mediateUnix bool
+}
 
 // seccompFilter assembles the filter: wrong architecture (an i386 int 0x80
 // on x86_64) kills the process; x32 numbers, the denied syscalls, socket
 // families other than AF_UNIX (when the network is off), namespace flags to
 // clone, clone3 (ENOSYS, so libcs fall back to clone, whose flags are
 // visible), TIOCSTI/TIOCLINUX and unusual personalities return an error;
-// everything else is allowed.
-func seccompFilter(network NetworkMode) ([]bpf.RawInstruction, error) {
+// with mediation, the calls that name a socket address go to the
+// supervisor; everything else is allowed.
+func seccompFilter(opts filterOptions) ([]bpf.RawInstruction, error) {
 	if auditArch == 0 {
 		return nil, fmt.Errorf("no seccomp filter for %s: the sandbox supports amd64 and arm64", runtime.GOARCH)
 	}
@@ -81,6 +95,12 @@ func seccompFilter(network NetworkMode) ([]bpf.RawInstruction, error) {
 	a.jeq(uint32(unix.SYS_PERSONALITY), "personality", "")
 	a.jeq(uint32(unix.SYS_SOCKET), "socket", "")
 	a.jeq(uint32(unix.SYS_SOCKETPAIR), "socket", "")
+	if opts.mediateUnix {
+		a.jeq(uint32(unix.SYS_CONNECT), "notify", "")
+		a.jeq(uint32(unix.SYS_SENDMSG), "notify", "")
+		a.jeq(uint32(unix.SYS_SENDTO), "sendto", "")
+		a.jeq(uint32(unix.SYS_SENDMMSG), "notify", "")
+	}
 	a.add(allow)
 
 	a.label("clone")
@@ -104,13 +124,25 @@ func seccompFilter(network NetworkMode) ([]bpf.RawInstruction, error) {
 
 	a.label("socket")
 	a.add(bpf.LoadAbsolute{Off: offArg0, Size: 4})
-	switch network {
+	switch opts.network {
 	case NetworkOn:
 		a.jeq(unix.AF_VSOCK, "eperm", "allow")
 	case NetworkAsk:
 		askSockets(a)
 	default:
 		a.jeq(unix.AF_UNIX, "allow", "eperm")
+	}
+
+	if opts.mediateUnix {
+		// sendto without an address (send) is decided by its registers,
+		// which the command cannot change once trapped: allowed here.
+		a.label("sendto")
+		a.add(bpf.LoadAbsolute{Off: offArg4, Size: 4})
+		a.jeq(0, "", "notify")
+		a.add(bpf.LoadAbsolute{Off: offArg4 + 4, Size: 4})
+		a.jeq(0, "allow", "notify")
+		a.label("notify")
+		a.add(bpf.RetConstant{Val: unix.SECCOMP_RET_USER_NOTIF})
 	}
 
 	a.label("allow")
@@ -129,8 +161,8 @@ func seccompFilter(network NetworkMode) ([]bpf.RawInstruction, error) {
 }
 
 // seccompProgram is the filter in the kernel's form.
-func seccompProgram(network NetworkMode) ([]unix.SockFilter, error) {
-	raw, err := seccompFilter(network)
+func seccompProgram(opts filterOptions) ([]unix.SockFilter, error) {
+	raw, err := seccompFilter(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +186,29 @@ func installSeccomp(filter []unix.SockFilter) error {
 		return fmt.Errorf("install filter: thread %d could not be synchronised", r1)
 	}
 	return nil
+}
+
+// installSeccompListener loads a mediating filter on the calling thread
+// only, which must be the locked thread that forks the command, and returns
+// its notification descriptor (close-on-exec). The helper's other threads
+// stay unfiltered: the supervisor runs there and performs the trapped calls
+// (a filtered supervisor would trap on its own connect). They hold nothing
+// the command can reach: the helper is not dumpable and ptrace is denied.
+func installSeccompListener(filter []unix.SockFilter) (int, error) {
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	// WAIT_KILLABLE_RECV (5.19): once the supervisor has a call, a signal
+	// no longer interrupts the command's wait, so a connect the supervisor
+	// performed is never reported as interrupted.
+	flags := uintptr(unix.SECCOMP_FILTER_FLAG_NEW_LISTENER | unix.SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV)
+	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, flags, uintptr(unsafe.Pointer(&prog)))
+	if errno == unix.EINVAL {
+		fd, _, errno = unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&prog)))
+	}
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return -1, fmt.Errorf("install filter with a listener: %w", errno)
+	}
+	return int(fd), nil
 }
 
 // asm is a tiny assembler with named jump targets, so the filter reads as

@@ -41,6 +41,9 @@ type helperSpec struct {
 	// scans once for both (and caches) so the helper starts faster.
 	Sockets []string `json:"sockets,omitempty"`
 	Hidden  []string `json:"hidden,omitempty"`
+	// MediateSockets: the helper's supervisor decides every connect and
+	// addressed send (unixmediate_linux.go), so nothing is masked.
+	MediateSockets bool `json:"mediate,omitempty"`
 	// Secrets are what the read policy hides (HiddenPaths, resolved by the
 	// launcher): each target is masked in the mount namespace.
 	Secrets []HiddenPath `json:"secrets,omitempty"`
