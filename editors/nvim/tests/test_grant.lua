@@ -35,7 +35,17 @@ local function answer_with(choices, shown)
   vim.ui.select = function(items, opts, on_choice)
     local choice = type(choices) == 'table' and choices[#shown + 1] or choices
     local titles = vim.tbl_map(opts.format_item, items)
-    local last = require('warden.approval').last
+    local approval = require('warden.approval')
+    local last = approval.last
+    -- The float shows every line of the message, wrapped, none cut off.
+    H.truthy(last.win and vim.api.nvim_win_is_valid(last.win), 'the float is open while the picker asks')
+    local width, height = vim.api.nvim_win_get_width(last.win), vim.api.nvim_win_get_height(last.win)
+    local rows = approval.rows(last.view.lines, width)
+    if rows ~= height then
+      -- The plugin would catch an error here and deny: fail loudly instead.
+      H.log(('FAIL the float is %d rows high; its %d lines take %d rows at width %d'):format(height, #last.view.lines, rows, width))
+      vim.cmd('cquit 1')
+    end
     table.insert(shown, {
       titles = titles,
       prompt = opts.prompt,
@@ -74,6 +84,8 @@ local function grant_flows(outside)
     config = { settings = { approvalPolicy = 'on-request' } },
   })
   H.open(ws .. '/main.txt')
+  -- A screen the whole dialog fits on, as a user's would.
+  vim.o.columns, vim.o.lines = 160, 60
   local messages = {}
   vim.lsp.handlers['window/showMessage'] = function(_, r)
     table.insert(messages, r.message)
