@@ -30,22 +30,19 @@ end
 
 -- Stubs the picker: answers dialog i with the action titled choices[i] (or
 -- choices itself, a string, for every dialog) and records what was shown
--- (titles, prompt, the float's text).
+-- (titles, prompt, the float's text). The plugin turns an error in the
+-- picker into a denial, so a failed check here ends the test at once.
 local function answer_with(choices, shown)
-  vim.ui.select = function(items, opts, on_choice)
+  local function pick(items, opts)
     local choice = type(choices) == 'table' and choices[#shown + 1] or choices
     local titles = vim.tbl_map(opts.format_item, items)
     local approval = require('warden.approval')
     local last = approval.last
     -- The float shows every line of the message, wrapped, none cut off.
     H.truthy(last.win and vim.api.nvim_win_is_valid(last.win), 'the float is open while the picker asks')
-    local width, height = vim.api.nvim_win_get_width(last.win), vim.api.nvim_win_get_height(last.win)
-    local rows = approval.rows(last.view.lines, width)
-    if rows ~= height then
-      -- The plugin would catch an error here and deny: fail loudly instead.
-      H.log(('FAIL the float is %d rows high; its %d lines take %d rows at width %d'):format(height, #last.view.lines, rows, width))
-      vim.cmd('cquit 1')
-    end
+    local width = vim.api.nvim_win_get_width(last.win)
+    H.eq(approval.rows(last.view.lines, width), vim.api.nvim_win_get_height(last.win),
+      ('rows of the float (%d lines, %d wide)'):format(#last.view.lines, width))
     table.insert(shown, {
       titles = titles,
       prompt = opts.prompt,
@@ -54,10 +51,18 @@ local function answer_with(choices, shown)
     })
     for i, it in ipairs(items) do
       if titles[i] == choice then
-        return on_choice(it, i)
+        return it, i
       end
     end
     error(('no action %q among %s'):format(choice, vim.inspect(titles)))
+  end
+  vim.ui.select = function(items, opts, on_choice)
+    local ok, item, idx = xpcall(pick, debug.traceback, items, opts)
+    if not ok then
+      H.log('FAIL in the picker: ' .. tostring(item))
+      vim.cmd('cquit 1')
+    end
+    on_choice(item, idx)
   end
 end
 
