@@ -81,13 +81,14 @@ local function grant_flows(outside)
     { text = 'Understood, not writing.' },
   })
   local ws = H.workspace({ ['main.txt'] = 'hello' })
-  local home = vim.fn.fnamemodify(ws, ':h') .. '/home'
-  vim.fn.mkdir(home .. '/.ssh', 'p')
-  vim.fn.writefile({ 'SECRET-deploy' }, home .. '/.ssh/id_deploy')
   H.setup({
-    env = { HOME = home, OPENAI_BASE_URL = model.url, OPENAI_API_KEY = 'test-key', WARDEN_MODEL = 'fake-model' },
+    env = { OPENAI_BASE_URL = model.url, OPENAI_API_KEY = 'test-key', WARDEN_MODEL = 'fake-model' },
     config = { settings = { approvalPolicy = 'on-request' } },
   })
+  -- A credential in the server's (temporary) home, which the sandbox hides.
+  local home = vim.env.HOME
+  vim.fn.mkdir(home .. '/.ssh', 'p')
+  vim.fn.writefile({ 'SECRET-deploy' }, home .. '/.ssh/id_deploy')
   H.open(ws .. '/main.txt')
   -- A screen the whole dialog fits on, as a user's would.
   vim.o.columns, vim.o.lines = 160, 60
