@@ -504,13 +504,22 @@ async function ask(instruction) {
   await vs.page.keyboard.press('Enter');
 }
 
-/** Sets this session's approval policy (workspace-write, no network) from the status bar menu. */
+/**
+ * Sets this session's approval policy (workspace-write, no network) from the
+ * status bar menu. Each step waits for its own quick pick by title: the menu
+ * before it may still show a row naming the current policy.
+ */
 async function setSessionPolicy(approval) {
+  const page = vs.page;
+  const step = async (title, label) => {
+    await page.locator('.quick-input-widget', { hasText: title }).waitFor();
+    await pick(label);
+  };
   await statusItem().click();
   await pick('Set Policy…');
-  await pick(approval);
-  await pick('workspace-write');
-  await pick('Network off');
+  await step('approval policy (1/3)', approval);
+  await step('sandbox (2/3)', 'workspace-write');
+  await step('network from sandboxed commands (3/3)', 'Network off');
   await statusItem().filter({ hasText: `${approval} · workspace-write · net off` }).waitFor({ timeout: 30_000 });
 }
 
@@ -585,6 +594,8 @@ test('retry with a grant: a write the sandbox blocked is retried with write acce
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
   await page.locator('.notifications-toasts', { hasText: `\`./build.sh\` exited 0 (sandboxed) with write access to ${outside}` }).waitFor({ timeout: 30_000 });
   assert.equal(await exists(join(outside, 'built.txt')), true);
+  // Back to the policy the settings gave before these tests.
+  await setSessionPolicy('untrusted');
 });
 
 /** Picks the quick pick row whose label starts with this text. */
