@@ -97,9 +97,11 @@ local function grant_flows(outside)
     table.insert(messages, r.message)
   end
   local function wait_message(text, what)
-    H.wait(30000, function()
+    if not vim.wait(30000, function()
       return vim.tbl_contains(messages, text)
-    end, what .. ' (messages: ' .. vim.inspect(messages) .. ')')
+    end, 20) then
+      error(('timed out waiting for %s (messages: %s)'):format(what, vim.inspect(messages)), 2)
+    end
   end
 
   -- (1) The agent asks for a grant; the user allows it once.
