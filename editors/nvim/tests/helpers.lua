@@ -98,10 +98,11 @@ function H.workspace(files)
   return ws
 end
 
--- Isolated XDG dirs for the server, under the test's temp dir.
+-- An isolated home and XDG dirs for the server, under the test's temp dir.
 function H.env(extra)
   local base = tmp_root or vim.fn.tempname()
   local env = {
+    HOME = base .. '/home',
     XDG_CONFIG_HOME = base .. '/config',
     XDG_STATE_HOME = base .. '/state',
     XDG_CACHE_HOME = base .. '/cache',
@@ -114,6 +115,7 @@ function H.env(extra)
   for k, v in pairs(extra or {}) do
     env[k] = v
   end
+  vim.fn.mkdir(env.HOME, 'p')
   return env
 end
 

@@ -3,9 +3,15 @@
 // The server asks through window/showMessageRequest. vscode-languageclient
 // would show that as a toast, and VS Code hides toasts after a while (and
 // entirely under Do Not Disturb) while the request stays pending. A modal
-// dialog cannot be missed. Its buttons keep the server's order (Deny first
-// for high risk); closing the dialog (Escape, the close button) answers
-// "Deny", so dismissing denies.
+// dialog cannot be missed.
+//
+// The buttons are exactly the server's actions, in its order, and none is
+// the dialog's close affordance: VS Code makes the first non-closing button
+// the default (focused, Enter), and moves the closing one out of order (next
+// to the default on Linux and macOS, last on Windows). So the server's first
+// action is the default (Deny for high risk, never "Allow once"), the rest
+// follow it in order (Linux and macOS lay a row out from the right), and VS
+// Code adds its own Cancel, which answers null: dismissing denies.
 
 /** A MessageActionItem as the server sent it (extra properties preserved). */
 export interface Action {
@@ -28,8 +34,8 @@ export interface Dialog {
   /** The body: what runs, where, why, sandboxed or not, the risk facts. */
   detail: string;
   risk?: RiskLevel;
-  /** Buttons in the order shown; `action` is echoed back to the server. */
-  buttons: { title: string; isCloseAffordance: boolean; action: Action }[];
+  /** Buttons in the server's order, the first the default; `action` is echoed back to the server. */
+  buttons: { title: string; action: Action }[];
 }
 
 const messageTypeError = 1;
@@ -49,8 +55,8 @@ export function riskLevel(message: string): RiskLevel | undefined {
 /**
  * Lays a request out as a modal dialog: the first line is the heading, the
  * rest the detail, and the heading names the risk level when the message
- * states one. "Deny" is the close affordance, so VS Code adds no Cancel
- * button of its own and a dismissed dialog is a denial.
+ * states one. Every action is a button in the server's order; a dismissed
+ * dialog (VS Code's own Cancel, Escape) is a denial.
  */
 export function dialogFor(params: ShowMessageRequestParams): Dialog {
   const lines = params.message.replace(/\r\n/g, '\n').split('\n');
@@ -63,7 +69,6 @@ export function dialogFor(params: ShowMessageRequestParams): Dialog {
     message = `${message} [${risk} risk]`;
   }
   const actions = params.actions ?? [];
-  const closer = actions.find((a) => a.title === 'Deny');
   return {
     severity: params.type === messageTypeError || risk === 'high'
       ? 'error'
@@ -71,7 +76,7 @@ export function dialogFor(params: ShowMessageRequestParams): Dialog {
     message,
     detail,
     risk,
-    buttons: actions.map((action) => ({ title: action.title, isCloseAffordance: action === closer, action })),
+    buttons: actions.map((action) => ({ title: action.title, action })),
   };
 }
 

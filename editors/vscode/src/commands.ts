@@ -190,7 +190,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
 
 const policyHelp: Record<string, string> = {
   untrusted: 'Ask before anything but known-safe read-only commands',
-  'on-failure': 'Run in the sandbox; ask only to retry outside it after a failure',
+  'on-failure': 'Run in the sandbox; after a failure, ask to retry it with a grant or outside it',
   'on-request': 'Run in the sandbox; ask when the agent requests more (default)',
   never: 'Never ask; failures go back to the agent',
 };

@@ -116,7 +116,8 @@ export class Warden implements vscode.Disposable {
       const picked = await show(
         dialog.message,
         { modal: true, detail: dialog.detail },
-        ...dialog.buttons.map((b) => ({ title: b.title, isCloseAffordance: b.isCloseAffordance })),
+        // No close affordance: see approval.ts (the first button stays the default).
+        ...dialog.buttons.map((b) => ({ title: b.title })),
       );
       this.output.appendLine(`[approval] ${dialog.message} -> ${picked?.title ?? 'dismissed'}`);
       return answer(dialog, picked?.title);

@@ -72,6 +72,17 @@ function M.render(params)
   return { lines = lines, highlights = hls, level = level }
 end
 
+--- Screen rows the lines take in a wrapping window this wide: a long line
+--- (a grant's path, a long command) wraps, and a float only as high as the
+--- line count would cut the last lines (the risk facts) off.
+function M.rows(lines, width)
+  local rows = 0
+  for _, l in ipairs(lines) do
+    rows = rows + math.max(1, math.ceil(vim.fn.strdisplaywidth(l) / width))
+  end
+  return rows
+end
+
 -- The float that shows the whole message while the picker asks.
 local function open_float(view)
   local buf = vim.api.nvim_create_buf(false, true)
@@ -87,7 +98,7 @@ local function open_float(view)
     width = math.max(width, vim.fn.strdisplaywidth(l))
   end
   width = math.min(width, math.max(20, vim.o.columns - 4))
-  local height = math.min(#view.lines, math.max(1, vim.o.lines - 8))
+  local height = math.min(M.rows(view.lines, width), math.max(1, vim.o.lines - 8))
   local ok, win = pcall(vim.api.nvim_open_win, buf, false, {
     relative = 'editor',
     row = 1,
@@ -137,6 +148,7 @@ function M.handler(_, params, ctx)
   local view = M.render(params)
   M.last = { params = params, view = view, client_id = ctx and ctx.client_id }
   local float = open_float(view)
+  M.last.win = float
   pcall(vim.cmd, 'redraw')
 
   local first = vim.split(params.message or '', '\n', { plain = true })[1]:gsub('^Warden:%s*', '')

@@ -25,10 +25,34 @@ test('an approval becomes a modal with the first line as heading and the risk fa
   assert.equal(d.severity, 'error', 'high risk is shown as an error dialog');
 });
 
-test('buttons keep the server order, Allow once first, and Deny is the close affordance', () => {
+test('buttons keep the server order and none closes the dialog, so the first is the default', () => {
   const d = dialogFor({ type: 2, message, actions });
   assert.deepEqual(d.buttons.map((b) => b.title), actions.map((a) => a.title));
-  assert.deepEqual(d.buttons.filter((b) => b.isCloseAffordance).map((b) => b.title), ['Deny']);
+  assert.deepEqual(d.buttons.map((b) => Object.keys(b).sort()), actions.map(() => ['action', 'title']));
+});
+
+test('a grant dialog keeps its text whole and every action the server sends, in order', () => {
+  const grant = [
+    'Warden: the sandbox blocked `./build.sh`. Retry it in the sandbox with write access to /var/tmp/out?',
+    'in /home/me/proj',
+    'Sandbox: runs sandboxed (workspace-write, no network, credential stores hidden) plus write access to /var/tmp/out, nothing else',
+    '"Run without sandbox" runs it with NO sandbox at all',
+    'Risk: medium: grants write access to /var/tmp/out (outside the writable roots; protected entries inside stay read-only)',
+  ].join('\n');
+  const retry = ['Allow once', 'Allow for session', 'Run without sandbox', 'Deny', 'Deny and stop'].map((title) => ({ title }));
+  const d = dialogFor({ type: 2, message: grant, actions: retry });
+  assert.equal(d.message, 'Warden: the sandbox blocked `./build.sh`. Retry it in the sandbox with write access to /var/tmp/out? [medium risk]');
+  assert.equal(d.detail, grant.split('\n').slice(1).join('\n'));
+  assert.deepEqual(d.buttons.map((b) => b.title), retry.map((a) => a.title));
+  assert.deepEqual(answer(d, 'Run without sandbox'), { title: 'Run without sandbox' });
+});
+
+test('high risk: Deny is first and stays the default; it is not taken out as the closer', () => {
+  const high = ['Deny', 'Allow once', 'Run without sandbox', 'Deny and stop'].map((title) => ({ title }));
+  const d = dialogFor({ type: 1, message: 'Warden: retry `cat ~/.ssh/id`?\nRisk: high: grants read access to ~/.ssh/id', actions: high });
+  assert.deepEqual(d.buttons.map((b) => b.title), high.map((a) => a.title));
+  assert.equal(d.severity, 'error');
+  assert.deepEqual(answer(d, 'Deny'), { title: 'Deny' });
 });
 
 test('the picked action goes back as the server sent it; a dismissed dialog is null (deny)', () => {
@@ -58,5 +82,4 @@ test('leading blank lines and CRLF are tolerated; non-approval requests are reco
   assert.equal(d.severity, 'info');
   assert.equal(isApproval({ type: 3, message: 'x', actions: [{ title: 'Yes' }] }), false);
   assert.equal(isApproval({ type: 3, message: 'x', actions }), true);
-  assert.deepEqual(d.buttons.filter((b) => b.isCloseAffordance), []);
 });

@@ -15,6 +15,9 @@ let vs;
 let workspace;
 let scratch;
 let model;
+// A directory outside every root the sandbox lets commands write (the
+// workspace, /tmp): what the grant tests ask access to.
+let outside;
 
 // notes.txt, and a patch with two hunks far apart, so that each is its own
 // change in the Refactor Preview.
@@ -54,6 +57,22 @@ function agentScript(request) {
     return { hold: true };
   }
   const results = request.messages.filter((m) => m.role === 'tool');
+  if (prompt.includes('Write the grant marker')) {
+    // Asks for write access to outside; then writes there without a grant.
+    switch (results.length) {
+      case 0:
+        return { calls: [{ name: 'shell', args: { command: ['touch', join(outside, 'granted.txt')], sandbox_permissions: 'with_additional_permissions', additional_permissions: { write: [outside] } } }] };
+      case 1:
+        return { calls: [{ name: 'shell', args: { command: ['touch', join(outside, 'plain.txt')] } }] };
+      default:
+        return { text: 'Grant marker written.' };
+    }
+  }
+  if (prompt.includes('Try the grant again')) {
+    return results.length === 0
+      ? { calls: [{ name: 'shell', args: { command: ['touch', join(outside, 'denied.txt')], sandbox_permissions: 'with_additional_permissions', additional_permissions: { write: [outside] } } }] }
+      : { text: 'Understood, not writing.' };
+  }
   switch (results.length) {
     case 0:
       return { text: 'Let me record the date first. ', calls: [{ name: 'shell', args: { command: ['bash', '-c', 'echo checked > agent-was-here.txt'], justification: 'leave a marker the user asked for' } }] };
@@ -100,6 +119,8 @@ before(async () => {
   // rm -rf inside the writable roots is medium, and runs unasked under on-request).
   await writeFile(join(workspace, 'build', 'cache.bin'), '');
   await truncate(join(workspace, 'build', 'cache.bin'), 2 * 1024 ** 3);
+  await mkdir(join(scratch, 'home'));
+  outside = await mkdtemp('/var/tmp/warden-e2e-grant-');
   model = await startFakeModel(agentScript);
   vs = await openVSCode({
     ...t,
@@ -111,8 +132,8 @@ before(async () => {
       'warden.model.name': 'fake-model',
       'warden.model.apiKey': 'test-key',
     },
-    // Warden's (and code-server's) config, state and caches stay out of the user's.
-    env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },
+    // Warden's (and code-server's) home, config, state and cache stay out of the user's.
+    env: { HOME: join(scratch, 'home'), XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },
   });
 });
 
@@ -120,6 +141,7 @@ after(async () => {
   await vs?.stop();
   await model?.close();
   if (scratch && !process.env.WARDEN_E2E_KEEP) await rm(scratch, { recursive: true, force: true });
+  if (outside) await rm(outside, { recursive: true, force: true });
 });
 
 /**
@@ -184,6 +206,24 @@ async function dialog() {
   return box;
 }
 
+/**
+ * The dialog's buttons as the user reads them from the default one: VS Code
+ * lays the row out from the right on Linux and macOS (left on Windows), and
+ * puts its own Cancel (dismiss, which denies) right after the default.
+ */
+async function buttonsFromDefault(box) {
+  const titles = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
+  return process.platform === 'win32' ? titles : [...titles].reverse();
+}
+
+/** The default button: styled primary and focused, so Enter picks it. */
+async function defaultButton(box) {
+  const primary = await box.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText();
+  const focused = await vs.page.evaluate(() => document.activeElement?.textContent ?? '');
+  assert.equal(focused, primary, 'the focused button is the primary one');
+  return primary;
+}
+
 /** The Warden status bar item. */
 function statusItem() {
   return vs.page.locator('.statusbar-item[id$="warden.status"]');
@@ -233,10 +273,9 @@ test('Apply Patch: a modal approval with the risk, then the Refactor Preview hun
   assert.match(heading, /apply a patch to 1 file: notes\.txt\? \[low risk\]/);
   assert.match(detail, /the untrusted policy asks before every patch/);
   assert.match(detail, /Risk: low: Edits 1 file inside the workspace/);
-  const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
-  assert.deepEqual([...buttons].sort(), ['Allow for session', 'Allow once', 'Deny', 'Deny and stop']);
-  // "Allow once" is the primary (default) button.
-  assert.equal(await box.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText(), 'Allow once');
+  // The server's actions in its order, "Allow once" the default.
+  assert.deepEqual(await buttonsFromDefault(box), ['Allow once', 'Cancel', 'Allow for session', 'Deny', 'Deny and stop']);
+  assert.equal(await defaultButton(box), 'Allow once');
   await shot('approval-dialog');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
 
@@ -316,6 +355,9 @@ test('Run Command: a high-risk command asks in an error dialog with its facts; D
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
   assert.ok(buttons.includes('Allow once') && buttons.includes('Deny'), buttons.join(', '));
   assert.ok(!buttons.some((b) => b.startsWith('Always allow')), 'a high-risk command is never offered "Always allow"');
+  // Deny comes first and is the default: Enter denies.
+  assert.deepEqual(await buttonsFromDefault(box), ['Deny', 'Cancel', 'Allow once', 'Deny and stop']);
+  assert.equal(await defaultButton(box), 'Deny');
   await shot('approval-high-risk');
   await box.locator('.monaco-button', { hasText: /^Deny$/ }).click();
   await page.locator('.notifications-toasts', { hasText: '`rm -rf build` did not run' }).waitFor({ timeout: 30_000 });
@@ -456,6 +498,108 @@ test('Cancel stops a running agent and its model stream', async () => {
   const deadline = Date.now() + 10_000;
   while (model.abandoned === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   assert.equal(model.abandoned, before + 1, 'the model stream was closed');
+});
+
+/** Runs "Warden: Ask…" with this instruction. */
+async function ask(instruction) {
+  await runCommand('Warden: Ask…');
+  await vs.page.locator('.quick-input-widget', { hasText: 'Ask Warden' }).waitFor();
+  await vs.page.locator('.quick-input-widget input').fill(instruction);
+  await vs.page.keyboard.press('Enter');
+}
+
+/**
+ * Sets this session's approval policy (workspace-write, no network) from the
+ * status bar menu. Each step waits for its own quick pick by title: the menu
+ * before it may still show a row naming the current policy.
+ */
+async function setSessionPolicy(approval) {
+  const page = vs.page;
+  const step = async (title, label) => {
+    await page.locator('.quick-input-widget', { hasText: title }).waitFor();
+    await pick(label);
+  };
+  await statusItem().click();
+  await pick('Set Policy…');
+  await step('approval policy (1/3)', approval);
+  await step('sandbox (2/3)', 'workspace-write');
+  await step('network from sandboxed commands (3/3)', 'Network off');
+  await statusItem().filter({ hasText: `${approval} · workspace-write · net off` }).waitFor({ timeout: 30_000 });
+}
+
+/** The tool results the model has been sent in its latest request. */
+function toolResults() {
+  return model.requests.at(-1).messages.filter((m) => m.role === 'tool').map((m) => m.content);
+}
+
+test('grant: the agent asks for write access outside the workspace; the dialog names it; Allow once lands the file, an ungranted write stays blocked', async () => {
+  const page = vs.page;
+  await setSessionPolicy('on-request');
+  const granted = join(outside, 'granted.txt');
+  const plain = join(outside, 'plain.txt');
+  await ask('Write the grant marker outside the workspace');
+
+  let box = await dialog();
+  assert.equal(await box.locator('.dialog-message-text').innerText(),
+    `Warden: run \`touch ${granted}\` in the sandbox with write access to ${outside}? [medium risk]`);
+  const detail = await box.locator('.dialog-message-detail').innerText();
+  assert.match(detail, new RegExp(`Sandbox: runs sandboxed \\(.*\\) plus write access to ${outside}, nothing else`));
+  assert.ok(detail.includes(`Risk: medium: grants write access to ${outside} (outside the writable roots`), detail);
+  assert.deepEqual(await buttonsFromDefault(box),
+    ['Allow once', 'Cancel', 'Allow for session', `Always allow \`touch ${granted}\``, 'Deny', 'Deny and stop']);
+  assert.equal(await defaultButton(box), 'Allow once');
+  await shot('grant-dialog');
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+  await box.waitFor({ state: 'hidden' });
+
+  // The same write without a grant: high risk, asked with Deny the default;
+  // allowed, it runs in the plain sandbox, which refuses it.
+  box = await dialog();
+  assert.equal(await box.locator('.dialog-message-text').innerText(), `Warden: run \`touch ${plain}\`? [high risk]`);
+  assert.deepEqual(await buttonsFromDefault(box), ['Deny', 'Cancel', 'Allow once', 'Deny and stop']);
+  assert.equal(await defaultButton(box), 'Deny');
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+
+  await page.locator('.notifications-toasts', { hasText: 'Grant marker written.' }).waitFor({ timeout: 30_000 });
+  assert.equal(await exists(granted), true, 'the granted write landed');
+  assert.equal(await exists(plain), false, 'the ungranted write was refused by the sandbox');
+  const results = toolResults();
+  assert.equal(results.length, 2);
+  assert.match(results[0], /^Exit code: 0\n/);
+  assert.ok(results[0].includes(`Sandboxed: yes, with additional write access to ${outside}\n`), results[0]);
+  assert.doesNotMatch(results[1], /^Exit code: 0\n/);
+  assert.match(results[1], /Sandboxed: yes\n/);
+});
+
+test('grant: Deny writes nothing and the model is told', async () => {
+  const page = vs.page;
+  await ask('Try the grant again');
+  const box = await dialog();
+  assert.match(await box.locator('.dialog-message-text').innerText(), new RegExp(`in the sandbox with write access to ${outside}\\?`));
+  await box.locator('.monaco-button', { hasText: /^Deny$/ }).click();
+  await page.locator('.notifications-toasts', { hasText: 'Understood, not writing.' }).waitFor({ timeout: 30_000 });
+  assert.equal(await exists(join(outside, 'denied.txt')), false);
+  assert.match(toolResults().at(-1), /^The user denied this command/);
+});
+
+test('retry with a grant: a write the sandbox blocked is retried with write access to exactly that directory', async () => {
+  const page = vs.page;
+  await setSessionPolicy('on-failure');
+  await writeFile(join(workspace, 'build.sh'), `#!/bin/sh\necho building\ntouch ${outside}/built.txt\n`, { mode: 0o755 });
+  await runShell('./build.sh');
+  const box = await dialog();
+  assert.equal(await box.locator('.dialog-message-text').innerText(),
+    `Warden: the sandbox blocked \`./build.sh\`. Retry it in the sandbox with write access to ${outside}? [medium risk]`);
+  const detail = await box.locator('.dialog-message-detail').innerText();
+  assert.match(detail, /"Run without sandbox" runs it with NO sandbox at all/);
+  assert.deepEqual(await buttonsFromDefault(box), ['Allow once', 'Cancel', 'Allow for session', 'Run without sandbox', 'Deny', 'Deny and stop']);
+  assert.equal(await defaultButton(box), 'Allow once');
+  await shot('grant-retry-dialog');
+  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+  await page.locator('.notifications-toasts', { hasText: `\`./build.sh\` exited 0 (sandboxed) with write access to ${outside}` }).waitFor({ timeout: 30_000 });
+  assert.equal(await exists(join(outside, 'built.txt')), true);
+  // Back to the policy the settings gave before these tests.
+  await setSessionPolicy('untrusted');
 });
 
 /** Picks the quick pick row whose label starts with this text. */
