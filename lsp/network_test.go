@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -151,7 +152,14 @@ func TestNetworkDialogEachAction(t *testing.T) {
 // rule is refused (a rule's allow still holds: the twin).
 func TestNetworkDialogSharedAndPolicy(t *testing.T) {
 	c, _, _ := networkServer(t, map[string]any{"approvalPolicy": "on-request"})
-	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	// The user takes a moment to answer, as people do: "Allow once" lets
+	// through the connections waiting on this dialog, and all five are
+	// waiting by then (one that came after the answer would ask again).
+	allow := lsptest.Choose("Allow once")
+	c.OnRequest("window/showMessageRequest", func(params json.RawMessage) (any, *lsptest.RPCError) {
+		time.Sleep(300 * time.Millisecond)
+		return allow(params)
+	})
 	mark := c.Mark()
 	res := connect(t, c, pipInstall(c, map[string]any{"count": 5, "host": "files.pythonhosted.org"}))
 	if n := len(dialogs(c, mark)); n != 1 {
