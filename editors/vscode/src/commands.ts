@@ -130,6 +130,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
 
   register('warden.setPolicy', async () => {
     const current = (await warden.refreshStatus())?.policy ?? {};
+    const currentNetwork = current.network ?? (current.networkAccess === undefined ? undefined : current.networkAccess ? 'on' : 'off');
     const approval = await vscode.window.showQuickPick(
       approvalPolicies.map((p) => ({ label: p, description: p === current.approvalPolicy ? 'current' : undefined, detail: policyHelp[p] })),
       { title: 'Warden: approval policy (1/3)' },
@@ -142,8 +143,9 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
     if (!sandbox) return;
     const network = await vscode.window.showQuickPick(
       [
-        { label: 'Network off', value: false, description: current.networkAccess === false ? 'current' : undefined },
-        { label: 'Network on', value: true, description: current.networkAccess === true ? 'current' : undefined },
+        { label: 'Network off', value: 'off', description: currentNetwork === 'off' ? 'current' : undefined },
+        { label: 'Network: ask per host', value: 'ask', description: currentNetwork === 'ask' ? 'current' : undefined, detail: "through Warden's proxy; each new host is asked" },
+        { label: 'Network on', value: 'on', description: currentNetwork === 'on' ? 'current' : undefined },
       ],
       { title: 'Warden: network from sandboxed commands (3/3)' },
     );

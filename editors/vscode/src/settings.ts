@@ -12,19 +12,20 @@ export interface SettingSpec {
   key: string;
   /** Path in Warden's config JSON (["model", "name"]). */
   path: string[];
-  type: 'string' | 'boolean' | 'string[]';
+  type: 'string' | 'boolean' | 'string[]' | 'network';
   /** Allowed values, for enumerated strings. */
   values?: readonly string[];
 }
 
 export const approvalPolicies = ['untrusted', 'on-failure', 'on-request', 'never'] as const;
 export const sandboxModes = ['read-only', 'workspace-write', 'danger-full-access'] as const;
+export const networkModes = ['off', 'ask', 'on'] as const;
 
 export const settingSpecs: readonly SettingSpec[] = [
   { key: 'approvalPolicy', path: ['approvalPolicy'], type: 'string', values: [...approvalPolicies, 'granular'] },
   { key: 'granularReject', path: ['granularReject'], type: 'string[]' },
   { key: 'sandboxMode', path: ['sandboxMode'], type: 'string', values: sandboxModes },
-  { key: 'networkAccess', path: ['networkAccess'], type: 'boolean' },
+  { key: 'networkAccess', path: ['networkAccess'], type: 'network', values: networkModes },
   { key: 'writableRoots', path: ['writableRoots'], type: 'string[]' },
   { key: 'approvalTimeout', path: ['approvalTimeout'], type: 'string' },
   { key: 'model.name', path: ['model', 'name'], type: 'string' },
@@ -77,6 +78,13 @@ function check(spec: SettingSpec, value: unknown): string | undefined {
       return Array.isArray(value) && value.every((v) => typeof v === 'string')
         ? undefined
         : `want a list of strings, got ${JSON.stringify(value)}`;
+    case 'network':
+      // off, ask (through Warden's proxy, asked per host) or on; true and
+      // false are still read as on and off.
+      if (typeof value === 'boolean' || (typeof value === 'string' && networkModes.includes(value as typeof networkModes[number]))) {
+        return undefined;
+      }
+      return `want "off", "ask" or "on", got ${JSON.stringify(value)}`;
     case 'string':
       if (typeof value !== 'string') return `want a string, got ${JSON.stringify(value)}`;
       if (spec.values && !spec.values.includes(value)) {

@@ -8,6 +8,8 @@ export interface ServerStatus {
     approvalPolicy?: string;
     sandboxMode?: string;
     networkAccess?: boolean;
+    /** The network mode: off, ask (through Warden's proxy) or on. */
+    network?: string;
     writableRoots?: string[];
   };
   model?: { configured?: boolean; name?: string; baseURL?: string };
@@ -100,12 +102,14 @@ export function statusView(state: 'starting' | 'running' | 'stopped', status: Se
     return { text: '$(loading~spin) Warden', tooltip: 'Warden is starting…', alarm: false };
   }
   const p = status.policy;
-  const net = p.networkAccess ? 'net on' : 'net off';
+  const mode = p.network ?? (p.networkAccess ? 'on' : 'off');
+  const net = `net ${mode}`;
+  const netText = mode === 'on' ? 'allowed' : mode === 'ask' ? "through Warden's proxy, asked per host" : 'blocked';
   const policy = `${p.approvalPolicy ?? '?'} · ${p.sandboxMode ?? '?'} · ${net}`;
   const lines = [
     `Approval policy: ${p.approvalPolicy ?? 'unknown'}`,
     `Sandbox: ${p.sandboxMode ?? 'unknown'}${p.writableRoots?.length ? ` (also writable: ${p.writableRoots.join(', ')})` : ''}`,
-    `Network from sandboxed commands: ${p.networkAccess ? 'allowed' : 'blocked'}`,
+    `Network from sandboxed commands: ${netText}`,
     `Model: ${status.model?.configured ? `${status.model.name ?? ''}${status.model.baseURL ? ` at ${status.model.baseURL}` : ''}` : 'not configured'}`,
   ];
   let text = `$(shield) ${policy}`;

@@ -131,7 +131,14 @@ local function show_status(_, result)
     ('policy: approval %s, sandbox %s%s'):format(
       result.policy and result.policy.approvalPolicy or '?',
       result.policy and result.policy.sandboxMode or '?',
-      result.policy and result.policy.networkAccess and ', network on' or ''
+      (function()
+        local p = result.policy or {}
+        local mode = p.network or (p.networkAccess and 'on' or 'off')
+        if mode == 'ask' then
+          return ", network through Warden's proxy (asked per host)"
+        end
+        return ', network ' .. mode
+      end)()
     ),
     ('model: %s'):format(result.model and result.model.configured and (result.model.name .. (result.model.baseURL and (' at ' .. result.model.baseURL) or '')) or 'not configured'),
     ('open documents: %d'):format(result.openDocuments or 0),

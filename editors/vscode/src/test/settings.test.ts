@@ -35,8 +35,16 @@ test('a wrong value is left out and named, with what to write instead', () => {
   assert.deepEqual(t.settings, { approvalPolicy: 'never' });
   assert.equal(t.problems.length, 3);
   assert.match(t.problems[0], /^warden\.sandboxMode: "workspace" is not one of read-only, workspace-write, danger-full-access$/);
-  assert.match(t.problems[1], /^warden\.networkAccess: want true or false, got "yes"$/);
+  assert.match(t.problems[1], /^warden\.networkAccess: want "off", "ask" or "on", got "yes"$/);
   assert.match(t.problems[2], /^warden\.writableRoots: want a list of strings/);
+});
+
+test('networkAccess takes a mode, or a boolean as before', () => {
+  for (const v of ['off', 'ask', 'on', true, false]) {
+    const t = toServerSettings(from({ networkAccess: v }));
+    assert.deepEqual(t.settings, { networkAccess: v });
+    assert.deepEqual(t.problems, []);
+  }
 });
 
 test('removing a setting needs a restart; adding or changing one does not', () => {

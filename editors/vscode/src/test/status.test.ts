@@ -55,3 +55,9 @@ test('starting and stopped states', () => {
   assert.equal(stopped.text, '$(error) Warden: stopped');
   assert.equal(stopped.alarm, true);
 });
+
+test('the network mode from the server: ask shows as such and says the proxy asks', () => {
+  const v = statusView('running', { policy: { approvalPolicy: 'on-request', sandboxMode: 'workspace-write', networkAccess: false, network: 'ask' } }, undefined);
+  assert.equal(v.text, '$(shield) on-request · workspace-write · net ask');
+  assert.match(v.tooltip, /Network from sandboxed commands: through Warden's proxy, asked per host/);
+});
