@@ -118,7 +118,9 @@ export class Warden implements vscode.Disposable {
         { modal: true, detail: dialog.detail },
         ...dialog.buttons.map((b) => ({ title: b.title, isCloseAffordance: b.isCloseAffordance })),
       );
-      this.output.appendLine(`[approval] ${dialog.message} -> ${picked?.title ?? 'dismissed'}`);
+      // The actions in the server's order: the dialog lays its buttons out by platform.
+      const offered = dialog.buttons.map((b) => b.title).join(' | ');
+      this.output.appendLine(`[approval] ${dialog.message} (${offered}) -> ${picked?.title ?? 'dismissed'}`);
       return answer(dialog, picked?.title);
     });
     client.onDidChangeState((e) => {
