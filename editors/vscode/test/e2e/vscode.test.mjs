@@ -311,7 +311,7 @@ test('Run Command: a high-risk command asks in an error dialog with its facts; D
   assert.equal(await box.locator('.dialog-message-text').innerText(), 'Warden: run `rm -rf build`? [high risk]');
   const detail = await box.locator('.dialog-message-detail').innerText();
   assert.match(detail, /Risk: high: Deletes 2 files \(2\.1 GB\) under build\//);
-  assert.match(detail, /Sandbox: runs sandboxed \(workspace-write, no network, credential stores hidden\)/);
+  assert.match(detail, /Sandbox: runs sandboxed \(workspace-write, network through the proxy, credential stores hidden\)/);
   assert.equal(await box.locator('.codicon-dialog-error').count(), 1, 'high risk is an error dialog');
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
   assert.ok(buttons.includes('Allow once') && buttons.includes('Deny'), buttons.join(', '));
