@@ -140,10 +140,12 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
       { title: 'Warden: sandbox (2/3)' },
     );
     if (!sandbox) return;
+    const mode = current.network || (current.networkAccess === undefined ? undefined : current.networkAccess ? 'on' : 'off');
     const network = await vscode.window.showQuickPick(
       [
-        { label: 'Network off', value: false, description: current.networkAccess === false ? 'current' : undefined },
-        { label: 'Network on', value: true, description: current.networkAccess === true ? 'current' : undefined },
+        { label: 'Network off', value: 'off', description: mode === 'off' ? 'current' : undefined },
+        { label: 'Network ask', value: 'ask', description: mode === 'ask' ? 'current' : undefined, detail: 'Each new host is asked, through Warden\'s proxy' },
+        { label: 'Network on', value: 'on', description: mode === 'on' ? 'current' : undefined },
       ],
       { title: 'Warden: network from sandboxed commands (3/3)' },
     );

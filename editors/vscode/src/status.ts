@@ -7,7 +7,10 @@ export interface ServerStatus {
   policy?: {
     approvalPolicy?: string;
     sandboxMode?: string;
+    /** Whether commands get the network directly (network on). */
     networkAccess?: boolean;
+    /** The network mode: off, ask (per host, through Warden's proxy) or on. */
+    network?: string;
     writableRoots?: string[];
   };
   model?: { configured?: boolean; name?: string; baseURL?: string };
@@ -100,12 +103,14 @@ export function statusView(state: 'starting' | 'running' | 'stopped', status: Se
     return { text: '$(loading~spin) Warden', tooltip: 'Warden is starting…', alarm: false };
   }
   const p = status.policy;
-  const net = p.networkAccess ? 'net on' : 'net off';
+  // Servers before network ask only send networkAccess.
+  const mode = p.network || (p.networkAccess ? 'on' : 'off');
+  const net = `net ${mode}`;
   const policy = `${p.approvalPolicy ?? '?'} · ${p.sandboxMode ?? '?'} · ${net}`;
   const lines = [
     `Approval policy: ${p.approvalPolicy ?? 'unknown'}`,
     `Sandbox: ${p.sandboxMode ?? 'unknown'}${p.writableRoots?.length ? ` (also writable: ${p.writableRoots.join(', ')})` : ''}`,
-    `Network from sandboxed commands: ${p.networkAccess ? 'allowed' : 'blocked'}`,
+    `Network from sandboxed commands: ${mode === 'on' ? 'allowed' : mode === 'ask' ? 'asked per host, through Warden\'s proxy' : 'blocked'}`,
     `Model: ${status.model?.configured ? `${status.model.name ?? ''}${status.model.baseURL ? ` at ${status.model.baseURL}` : ''}` : 'not configured'}`,
   ];
   let text = `$(shield) ${policy}`;

@@ -76,8 +76,8 @@ before(async () => {
     },
     env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },
   });
-  // The extension is up and its server answered warden.status.
-  await vs.page.locator('.statusbar-item[id$="warden.status"]', { hasText: 'on-request · workspace-write' }).waitFor({ timeout: 120_000 });
+  // The extension is up and its server answered warden.status: network ask.
+  await vs.page.locator('.statusbar-item[id$="warden.status"]', { hasText: 'on-request · workspace-write · net ask' }).waitFor({ timeout: 120_000 });
 });
 
 after(async () => {

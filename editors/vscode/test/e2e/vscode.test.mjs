@@ -193,7 +193,7 @@ test('the server starts and the status bar shows its policy', async () => {
   const item = statusItem();
   // The policy comes from warden.status on the running server: the defaults,
   // since the test sets no policy.
-  await item.filter({ hasText: 'on-request · workspace-write · net off' }).waitFor({ timeout: 120_000 });
+  await item.filter({ hasText: 'on-request · workspace-write · net ask' }).waitFor({ timeout: 120_000 });
   await shot('status-bar');
 });
 
@@ -215,7 +215,7 @@ test('a changed setting reaches the server; a removed one falls back after a res
   await updateUserSettings((s) => { s['warden.approvalPolicy'] = 'untrusted'; s['warden.networkAccess'] = true; });
   await statusItem().filter({ hasText: 'untrusted · workspace-write · net on' }).waitFor({ timeout: 30_000 });
   await updateUserSettings((s) => { delete s['warden.approvalPolicy']; delete s['warden.networkAccess']; });
-  await statusItem().filter({ hasText: 'on-request · workspace-write · net off' }).waitFor({ timeout: 30_000 });
+  await statusItem().filter({ hasText: 'on-request · workspace-write · net ask' }).waitFor({ timeout: 30_000 });
 });
 
 test('Apply Patch: a modal approval with the risk, then the Refactor Preview hunk by hunk; one hunk lands on disk', async () => {
