@@ -81,6 +81,18 @@ H.run('network dialog: allow once downloads, deny fails with the reason', functi
     table.insert(messages, r.message)
   end
 
+  -- :Warden status says the network is asked for.
+  local notify, status = vim.notify, nil
+  vim.notify = function(msg)
+    status = msg
+  end
+  vim.cmd('Warden status')
+  H.wait(5000, function()
+    return status ~= nil
+  end, ':Warden status to answer')
+  vim.notify = notify
+  H.contains(status, 'policy: approval on-request, sandbox workspace-write, network ask', ':Warden status')
+
   -- Runs the agent once, answering every dialog with the action titled
   -- choice; returns the dialogs shown (prompt, titles, whole message).
   local function agent_run(choice, done_text)
