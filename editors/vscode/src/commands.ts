@@ -130,7 +130,6 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
 
   register('warden.setPolicy', async () => {
     const current = (await warden.refreshStatus())?.policy ?? {};
-    const currentNetwork = current.network ?? (current.networkAccess === undefined ? undefined : current.networkAccess ? 'on' : 'off');
     const approval = await vscode.window.showQuickPick(
       approvalPolicies.map((p) => ({ label: p, description: p === current.approvalPolicy ? 'current' : undefined, detail: policyHelp[p] })),
       { title: 'Warden: approval policy (1/3)' },
@@ -141,11 +140,12 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
       { title: 'Warden: sandbox (2/3)' },
     );
     if (!sandbox) return;
+    const mode = current.network || (current.networkAccess === undefined ? undefined : current.networkAccess ? 'on' : 'off');
     const network = await vscode.window.showQuickPick(
       [
-        { label: 'Network off', value: 'off', description: currentNetwork === 'off' ? 'current' : undefined },
-        { label: 'Network: ask per host', value: 'ask', description: currentNetwork === 'ask' ? 'current' : undefined, detail: "through Warden's proxy; each new host is asked" },
-        { label: 'Network on', value: 'on', description: currentNetwork === 'on' ? 'current' : undefined },
+        { label: 'Network off', value: 'off', description: mode === 'off' ? 'current' : undefined },
+        { label: 'Network ask', value: 'ask', description: mode === 'ask' ? 'current' : undefined, detail: 'Each new host is asked, through Warden\'s proxy' },
+        { label: 'Network on', value: 'on', description: mode === 'on' ? 'current' : undefined },
       ],
       { title: 'Warden: network from sandboxed commands (3/3)' },
     );
@@ -192,7 +192,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
 
 const policyHelp: Record<string, string> = {
   untrusted: 'Ask before anything but known-safe read-only commands',
-  'on-failure': 'Run in the sandbox; after a failure, ask to retry it with a grant or outside it',
+  'on-failure': 'Run in the sandbox; ask only to retry outside it after a failure',
   'on-request': 'Run in the sandbox; ask when the agent requests more (default)',
   never: 'Never ask; failures go back to the agent',
 };

@@ -119,7 +119,9 @@ export class Warden implements vscode.Disposable {
         // No close affordance: see approval.ts (the first button stays the default).
         ...dialog.buttons.map((b) => ({ title: b.title })),
       );
-      this.output.appendLine(`[approval] ${dialog.message} -> ${picked?.title ?? 'dismissed'}`);
+      // The actions in the server's order: the dialog lays its buttons out by platform.
+      const offered = dialog.buttons.map((b) => b.title).join(' | ');
+      this.output.appendLine(`[approval] ${dialog.message} (${offered}) -> ${picked?.title ?? 'dismissed'}`);
       return answer(dialog, picked?.title);
     });
     client.onDidChangeState((e) => {

@@ -7,8 +7,9 @@ export interface ServerStatus {
   policy?: {
     approvalPolicy?: string;
     sandboxMode?: string;
+    /** Whether commands get the network directly (network on). */
     networkAccess?: boolean;
-    /** The network mode: off, ask (through Warden's proxy) or on. */
+    /** The network mode: off, ask (per host, through Warden's proxy) or on. */
     network?: string;
     writableRoots?: string[];
   };
@@ -102,14 +103,14 @@ export function statusView(state: 'starting' | 'running' | 'stopped', status: Se
     return { text: '$(loading~spin) Warden', tooltip: 'Warden is starting…', alarm: false };
   }
   const p = status.policy;
-  const mode = p.network ?? (p.networkAccess ? 'on' : 'off');
+  // Servers before network ask only send networkAccess.
+  const mode = p.network || (p.networkAccess ? 'on' : 'off');
   const net = `net ${mode}`;
-  const netText = mode === 'on' ? 'allowed' : mode === 'ask' ? "through Warden's proxy, asked per host" : 'blocked';
   const policy = `${p.approvalPolicy ?? '?'} · ${p.sandboxMode ?? '?'} · ${net}`;
   const lines = [
     `Approval policy: ${p.approvalPolicy ?? 'unknown'}`,
     `Sandbox: ${p.sandboxMode ?? 'unknown'}${p.writableRoots?.length ? ` (also writable: ${p.writableRoots.join(', ')})` : ''}`,
-    `Network from sandboxed commands: ${netText}`,
+    `Network from sandboxed commands: ${mode === 'on' ? 'allowed' : mode === 'ask' ? 'asked per host, through Warden\'s proxy' : 'blocked'}`,
     `Model: ${status.model?.configured ? `${status.model.name ?? ''}${status.model.baseURL ? ` at ${status.model.baseURL}` : ''}` : 'not configured'}`,
   ];
   let text = `$(shield) ${policy}`;

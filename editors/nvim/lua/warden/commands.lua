@@ -126,20 +126,13 @@ local function show_status(_, result)
   if type(result) ~= 'table' then
     return
   end
+  local policy = result.policy or {}
+  -- network is off, ask (per host, through Warden's proxy) or on; servers
+  -- before network ask only send networkAccess.
+  local network = policy.network or (policy.networkAccess and 'on' or 'off')
   local lines = {
     ('warden %s'):format(result.version or '?'),
-    ('policy: approval %s, sandbox %s%s'):format(
-      result.policy and result.policy.approvalPolicy or '?',
-      result.policy and result.policy.sandboxMode or '?',
-      (function()
-        local p = result.policy or {}
-        local mode = p.network or (p.networkAccess and 'on' or 'off')
-        if mode == 'ask' then
-          return ", network through Warden's proxy (asked per host)"
-        end
-        return ', network ' .. mode
-      end)()
-    ),
+    ('policy: approval %s, sandbox %s, network %s'):format(policy.approvalPolicy or '?', policy.sandboxMode or '?', network),
     ('model: %s'):format(result.model and result.model.configured and (result.model.name .. (result.model.baseURL and (' at ' .. result.model.baseURL) or '')) or 'not configured'),
     ('open documents: %d'):format(result.openDocuments or 0),
   }

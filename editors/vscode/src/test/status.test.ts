@@ -49,15 +49,20 @@ test('a long job title is shortened; no sandbox and no asking raises the alarm',
   assert.equal(v.alarm, true);
 });
 
+test('network ask shows as such; a server without the mode falls back to networkAccess', () => {
+  const ask = statusView('running', { policy: { approvalPolicy: 'on-request', sandboxMode: 'workspace-write', networkAccess: false, network: 'ask' } }, undefined);
+  assert.match(ask.text, / · net ask$/);
+  assert.match(ask.tooltip, /Network from sandboxed commands: asked per host, through Warden's proxy/);
+  const off = statusView('running', { policy: { approvalPolicy: 'on-request', sandboxMode: 'workspace-write', networkAccess: false, network: 'off' } }, undefined);
+  assert.match(off.text, / · net off$/);
+  assert.match(off.tooltip, /Network from sandboxed commands: blocked/);
+  const old = statusView('running', { policy: { approvalPolicy: 'on-request', sandboxMode: 'workspace-write', networkAccess: true } }, undefined);
+  assert.match(old.text, / · net on$/);
+});
+
 test('starting and stopped states', () => {
   assert.equal(statusView('starting', undefined, undefined).text, '$(loading~spin) Warden');
   const stopped = statusView('stopped', status, undefined);
   assert.equal(stopped.text, '$(error) Warden: stopped');
   assert.equal(stopped.alarm, true);
-});
-
-test('the network mode from the server: ask shows as such and says the proxy asks', () => {
-  const v = statusView('running', { policy: { approvalPolicy: 'on-request', sandboxMode: 'workspace-write', networkAccess: false, network: 'ask' } }, undefined);
-  assert.equal(v.text, '$(shield) on-request · workspace-write · net ask');
-  assert.match(v.tooltip, /Network from sandboxed commands: through Warden's proxy, asked per host/);
 });
