@@ -175,3 +175,32 @@ func (d *NetworkDecider) RetryableHosts(runID string) []string {
 	}
 	return nil
 }
+
+// GrantedChecks marks the destinations of a policy check that the network
+// grant g covers as the proxy will decide them once the grant is approved:
+// reached without a dialog, unless a forbid rule refuses them (a grant
+// never overrides one). Under network off no grant applies (the evaluation
+// refuses it), and outside the sandbox every check is already allow.
+func GrantedChecks(checks []NetworkCheck, g sandbox.Grant, needsApproval bool) []NetworkCheck {
+	if len(g.Network) == 0 {
+		return checks
+	}
+	d := &NetworkDecider{}
+	revoke := d.GrantHosts("check", g.Network)
+	defer revoke()
+	when := ""
+	if needsApproval {
+		when = " once the request is approved"
+	}
+	for i, c := range checks {
+		forbidRule := c.Rule != nil && c.Rule.Decision == Forbidden
+		if c.Decision == Allow || forbidRule {
+			continue
+		}
+		if d.granted("check", netproxy.Destination{Host: c.Host, Port: c.Port}) {
+			checks[i].Decision = Allow
+			checks[i].Reason = fmt.Sprintf("network to %s allowed: granted with the command%s", EscapeText(net.JoinHostPort(c.Host, strconv.Itoa(c.Port))), when)
+		}
+	}
+	return checks
+}
