@@ -24,7 +24,7 @@ func (o *Orchestrator) retryWithGrant(ctx context.Context, out *ExecOutcome, req
 	p.Grant, p.Added, p.OfferUnsandboxed = wider, suggest, true
 	why, blocked := "the sandbox blocked it", out.Result.Denial
 	if !out.Result.SandboxDenied {
-		why, blocked = "Warden's proxy refused its network", strings.Join(out.Result.NetworkNotes, "; ")
+		why, blocked = "Warden's proxy refused network to "+strings.Join(suggest.Network, ", "), strings.Join(out.Result.NetworkNotes, "; ")
 	}
 	p.Reason = why + "; it can run again in the sandbox with " + req.Sandbox.DescribeGrant(suggest)
 	p.Blocked = blocked
