@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // netCurl is a curl that takes the host's servers through Warden's proxy
@@ -208,4 +211,45 @@ type policyJSONGrant struct {
 		Decision string `json:"decision"`
 		Reason   string `json:"reason"`
 	} `json:"network"`
+}
+
+// TestExecNetworkGrantTerminalAlwaysAllow: on the terminal, Always allow
+// for a request with a network grant saves the prefix rule with it; the
+// next run (no flag, every question refused) runs sandboxed with the grant
+// and reaches the host with no dialog; another port is still asked about.
+func TestExecNetworkGrantTerminalAlwaysAllow(t *testing.T) {
+	needCurl(t)
+	home := netHome(t, "")
+	ws := t.TempDir()
+	port, other := hostServer(t), hostServer(t)
+	url := fmt.Sprintf("http://127.0.0.1:%d/kept", port)
+	// A rule cannot hold an empty token (--noproxy ''): naming another
+	// host overrides NO_PROXY just as well.
+	curl := func(url string) []string { return []string{"curl", "-sS", "-f", "--noproxy", "none.invalid", url} }
+	master, slave := openPTY(t)
+	cmd := exec.Command(wardenBin(t), execArgs(ws, []string{"--approval", "on-request", "--grant-network", fmt.Sprintf("127.0.0.1:%d", port)}, curl(url))...)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"), "HOME="+home)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	master.Write([]byte("3\n"))
+	if err := cmd.Wait(); err != nil || stdout.String() != "hello from the host /kept" {
+		t.Fatalf("%v: %q\n%s", err, stdout.String(), stderr.String())
+	}
+	rules, _ := os.ReadFile(filepath.Join(home, "config", "warden", "rules", "default.rules"))
+	if !strings.Contains(string(rules), fmt.Sprintf(`additional_permissions={"network": ["127.0.0.1:%d"]}`, port)) {
+		t.Fatalf("rule without its network grant:\n%s\n%s", rules, stderr.String())
+	}
+	out, errOut, code := runWardenEnv(t, home, "", execArgs(ws, []string{"--approval", "on-request", "--deny"}, curl(url))...)
+	if code != 0 || out != "hello from the host /kept" || strings.Contains(errOut, "Actions:") {
+		t.Fatalf("the saved rule: exit %d %q\n%s", code, out, errOut)
+	}
+	// Twin: the rule's command on another port meets the network dialog.
+	out, errOut, code = runWardenEnv(t, home, "", execArgs(ws, []string{"--approval", "on-request", "--deny"}, curl(fmt.Sprintf("http://127.0.0.1:%d/kept", other)))...)
+	if code == 0 || strings.Contains(out, "hello") {
+		t.Errorf("another port under the saved rule: exit %d %q\n%s", code, out, errOut)
+	}
 }
