@@ -179,7 +179,7 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 			e.Reason += "; in the sandbox with " + req.Sandbox.DescribeGrant(g)
 		}
 	}
-	if !asked.IsZero() && !e.Grant.Covers(asked) {
+	if !asked.IsZero() && !grantCovers(e.Grant, asked) {
 		e.Grant = e.Grant.Union(asked)
 		e.GrantAsked = true
 	}

@@ -204,3 +204,21 @@ func GrantedChecks(checks []NetworkCheck, g sandbox.Grant, needsApproval bool) [
 	}
 	return checks
 }
+
+// grantCovers is sandbox.Grant.Covers with network entries read as the
+// proxy reads them: a host with any port covers that host on every port.
+// Both grants are canonical (checkNetworkGrant).
+func grantCovers(have, want sandbox.Grant) bool {
+	paths := want
+	paths.Network = nil
+	if !have.Covers(paths) {
+		return false
+	}
+	for _, n := range want.Network {
+		host, _, err := grantEntry(n)
+		if err != nil || !(slices.Contains(have.Network, n) || slices.Contains(have.Network, grantHostPort(host, 0))) {
+			return false
+		}
+	}
+	return true
+}

@@ -343,3 +343,29 @@ func TestNetworkRetryWithGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkGrantRuleCoversPorts: a rule granting a host on any port
+// covers a request for that host on one port (no dialog); a request for
+// another host asks; a rule granting one port does not cover another.
+func TestNetworkGrantRuleCoversPorts(t *testing.T) {
+	rules := `prefix_rule(pattern=["pip"], decision="allow", additional_permissions={"network": ["pypi.org"]})` + "\n" +
+		`prefix_rule(pattern=["npm"], decision="allow", additional_permissions={"network": ["registry.npmjs.org:443"]})` + "\n"
+	f := newNetGrant(t, Policy{Ask: OnRequest}, rules, nil)
+	for _, c := range []struct {
+		argv  []string
+		asked string
+		want  Decision
+	}{
+		{[]string{"pip", "download", "six"}, "pypi.org:443", Allow},
+		{[]string{"pip", "download", "six"}, "PyPI.org", Allow},
+		{[]string{"pip", "download", "six"}, "files.pythonhosted.org:443", Prompt},
+		{[]string{"npm", "view", "x"}, "registry.npmjs.org:443", Allow},
+		{[]string{"npm", "view", "x"}, "registry.npmjs.org:8443", Prompt},
+		{[]string{"npm", "view", "x"}, "registry.npmjs.org", Prompt},
+	} {
+		ev := f.o.Evaluator().Evaluate(CommandRequest{Argv: c.argv, Cwd: f.ws, Sandbox: f.sandbox(sandbox.NetworkAsk), Grant: sandbox.Grant{Network: []string{c.asked}}})
+		if ev.Decision != c.want || ev.GrantAsked != (c.want == Prompt) || ev.BypassSandbox {
+			t.Errorf("%q asking %s: %s asked=%v bypass=%v (%s)", c.argv, c.asked, ev.Decision, ev.GrantAsked, ev.BypassSandbox, ev.Reason)
+		}
+	}
+}

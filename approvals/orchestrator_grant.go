@@ -3,7 +3,6 @@ package approvals
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
 
@@ -90,8 +89,7 @@ func networkRetry(res RunResult, had sandbox.Grant) sandbox.Grant {
 	}
 	var hosts []string
 	for _, h := range res.RefusedHosts {
-		host, _, err := grantEntry(h)
-		if err != nil || slices.Contains(had.Network, h) || slices.Contains(had.Network, grantHostPort(host, 0)) {
+		if _, _, err := grantEntry(h); err != nil || grantCovers(had, sandbox.Grant{Network: []string{h}}) {
 			continue // granted already: something a grant does not open refused it
 		}
 		hosts = append(hosts, h)
