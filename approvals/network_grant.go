@@ -17,6 +17,7 @@ import (
 type runGrant struct {
 	hosts     map[string][]int // host → ports; an empty list is any port
 	retryable []string         // host:port, in refusal order, no duplicates
+	tooMany   bool             // more than maxRetryHosts: offer none
 }
 
 // grantEntry reads one network grant entry: "host" (any port) or
@@ -155,14 +156,18 @@ func (d *NetworkDecider) noteRetryable(runID string, dest netproxy.Destination) 
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	g := d.grants[runID]
-	if g == nil || slices.Contains(g.retryable, hp) || len(g.retryable) >= maxRetryHosts {
+	if g == nil || slices.Contains(g.retryable, hp) {
+		return
+	}
+	if len(g.retryable) >= maxRetryHosts {
+		g.tooMany = true
 		return
 	}
 	g.retryable = append(g.retryable, hp)
 }
 
 // maxRetryHosts bounds the hosts one retry dialog offers: a command that
-// tried many hosts is not asking for a narrow grant.
+// was refused more is not asking for a narrow grant, and gets no offer.
 const maxRetryHosts = 4
 
 // RetryableHosts are the destinations (host:port) the run runID was refused
@@ -170,7 +175,7 @@ const maxRetryHosts = 4
 func (d *NetworkDecider) RetryableHosts(runID string) []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if g := d.grants[runID]; g != nil {
+	if g := d.grants[runID]; g != nil && !g.tooMany {
 		return slices.Clone(g.retryable)
 	}
 	return nil

@@ -317,6 +317,20 @@ func TestNetworkRetryWithGrant(t *testing.T) {
 		t.Errorf("after a timed-out dialog: %+v", p)
 	}
 
+	// Refused five hosts: no narrow grant to offer.
+	var many []netproxy.Destination
+	for i := 1; i <= 5; i++ {
+		many = append(many, netproxy.Destination{Host: fmt.Sprintf("h%d.example", i), Port: 443, Protocol: netproxy.HTTPS})
+	}
+	f = newNetGrant(t, granular, "", many)
+	if f.exec(t, sandbox.NetworkAsk, nil, "curl", "http://x/"); len(f.user.prompts()) != 0 {
+		t.Errorf("five refused hosts: %+v", f.user.prompts())
+	}
+	f = newNetGrant(t, granular, "", many[:4], Approved)
+	if out := f.exec(t, sandbox.NetworkAsk, nil, "curl", "http://x/"); len(f.user.prompts()) != 1 || len(f.user.prompts()[0].Added.Network) != 4 || out.Result.ExitCode != 0 {
+		t.Errorf("four refused hosts (twin): %+v", f.user.prompts())
+	}
+
 	for name, c := range map[string]struct {
 		policy  Policy
 		rules   string
