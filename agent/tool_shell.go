@@ -101,7 +101,7 @@ func (e *ToolEnv) command(a shellArgs) (Command, error) {
 		cmd.Escalate = true
 	case "with_additional_permissions":
 		if a.AdditionalPermissions == nil || a.AdditionalPermissions.IsZero() {
-			return Command{}, errors.New(`sandbox_permissions "with_additional_permissions" needs "additional_permissions": {"write": [dirs], "read": [paths]}`)
+			return Command{}, errors.New(`sandbox_permissions "with_additional_permissions" needs "additional_permissions": {"write": [dirs], "read": [paths], "network": [hosts]}`)
 		}
 		cmd.Grant = *a.AdditionalPermissions
 	default:

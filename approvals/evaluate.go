@@ -107,7 +107,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	// them once it is given; the grant's own risk is added to the facts.
 	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a))})
 	if !asked.IsZero() {
-		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked)
+		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked, req.Cwd)
 	}
 	run, hardened := hardenGit(a)
 	e.gitUnsafe = !hardened || (run != nil && !gitStaysProtected(a, req.Cwd, req.Sandbox))

@@ -58,8 +58,10 @@ func grantKeys(argv []string, cwd string, s Sandbox, g sandbox.Grant) []string {
 // grantRisk is the risk of giving g: write or read access to /, the home
 // directory or a directory above it, or to anything holding or inside a
 // credential store, is high (the dialog puts Deny first and remembers
-// nothing); any other write is medium; any other read low.
-func grantRisk(pol sandbox.Policy, g sandbox.Grant) (RiskLevel, []string) {
+// nothing); any other write is medium; any other read low. Network is
+// graded per host as the network dialog grades it (networkGrantRisk), with
+// the remotes of the repository at cwd.
+func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []string) {
 	home := pol.Home()
 	level := RiskLow
 	var facts []string
@@ -107,8 +109,11 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant) (RiskLevel, []string) {
 		}
 		note(RiskLow, "grants read access to "+show(r))
 	}
-	for _, n := range g.Network {
-		note(RiskMedium, "grants network access to "+n)
+	if len(g.Network) > 0 {
+		remotes := sortedKeys(setOf(RepoRemoteHosts(cwd)))
+		for _, n := range g.Network {
+			note(networkGrantRisk(n, remotes))
+		}
 	}
 	return level, facts
 }
@@ -122,8 +127,8 @@ func tildeShow(home, p string) string {
 
 // addGrantRisk folds the grant's risk into the command's: the level is the
 // higher of the two, the grant's facts come first.
-func addGrantRisk(r *Risk, pol sandbox.Policy, g sandbox.Grant) {
-	level, facts := grantRisk(pol, g)
+func addGrantRisk(r *Risk, pol sandbox.Policy, g sandbox.Grant, cwd string) {
+	level, facts := grantRisk(pol, g, cwd)
 	if level > r.Level {
 		r.Level = level
 		r.Summary = facts[0]
@@ -139,6 +144,9 @@ func resolveAsked(req CommandRequest) (sandbox.Grant, error) {
 		return sandbox.Grant{}, nil
 	}
 	g, err := req.Sandbox.Policy().ResolveGrant(req.Grant, req.Cwd)
+	if err == nil {
+		g, err = checkNetworkGrant(g)
+	}
 	if err == nil && len(g.Network) > 0 && req.Sandbox.Policy().NetworkMode() == sandbox.NetworkOff {
 		err = sandbox.ErrNetworkGrant
 	}
@@ -158,6 +166,9 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 	if rg != nil && allAllowed && req.Sandbox.Restricted() {
 		// Exact: a saved path that became a link is not followed.
 		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
+		if err == nil {
+			g, err = checkNetworkGrant(g)
+		}
 		if err == nil && len(g.Network) > 0 && req.Sandbox.Policy().NetworkMode() == sandbox.NetworkOff {
 			err = sandbox.ErrNetworkGrant
 		}
@@ -168,7 +179,7 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 			e.Reason += "; in the sandbox with " + req.Sandbox.DescribeGrant(g)
 		}
 	}
-	if !asked.IsZero() && !e.Grant.Covers(asked) {
+	if !asked.IsZero() && !grantCovers(e.Grant, asked) {
 		e.Grant = e.Grant.Union(asked)
 		e.GrantAsked = true
 	}

@@ -126,6 +126,11 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	}
 	switch ev.Decision {
 	case Forbidden:
+		if !ruleForbids && !ev.High {
+			// The policy (never, granular) refused it, not the user: a
+			// grant the user approves for the command would override it.
+			d.noteRetryable(req.Origin.RunID, dest)
+		}
 		return deny(ev.Reason)
 	case Allow:
 		d.session.markContacted(dest.Host)
@@ -168,9 +173,17 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 	case <-p.done:
 	case <-ctx.Done():
 		d.leave(key, p)
+		if !ev.High {
+			d.noteRetryable(req.Origin.RunID, dest) // the client gave up, the user said nothing
+		}
 		return deny(fmt.Sprintf("network to %s denied: the connection ended before the user answered", EscapeText(HostPort(dest))))
 	}
 	v := d.verdict(dest, p.decision, p.err)
+	if !v.Allow && p.err != nil && !errors.Is(p.err, ErrNoPrompter) && !ev.High {
+		// No answer (a timeout, a dismissed or lost dialog): not the user's
+		// Deny, which a retry dialog a moment later must not re-ask.
+		d.noteRetryable(req.Origin.RunID, dest)
+	}
 	if p.decision == Abort && p.err == nil && !p.stopped[req.Origin.RunID] {
 		// No run was registered under this origin: nothing was stopped.
 		v.Reason = fmt.Sprintf("network to %s denied by the user (deny and stop)", EscapeText(HostPort(dest)))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"sync/atomic"
 
-	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -30,11 +29,11 @@ var runSeq atomic.Uint64
 
 // forRun registers one run: stop ends it ("Deny and stop" in a network
 // dialog), and done, called once the run is over, forgets it.
-func (p *NetworkProxy) forRun(spec RunSpec, stop func()) (sandbox.ProxyHandler, func()) {
+func (p *NetworkProxy) forRun(spec RunSpec, stop func()) (*runProxy, func()) {
 	id := fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1))
 	unregister := p.decider.RegisterRun(id, stop)
 	revoke := p.decider.GrantHosts(id, spec.Grant.Network)
-	h := &runProxy{server: p.server, origin: netproxy.Origin{RunID: id, Command: spec.Argv, Workdir: spec.Cwd}}
+	h := &runProxy{server: p.server, decider: p.decider, origin: netproxy.Origin{RunID: id, Command: spec.Argv, Workdir: spec.Cwd}}
 	return h, func() {
 		unregister()
 		revoke()
@@ -44,9 +43,15 @@ func (p *NetworkProxy) forRun(spec RunSpec, stop func()) (sandbox.ProxyHandler, 
 
 // runProxy is the sandbox.ProxyHandler of one run.
 type runProxy struct {
-	server *netproxy.Server
-	origin netproxy.Origin
+	server  *netproxy.Server
+	decider *NetworkDecider
+	origin  netproxy.Origin
 }
+
+// RefusedHosts are the destinations (host:port) the run was refused that a
+// grant would let through (NetworkDecider.RetryableHosts); call it before
+// the run's done function.
+func (r *runProxy) RefusedHosts() []string { return r.decider.RetryableHosts(r.origin.RunID) }
 
 func (r *runProxy) ServeConn(ctx context.Context, c net.Conn) { r.server.ServeConn(ctx, c, r.origin) }
 

@@ -52,6 +52,10 @@ type RunResult struct {
 	// NetworkNotes are the proxy's refusals during the run (hosts and why),
 	// for the user and the model.
 	NetworkNotes []string
+	// RefusedHosts are the destinations (host:port) the proxy refused for
+	// a reason a network grant overrides (the policy, no answer), never a
+	// forbid rule or the user's Deny: what a retry may offer.
+	RefusedHosts []string
 }
 
 // Orchestrator is the one path every command and patch takes: requirement →
@@ -198,10 +202,14 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	}
 	out.Ran, out.Result, out.Escalated, out.Grant = true, res, escalate, grant
 
-	// 4. Sandbox denial: offer the narrowest grant Warden can derive from
-	// it, or running without the sandbox, where the policy allows.
-	if !res.SandboxDenied || escalate {
+	// 4. Sandbox denial (or hosts the proxy refused): offer the narrowest
+	// grant Warden can derive from it, or running without the sandbox,
+	// where the policy allows.
+	if escalate {
 		return out, nil
+	}
+	if !res.SandboxDenied {
+		return o.retryRefusedHosts(ctx, out, req, ev, grant, &budget)
 	}
 	suggest := res.Suggest
 	if grant.Covers(suggest) {

@@ -39,12 +39,14 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		pol = sandbox.Policy{Mode: sandbox.DangerFullAccess, Network: sandbox.NetworkOn}
 	}
 	var proxy sandbox.ProxyHandler
+	var run *runProxy
 	if r.Network != nil && pol.NetworkMode() == sandbox.NetworkAsk {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)
 		defer stop()
 		var done func()
-		proxy, done = r.Network.forRun(spec, stop)
+		run, done = r.Network.forRun(spec, stop)
+		proxy = run
 		defer done()
 	}
 	res, err := sandbox.Run(ctx, sandbox.Command{
@@ -70,6 +72,9 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		ExitCode: res.ExitCode, SandboxDenied: res.SandboxDenied, TimedOut: res.TimedOut,
 		Canceled: res.Canceled, Duration: res.Duration, Removed: res.Removed,
 		NetworkNotes: res.NetworkNotes,
+	}
+	if run != nil {
+		out.RefusedHosts = run.RefusedHosts()
 	}
 	if res.SandboxDenied {
 		out.Denial = res.DenialReason

@@ -50,7 +50,7 @@ func (f *policyCheckFlags) define(fs *flag.FlagSet) {
 	f.grants.register(fs) // list flags: registering keeps their values
 }
 
-const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [--network[=off|ask|on]] [--cwd D] [--grant-write D]... [--grant-read P]... [--json] -- CMD ARGS..."
+const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [--network[=off|ask|on]] [--cwd D] [--grant-write D]... [--grant-read P]... [--grant-network HOST[:PORT]]... [--json] -- CMD ARGS..."
 const policySummary = "explain what Warden's approval policy decides for a command (policy check)"
 
 func init() {
@@ -142,6 +142,9 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	})
 	rules, _ := setup.rules.Current()
 	dests := approvals.CheckNetwork(rules, setup.policy, network, ev.BypassSandbox || sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
+	if ev.Decision != approvals.Forbidden {
+		dests = approvals.GrantedChecks(dests, ev.Grant, ev.GrantAsked)
+	}
 	if sub.json {
 		enc := json.NewEncoder(env.stdout)
 		if err := enc.Encode(policyReport{Evaluation: ev, NetworkAccess: network, Network: dests}); err != nil {
