@@ -430,6 +430,18 @@ func patternPrefix(r *Rule) string {
 // proposal when it is acceptable and covers every command that needs
 // approval, else the first command that needs approval.
 func amendment(proposed []string, prompting []Segment) []string {
+	a := amendmentFor(proposed, prompting)
+	for _, t := range a {
+		if t == "" || strings.ContainsAny(t, "\n\r") {
+			// A rules file cannot hold it (AppendGrantRule refuses), so
+			// "Always allow" would fail after the user chose it.
+			return nil
+		}
+	}
+	return a
+}
+
+func amendmentFor(proposed []string, prompting []Segment) []string {
 	if len(prompting) == 0 {
 		return nil
 	}

@@ -184,3 +184,19 @@ func TestParsePolicy(t *testing.T) {
 		}
 	}
 }
+
+// An empty or multi-line token cannot be saved as a rule, so no "Always
+// allow" is offered for it (it would fail after the user chose it); the
+// twin without it is offered.
+func TestAmendmentOnlyForWritableTokens(t *testing.T) {
+	seg := func(argv ...string) []Segment { return []Segment{{Argv: argv, Literal: true}} }
+	if a := amendment(nil, seg("curl", "--noproxy", "", "http://x")); a != nil {
+		t.Errorf("empty token: amendment %q", a)
+	}
+	if a := amendment(nil, seg("printf", "a\nb")); a != nil {
+		t.Errorf("newline token: amendment %q", a)
+	}
+	if a := amendment(nil, seg("curl", "--noproxy", "none", "http://x")); len(a) == 0 {
+		t.Error("twin: no amendment offered")
+	}
+}
