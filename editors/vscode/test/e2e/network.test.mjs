@@ -166,9 +166,10 @@ test('network: the agent\'s curl asks for the host in a modal; Allow once downlo
   assert.match(detail, /^in .*\/ws$/m);
   assert.match(detail, /First contact with this host this session/);
   assert.match(detail, /Risk: medium: 127\.0\.0\.1 is this machine/);
-  // Every action of the contract is a button, "Allow once" is the primary.
+  // Every action of the contract is a button, "Allow once" is the primary;
+  // VS Code adds its own Cancel (dismiss, which denies).
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
-  assert.deepEqual([...buttons].sort(), [...contract('127.0.0.1')].sort());
+  assert.deepEqual([...buttons].sort(), [...contract('127.0.0.1'), 'Cancel'].sort());
   assert.equal(await box.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText(), 'Allow once');
   await vs.page.screenshot({ path: join(artifacts, 'network-dialog.png') });
   assert.equal(hits, 0, 'nothing reached the host before the answer');
