@@ -8,10 +8,23 @@ import (
 	"time"
 )
 
-// A watch outlives its run (the next run reuses it, issue 15's warm path),
-// but must follow a directory replaced between runs, and must move nothing
-// while no run is active.
+// In a process that keeps spare helpers a watch outlives its run (the next
+// run reuses it, issue 15's warm path), but must follow a directory replaced
+// between runs, and must move nothing while no run is active. A one-shot
+// process keeps none (closing the instance with a watch would cost it).
 func TestQuarantineLingeringWatch(t *testing.T) {
+	oneShot := t.TempDir()
+	if res := run(t, oneShot, Command{Argv: []string{"/bin/true"}, Policy: Policy{Workspace: []string{oneShot}, ExcludeSlashTmp: true, ExcludeTmpdir: true}}); res.ExitCode != 0 {
+		t.Fatalf("one-shot run: %+v", res)
+	}
+	hub.mu.Lock()
+	_, lingers := hub.idle[oneShot]
+	hub.mu.Unlock()
+	if lingers {
+		t.Fatal("a watch lingered without KeepSpareHelpers")
+	}
+	KeepSpareHelpers(true)
+	defer KeepSpareHelpers(false)
 	parent := t.TempDir()
 	ws := filepath.Join(parent, "ws")
 	if err := os.Mkdir(ws, 0o755); err != nil {
@@ -22,7 +35,7 @@ func TestQuarantineLingeringWatch(t *testing.T) {
 		t.Fatalf("first run: %+v", res)
 	}
 	hub.mu.Lock()
-	_, lingers := hub.idle[ws]
+	_, lingers = hub.idle[ws]
 	hub.mu.Unlock()
 	if !lingers {
 		t.Fatalf("the watch on %s did not linger after the run", ws)

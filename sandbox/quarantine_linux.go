@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -50,19 +51,38 @@ var hub struct {
 }
 
 // watchLinger is how long an unneeded watch is kept; maxLingering bounds
-// how many are.
+// how many are. Watches linger only in a process that keeps spare helpers
+// (KeepSpareHelpers): a one-shot process removes them, since closing an
+// inotify instance that still holds a watch at exit waits for an SRCU
+// grace period, which would cost it more than it saves.
 var (
 	watchLinger  = 60 * time.Second
 	maxLingering = 64
+	lingerOn     atomic.Bool
 )
+
+// lingerWatches turns lingering on or off; off removes the lingering ones.
+func lingerWatches(on bool) {
+	lingerOn.Store(on)
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if !on && hub.w != nil {
+		for d := range hub.idle {
+			delete(hub.idle, d)
+			hub.w.Remove(d)
+		}
+	}
+}
 
 func startHub() error {
 	hub.once.Do(func() {
-		hub.w, hub.err = fsnotify.NewWatcher()
-		if hub.err != nil {
+		w, err := fsnotify.NewWatcher()
+		hub.mu.Lock()
+		defer hub.mu.Unlock()
+		if hub.err = err; err != nil {
 			return
 		}
-		hub.dirs, hub.idle, hub.guards = map[string]int{}, map[string]time.Time{}, map[*guard]bool{}
+		hub.w, hub.dirs, hub.idle, hub.guards = w, map[string]int{}, map[string]time.Time{}, map[*guard]bool{}
 		go hubLoop()
 	})
 	return hub.err
@@ -133,7 +153,11 @@ func hubRelease(g *guard, dirs map[string]bool) {
 	for d := range dirs {
 		if hub.dirs[d]--; hub.dirs[d] <= 0 {
 			delete(hub.dirs, d)
-			hub.idle[d] = now
+			if lingerOn.Load() {
+				hub.idle[d] = now
+			} else {
+				hub.w.Remove(d) // gone already is fine
+			}
 		}
 	}
 	hubSweep(now)
