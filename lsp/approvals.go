@@ -21,6 +21,8 @@ type approvalState struct {
 	books   map[string]*approvals.RuleBook
 	// skipped are the missing writable roots already logged.
 	skipped map[string]bool
+	// policy is the last sandbox and approval policy built (nil: none).
+	policy *builtPolicy
 }
 
 type approvalStateKey struct{}
@@ -38,25 +40,17 @@ func (s *Server) approvalState() *approvalState {
 // means nothing may run: the audit log or the sandbox policy is unusable.
 func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.Sandbox, error) {
 	cfg := s.Config()
-	policy, err := approvals.ParsePolicy(cfg.ApprovalPolicy, cfg.Granular)
+	built, err := s.builtPolicy(cfg)
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
-	// The sandbox is the workspace's, the same for every command.
-	sbPolicy, err := sandboxPolicy(cfg, s.workspaceRoots())
-	if err != nil {
-		return nil, approvals.Sandbox{}, fmt.Errorf("sandbox settings: %w", err)
-	}
-	sb, err := approvals.SandboxFor(sbPolicy)
-	if err != nil {
-		return nil, approvals.Sandbox{}, err
-	}
+	policy, sb := built.policy, built.sandbox
 	book, audit, err := s.approvalParts(cfg, root)
 	if err != nil {
 		return nil, approvals.Sandbox{}, err
 	}
 	var proxy *approvals.NetworkProxy
-	if sbPolicy.NetworkMode() == sandbox.NetworkAsk {
+	if built.network == sandbox.NetworkAsk {
 		if proxy, err = s.NetworkProxy(root); err != nil {
 			return nil, approvals.Sandbox{}, fmt.Errorf("network proxy: %w", err)
 		}
@@ -67,9 +61,9 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		Rules:    book,
 		RulesDir: config.RulesDir(),
 		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
-		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: proxy, OnNotEnforced: func(gaps []string) {
+		Runner: &forgetAfterUnsandboxed{s, &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: proxy, OnNotEnforced: func(gaps []string) {
 			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
-		}},
+		}}},
 		Session: st.session,
 		Audit:   audit,
 		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
@@ -32,7 +34,10 @@ type guard struct {
 // hub is the process's one inotify instance, shared by the runs' guards:
 // closing an instance that held a watch waits for an SRCU grace period
 // (10-20 ms), which a per-run instance would add to every command. Watches
-// are counted per directory and removed when no guard needs them.
+// are counted per directory. One no guard needs lingers for watchLinger
+// before it is removed: adding a watch on a directory marks every cached
+// entry under it (2-3 ms for a busy /tmp), and the next run, usually
+// seconds later, watches the same directories.
 var hub struct {
 	once sync.Once
 	w    *fsnotify.Watcher
@@ -40,16 +45,44 @@ var hub struct {
 
 	mu     sync.Mutex
 	dirs   map[string]int
+	idle   map[string]time.Time // lingering watches: since when no guard needs them
+	sweep  *time.Timer
 	guards map[*guard]bool
+}
+
+// watchLinger is how long an unneeded watch is kept; maxLingering bounds
+// how many are. Watches linger only in a process that keeps spare helpers
+// (KeepSpareHelpers): a one-shot process removes them, since closing an
+// inotify instance that still holds a watch at exit waits for an SRCU
+// grace period, which would cost it more than it saves.
+var (
+	watchLinger  = 60 * time.Second
+	maxLingering = 64
+	lingerOn     atomic.Bool
+)
+
+// lingerWatches turns lingering on or off; off removes the lingering ones.
+func lingerWatches(on bool) {
+	lingerOn.Store(on)
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if !on && hub.w != nil {
+		for d := range hub.idle {
+			delete(hub.idle, d)
+			hub.w.Remove(d)
+		}
+	}
 }
 
 func startHub() error {
 	hub.once.Do(func() {
-		hub.w, hub.err = fsnotify.NewWatcher()
-		if hub.err != nil {
+		w, err := fsnotify.NewWatcher()
+		hub.mu.Lock()
+		defer hub.mu.Unlock()
+		if hub.err = err; err != nil {
 			return
 		}
-		hub.dirs, hub.guards = map[string]int{}, map[*guard]bool{}
+		hub.w, hub.dirs, hub.idle, hub.guards = w, map[string]int{}, map[string]time.Time{}, map[*guard]bool{}
 		go hubLoop()
 	})
 	return hub.err
@@ -93,7 +126,10 @@ func hubGuards() []*guard {
 	return out
 }
 
-// hubWatch adds a counted watch on dir.
+// hubWatch adds a counted watch on dir. The first guard to need it adds
+// it even when it lingers: the kernel resolves dir again, so a directory
+// replaced since is watched, not the old one (re-adding an existing watch
+// only updates its mask, which is cheap).
 func hubWatch(dir string) error {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
@@ -101,21 +137,58 @@ func hubWatch(dir string) error {
 		if err := hub.w.Add(dir); err != nil {
 			return err
 		}
+		delete(hub.idle, dir)
 	}
 	hub.dirs[dir]++
 	return nil
 }
 
-// hubRelease ends g's registration and its watches.
+// hubRelease ends g's registration and its share of the watches; those no
+// guard needs linger.
 func hubRelease(g *guard, dirs map[string]bool) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	delete(hub.guards, g)
+	now := time.Now()
 	for d := range dirs {
 		if hub.dirs[d]--; hub.dirs[d] <= 0 {
 			delete(hub.dirs, d)
+			if lingerOn.Load() {
+				hub.idle[d] = now
+			} else {
+				hub.w.Remove(d) // gone already is fine
+			}
+		}
+	}
+	hubSweep(now)
+}
+
+// hubSweep removes the lingering watches older than watchLinger, and the
+// oldest beyond maxLingering. Called with hub.mu.
+func hubSweep(now time.Time) {
+	for d, since := range hub.idle {
+		if now.Sub(since) >= watchLinger {
+			delete(hub.idle, d)
 			hub.w.Remove(d) // gone already is fine
 		}
+	}
+	if len(hub.idle) > 0 && hub.sweep == nil {
+		hub.sweep = time.AfterFunc(watchLinger, func() {
+			hub.mu.Lock()
+			defer hub.mu.Unlock()
+			hub.sweep = nil
+			hubSweep(time.Now())
+		})
+	}
+	for len(hub.idle) > maxLingering {
+		oldest, first := "", true
+		for d, since := range hub.idle {
+			if first || since.Before(hub.idle[oldest]) {
+				oldest, first = d, false
+			}
+		}
+		delete(hub.idle, oldest)
+		hub.w.Remove(oldest)
 	}
 }
 

@@ -80,6 +80,7 @@ func KeepSpareHelpers(on bool) {
 		}
 	}
 	spares.mu.Unlock()
+	lingerWatches(on)
 	for _, s := range drop {
 		s.timer.Stop()
 		s.h.kill()
