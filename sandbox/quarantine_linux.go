@@ -27,6 +27,7 @@ type guard struct {
 	watched map[string]bool
 	removed []Removed
 	snaps   []nestedSnap
+	masks   []gitMask // the git dirs' placeholders this run holds (gitmask_linux.go)
 }
 
 // hub is the process's one inotify instance, shared by the runs' guards:
@@ -288,6 +289,7 @@ func (g *guard) finish() []Removed {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.unwatch()
+	g.releaseMasks()
 	for _, m := range g.missing {
 		if _, err := os.Lstat(m.path); err == nil && !stalePlaceholder(m.path) {
 			g.quarantine(m.root, m.path)
@@ -306,8 +308,15 @@ func (g *guard) stop() {
 	if g != nil {
 		g.mu.Lock()
 		g.unwatch()
+		g.releaseMasks()
 		g.mu.Unlock()
 	}
+}
+
+// releaseMasks lets go of the run's placeholders. Called with g.mu.
+func (g *guard) releaseMasks() {
+	releaseGitMasks(g.masks)
+	g.masks = nil
 }
 
 // stalePlaceholder reports an empty mode-000 entry, which Warden versions
