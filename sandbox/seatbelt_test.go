@@ -264,7 +264,9 @@ func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []Roo
 		}
 		pins := strings.Index(profile, "; The git dirs and the directories above them")
 		for _, d := range dirs {
-			if !slices.ContainsFunc(params, func(p string) bool { return strings.HasSuffix(p, "="+d) && strings.Contains(profile[pins:], strings.Split(strings.TrimPrefix(p, "-D"), "=")[0]+`"))`) }) {
+			if !slices.ContainsFunc(params, func(p string) bool {
+				return strings.HasSuffix(p, "="+d) && strings.Contains(profile[pins:], strings.Split(strings.TrimPrefix(p, "-D"), "=")[0]+`"))`)
+			}) {
 				t.Errorf("git dir %s is not pinned", d)
 			}
 		}
