@@ -52,6 +52,10 @@ type GitPath struct {
 	Path     string
 	Writable bool `json:",omitempty"`
 	Missing  bool `json:",omitempty"`
+	// Masked says the launcher put an empty placeholder there for the run
+	// (gitmask_linux.go): held read-only like an existing entry, and
+	// watched like a missing one in case it goes away.
+	Masked bool `json:",omitempty"`
 }
 
 // gitLayout splits the git dir dir: first dir itself (writable), then its

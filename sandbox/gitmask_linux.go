@@ -44,7 +44,8 @@ var gitMasked = map[string]bool{"hooks": true, "config": false, "config.worktree
 // gitMask is one placeholder the run holds.
 type gitMask struct {
 	path string
-	f    *os.File // holds the shared lock
+	f    *os.File    // holds the shared lock
+	info os.FileInfo // which file it is, after the run too
 }
 
 // holdGitMasks puts a placeholder at each missing entry of the roots' git
@@ -66,8 +67,13 @@ func holdGitMasks(roots []Root) []gitMask {
 				continue // git does not read it: moved away if made (no entry find would see)
 			}
 			if f := holdGitMask(gp.Path, dir); f != nil {
-				out = append(out, gitMask{gp.Path, f})
-				gp.Missing = false
+				info, err := f.Stat()
+				if err != nil {
+					f.Close()
+					continue
+				}
+				out = append(out, gitMask{gp.Path, f, info})
+				gp.Missing, gp.Masked = false, true
 			}
 		}
 	}
@@ -187,4 +193,12 @@ func worktreeConfigOn(gitDir string) bool {
 		}
 	}
 	return false
+}
+
+// untouchedMask says whether p is a git dir's placeholder (any run's)
+// still empty and marked: nothing the command made, and nothing git would
+// obey.
+func untouchedMask(p string) bool {
+	dir, ok := gitMasked[filepath.Base(p)]
+	return ok && isGitMask(p, dir)
 }

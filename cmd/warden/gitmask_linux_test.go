@@ -154,3 +154,48 @@ func TestGitMaskNoWorktreeConfigPlaceholderUnlessRead(t *testing.T) {
 		t.Error(".git/config.worktree left")
 	}
 }
+
+// The placeholder taken away on the host during a run (which detaches the
+// sandbox's mount there): a hook the command then makes is moved away at
+// once. Twin: a hook the user adds to the placeholder on the host during a
+// run is theirs: kept, and the directory with it.
+func TestGitMaskRemovedOnHostStillGuarded(t *testing.T) {
+	ws, _, start := gitMaskRepo(t)
+	hooks := filepath.Join(ws, ".git", "hooks")
+	wait := func() {
+		for range 100 {
+			if _, err := os.Lstat(hooks); err == nil {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatal("no placeholder at .git/hooks during the run")
+	}
+	done := start("sleep 1.2; mkdir -p .git/hooks; echo x > .git/hooks/post-checkout; echo made=$?; sleep 0.3")
+	wait()
+	time.Sleep(200 * time.Millisecond)
+	if err := os.Remove(hooks); err != nil {
+		t.Fatalf("remove the placeholder on the host: %v", err)
+	}
+	out, _ := done()
+	if !strings.Contains(out, "made=") || !strings.Contains(out, "the sandbox removed .git/hooks") {
+		t.Errorf("hook made after the placeholder went: not moved away: %s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(hooks, "post-checkout")); err == nil {
+		t.Error(".git/hooks/post-checkout left")
+	}
+
+	done = start("sleep 1; test -f .git/hooks/pre-push && echo SEEN")
+	wait()
+	time.Sleep(200 * time.Millisecond)
+	if err := os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatalf("the user's hook: %v", err)
+	}
+	out, _ = done()
+	if !strings.Contains(out, "SEEN") || strings.Contains(out, "the sandbox removed") {
+		t.Errorf("the user's own hook, added during the run: %s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(hooks, "pre-push")); err != nil {
+		t.Errorf("the user's hook is gone after the run: %v", err)
+	}
+}
