@@ -105,7 +105,12 @@ func holdGitMask(p string, dir bool) *os.File {
 			return nil
 		}
 		if !made && !isGitMask(p, dir) {
-			return nil // someone else's entry now: an ordinary read-only one would need a new layout
+			if st, err := os.Lstat(p); err == nil && time.Since(st.ModTime()) < time.Second {
+				// Perhaps another run's, made a moment ago and not marked yet.
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			return nil // the user's entry: held read-only as it is
 		}
 		flags := os.O_RDONLY | unix.O_NOFOLLOW
 		if dir {
