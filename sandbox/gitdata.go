@@ -12,9 +12,12 @@ import (
 // logs, the index, HEAD and the other state files, their locks) is what
 // add, commit, branch, checkout, stash and merge write: the sandbox lets a
 // command write it. What git executes or obeys (config, hooks, the files
-// that point git at another git dir) stays read-only, and the names that
-// are missing are masked so they cannot be created: otherwise the next git
-// the user runs on the host would run the command's code.
+// that point git at another git dir) stays read-only; a missing hooks/ or
+// config gets an empty read-only placeholder for the run, so it cannot be
+// created (gitmask_linux.go; on macOS the profile denies the paths), and
+// the other missing names are moved away when created (quarantine):
+// otherwise the next git the user runs on the host would run the
+// command's code.
 //
 // git also obeys the state of an interrupted rebase or cherry-pick
 // (rebase-merge/git-rebase-todo and sequencer/todo hold `exec` lines). They
@@ -52,6 +55,10 @@ type GitPath struct {
 	Path     string
 	Writable bool `json:",omitempty"`
 	Missing  bool `json:",omitempty"`
+	// Masked says the launcher put an empty placeholder there for the run
+	// (gitmask_linux.go): held read-only like an existing entry, and
+	// watched like a missing one in case it goes away.
+	Masked bool `json:",omitempty"`
 }
 
 // gitLayout splits the git dir dir: first dir itself (writable), then its

@@ -14,6 +14,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		return refuse("%v", err)
 	}
 	scanRepos(roots, env)
+	splitGitDirs(roots)
 	port, env, err := p.askNetwork(c, env)
 	if err != nil {
 		return err

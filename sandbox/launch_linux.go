@@ -240,9 +240,12 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 		}
 		repos(spec.Roots)
 		splitGitDirs(spec.Roots)
+		masks := holdGitMasks(spec.Roots)
 		if g, err = newGuard(spec.Roots, gc); err != nil {
+			releaseGitMasks(masks)
 			return nil, nil, err
 		}
+		g.masks = masks
 	}
 	spec.Env = env
 	raw, err := json.Marshal(spec)

@@ -10,7 +10,7 @@ import (
 )
 
 // A protected name that does not exist (.git, .envrc, .vscode in a
-// workspace without them, a git dir's missing hooks) cannot be held
+// workspace without them, a git dir's missing commondir) cannot be held
 // read-only by a mount without putting something in the user's tree, which
 // git status, grep -r and find would see. So nothing is put there: the
 // launcher watches those names while the command runs and moves away at

@@ -29,6 +29,8 @@ type guard struct {
 	watched map[string]bool
 	removed []Removed
 	snaps   []nestedSnap
+	masks   []gitMask // the git dirs' placeholders this run holds (gitmask_linux.go)
+	freed   bool      // masks released
 }
 
 // hub is the process's one inotify instance, shared by the runs' guards:
@@ -245,7 +247,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 			}
 		}
 		for _, gp := range r.Git {
-			if gp.Missing {
+			if gp.Missing || gp.Masked {
 				g.missing = append(g.missing, watched{r.Path, gp.Path})
 				continue
 			}
@@ -308,7 +310,7 @@ func (g *guard) unwatch() {
 func (g *guard) advance(m watched) {
 	for range 64 {
 		dir, exists := deepestDir(m.root, m.path)
-		if exists && stalePlaceholder(m.path) {
+		if exists && g.untouched(m.path) {
 			dir = filepath.Dir(m.path) // watched for a chmod that makes it usable
 		} else if exists {
 			g.quarantine(m.root, m.path)
@@ -361,8 +363,9 @@ func (g *guard) finish() []Removed {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.unwatch()
+	g.releaseMasks()
 	for _, m := range g.missing {
-		if _, err := os.Lstat(m.path); err == nil && !stalePlaceholder(m.path) {
+		if _, err := os.Lstat(m.path); err == nil && !g.untouched(m.path) {
 			g.quarantine(m.root, m.path)
 		}
 	}
@@ -379,8 +382,37 @@ func (g *guard) stop() {
 	if g != nil {
 		g.mu.Lock()
 		g.unwatch()
+		g.releaseMasks()
 		g.mu.Unlock()
 	}
+}
+
+// releaseMasks lets go of the run's placeholders. Called with g.mu.
+func (g *guard) releaseMasks() {
+	if !g.freed {
+		releaseGitMasks(g.masks)
+		g.freed = true
+	}
+}
+
+// untouched says whether the entry at p is not the command's making: an
+// old Warden's placeholder, a git dir's placeholder still empty, or the
+// very placeholder this run held (the user may have put a hook in it on
+// the host). Called with g.mu.
+func (g *guard) untouched(p string) bool {
+	if stalePlaceholder(p) || untouchedMask(p) {
+		return true
+	}
+	st, err := os.Lstat(p)
+	if err != nil {
+		return false
+	}
+	for _, m := range g.masks {
+		if m.path == p && os.SameFile(m.info, st) {
+			return true
+		}
+	}
+	return false
 }
 
 // stalePlaceholder reports an empty mode-000 entry, which Warden versions

@@ -50,6 +50,8 @@ const seatbeltBase = `(version 1)
 // paths as parameters keeps quoting out of the profile). Protected subpaths
 // (and repositories found in the roots) are excluded both as a literal (so a
 // missing one cannot be created) and as a subpath (so nothing inside changes).
+// The git dirs split by Root.Git are not among them: their data is
+// writable, what git executes or obeys is not (seatbeltGit).
 // Under NetworkAsk, proxyPort is the loopback port of Warden's proxy, the
 // only place the command may connect to.
 func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, params []string) {
@@ -86,6 +88,7 @@ func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, par
 			b.WriteString(")")
 		}
 		b.WriteString(")\n")
+		params = seatbeltGit(&b, roots, params)
 	}
 	seatbeltNetwork(&b, p.network(), proxyPort)
 	return b.String(), params

@@ -44,6 +44,7 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 		{"home-workspace", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: "/Users/dev",
 			Protected: append(protectedFor("/Users/dev"), "/Users/dev/.config/warden", "/Users/dev/.local/state/warden"),
 			Found:     []string{"/Users/dev/src/vendored/.git"}}}},
+		{"git-split", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{gitSplitRoot(ws)}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -106,6 +107,7 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 		}
 	}
 	checkSeatbeltReads(t, profile, params, p)
+	checkSeatbeltGit(t, profile, params, roots)
 	// Every parameter the profile uses is defined, and vice versa.
 	for _, param := range params {
 		key := strings.TrimPrefix(strings.SplitN(param, "=", 2)[0], "-D")
@@ -190,5 +192,86 @@ func TestSeatbeltArgvUsesAbsoluteSandboxExec(t *testing.T) {
 	want := []string{"/usr/bin/sandbox-exec", "-p", "(version 1)", "-DWRITABLE_ROOT_0=/w", "--", "/bin/ls", "-l"}
 	if strings.Join(argv, "|") != strings.Join(want, "|") {
 		t.Errorf("argv %q", argv)
+	}
+}
+
+// gitSplitRoot is ws as splitGitDirs leaves it for a repository with a
+// submodule and a nested repository: the git dirs out of Protected and
+// Found, their layout in Git (missing entries included).
+func gitSplitRoot(ws string) Root {
+	git := ws + "/.git"
+	sub := git + "/modules/lib"
+	nested := ws + "/vendor/dep/.git"
+	split := func(dir string) []GitPath {
+		return []GitPath{{Path: dir, Writable: true}, {Path: dir + "/config"}, {Path: dir + "/config.worktree", Missing: true},
+			{Path: dir + "/commondir", Missing: true}, {Path: dir + "/hooks"}, {Path: dir + "/info"}}
+	}
+	layout := split(git)
+	layout = append(layout, GitPath{Path: git + "/config.local"}, GitPath{Path: git + "/modules"})
+	layout = append(layout, split(sub)...)
+	layout = append(layout, GitPath{Path: sub + "/modules", Missing: true}, GitPath{Path: sub + "/worktrees", Missing: true})
+	layout = append(layout, GitPath{Path: git + "/worktrees", Missing: true})
+	layout = append(layout, split(nested)...)
+	layout = append(layout, GitPath{Path: nested + "/modules", Missing: true}, GitPath{Path: nested + "/worktrees", Missing: true})
+	return Root{Path: ws, Protected: slices.DeleteFunc(protectedFor(ws), func(p string) bool { return p == git }), Git: layout}
+}
+
+// checkSeatbeltGit: each git dir's data is allowed after the writes' allow,
+// each read-only entry (missing or not) is denied after the allow of the git
+// dir it is in, and each git dir and the directories above it in the root
+// are pinned last.
+func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []Root) {
+	t.Helper()
+	at := func(path string) (int, string) {
+		for _, param := range params {
+			key, v, _ := strings.Cut(strings.TrimPrefix(param, "-D"), "=")
+			if v != path || !strings.HasPrefix(key, "GIT_") {
+				continue
+			}
+			i := strings.Index(profile, `(subpath (param "`+key+`"))`)
+			if i < 0 {
+				continue // the pin's literal
+			}
+			rule := profile[strings.LastIndex(profile[:i], "\n(")+2:]
+			return i, rule[:strings.IndexByte(rule, ' ')]
+		}
+		return -1, ""
+	}
+	writesAt := strings.Index(profile, "\n(allow file-write*\n")
+	for _, r := range roots {
+		var dirs []string
+		for _, g := range r.Git {
+			pos, kind := at(g.Path)
+			if pos < 0 || pos < writesAt {
+				t.Errorf("git entry %s: not in the profile after the writes' allow", g.Path)
+				continue
+			}
+			if g.Writable {
+				if kind != "allow" {
+					t.Errorf("git dir %s: %s, want allow", g.Path, kind)
+				}
+				dirs = append(dirs, g.Path)
+				continue
+			}
+			if kind != "deny" {
+				t.Errorf("git entry %s: %s, want deny", g.Path, kind)
+			}
+			for _, d := range dirs {
+				if dpos, _ := at(d); within(d, g.Path) && dpos > pos {
+					t.Errorf("git entry %s is denied before %s is allowed", g.Path, d)
+				}
+			}
+		}
+		pins := strings.Index(profile, "; The git dirs and the directories above them")
+		for _, d := range dirs {
+			if !slices.ContainsFunc(params, func(p string) bool {
+				return strings.HasSuffix(p, "="+d) && strings.Contains(profile[pins:], strings.Split(strings.TrimPrefix(p, "-D"), "=")[0]+`"))`)
+			}) {
+				t.Errorf("git dir %s is not pinned", d)
+			}
+		}
+		if len(dirs) > 0 && pins < 0 {
+			t.Error("no pins")
+		}
 	}
 }

@@ -15,10 +15,12 @@ type doctorCaches struct {
 	Total   int64              `json:"total"`
 	Sets    []sandbox.CacheSet `json:"sets"`
 	Error   string             `json:"error,omitempty"`
+	// SecondSources says which tools also read the user's own caches.
+	SecondSources string `json:"second_sources"`
 }
 
 func cacheReport() doctorCaches {
-	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []sandbox.CacheSet{}}
+	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []sandbox.CacheSet{}, SecondSources: secondSources}
 	if cfg, err := config.Load(config.File()); err == nil {
 		d.MaxSize = cfg.CacheLimit()
 	}
@@ -51,7 +53,11 @@ func printCaches(w io.Writer, d doctorCaches) {
 		fmt.Fprintf(w, "  - %s  %s, last used %s\n", s.Workspace, humanSize(s.Size), s.LastUsed.Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintln(w, "  clear them with: warden cache clean [--workspace D]")
+	fmt.Fprintln(w, "  "+d.SecondSources)
 }
+
+// secondSources says which tools read the user's own cache too.
+const secondSources = "read-only from the user's caches too: Go modules (GOPROXY file://…/cache/download first) and Maven (~/.m2/repository as a tail); npm, yarn, pnpm, pip, uv, cargo and Gradle cannot read a second cache safely and download once per workspace"
 
 func humanSize(n int64) string {
 	const unit = 1024

@@ -369,6 +369,9 @@ func TestCacheDoctorAndClean(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "toolchain caches") || !strings.Contains(out, real) || !strings.Contains(out, "MiB") && !strings.Contains(out, "KiB") {
 		t.Errorf("doctor does not list the workspace's caches with a size:\n%s", out)
 	}
+	if !strings.Contains(out, "cargo and Gradle cannot read a second cache safely") {
+		t.Errorf("doctor does not say which tools cannot read the user's caches:\n%s", out)
+	}
 	set := sandbox.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real)
 	if _, err := os.Stat(set); err != nil {
 		t.Fatalf("no cache set at %s", set)
