@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"sort"
 	"syscall"
 
@@ -122,6 +123,11 @@ func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int
 // parseFlags parses args into fs, whose Usage is set. --help prints the
 // usage on stdout (done, status 0); a bad flag prints Parse's complaint on
 // stderr (done, exitUsage). Otherwise fs writes to stderr from then on.
+// networkFlagMessage is the flag package's complaint about --network, which
+// takes a bare form (on) and so is parsed as a boolean: its value is a mode,
+// and "invalid boolean value" would mislead.
+var networkFlagMessage = regexp.MustCompile(`invalid boolean value ("[^"\n]*") for -network: `)
+
 func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (code int, done bool) {
 	// Parse prints its own complaint (and, for --help, the usage) to the
 	// flag set's output; hold it so help goes to stdout and errors to stderr.
@@ -133,7 +139,7 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (code int, done bo
 			fs.Usage()
 			return 0, true
 		}
-		env.stderr.Write(parseOut.Bytes())
+		env.stderr.Write(networkFlagMessage.ReplaceAll(parseOut.Bytes(), []byte("invalid value $1 for flag -network: ")))
 		return exitUsage, true
 	}
 	fs.SetOutput(env.stderr)
