@@ -247,5 +247,10 @@ func linuxAskEnforcement() []string {
 	if effectiveLandlockABI() >= 4 {
 		out = append(out, fmt.Sprintf("Landlock: TCP connect to port %d only, no bind", forwardPort))
 	}
+	if socketMediation() {
+		// The supervisor performs the command's connects (unix-socket
+		// mediation), so it applies the same port rule itself.
+		out = append(out, fmt.Sprintf("the socket supervisor, which performs every connect for the command, refuses a TCP port other than %d", forwardPort))
+	}
 	return out
 }
