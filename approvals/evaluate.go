@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/shlex"
@@ -431,12 +432,8 @@ func patternPrefix(r *Rule) string {
 // approval, else the first command that needs approval.
 func amendment(proposed []string, prompting []Segment) []string {
 	a := amendmentFor(proposed, prompting)
-	for _, t := range a {
-		if t == "" || strings.ContainsAny(t, "\n\r") {
-			// A rules file cannot hold it (AppendGrantRule refuses), so
-			// "Always allow" would fail after the user chose it.
-			return nil
-		}
+	if slices.ContainsFunc(a, func(t string) bool { return !ruleToken(t) }) {
+		return nil // "Always allow" could not save it after the user chose it
 	}
 	return a
 }

@@ -51,9 +51,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 	}
 	var proxy *approvals.NetworkProxy
 	if built.network == sandbox.NetworkAsk {
-		if proxy, err = s.NetworkProxy(root); err != nil {
-			return nil, approvals.Sandbox{}, fmt.Errorf("network proxy: %w", err)
-		}
+		proxy = s.network(cfg, root, policy, book, audit).proxy
 	}
 	st := s.approvalState()
 	return &approvals.Orchestrator{

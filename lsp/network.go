@@ -14,8 +14,13 @@ import (
 // connection's life, so concurrent connections share dialogs and "Deny
 // and stop" reaches every run registered with it.
 type networkState struct {
-	deciders map[string]*approvals.NetworkDecider
-	proxies  map[*approvals.NetworkDecider]*approvals.NetworkProxy
+	byKey map[string]networkParts
+}
+
+// networkParts are a decider and the proxy that asks it, made together.
+type networkParts struct {
+	decider *approvals.NetworkDecider
+	proxy   *approvals.NetworkProxy
 }
 
 type networkStateKey struct{}
@@ -36,15 +41,21 @@ func (s *Server) NetworkDecider(root string) (*approvals.NetworkDecider, error) 
 	if err != nil {
 		return nil, err
 	}
+	return s.network(cfg, root, policy, book, audit).decider, nil
+}
+
+// network returns the decider and proxy for work in root under cfg, made
+// once per root and settings from the parts the caller already holds.
+func (s *Server) network(cfg config.Config, root string, policy approvals.Policy, book *approvals.RuleBook, audit *approvals.AuditLog) networkParts {
 	st := s.approvalState()
 	key := fmt.Sprintf("%s\x00%s\x00%q\x00%q\x00%s", realPath(root), cfg.ApprovalPolicy, cfg.Granular, cfg.TrustedWorkspaces, cfg.CodexRulesDir)
 	ns := s.Value(networkStateKey{}, func() any {
-		return &networkState{deciders: map[string]*approvals.NetworkDecider{}, proxies: map[*approvals.NetworkDecider]*approvals.NetworkProxy{}}
+		return &networkState{byKey: map[string]networkParts{}}
 	}).(*networkState)
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if d, ok := ns.deciders[key]; ok {
-		return d, nil
+	if n, ok := ns.byKey[key]; ok {
+		return n
 	}
 	d := approvals.NewNetworkDecider(approvals.NetworkConfig{
 		Policy:    policy,
@@ -57,26 +68,7 @@ func (s *Server) NetworkDecider(root string) (*approvals.NetworkDecider, error) 
 		Context:   s.Context(),
 		Notify:    func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
 	})
-	ns.deciders[key] = d
-	return d, nil
-}
-
-// NetworkProxy is the proxy that the sandboxed commands of work in root
-// reach the outside through under network ask: one per network decider,
-// so concurrent runs share its dialogs and session answers.
-func (s *Server) NetworkProxy(root string) (*approvals.NetworkProxy, error) {
-	d, err := s.NetworkDecider(root)
-	if err != nil {
-		return nil, err
-	}
-	st := s.approvalState()
-	ns := s.Value(networkStateKey{}, nil).(*networkState)
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	p, ok := ns.proxies[d]
-	if !ok {
-		p = approvals.NewNetworkProxy(d, netproxy.Options{})
-		ns.proxies[d] = p
-	}
-	return p, nil
+	n := networkParts{decider: d, proxy: approvals.NewNetworkProxy(d, netproxy.Options{})}
+	ns.byKey[key] = n
+	return n
 }

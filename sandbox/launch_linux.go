@@ -331,7 +331,7 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, forwardHelper) // forwardFD
 	}
 	if diag := hostSockDiag(key); diag != nil {
-		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD: 5, or 6 after forwardFD
+		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD(key.network)
 		defer diag.Close()
 	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}

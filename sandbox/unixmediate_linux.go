@@ -133,8 +133,15 @@ func loadFilter(pre *prepared) error {
 }
 
 // hostDiagFD is where a helper in its own network namespace finds a
-// sock_diag socket of the launcher's (the host's) network namespace.
-const hostDiagFD = 5
+// sock_diag socket of the launcher's (the host's) network namespace: the
+// first descriptor after the spec pipe, or after the forwarder's socket
+// (forwardFD) under network ask. Launcher and helper both know the mode.
+func hostDiagFD(network NetworkMode) int {
+	if network == NetworkAsk {
+		return forwardFD + 1
+	}
+	return forwardFD
+}
 
 // hostSockDiag returns a new sock_diag socket of the launcher's network
 // namespace for a helper that gets a namespace of its own and mediates,
@@ -155,20 +162,16 @@ func hostSockDiag(key spareKey) *os.File {
 }
 
 // inheritedHostDiag returns the host's sock_diag socket the launcher passed
-// (-1: none): only a netlink sock_diag socket at hostDiagFD counts, or at
-// the next descriptor when the network forwarder's socket (forwardFD) took
-// that one.
-func inheritedHostDiag() int {
-	for _, fd := range []int{hostDiagFD, hostDiagFD + 1} {
-		if d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN); err != nil || d != unix.AF_NETLINK {
-			continue
-		}
-		if p, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_PROTOCOL); err != nil || p != unix.NETLINK_SOCK_DIAG {
-			continue
-		}
-		return fd
+// (-1: none): only a netlink sock_diag socket at hostDiagFD counts.
+func inheritedHostDiag(network NetworkMode) int {
+	fd := hostDiagFD(network)
+	if d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN); err != nil || d != unix.AF_NETLINK {
+		return -1
 	}
-	return -1
+	if p, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_PROTOCOL); err != nil || p != unix.NETLINK_SOCK_DIAG {
+		return -1
+	}
+	return fd
 }
 
 // supervisor answers the filter's notifications.
@@ -266,7 +269,7 @@ func startSupervisor(pre *prepared) {
 		s.onlyPort = forwardPort
 	}
 	if s.privateNet {
-		s.hostDiag = inheritedHostDiag()
+		s.hostDiag = inheritedHostDiag(pre.network)
 	} else {
 		s.hostDiag = -2 // the host's namespace is this one
 	}
