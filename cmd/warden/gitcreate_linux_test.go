@@ -269,7 +269,6 @@ func TestGitCreateWorktreeAddAndSubmoduleInitFailClearly(t *testing.T) {
 	e.host("git", "-C", e.ws, "commit", "-qm", "lib2")
 	e.host("git", "-C", e.ws, "submodule", "deinit", "-q", "lib2")
 	os.RemoveAll(filepath.Join(e.ws, ".git", "modules", "lib2"))
-	e.host("git", "-C", e.ws, "submodule", "init", "lib2")
 	gitDir := filepath.Join(e.ws, ".git")
 	entries := func() []string {
 		var out []string
@@ -282,15 +281,25 @@ func TestGitCreateWorktreeAddAndSubmoduleInitFailClearly(t *testing.T) {
 		return out
 	}
 	before := entries()
-	for _, c := range []struct{ script, made string }{
-		{"git worktree add -q --detach wt", "worktrees"},
-		{"git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2"},
+	for _, c := range []struct{ script, made, says string }{
+		{"git worktree add -q --detach wt", "worktrees", "Read-only file system"},
+		// Not registered yet: git writes .git/config first.
+		{"git -c protocol.file.allow=always submodule update -q --init lib2", "modules/lib2", "Device or resource busy"},
+		{"git submodule init lib2 && git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2", "Device or resource busy"},
+		{"git config core.fsmonitor 'touch $PREP/pwned'", "config.lock", "Device or resource busy"},
+		// Registered on the host: the clone into .git/modules fails.
+		{"HOSTINIT git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2", "Read-only file system"},
 	} {
+		if strings.HasPrefix(c.script, "HOSTINIT ") {
+			e.host("git", "-C", e.ws, "submodule", "init", "lib2")
+			before = entries()
+			c.script = strings.TrimPrefix(c.script, "HOSTINIT ")
+		}
 		out, code := e.run("on-failure", c.script)
 		if code == 0 {
 			t.Fatalf("%q succeeded in the sandbox: %s", c.script, out)
 		}
-		for _, want := range []string{"Read-only file system", "the sandbox blocked", "WITHOUT the sandbox"} {
+		for _, want := range []string{c.says, "the sandbox blocked", "WITHOUT the sandbox"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: the output does not say %q: %s", c.script, want, out)
 			}
