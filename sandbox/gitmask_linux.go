@@ -57,12 +57,13 @@ type gitMask struct {
 }
 
 // holdGitMasks puts a placeholder at each missing entry of the roots' git
-// dirs that gets one, takes the one another run put there, and marks
-// the entry as existing, so the helper holds it read-only and the guard
-// does not watch it. An entry that cannot get one stays missing: the guard
-// moves away what the command makes there. One the user made since the
-// layout was read is held read-only as theirs.
-func holdGitMasks(roots []Root) []gitMask {
+// dirs that gets one, takes the one another run put there, and marks the
+// entry as existing (Masked), so the helper holds it read-only; the guard
+// watches it in case it goes away. One the user made since the layout was
+// read is held read-only as theirs. A placeholder that cannot be made where
+// the command could make the entry refuses the run: what the command made
+// there would only be undone, not prevented.
+func holdGitMasks(roots []Root) ([]gitMask, error) {
 	var out []gitMask
 	for i := range roots {
 		for j := range roots[i].Git {
@@ -71,28 +72,35 @@ func holdGitMasks(roots []Root) []gitMask {
 			if !ok || gp.Writable || !(gp.Missing || isGitMask(gp.Path, kind)) || !IsGitDir(filepath.Dir(gp.Path)) {
 				continue // the user's own entry, or not a git dir's
 			}
-			f, theirs := holdGitMask(gp.Path, kind)
-			if f == nil {
-				if theirs && !kind.dir {
-					gp.Missing = false // a file the user made meanwhile: held read-only
+			f, err := holdGitMask(gp.Path, kind)
+			var info os.FileInfo
+			if err == nil {
+				if info, err = f.Stat(); err != nil {
+					f.Close()
 				}
-				continue
 			}
-			info, err := f.Stat()
-			if err != nil {
-				f.Close()
+			switch {
+			case errors.Is(err, errTheirs):
+				gp.Missing = false // made by the user meanwhile: held read-only
 				continue
+			case err != nil && unix.Access(filepath.Dir(gp.Path), unix.W_OK) != nil:
+				continue // the command cannot make it either
+			case err != nil:
+				releaseGitMasks(out)
+				return nil, refuse("cannot hold %s read-only for the run: %v", gp.Path, err)
 			}
 			out = append(out, gitMask{gp.Path, kind, f, info})
 			gp.Missing, gp.Masked = false, true
 		}
 	}
-	return out
+	return out, nil
 }
 
+// errTheirs says an entry is there that is no placeholder: the user's.
+var errTheirs = errors.New("not a placeholder")
+
 // holdGitMask makes or takes the placeholder at p and locks it shared.
-// theirs says p is an entry that is no placeholder.
-func holdGitMask(p string, kind gitMaskKind) (f *os.File, theirs bool) {
+func holdGitMask(p string, kind gitMaskKind) (*os.File, error) {
 	for range 8 {
 		made := false
 		var err error
@@ -100,7 +108,7 @@ func holdGitMask(p string, kind gitMaskKind) (f *os.File, theirs bool) {
 			if err = unix.Mkdir(p, 0o755); err == nil {
 				if err = os.Chtimes(p, gitMaskTime, gitMaskTime); err != nil {
 					os.Remove(p)
-					return nil, false
+					return nil, fmt.Errorf("mark the placeholder: %w", err)
 				}
 			}
 		} else {
@@ -110,7 +118,7 @@ func holdGitMask(p string, kind gitMaskKind) (f *os.File, theirs bool) {
 		case err == nil:
 			made = true
 		case !errors.Is(err, unix.EEXIST):
-			return nil, false
+			return nil, err
 		}
 		if !made && !isGitMask(p, kind) {
 			if st, err := os.Lstat(p); err == nil && kind.dir && st.IsDir() && time.Since(st.ModTime()) < time.Second {
@@ -118,7 +126,7 @@ func holdGitMask(p string, kind gitMaskKind) (f *os.File, theirs bool) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
-			return nil, true // the user's entry: held read-only as it is
+			return nil, errTheirs // held read-only as it is
 		}
 		flags := os.O_RDONLY | unix.O_NOFOLLOW
 		if kind.dir {
@@ -130,15 +138,18 @@ func holdGitMask(p string, kind gitMaskKind) (f *os.File, theirs bool) {
 		}
 		if err := unix.Flock(int(f.Fd()), unix.LOCK_SH); err != nil {
 			f.Close()
-			return nil, false
+			return nil, fmt.Errorf("lock the placeholder: %w", err)
 		}
 		// The last holder may have removed it between the open and the lock.
 		if sameFile(f, p) && isGitMask(p, kind) {
-			return f, false
+			return f, nil
 		}
 		f.Close()
 	}
-	return nil, false
+	if _, err := os.Lstat(p); err == nil && !isGitMask(p, kind) {
+		return nil, errTheirs
+	}
+	return nil, errors.New("other runs kept making and removing it")
 }
 
 // makeMaskFile makes the file placeholder at p whole: written and marked

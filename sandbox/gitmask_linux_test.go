@@ -47,8 +47,8 @@ func TestGitMaskSharedAndRemovedByTheLast(t *testing.T) {
 	ws, layout := maskRoots(t)
 	git := filepath.Join(ws, ".git")
 	hooks := filepath.Join(git, "hooks")
-	a := holdGitMasks(layout())
-	b := holdGitMasks(layout())
+	a := mustHold(t, layout())
+	b := mustHold(t, layout())
 	if !slices.Equal(maskPaths(a), maskNames) || !slices.Equal(maskPaths(b), maskNames) {
 		t.Fatalf("placeholders: %v %v", maskPaths(a), maskPaths(b))
 	}
@@ -73,7 +73,7 @@ func TestGitMaskSharedAndRemovedByTheLast(t *testing.T) {
 	}
 	// Twin: the user puts a hook in it during a run, and a submodule's git
 	// dir in modules/.
-	c := holdGitMasks(layout())
+	c := mustHold(t, layout())
 	if err := os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestGitMaskSharedAndRemovedByTheLast(t *testing.T) {
 			t.Fatalf("the user's %s went with the placeholder: %v", p, err)
 		}
 	}
-	if got := maskPaths(holdGitMasks(layout())); slices.Contains(got, "hooks") || slices.Contains(got, "modules") {
+	if got := maskPaths(mustHold(t, layout())); slices.Contains(got, "hooks") || slices.Contains(got, "modules") {
 		t.Errorf("the user's hooks/ or modules/ taken for a placeholder: %v", got)
 	}
 }
@@ -122,5 +122,39 @@ func TestGitMaskKnownByMarkAndContent(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("placeholders left temporary files: %v", entries)
+	}
+}
+
+func mustHold(t *testing.T, roots []Root) []gitMask {
+	t.Helper()
+	masks, err := holdGitMasks(roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return masks
+}
+
+// An entry the user makes between the layout and the placeholders is
+// theirs: no placeholder, held read-only as it is (not watched as missing,
+// so never moved away), and the run goes on.
+func TestGitMaskUserEntryMadeMeanwhileIsHeld(t *testing.T) {
+	ws, layout := maskRoots(t)
+	roots := layout()
+	modules := filepath.Join(ws, ".git", "modules")
+	if err := os.MkdirAll(filepath.Join(modules, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	masks := mustHold(t, roots)
+	defer releaseGitMasks(masks)
+	if slices.Contains(maskPaths(masks), "modules") {
+		t.Fatalf("the user's modules/ taken for a placeholder")
+	}
+	for _, g := range roots[0].Git {
+		if g.Path == modules && (g.Missing || g.Masked || g.Writable) {
+			t.Errorf("the user's modules/ is not held read-only as theirs: %+v", g)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(modules, "sub")); err != nil {
+		t.Errorf("the user's modules/sub: %v", err)
 	}
 }
