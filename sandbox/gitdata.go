@@ -14,8 +14,9 @@ import (
 // lets a command write it. What git executes or obeys (config, hooks, the
 // files that point git at another git dir, the directories that hold the
 // submodules' and linked worktrees' git dirs) stays read-only; a missing hooks/, config,
-// config.worktree, commondir, modules/ or worktrees/ gets a read-only
-// placeholder for the run, so it cannot be created at all
+// config.worktree, commondir, modules/ or worktrees/ (or a file the config
+// includes, at the top) gets a read-only placeholder for the run, so it
+// cannot be created at all
 // (gitmask_linux.go; on macOS the profile denies the paths). Otherwise the
 // next git the user runs on the host would run the command's code. So a
 // sandboxed `git worktree add` or `git submodule update --init` (which

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -48,6 +50,26 @@ var gitMasked = map[string]gitMaskKind{
 	"config": {}, "config.worktree": {}, "commondir": {content: ".\n"},
 }
 
+// maskKindFor says whether the git dir entry p gets a placeholder, and
+// which: one of gitMasked, or a file the git dir's config includes, at the
+// top of the git dir (an empty config; not one of git's own state files,
+// where an empty file would mean something).
+func maskKindFor(p string) (gitMaskKind, bool) {
+	base := filepath.Base(p)
+	if kind, ok := gitMasked[base]; ok {
+		return kind, true
+	}
+	switch base {
+	case "index", "packed-refs", "shallow", "description", "HEAD":
+		return gitMaskKind{}, false
+	}
+	if strings.ToUpper(base) == base || strings.HasSuffix(base, ".lock") {
+		return gitMaskKind{}, false // ORIG_HEAD, MERGE_MSG...: git's state
+	}
+	dir := filepath.Dir(p)
+	return gitMaskKind{}, IsGitDir(dir) && slices.Contains(gitIncludes(dir), p)
+}
+
 // gitMask is one placeholder the run holds.
 type gitMask struct {
 	path string
@@ -68,8 +90,11 @@ func holdGitMasks(roots []Root) ([]gitMask, error) {
 	for i := range roots {
 		for j := range roots[i].Git {
 			gp := &roots[i].Git[j]
-			kind, ok := gitMasked[filepath.Base(gp.Path)]
-			if !ok || gp.Writable || !(gp.Missing || isGitMask(gp.Path, kind)) || !IsGitDir(filepath.Dir(gp.Path)) {
+			if gp.Writable || !gp.Missing && !marked(gp.Path) {
+				continue // data, or the user's own entry
+			}
+			kind, ok := maskKindFor(gp.Path)
+			if !ok || !(gp.Missing || isGitMask(gp.Path, kind)) || !IsGitDir(filepath.Dir(gp.Path)) {
 				continue // the user's own entry, or not a git dir's
 			}
 			f, err := holdGitMask(gp.Path, kind)
@@ -224,6 +249,12 @@ func isGitMask(p string, kind gitMaskKind) bool {
 	return err == nil && len(entries) == 0
 }
 
+// marked says whether p carries a placeholder's mark.
+func marked(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && st.ModTime().Equal(gitMaskTime)
+}
+
 // sameFile says whether the open file f is still what the path p names.
 func sameFile(f *os.File, p string) bool {
 	a, err := f.Stat()
@@ -238,6 +269,6 @@ func sameFile(f *os.File, p string) bool {
 // still empty and marked: nothing the command made, and nothing git would
 // obey.
 func untouchedMask(p string) bool {
-	kind, ok := gitMasked[filepath.Base(p)]
+	kind, ok := maskKindFor(p)
 	return ok && isGitMask(p, kind)
 }

@@ -158,3 +158,30 @@ func TestGitMaskUserEntryMadeMeanwhileIsHeld(t *testing.T) {
 		t.Errorf("the user's modules/sub: %v", err)
 	}
 }
+
+// Which missing entries get a placeholder: git's obeyed names, and a file
+// the config includes at the top of the git dir; never one of git's state
+// files, a file in a data directory, or a name the config does not include.
+func TestGitMaskKindFor(t *testing.T) {
+	ws, _ := maskRoots(t)
+	git := filepath.Join(ws, ".git")
+	cfg := "[include]\n\tpath = extra.cfg\n\tpath = ORIG_HEAD\n\tpath = refs/x.cfg\n[includeIf \"onbranch:main\"]\n\tpath = branch.cfg\n"
+	f, err := os.OpenFile(filepath.Join(git, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(cfg)
+	f.Close()
+	for name, want := range map[string]bool{
+		"hooks": true, "commondir": true, "modules": true, "worktrees": true, "config.worktree": true,
+		"extra.cfg": true, "branch.cfg": true,
+		"ORIG_HEAD": false, "refs/x.cfg": false, "other.cfg": false, "index": false,
+	} {
+		if _, got := maskKindFor(filepath.Join(git, name)); got != want {
+			t.Errorf("%s: placeholder %v, want %v", name, got, want)
+		}
+	}
+	if kind, _ := maskKindFor(filepath.Join(git, "modules")); !kind.dir {
+		t.Error("modules/ placeholder is not a directory")
+	}
+}

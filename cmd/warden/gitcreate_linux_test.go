@@ -321,3 +321,45 @@ func TestGitCreateWorktreeAddAndSubmoduleInitFailClearly(t *testing.T) {
 		}
 	}
 }
+
+// A file the repository's config includes (include.path, relative to the
+// git dir) that does not exist yet is config git would obey: the command
+// cannot create it (directly or by a link), git works with the empty
+// placeholder, and nothing is left. Twin: the user creates it on the host
+// afterwards, and then it is held read-only as theirs.
+func TestGitCreateIncludedConfigImpossible(t *testing.T) {
+	e := newGitCreateEnv(t, false)
+	e.host("git", "-C", e.ws, "config", "include.path", "extra.cfg")
+	extra := filepath.Join(e.ws, ".git", "extra.cfg")
+	before := e.listing()
+	out, _ := e.run("on-request", `printf '[core]\n\tfsmonitor = touch $PREP/pwned\n' > .git/extra.cfg; echo made=$?
+printf '[core]\n\tfsmonitor = touch $PREP/pwned\n' > $PREP/cfg; ln -f $PREP/cfg .git/extra.cfg; echo linked=$?
+test -f .git/extra.cfg && test ! -s .git/extra.cfg && echo PLACEHOLDER
+echo a >> f && git add f && git commit -qm inc && echo COMMITTED`)
+	for _, want := range []string{"made=", "linked=", "PLACEHOLDER", "COMMITTED"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the run does not say %q: %s", want, out)
+		}
+	}
+	if strings.Contains(out, "made=0") || strings.Contains(out, "linked=0") || strings.Contains(out, "the sandbox removed") {
+		t.Errorf("the included config was created: %s", out)
+	}
+	if _, err := os.Lstat(extra); err == nil {
+		t.Error(".git/extra.cfg left after the run")
+	}
+	for _, d := range listingDiff(before, e.listing()) {
+		if strings.Contains(d, "extra.cfg") {
+			t.Errorf("left: %s", d)
+		}
+	}
+	if err := os.WriteFile(extra, []byte("[user]\n\tname = u\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = e.run("on-request", "echo '[core]' >> .git/extra.cfg; echo made=$?; git config user.name")
+	if strings.Contains(out, "made=0") || !regexp.MustCompile(`(?m)^u$`).MatchString(out) {
+		t.Errorf("the user's included config in the sandbox: %s", out)
+	}
+	if b, _ := os.ReadFile(extra); string(b) != "[user]\n\tname = u\n" {
+		t.Errorf("the user's included config changed: %q", b)
+	}
+}
