@@ -14,17 +14,19 @@ import (
 )
 
 // A git dir's missing hooks/, config, config.worktree, commondir,
-// modules/ or worktrees/ must not be created by the command at all: one
-// made and moved away a moment later (quarantine) could still be obeyed by
-// a git the user starts on the host in that moment, or stay behind if
-// Warden is killed. So the launcher puts a placeholder there for the run,
-// which the helper holds read-only like an existing entry, and which git
-// reads as if nothing were there: an empty hooks/ (no hooks), an empty
-// config or config.worktree (no settings), a commondir naming its own git
-// dir ("."; git refuses an empty one), an empty modules/ or worktrees/ (no
-// submodule or linked worktree git dirs; a new one cannot be made in it).
-// It is inside the git dir, where git status, grep and find in the work
-// tree do not look, and it goes away when the last run that holds it ends.
+// modules/ or worktrees/, or a file its config includes (at the top of the
+// git dir), must not be created by the command at all: one made and moved
+// away a moment later (quarantine) could still be obeyed by a git the user
+// starts on the host in that moment, or stay behind if Warden is killed.
+// So the launcher puts a placeholder there for the run, which the helper
+// holds read-only like an existing entry, and which git reads as if
+// nothing were there: an empty hooks/ (no hooks); an empty config,
+// config.worktree or included file (no settings); a commondir naming its
+// own git dir ("."; git refuses an empty one); an empty modules/ or
+// worktrees/ (no submodule or linked worktree git dirs, and a new one
+// cannot be made in it). It is inside the git dir, where git status, grep
+// and find in the work tree do not look, and it goes away when the last
+// run that holds it ends.
 //
 // Runs share them: each run holds a shared lock on the placeholder while
 // it runs, the run that ends last (an exclusive lock succeeds) removes it
