@@ -24,9 +24,10 @@ import (
 // config.worktree or included file (no settings); a commondir naming its
 // own git dir ("."; git refuses an empty one); an empty modules/ or
 // worktrees/ (no submodule or linked worktree git dirs, and a new one
-// cannot be made in it). It is inside the git dir, where git status, grep
-// and find in the work tree do not look, and it goes away when the last
-// run that holds it ends.
+// cannot be made in it). It is inside the git dir, where git status does
+// not look (find and grep -r list it while a run lasts: a name cannot be
+// held without an entry there), and it goes away when the last run that
+// holds it ends.
 //
 // Runs share them: each run holds a shared lock on the placeholder while
 // it runs, the run that ends last (an exclusive lock succeeds) removes it
