@@ -12,6 +12,9 @@ var denialMarkers = []string{
 	"operation not permitted",
 	"permission denied",
 	"read-only file system",
+	// A rename onto a path the sandbox holds read-only by a mount on it
+	// (git writing .git/config through config.lock).
+	"device or resource busy",
 	"seccomp",
 	"sandbox",
 	"landlock",

@@ -17,6 +17,7 @@ func TestDetectDenial(t *testing.T) {
 		{true, 2, 0, "usage", false},
 		{true, 159, 31, "", true},
 		{true, 1, 0, "tests failed", false},
+		{true, 255, 0, "error: could not write config file /w/.git/config: Device or resource busy", true},
 	}
 	for _, c := range cases {
 		got, reason := detectDenial(c.sandboxed, c.code, c.sig, []byte(c.out))

@@ -10,14 +10,17 @@ import (
 
 // A repository's git dir holds two kinds of files. Its data (objects, refs,
 // logs, the index, HEAD and the other state files, their locks) is what
-// add, commit, branch, checkout, stash and merge write: the sandbox lets a
-// command write it. What git executes or obeys (config, hooks, the files
-// that point git at another git dir) stays read-only; a missing hooks/ or
-// config gets an empty read-only placeholder for the run, so it cannot be
-// created (gitmask_linux.go; on macOS the profile denies the paths), and
-// the other missing names are moved away when created (quarantine):
-// otherwise the next git the user runs on the host would run the
-// command's code.
+// add, commit, branch, checkout, stash, merge and rebase write: the sandbox
+// lets a command write it. What git executes or obeys (config, hooks, the
+// files that point git at another git dir, the directories that hold the
+// submodules' and linked worktrees' git dirs) stays read-only; a missing hooks/, config,
+// config.worktree, commondir, modules/ or worktrees/ (or a file the config
+// includes, at the top) gets a read-only placeholder for the run, so it
+// cannot be created at all
+// (gitmask_linux.go; on macOS the profile denies the paths). Otherwise the
+// next git the user runs on the host would run the command's code. So a
+// sandboxed `git worktree add` or `git submodule update --init` (which
+// make a new git dir there) fails with "Read-only file system".
 //
 // git also obeys the state of an interrupted rebase or cherry-pick
 // (rebase-merge/git-rebase-todo and sequencer/todo hold `exec` lines). They
@@ -36,13 +39,14 @@ var GitObeyed = []string{
 
 // gitGuarded are the entries of GitObeyed that must not be created while
 // missing: a new config, config.worktree or hooks runs code, a new commondir
-// points git at another git dir.
+// points git at another git dir (one that cannot get a placeholder is
+// moved away when made: quarantine).
 var gitGuarded = map[string]bool{"config": true, "config.worktree": true, "commondir": true, "hooks": true}
 
 // GitNested hold the git dirs of submodules and linked worktrees: read-only
-// (one created while missing is moved away) so that no new git dir appears
-// there, with each existing git dir inside writable again and split the same
-// way.
+// (a missing one gets an empty read-only placeholder) so that no new git
+// dir appears there, with each existing git dir inside writable again and
+// split the same way.
 var GitNested = []string{"modules", "worktrees"}
 
 const gitMaxDepth = 4

@@ -1,10 +1,15 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func maskRoots(t *testing.T) (string, func() []Root) {
@@ -23,34 +28,160 @@ func maskRoots(t *testing.T) (string, func() []Root) {
 	}
 }
 
-// Two runs share the placeholder: the first to end leaves it, the last
-// removes it; neither touches one the user filled.
+// maskNames are the entries git init --template= leaves missing that get
+// a placeholder.
+var maskNames = []string{"commondir", "config.worktree", "hooks", "modules", "worktrees"}
+
+func maskPaths(masks []gitMask) []string {
+	var out []string
+	for _, m := range masks {
+		out = append(out, filepath.Base(m.path))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Two runs share the placeholders: the first to end leaves them, the last
+// removes them; neither touches one the user filled.
 func TestGitMaskSharedAndRemovedByTheLast(t *testing.T) {
 	ws, layout := maskRoots(t)
-	hooks := filepath.Join(ws, ".git", "hooks")
-	a := holdGitMasks(layout())
-	b := holdGitMasks(layout())
-	if len(a) != 1 || len(b) != 1 || a[0].path != hooks || b[0].path != hooks {
-		t.Fatalf("placeholders: %v %v", a, b)
+	git := filepath.Join(ws, ".git")
+	hooks := filepath.Join(git, "hooks")
+	a := mustHold(t, layout())
+	b := mustHold(t, layout())
+	if !slices.Equal(maskPaths(a), maskNames) || !slices.Equal(maskPaths(b), maskNames) {
+		t.Fatalf("placeholders: %v %v", maskPaths(a), maskPaths(b))
+	}
+	if data, err := os.ReadFile(filepath.Join(git, "commondir")); err != nil || string(data) != ".\n" {
+		t.Fatalf("commondir placeholder: %q %v", data, err)
+	}
+	// git reads the repository with them in place as it did without.
+	if out, err := exec.Command("git", "-C", ws, "rev-parse", "--git-common-dir").CombinedOutput(); err != nil || filepath.Clean(strings.TrimSpace(string(out))) != git {
+		t.Fatalf("git with the placeholders: %v %s", err, out)
 	}
 	releaseGitMasks(a)
-	if _, err := os.Lstat(hooks); err != nil {
-		t.Fatalf("the first run to end removed the placeholder the other holds: %v", err)
+	for _, n := range maskNames {
+		if _, err := os.Lstat(filepath.Join(git, n)); err != nil {
+			t.Fatalf("the first run to end removed the placeholder %s the other holds: %v", n, err)
+		}
 	}
 	releaseGitMasks(b)
-	if _, err := os.Lstat(hooks); err == nil {
-		t.Fatal("the last run left the placeholder")
+	for _, n := range maskNames {
+		if _, err := os.Lstat(filepath.Join(git, n)); err == nil {
+			t.Fatalf("the last run left the placeholder %s", n)
+		}
 	}
-	// Twin: the user puts a hook in it during a run.
-	c := holdGitMasks(layout())
+	// Twin: the user puts a hook in it during a run, and a submodule's git
+	// dir in modules/.
+	c := mustHold(t, layout())
 	if err := os.WriteFile(filepath.Join(hooks, "pre-push"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	releaseGitMasks(c)
-	if _, err := os.Lstat(filepath.Join(hooks, "pre-push")); err != nil {
-		t.Fatalf("the user's hook went with the placeholder: %v", err)
+	if err := os.Mkdir(filepath.Join(git, "modules", "sub"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	if got := holdGitMasks(layout()); len(got) != 0 {
-		t.Errorf("the user's hooks/ taken for a placeholder: %v", got)
+	releaseGitMasks(c)
+	for _, p := range []string{"hooks/pre-push", "modules/sub"} {
+		if _, err := os.Lstat(filepath.Join(git, p)); err != nil {
+			t.Fatalf("the user's %s went with the placeholder: %v", p, err)
+		}
+	}
+	if got := maskPaths(mustHold(t, layout())); slices.Contains(got, "hooks") || slices.Contains(got, "modules") {
+		t.Errorf("the user's hooks/ or modules/ taken for a placeholder: %v", got)
+	}
+}
+
+// A placeholder is known by its mark and its content: the user's own
+// commondir, or a marked file holding something else, is none.
+func TestGitMaskKnownByMarkAndContent(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "commondir")
+	kind := gitMasked["commondir"]
+	if err := makeMaskFile(p, kind.content); err != nil {
+		t.Fatal(err)
+	}
+	if !isGitMask(p, kind) {
+		t.Fatal("a fresh placeholder is not known as one")
+	}
+	if err := makeMaskFile(p, kind.content); !errors.Is(err, unix.EEXIST) {
+		t.Fatalf("a second placeholder over the first: %v", err)
+	}
+	for _, c := range []struct {
+		content string
+		marked  bool
+	}{{".\n", false}, {"../elsewhere\n", true}, {"", true}} {
+		os.Remove(p)
+		os.WriteFile(p, []byte(c.content), 0o644)
+		if c.marked {
+			os.Chtimes(p, gitMaskTime, gitMaskTime)
+		}
+		if isGitMask(p, kind) {
+			t.Errorf("%q (marked %v) taken for a placeholder", c.content, c.marked)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("placeholders left temporary files: %v", entries)
+	}
+}
+
+func mustHold(t *testing.T, roots []Root) []gitMask {
+	t.Helper()
+	masks, err := holdGitMasks(roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return masks
+}
+
+// An entry the user makes between the layout and the placeholders is
+// theirs: no placeholder, held read-only as it is (not watched as missing,
+// so never moved away), and the run goes on.
+func TestGitMaskUserEntryMadeMeanwhileIsHeld(t *testing.T) {
+	ws, layout := maskRoots(t)
+	roots := layout()
+	modules := filepath.Join(ws, ".git", "modules")
+	if err := os.MkdirAll(filepath.Join(modules, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	masks := mustHold(t, roots)
+	defer releaseGitMasks(masks)
+	if slices.Contains(maskPaths(masks), "modules") {
+		t.Fatalf("the user's modules/ taken for a placeholder")
+	}
+	for _, g := range roots[0].Git {
+		if g.Path == modules && (g.Missing || g.Masked || g.Writable) {
+			t.Errorf("the user's modules/ is not held read-only as theirs: %+v", g)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(modules, "sub")); err != nil {
+		t.Errorf("the user's modules/sub: %v", err)
+	}
+}
+
+// Which missing entries get a placeholder: git's obeyed names, and a file
+// the config includes at the top of the git dir; never one of git's state
+// files, a file in a data directory, or a name the config does not include.
+func TestGitMaskKindFor(t *testing.T) {
+	ws, _ := maskRoots(t)
+	git := filepath.Join(ws, ".git")
+	cfg := "[include]\n\tpath = extra.cfg\n\tpath = ORIG_HEAD\n\tpath = refs/x.cfg\n[includeIf \"onbranch:main\"]\n\tpath = branch.cfg\n"
+	f, err := os.OpenFile(filepath.Join(git, "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(cfg)
+	f.Close()
+	for name, want := range map[string]bool{
+		"hooks": true, "commondir": true, "modules": true, "worktrees": true, "config.worktree": true,
+		"extra.cfg": true, "branch.cfg": true,
+		"ORIG_HEAD": false, "refs/x.cfg": false, "other.cfg": false, "index": false,
+	} {
+		if _, got := maskKindFor(filepath.Join(git, name)); got != want {
+			t.Errorf("%s: placeholder %v, want %v", name, got, want)
+		}
+	}
+	if kind, _ := maskKindFor(filepath.Join(git, "modules")); !kind.dir {
+		t.Error("modules/ placeholder is not a directory")
 	}
 }

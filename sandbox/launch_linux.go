@@ -240,7 +240,10 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 		}
 		repos(spec.Roots)
 		splitGitDirs(spec.Roots)
-		masks := holdGitMasks(spec.Roots)
+		masks, err := holdGitMasks(spec.Roots)
+		if err != nil {
+			return nil, nil, err
+		}
 		if g, err = newGuard(spec.Roots, gc); err != nil {
 			releaseGitMasks(masks)
 			return nil, nil, err

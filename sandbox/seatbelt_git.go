@@ -2,8 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // seatbeltGit writes the git split of each root (Root.Git, see gitdata.go)
@@ -15,6 +18,11 @@ import (
 // root and them may not be renamed or removed, or the command could move a
 // git dir to a name no rule covers, write its config there and move it
 // back.
+//
+// macOS volumes are usually case-insensitive: `mkdir .git/HOOKS` makes the
+// hooks/ git then finds, under a name Seatbelt's path rules, which compare
+// case, would not match. So each read-only entry is also denied by a regex
+// that matches its path in any case.
 func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
 	n := 0
 	param := func(path string) string {
@@ -42,6 +50,9 @@ func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
 			}
 			for _, g := range r.Git[i:j] {
 				fmt.Fprintf(b, "\n  (subpath (param %q))", param(g.Path))
+				if re, ok := caseFoldRegex(g.Path); ok && !g.Writable {
+					fmt.Fprintf(b, "\n  (regex #\"%s\")", re)
+				}
 				if g.Writable {
 					pins = append(pins, g.Path)
 					if within(r.Path, g.Path) {
@@ -64,4 +75,24 @@ func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
 	}
 	b.WriteString(")\n")
 	return params
+}
+
+// caseFoldRegex is a Seatbelt regex matching path, in any letter case, and
+// everything under it. A path a #"..." string cannot hold (a quote or a
+// backslash) gets none (ok is false): its subpath rule still holds.
+func caseFoldRegex(path string) (string, bool) {
+	if strings.ContainsAny(path, "\"\\") {
+		return "", false
+	}
+	var re strings.Builder
+	re.WriteString("^")
+	for _, c := range path {
+		if lo, up := unicode.ToLower(c), unicode.ToUpper(c); c < utf8.RuneSelf && lo != up {
+			fmt.Fprintf(&re, "[%c%c]", up, lo)
+			continue
+		}
+		re.WriteString(regexp.QuoteMeta(string(c)))
+	}
+	re.WriteString("(/.*)?$")
+	return re.String(), true
 }

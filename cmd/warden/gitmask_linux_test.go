@@ -57,7 +57,7 @@ func gitMaskRepo(t *testing.T) (ws string, run func(script string) (string, int)
 	return ws, run, start
 }
 
-// A git dir without hooks/ or config.worktree (which git reads, by
+// A git dir without hooks/ or config.worktree (which git reads here, by
 // extensions.worktreeConfig): the command cannot create a hook or a
 // config.worktree at all (not made and moved away: nothing is
 // reported removed), git add/commit/checkout/stash/merge still exit 0, and
@@ -138,20 +138,29 @@ func TestGitMaskSharedBetweenRuns(t *testing.T) {
 	}
 }
 
-// Where git does not read config.worktree, none is put there (find inside
-// the sandbox sees what the host sees); one the command makes is moved
-// away after the fact.
-func TestGitMaskNoWorktreeConfigPlaceholderUnlessRead(t *testing.T) {
+// Where git does not read config.worktree yet, it gets a placeholder all
+// the same: one planted now would come alive when the user turns on
+// extensions.worktreeConfig (git sparse-checkout does), so it cannot be made
+// at all. Twin: the user turns it on after the run and writes one.
+func TestGitMaskWorktreeConfigPlaceholderEvenUnread(t *testing.T) {
 	ws, run, _ := gitMaskRepo(t)
-	if out, code := run("test ! -e .git/config.worktree && test -d .git/hooks"); code != 0 {
-		t.Fatalf("placeholders in the sandbox: exit %d: %s", code, out)
+	out, _ := run("test -f .git/config.worktree && test ! -s .git/config.worktree && echo PLACEHOLDER; echo '[core]' > .git/config.worktree; echo made=$?")
+	if !strings.Contains(out, "PLACEHOLDER") || strings.Contains(out, "made=0") || !strings.Contains(out, "made=") {
+		t.Errorf("config.worktree where git does not read it: %s", out)
 	}
-	out, _ := run("echo '[core]' > .git/config.worktree")
-	if !strings.Contains(out, "the sandbox removed .git/config.worktree") {
-		t.Errorf("config.worktree made where git does not read it: not moved away: %s", out)
+	if strings.Contains(out, "the sandbox removed") {
+		t.Errorf("made and undone, not prevented: %s", out)
 	}
 	if _, err := os.Lstat(filepath.Join(ws, ".git", "config.worktree")); err == nil {
 		t.Error(".git/config.worktree left")
+	}
+	for _, args := range [][]string{{"config", "extensions.worktreeConfig", "true"}, {"config", "--worktree", "user.name", "u"}} {
+		if out, err := exec.Command("git", append([]string{"-C", ws}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v on the host: %v %s", args, err, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, ".git", "config.worktree")); err != nil || !strings.Contains(string(b), "name = u") {
+		t.Errorf("the user's config.worktree: %q %v", b, err)
 	}
 }
 

@@ -38,6 +38,25 @@ func treeListing(t *testing.T, dir string) []string {
 // toolScript runs grep -r, find and git status and prints each status.
 const toolScript = `grep -r x . ; echo "grep $?"; find . | sort; echo "find $?"; git status --porcelain 2>&1; echo "git $?"`
 
+// gitPlaceholders are the entries of a git dir that the sandbox holds
+// read-only with an empty placeholder while a run needs them, so that the
+// command cannot create them (sandbox/gitmask_linux.go): find inside the
+// sandbox lists them; the host's tree after the run holds none.
+var gitPlaceholders = []string{"./.git/commondir", "./.git/config.worktree", "./.git/hooks", "./.git/modules", "./.git/worktrees"}
+
+// withoutGitPlaceholders drops from the sandbox's tool output the lines of
+// placeholders the host's output (want) does not have; nothing else.
+func withoutGitPlaceholders(got, want string) string {
+	var out strings.Builder
+	for _, l := range strings.SplitAfter(got, "\n") {
+		if slices.Contains(gitPlaceholders, strings.TrimSuffix(l, "\n")) && !strings.Contains(want, l) {
+			continue
+		}
+		out.WriteString(l)
+	}
+	return out.String()
+}
+
 // noTraceWorkspace is a workspace with files, a repository or not.
 func noTraceWorkspace(t *testing.T, home string, repo bool) string {
 	t.Helper()
@@ -70,7 +89,7 @@ func TestNoTraceExecToolsSeeWhatTheHostSees(t *testing.T) {
 		host.Dir, host.Env = ws, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
 		want, _ := host.CombinedOutput()
 		stdout, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", toolScript+" 2>&1")
-		if code != 0 || stdout != string(want) || errOut != "" {
+		if code != 0 || withoutGitPlaceholders(stdout, string(want)) != string(want) || errOut != "" {
 			t.Errorf("repo %v: inside the sandbox (exit %d, stderr %q):\n%s\non the host:\n%s", repo, code, errOut, stdout, want)
 		}
 		if after := treeListing(t, ws); !slices.Equal(after, before) {
@@ -207,7 +226,7 @@ func TestNoTraceRunAgent(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("warden run: exit %d %s", code, stderr)
 	}
-	if got := toolResult(srv, "tools"); !strings.Contains(got, string(want)) || !strings.Contains(got, "Exit code: 0") {
+	if got := withoutGitPlaceholders(toolResult(srv, "tools"), string(want)); !strings.Contains(got, string(want)) || !strings.Contains(got, "Exit code: 0") {
 		t.Errorf("the tools inside the sandbox:\n%s\non the host:\n%s", got, want)
 	}
 	got := toolResult(srv, "attack")
