@@ -35,19 +35,26 @@ func (s Sandbox) DescribeGrant(g sandbox.Grant) string {
 
 // grantKeys are the session keys of a command run with grant g: one per
 // entry, each naming the command, so "Allow for session" remembers every
-// entry and a later request is remembered only when all of its entries are.
+// entry and a later request is remembered only when all of its entries are
+// (host:port also when the host was remembered on any port).
 func grantKeys(argv []string, cwd string, s Sandbox, g sandbox.Grant) []string {
 	base := sandboxKey(s, false)
 	var keys []string
-	add := func(kind, v string) { keys = append(keys, CommandKey(argv, cwd, base+" +"+kind+" "+v)) }
+	key := func(kind, v string) string { return CommandKey(argv, cwd, base+" +"+kind+" "+v) }
 	for _, w := range g.Write {
-		add("write", w)
+		keys = append(keys, key("write", w))
 	}
 	for _, r := range g.Read {
-		add("read", r)
+		keys = append(keys, key("read", r))
 	}
 	for _, n := range g.Network {
-		add("network", n)
+		k := key("network", n)
+		if host, port, err := grantEntry(n); err == nil && port != 0 {
+			// The proxy lets a grant for the host on any port through on
+			// this one too: so does a session approval of it.
+			k = orKeys(k, key("network", grantHostPort(host, 0)))
+		}
+		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
 		return []string{CommandKey(argv, cwd, base)}

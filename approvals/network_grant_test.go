@@ -383,3 +383,50 @@ func TestNetworkGrantRuleCoversPorts(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkGrantSessionAnyPortCoversOnePort: "Allow for session" of a
+// command with network to a host on any port covers the same command later
+// asking for that host on one port, as a rule's grant does. Attacks: the
+// session approval of one port never covers another port or the host on
+// any port, and the host's approval never covers another host (each asked:
+// four dialogs).
+func TestNetworkGrantSessionAnyPortCoversOnePort(t *testing.T) {
+	argv := []string{"pip", "download", "six"}
+	f := newNetGrant(t, Policy{Ask: OnRequest}, "", nil, ApprovedForSession)
+	f.exec(t, sandbox.NetworkAsk, []string{"PyPI.org"}, argv...)
+	for _, asked := range [][]string{{"pypi.org:443"}, {"pypi.org:8443"}, {"pypi.org"}, {"pypi.org:443", "PYPI.org:80"}} {
+		if out := f.exec(t, sandbox.NetworkAsk, asked, argv...); !out.Ran || out.Asked {
+			t.Errorf("%v after the host on any port was allowed for the session: ran %v asked %v", asked, out.Ran, out.Asked)
+		}
+	}
+	if p := f.user.prompts(); len(p) != 1 {
+		t.Fatalf("harmless twins asked again: %d dialogs", len(p))
+	}
+	// Attack: another host, alone or beside the remembered one.
+	f.user.answers = []ReviewDecision{Denied, Denied}
+	for _, asked := range [][]string{{"files.pythonhosted.org:443"}, {"pypi.org:443", "evil.example"}} {
+		if out := f.exec(t, sandbox.NetworkAsk, asked, argv...); out.Ran || !out.Asked {
+			t.Errorf("%v ran on the session approval of pypi.org: %+v", asked, out)
+		}
+	}
+	// Attack: the session approval of one port covers neither another port
+	// nor the host on any port; the same port stays remembered (twin).
+	f = newNetGrant(t, Policy{Ask: OnRequest}, "", nil, ApprovedForSession, Denied, Denied)
+	f.exec(t, sandbox.NetworkAsk, []string{"pypi.org:443"}, argv...)
+	for _, c := range []struct {
+		asked []string
+		ask   bool
+	}{{[]string{"pypi.org:8443"}, true}, {[]string{"pypi.org"}, true}, {[]string{"PyPI.org:443"}, false}} {
+		if out := f.exec(t, sandbox.NetworkAsk, c.asked, argv...); out.Asked != c.ask || out.Ran == c.ask {
+			t.Errorf("%v after pypi.org:443 was allowed for the session: ran %v asked %v", c.asked, out.Ran, out.Asked)
+		}
+	}
+	if p := f.user.prompts(); len(p) != 3 {
+		t.Errorf("%d dialogs, want 3", len(p))
+	}
+	// Another command is another key, whatever the host.
+	f.user.answers = []ReviewDecision{Denied}
+	if out := f.exec(t, sandbox.NetworkAsk, []string{"pypi.org:443"}, "curl", "https://pypi.org"); out.Ran || !out.Asked {
+		t.Errorf("another command ran on pip's session approval: %+v", out)
+	}
+}

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -19,13 +20,28 @@ func NetworkKey(d netproxy.Destination) string {
 	return string(b)
 }
 
+// keyOr separates a session key from the wider keys that also satisfy it.
+// Keys are JSON, which never holds a raw control character.
+const keyOr = "\x1f"
+
+// orKeys is the session key exact, also satisfied when one of wider was
+// approved for the session (a network grant for pypi.org:443 is covered
+// by one for pypi.org on any port, as a rule's grant covers it). An
+// "Allow for session" answer stores exact only.
+func orKeys(exact string, wider ...string) string {
+	return strings.Join(append([]string{exact}, wider...), keyOr)
+}
+
+// keyAlternatives are the keys that satisfy k, exact first.
+func keyAlternatives(k string) []string { return strings.Split(k, keyOr) }
+
 // Remember stores keys as approved for the session, as an "Allow for
 // session" answer does.
 func (s *SessionStore) Remember(keys ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
-		s.approved[k] = true
+		s.approved[keyAlternatives(k)[0]] = true
 	}
 }
 

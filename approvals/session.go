@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -11,7 +12,8 @@ import (
 // SessionStore remembers "Allow for session" answers and makes concurrent
 // identical requests share one prompt. A request carries one or more keys (a
 // command has one; a patch has one per file) and skips the prompt only when
-// every key was approved for the session.
+// every key was approved for the session (a key may name wider keys that
+// also satisfy it: see orKeys).
 type SessionStore struct {
 	mu       sync.Mutex
 	approved map[string]bool
@@ -68,7 +70,7 @@ func (s *SessionStore) rememberedLocked(keys []string) bool {
 		return false
 	}
 	for _, k := range keys {
-		if !s.approved[k] {
+		if !slices.ContainsFunc(keyAlternatives(k), func(a string) bool { return s.approved[a] }) {
 			return false
 		}
 	}
@@ -123,7 +125,7 @@ func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, as
 	s.mu.Lock()
 	if p.decision == ApprovedForSession {
 		for _, k := range keys {
-			s.approved[k] = true
+			s.approved[keyAlternatives(k)[0]] = true // what was asked, never the wider key
 		}
 	}
 	delete(s.pending, id)
