@@ -177,8 +177,12 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		spare = false
 	}
 	g, raw, err := finishSpec(spec, env, repos, p.guardCfg)
+	if err == nil {
+		err = p.waitReady() // the command starts once the spec is sent
+	}
 	if err != nil {
 		h.kill()
+		g.stop()
 		return err
 	}
 	err = h.start(raw)
@@ -218,9 +222,9 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 	}
 	p.cleanup = func() {
-		// Start the next spare once this command is done, so a short
-		// command does not share the CPU with it.
-		spares.fill(key)
+		// Start the next spare once this command is done and reported,
+		// so neither shares the CPU with it.
+		spares.fillAfterReport(key)
 	}
 	return nil
 }
