@@ -54,7 +54,12 @@ func TestJobRunsWhileTheClientCreatesItsProgress(t *testing.T) {
 			}
 			// The job's own time, from its start to its result, as the
 			// server logged it: it did not wait for the answer.
+			// (stderr is a pipe of its own: the line may trail the end.)
 			m := tookRE.FindStringSubmatch(c.Stderr())
+			for i := 0; m == nil && i < 100; i++ {
+				time.Sleep(20 * time.Millisecond)
+				m = tookRE.FindStringSubmatch(c.Stderr())
+			}
 			if m == nil {
 				t.Fatalf("no job finished line in the log:\n%s", c.Stderr())
 			}

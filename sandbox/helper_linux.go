@@ -113,13 +113,13 @@ func HelperMain(args []string) {
 
 	var spec helperSpec
 	specFile := os.NewFile(specFD, "spec")
-	if err := json.NewDecoder(specFile).Decode(&spec); err != nil {
+	dec := json.NewDecoder(specFile)
+	if err := dec.Decode(&spec); err != nil {
 		if errors.Is(err, io.EOF) {
 			os.Exit(0) // a spare the launcher no longer needs
 		}
 		fail("sandbox helper: bad spec: %v", err)
 	}
-	specFile.Close()
 	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
 		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
 	}
@@ -139,6 +139,11 @@ func HelperMain(args []string) {
 		term = make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	}
+	// The sandbox is built: the command starts on the launcher's go.
+	if !awaitGo(io.MultiReader(dec.Buffered(), specFile)) {
+		fail("sandbox helper: the launcher withdrew the command")
+	}
+	specFile.Close()
 	child, err := os.StartProcess(spec.Path, spec.Argv, &os.ProcAttr{
 		Dir:   spec.Cwd,
 		Env:   spec.Env,
@@ -170,6 +175,25 @@ func HelperMain(args []string) {
 	fmt.Fprintf(status, "exit %d\n", code)
 	status.Close()
 	os.Exit(min(code, 255))
+}
+
+// helperGo is the byte the launcher sends after the spec once the command
+// may start (helperProc.start).
+const helperGo = 'g'
+
+// awaitGo reads the launcher's go from the spec pipe: false if the pipe
+// closes without it (the run was refused meanwhile).
+func awaitGo(r io.Reader) bool {
+	var b [1]byte
+	for {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			return b[0] == helperGo
+		}
+		if err != nil {
+			return false
+		}
+	}
 }
 
 // prepare does the set-up that is the same for every command.

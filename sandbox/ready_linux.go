@@ -1,5 +1,6 @@
 package sandbox
 
-// launchWaitsReady: launch calls Command.Ready itself, after preparing the
-// helper's spec and just before sending it (launch_linux.go).
+// launchWaitsReady: on Linux the helper prepares the sandbox while Ready
+// runs, and starts the command only on the launcher's go, sent once Ready
+// has returned (helperProc.start).
 const launchWaitsReady = true

@@ -241,7 +241,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		sandboxed: c.Policy.Sandboxed(),
 		network:   c.Policy.network(),
 		roots:     roots,
-		ready:     c.Ready,
+		ready:     onceReady(c.Ready),
 		done:      make(chan struct{}),
 	}
 	if cacheSet != "" {
