@@ -41,6 +41,8 @@
 // network), does the part of the set-up no command decides on, and waits;
 // the next command of that kind only sends its spec. This halves a
 // sandboxed start (make bench). The language server and `warden run` do it.
+// The spare that replaces a used one starts when RefillSpares says the
+// run's result is out (or shortly after the run), not beside it.
 //
 // # Linux layers
 //
