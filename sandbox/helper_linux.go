@@ -70,6 +70,9 @@ type prepared struct {
 	hostDev    int  // a detached clone of the host's /dev (-1: none), see prepareMountView
 	mediate    bool // the filter sends socket addresses to the supervisor
 	listener   int  // its notification descriptor once installed (-1: none)
+	// landlock is the ruleset for the default read policy, built ahead
+	// (nil: built when the spec comes, as for any other read policy).
+	landlock *landlockBase
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
@@ -224,6 +227,11 @@ func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 		}
 	}
 	prepareSupervisor(pre)
+	// After the mount view's /dev exists. Failing here only means the run
+	// builds its ruleset itself, which reports what is wrong.
+	if effectiveLandlockABI() >= 1 {
+		pre.landlock, _ = newLandlockBase(network, namespaced, nil)
+	}
 	return pre, nil
 }
 
@@ -303,10 +311,13 @@ func setup(spec *helperSpec, pre *prepared) error {
 		return err
 	}
 	if spec.Layers.Landlock {
-		if err := applyLandlock(spec); err != nil {
+		err := applyLandlock(spec, pre.landlock)
+		pre.landlock = nil // applied or closed
+		if err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
+	pre.landlock.close() // not used: no Landlock for this spec
 	if spec.Layers.Seccomp {
 		if err := loadFilter(pre); err != nil {
 			return fmt.Errorf("seccomp: %w", err)
