@@ -14,29 +14,30 @@ import (
 var bareBwrap = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "/bin/true"}
 
 // Where the time goes (issue 15), inside the server, from the executeCommand
-// request to the result's showMessage; medians of 137 runs, one build after
-// the other in one session at load average 4.5 on 2 shared cores (timestamps
-// at each step; each adds a few µs). Before → after, ms:
+// request to the result's showMessage: medians of 137 runs per build, the
+// builds alternating in one session at load average 2.6-3.2 on 2 shared
+// cores (a timestamp at each step, a few µs each). Before → after, ms:
 //
-//	LSP and policy: progress token round trip 0.29 → 0 (the job no longer
-//	  waits for window/workDoneProgress/create); Orchestrator() 0.12,
-//	  evaluation 0.06: 0.84 → 0.59 in all
-//	audit fsync before the run: 0.33 on the path → 0 (it runs beside the
-//	  launcher's set-up and the helper waits for it only before exec)
-//	launcher set-up: caches and roots 0.33, secrets 0.08, the protected-path
-//	  guard 0.6, sockets/repos/masks 0.1: 1.54 → 1.68
-//	helper: spec 0.30-0.37, mounts 0.81, Landlock 0.26, seccomp 0.12,
-//	  exec 0.35-0.39: 2.15 → 2.17
-//	/bin/true, reaping, quarantine check: 1.2 → 1.3
-//	audit fsync after the run: 0.88 → 0.32 (the next spare helper no longer
-//	  starts beside it: it starts once the result is out, RefillSpares)
-//	result message: 0.15-0.22 → 0.13
-//	total: 7.9 → 6.5; benchmark p50 8.0-9.3 → 6.7-7.0 ms, 1.49-1.64× →
-//	  1.20-1.28× bwrap in the same runs
+//	LSP and policy: the progress token round trip 0.28 → 0 (the job no
+//	  longer waits for window/workDoneProgress/create); Orchestrator() 0.11,
+//	  evaluation 0.06: 0.81 → 0.58 in all
+//	audit fsync before the run: 0.34 on the path → 0 (it runs beside the
+//	  launcher's set-up; the helper execs the command only after it)
+//	launcher set-up: caches and roots 0.29-0.33, secrets 0.08, the
+//	  protected-path guard 0.57-0.62, sockets/repos/masks 0.08: 1.42 → 1.48
+//	helper: spec 0.32-0.36, mounts 0.80-0.87, Landlock 0.26 → 0.05 (the
+//	  read and device rules are built in the spare), seccomp 0.12, exec
+//	  0.34-0.36: 2.18 → 2.07
+//	/bin/true, reaping, quarantine check: 1.12 → 1.05
+//	audit fsync after the run: 0.86 → 0.32-0.43 (the next spare helper no
+//	  longer starts beside it, but once the result is out: RefillSpares)
+//	result message: 0.12-0.24 → 0.06-0.15
+//	total: 7.69 → 5.88; benchmark p50 7.7-8.4 → 6.0-6.4 ms, 1.46-1.60× →
+//	  1.14-1.20× bwrap in the same runs
 //
-// The target (0.5×, about 2.8 ms here) needs the launcher's set-up and the
-// helper's mounts and Landlock (3.4 ms together) off the path: a spare
-// prepared for the policy, checked before use (see the README).
+// The target (0.5×, about 2.6 ms here) needs the launcher's set-up and the
+// helper's mounts (2.3 ms together) off the path: a spare whose mount view
+// is prepared for the policy and checked before use (see the README).
 //
 // BenchmarkExecWarm is issue 15's warm path, end to end through the real
 // binary: from the warden.exec request for /bin/true (allowed by the policy,
