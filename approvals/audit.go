@@ -25,6 +25,9 @@ type AuditLog struct {
 	f       *os.File
 	path    string
 	written uint64 // lines written, under mu
+	// writeErr sticks like syncErr: a line that could not be written is
+	// never made durable, so no later Sync may report success.
+	writeErr error // under mu
 
 	syncMu sync.Mutex    // one fsync at a time; waiters queue here
 	synced atomic.Uint64 // lines known durable
@@ -112,7 +115,8 @@ func (l *AuditLog) Write(ev AuditEvent) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, err := l.f.Write(line); err != nil {
-		return fmt.Errorf("audit log %s: %w", l.path, err)
+		l.writeErr = fmt.Errorf("audit log %s: %w", l.path, err)
+		return l.writeErr
 	}
 	l.written++
 	return nil
@@ -125,8 +129,11 @@ func (l *AuditLog) Sync() error {
 		return nil
 	}
 	l.mu.Lock()
-	want := l.written
+	want, werr := l.written, l.writeErr
 	l.mu.Unlock()
+	if werr != nil {
+		return werr
+	}
 	if l.synced.Load() >= want {
 		return nil
 	}

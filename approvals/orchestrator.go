@@ -30,6 +30,18 @@ type RunSpec struct {
 	// Timeout bounds this attempt's run time; zero means none.
 	Timeout        time.Duration
 	Stdout, Stderr io.Writer // nil discards
+	// Ready returns once the audit lines that decided this attempt are on
+	// disk; an error means the attempt must not start. A Runner that says
+	// so (ReadyCaller) calls it itself just before the command can start,
+	// so the fsync overlaps the sandbox's preparation; for any other Runner
+	// the orchestrator waits before calling Run, and Ready returns nil.
+	Ready func() error
+}
+
+// ReadyCaller is a Runner that calls RunSpec.Ready before the command
+// starts, and never starts it when Ready fails.
+type ReadyCaller interface {
+	CallsReady() bool
 }
 
 // RunResult is what one attempt did.
@@ -256,12 +268,19 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	if req.Timeout > 0 && *budget <= 0 {
 		return RunResult{ExitCode: -1, TimedOut: true}, nil
 	}
-	o.commit() // the decision that allowed it is on disk before it runs
+	// The decision that allowed it is on disk before it runs.
+	ready, wait, err := o.barrierBeforeRun()
+	if err != nil {
+		return RunResult{ExitCode: -1}, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+	}
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
 		Argv: req.Argv, Cwd: req.Cwd, Sandbox: req.Sandbox, Unsandboxed: unsandboxed, Grant: grant,
-		Timeout: *budget, Stdout: req.Stdout, Stderr: req.Stderr,
+		Timeout: *budget, Stdout: req.Stdout, Stderr: req.Stderr, Ready: ready,
 	})
+	if serr := wait(); serr != nil && err == nil {
+		err = serr
+	}
 	if req.Timeout > 0 {
 		*budget -= time.Since(start)
 	}
@@ -392,6 +411,38 @@ func (o *Orchestrator) audit(ev AuditEvent) {
 	if err := o.Audit.Write(ev); err != nil {
 		o.notify(err.Error())
 	}
+}
+
+// barrierBeforeRun makes the lines audited so far durable before a command
+// starts. With a ReadyCaller the fsync runs while the sandbox is prepared:
+// ready (RunSpec.Ready) waits for it, and wait, called after Run, returns
+// its error (a run that never started still reports the broken log).
+// Otherwise the fsync happens here, and its error means nothing may run.
+// A failed fsync refuses the run (fail closed): its decision would not be
+// on record.
+func (o *Orchestrator) barrierBeforeRun() (ready, wait func() error, err error) {
+	if rc, ok := o.Runner.(ReadyCaller); ok && rc.CallsReady() {
+		done := make(chan error, 1)
+		go func() { done <- o.Audit.Sync() }()
+		var once sync.Once
+		var serr error
+		wait = func() error {
+			once.Do(func() {
+				if serr = <-done; serr != nil {
+					o.notify(serr.Error())
+					serr = fmt.Errorf("audit log: %w", serr)
+				}
+			})
+			return serr
+		}
+		return wait, wait, nil
+	}
+	if err := o.Audit.Sync(); err != nil {
+		o.notify(err.Error())
+		return nil, nil, fmt.Errorf("audit log: %w", err)
+	}
+	none := func() error { return nil }
+	return none, none, nil
 }
 
 // commit is a barrier: every line audited so far is on disk when it returns

@@ -52,6 +52,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	res, err := sandbox.Run(ctx, sandbox.Command{
 		Proxy: proxy,
 		Argv:  spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,
+		Ready: spec.Ready,
 		OnOutput: func(s sandbox.Stream, b []byte) {
 			w := spec.Stdout
 			if s == sandbox.Stderr {
@@ -85,6 +86,10 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	}
 	return out, nil
 }
+
+// CallsReady implements ReadyCaller: sandbox.Run calls spec.Ready just
+// before the command can start and refuses the run when it fails.
+func (r *SandboxRunner) CallsReady() bool { return true }
 
 // RunEnv is the environment an unsandboxed attempt starts with, so the
 // evaluator looks programs up on the PATH that will really be searched.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.lsp.dev/protocol"
+
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // Job is a running command. Its methods are safe for concurrent use.
@@ -135,27 +137,7 @@ func (t *jobTable) start(cmd Command, fn JobFunc, reqKey string, clientToken jso
 func (t *jobTable) run(ctx context.Context, job *Job, fn JobFunc) {
 	s := t.s
 	log := s.log.With("job", job.ID, "command", job.Command)
-	token, _ := job.progressToken()
-	if token == nil && s.Capabilities().WorkDoneProgress {
-		name := "warden-job-" + job.ID
-		// Register the token before asking, so a cancel that races the
-		// answer still finds the job.
-		job.mu.Lock()
-		job.tokKey = fmt.Sprintf("%q", name)
-		job.mu.Unlock()
-		if err := s.client.createProgress(ctx, json.RawMessage(strconv.Quote(name))); err != nil {
-			log.Warn("no progress token from the client; running without progress", "err", err)
-		} else {
-			token = json.RawMessage(strconv.Quote(name))
-			job.mu.Lock()
-			job.token = token
-			job.mu.Unlock()
-		}
-	}
-	if token != nil {
-		yes := true
-		s.client.progress(token, progressValue{Kind: "begin", Title: job.Title, Cancellable: &yes})
-	}
+	prog := t.openProgress(job, log)
 	log.Info("job started")
 	msg, err := runJob(ctx, job, fn)
 	t.remove(job)
@@ -175,16 +157,13 @@ func (t *jobTable) run(ctx context.Context, job *Job, fn JobFunc) {
 	if s.connCtx.Err() != nil {
 		return
 	}
-	if token != nil {
-		s.client.progress(token, progressValue{Kind: "end", Message: msg})
-	} else if err == nil || ctx.Err() != nil {
-		// No progress UI (eglot): the end of the job would go unseen, so
-		// say how it ended, unless the job already did (failures were
-		// shown above).
-		if !job.shown.Load() && msg != "" {
-			s.client.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Warden: %s (job %s): %s", job.Title, job.ID, msg))
-		}
-	}
+	// The outcome is out (job.Show, or the end below): the sandbox may now
+	// start the next command's spare helper without delaying this one.
+	defer sandbox.RefillSpares()
+	// Without progress UI (eglot) the end is said with showMessage, unless
+	// the job said it already (failures were shown above).
+	quiet := err != nil && ctx.Err() == nil
+	prog.close(msg, quiet)
 }
 
 // runJob runs fn, turning a panic into an error so one bad job cannot take

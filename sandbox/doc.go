@@ -41,6 +41,8 @@
 // network), does the part of the set-up no command decides on, and waits;
 // the next command of that kind only sends its spec. This halves a
 // sandboxed start (make bench). The language server and `warden run` do it.
+// The spare that replaces a used one starts when RefillSpares says the
+// run's result is out (or shortly after the run), not beside it.
 //
 // # Linux layers
 //
@@ -63,8 +65,9 @@
 // sockets when the network is off, io_uring, ptrace, process_vm_*, bpf,
 // keyrings, mounts, namespaces, TIOCSTI and more fail with EPERM; wrong
 // architecture kills; x32 is refused); drops every capability; sets rlimits
-// (no core dumps, file size, process count); and starts the command in its
-// own session. Without user namespaces it falls back to Landlock + seccomp,
+// (no core dumps, file size, process count); and, on the launcher's go
+// (sent once Command.Ready has returned), starts the command in its own
+// session. Without user namespaces it falls back to Landlock + seccomp,
 // stays as a subreaper that kills what the command leaves behind, and says
 // what that loses; without Landlock too it refuses.
 //

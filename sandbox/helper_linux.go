@@ -70,6 +70,9 @@ type prepared struct {
 	hostDev    int  // a detached clone of the host's /dev (-1: none), see prepareMountView
 	mediate    bool // the filter sends socket addresses to the supervisor
 	listener   int  // its notification descriptor once installed (-1: none)
+	// landlock is the ruleset for the default read policy, built ahead
+	// (nil: built when the spec comes, as for any other read policy).
+	landlock *landlockBase
 }
 
 // HelperMain is the sandbox helper: `warden __sandbox-helper ns|flat
@@ -113,13 +116,13 @@ func HelperMain(args []string) {
 
 	var spec helperSpec
 	specFile := os.NewFile(specFD, "spec")
-	if err := json.NewDecoder(specFile).Decode(&spec); err != nil {
+	dec := json.NewDecoder(specFile)
+	if err := dec.Decode(&spec); err != nil {
 		if errors.Is(err, io.EOF) {
 			os.Exit(0) // a spare the launcher no longer needs
 		}
 		fail("sandbox helper: bad spec: %v", err)
 	}
-	specFile.Close()
 	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
 		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
 	}
@@ -139,6 +142,11 @@ func HelperMain(args []string) {
 		term = make(chan os.Signal, 1)
 		signal.Notify(term, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	}
+	// The sandbox is built: the command starts on the launcher's go.
+	if !awaitGo(io.MultiReader(dec.Buffered(), specFile)) {
+		fail("sandbox helper: the launcher withdrew the command")
+	}
+	specFile.Close()
 	child, err := os.StartProcess(spec.Path, spec.Argv, &os.ProcAttr{
 		Dir:   spec.Cwd,
 		Env:   spec.Env,
@@ -172,6 +180,25 @@ func HelperMain(args []string) {
 	os.Exit(min(code, 255))
 }
 
+// helperGo is the byte the launcher sends after the spec once the command
+// may start (helperProc.start).
+const helperGo = 'g'
+
+// awaitGo reads the launcher's go from the spec pipe: false if the pipe
+// closes without it (the run was refused meanwhile).
+func awaitGo(r io.Reader) bool {
+	var b [1]byte
+	for {
+		n, err := r.Read(b[:])
+		if n == 1 {
+			return b[0] == helperGo
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
 // prepare does the set-up that is the same for every command.
 func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1, listener: -1,
@@ -200,6 +227,11 @@ func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 		}
 	}
 	prepareSupervisor(pre)
+	// After the mount view's /dev exists. Failing here only means the run
+	// builds its ruleset itself, which reports what is wrong.
+	if effectiveLandlockABI() >= 1 {
+		pre.landlock, _ = newLandlockBase(network, namespaced, nil)
+	}
 	return pre, nil
 }
 
@@ -279,10 +311,13 @@ func setup(spec *helperSpec, pre *prepared) error {
 		return err
 	}
 	if spec.Layers.Landlock {
-		if err := applyLandlock(spec); err != nil {
+		err := applyLandlock(spec, pre.landlock)
+		pre.landlock = nil // applied or closed
+		if err != nil {
 			return fmt.Errorf("landlock: %w", err)
 		}
 	}
+	pre.landlock.close() // not used: no Landlock for this spec
 	if spec.Layers.Seccomp {
 		if err := loadFilter(pre); err != nil {
 			return fmt.Errorf("seccomp: %w", err)

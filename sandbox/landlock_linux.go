@@ -39,24 +39,68 @@ const (
 // 4 to 8 ms at the 90th percentile on a busy machine, the largest cost of a
 // sandboxed start. Only this thread forks the command, so only its domain
 // matters.
-func applyLandlock(spec *helperSpec) error {
+func applyLandlock(spec *helperSpec, pre *landlockBase) error {
+	var base *landlockBase
+	if pre != nil && spec.Readable == nil && pre.network == spec.Network && pre.namespaced == spec.Layers.Namespaces {
+		base, pre = pre, nil // built ahead for the default read policy
+	} else {
+		var err error
+		if base, err = newLandlockBase(spec.Network, spec.Layers.Namespaces, spec.Readable); err != nil {
+			return err
+		}
+	}
+	pre.close() // built for reads this spec does not have
+	defer base.close()
+	attr, add := base.attr, base.add
+	for _, r := range spec.Roots {
+		// Refer: renames and links across directories (ABI 2).
+		if err := add(r.Path, llReadWrite|ll.AccessFSRefer, false); err != nil {
+			return err
+		}
+	}
+	if err := landlockForwarder(base.ruleset, spec, attr.HandledAccessNet); err != nil {
+		return err
+	}
+	if err := ll.LandlockRestrictSelf(base.ruleset, 0); err != nil {
+		return fmt.Errorf("enforce: %w", err)
+	}
+	return nil
+}
+
+// landlockBase is a ruleset with the rules that do not depend on the
+// command's roots: reads (the top level but /dev, or a restricted read
+// policy's paths) and the devices. A spare helper builds the default one
+// while it waits (prepare), so a run only adds its roots. Its rules hold
+// the inodes they were opened on: an entry replaced since is not readable,
+// which only ever takes access away, never gives it.
+type landlockBase struct {
+	ruleset    int
+	network    NetworkMode
+	namespaced bool
+	attr       ll.RulesetAttr
+	add        func(path string, access uint64, ignoreMissing bool) error
+}
+
+// newLandlockBase creates the ruleset for network and adds the read and
+// device rules (readable nil: the default read policy).
+func newLandlockBase(network NetworkMode, namespaced bool, readable []string) (*landlockBase, error) {
 	abi := effectiveLandlockABI()
 	if abi < 1 {
-		return fmt.Errorf("the kernel has no Landlock (ABI %d)", abi)
+		return nil, fmt.Errorf("the kernel has no Landlock (ABI %d)", abi)
 	}
 	cfg := landlockConfigs[min(abi, len(landlockConfigs)-1)]
 	attr := ll.RulesetAttr{HandledAccessFS: uint64(cfg.HandledAccessFS), Scoped: uint64(cfg.Scoped)}
-	if spec.Network != NetworkOn {
+	if network != NetworkOn {
 		attr.HandledAccessNet = uint64(cfg.HandledAccessNet) // no port is allowed...
 	}
 	// The scopes stay on with the network: abstract sockets (X11, D-Bus)
 	// and signals reach other programs on this machine, not the network.
 	ruleset, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		return fmt.Errorf("create the ruleset: %w", err)
+		return nil, fmt.Errorf("create the ruleset: %w", err)
 	}
-	defer unix.Close(ruleset)
-	add := func(path string, access uint64, ignoreMissing bool) error {
+	b := &landlockBase{ruleset: ruleset, network: network, namespaced: namespaced, attr: attr}
+	b.add = func(path string, access uint64, ignoreMissing bool) error {
 		fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
 		if err != nil {
 			if ignoreMissing && errors.Is(err, unix.ENOENT) {
@@ -81,10 +125,18 @@ func applyLandlock(spec *helperSpec) error {
 		}
 		return nil
 	}
+	if err := b.addReadsAndDevices(namespaced, readable); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
 
-	if spec.Readable != nil {
+func (b *landlockBase) addReadsAndDevices(namespaced bool, readable []string) error {
+	add := b.add
+	if readable != nil {
 		// Restricted reads: only the listed paths (and the roots below).
-		for _, p := range spec.Readable {
+		for _, p := range readable {
 			if err := add(p, llRead, true); err != nil {
 				return err
 			}
@@ -102,7 +154,7 @@ func applyLandlock(spec *helperSpec) error {
 		{"/dev/random", llRead}, {"/dev/urandom", llRead},
 		{"/dev/null", rw}, {"/dev/zero", rw}, {"/dev/full", rw}, {"/dev/tty", rw},
 	}
-	if spec.Layers.Namespaces {
+	if namespaced {
 		// Private to the sandbox.
 		devices = append(devices, deviceRule{"/dev/shm", rw}, deviceRule{"/dev/pts", rw})
 	}
@@ -111,19 +163,15 @@ func applyLandlock(spec *helperSpec) error {
 			return err
 		}
 	}
-	for _, r := range spec.Roots {
-		// Refer: renames and links across directories (ABI 2).
-		if err := add(r.Path, llReadWrite|ll.AccessFSRefer, false); err != nil {
-			return err
-		}
-	}
-	if err := landlockForwarder(ruleset, spec, attr.HandledAccessNet); err != nil {
-		return err
-	}
-	if err := ll.LandlockRestrictSelf(ruleset, 0); err != nil {
-		return fmt.Errorf("enforce: %w", err)
-	}
 	return nil
+}
+
+// close releases the ruleset; nil is fine.
+func (b *landlockBase) close() {
+	if b != nil && b.ruleset >= 0 {
+		unix.Close(b.ruleset)
+		b.ruleset = -1
+	}
 }
 
 // readTopLevel grants reads of everything at the top level except /dev,

@@ -181,12 +181,12 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		h.kill()
 		return err
 	}
-	err = h.start(raw)
+	err = h.start(raw, p.waitReady)
 	if err != nil && spare && h.status.silent {
 		// The spare died while it waited: start afresh.
 		h.kill()
 		if h, err = spawnHelper(key); err == nil {
-			err = h.start(raw)
+			err = h.start(raw, p.waitReady)
 		}
 	}
 	if err != nil {
@@ -218,9 +218,9 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 	}
 	p.cleanup = func() {
-		// Start the next spare once this command is done, so a short
-		// command does not share the CPU with it.
-		spares.fill(key)
+		// Start the next spare once this command is done and reported,
+		// so neither shares the CPU with it.
+		spares.fillAfterReport(key)
 	}
 	return nil
 }
@@ -378,15 +378,35 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward}, nil
 }
 
-// start sends the spec and waits until the command has started.
-func (h *helperProc) start(spec []byte) error {
+// start sends the spec and waits until the command has started. The
+// helper builds the sandbox at once but starts the command only on the go
+// byte, sent once ready (Command.Ready) returns nil: the caller's own
+// barrier runs beside the sandbox's set-up. Without the go the helper
+// starts nothing.
+func (h *helperProc) start(spec []byte, ready func() error) error {
+	gate := make(chan error, 1)
 	// A large environment may not fit the pipe's buffer: write while the
 	// helper reads.
 	go func(w *os.File) {
-		w.Write(spec)
-		w.Close()
+		defer w.Close()
+		if _, err := w.Write(spec); err != nil {
+			gate <- nil // the helper is gone: waitReady says so
+			return
+		}
+		var err error
+		if ready != nil {
+			err = ready()
+		}
+		if err == nil {
+			w.Write([]byte{helperGo})
+		}
+		gate <- err
 	}(h.specW)
-	return h.status.waitReady()
+	err := h.status.waitReady()
+	if gerr := <-gate; gerr != nil {
+		return gerr
+	}
+	return err
 }
 
 // pinnedHelpers hold the helper binaries open from their first use.

@@ -49,6 +49,11 @@ type Command struct {
 	// variables under NetworkAsk; a run under NetworkAsk without one is
 	// refused (never given the network instead). Ignored otherwise.
 	Proxy ProxyHandler
+	// Ready, when set, is called once the sandbox is prepared and before the
+	// command can start; an error refuses the run. It lets the caller finish
+	// work the command must wait for (making its audit lines durable) while
+	// the sandbox is being prepared, instead of before.
+	Ready func() error
 }
 
 // Limits are resource limits set on the command (core dumps are always off).
@@ -154,6 +159,8 @@ type Process struct {
 	// under NetworkAsk.
 	network NetworkMode
 	proxy   *proxyRun
+	// ready is Command.Ready (nil: nothing to wait for).
+	ready func() error
 	// secrets name what the read policy hid (as written and resolved,
 	// absolute, with the form to show), for the denial message.
 	secrets []secretName
@@ -234,6 +241,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		sandboxed: c.Policy.Sandboxed(),
 		network:   c.Policy.network(),
 		roots:     roots,
+		ready:     onceReady(c.Ready),
 		done:      make(chan struct{}),
 	}
 	if cacheSet != "" {
@@ -253,6 +261,11 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		p.result = Result{ExitCode: 127, Stderr: []byte(msg), Output: []byte(msg), Sandbox: "none", Network: p.network}
 		close(p.done)
 		return p, nil
+	}
+	if !launchWaitsReady {
+		if err := p.waitReady(); err != nil {
+			return nil, err
+		}
 	}
 	if err := p.launch(c, path, env); err != nil {
 		if p.ownClock {

@@ -28,6 +28,13 @@ var (
 	spareKeepWarm = 10 * time.Minute
 )
 
+// A run's replacement spare starts once the caller has reported the run's
+// result (RefillSpares), not when the command ends: a starting helper keeps a
+// core busy for milliseconds (namespaces, the Go runtime, /proc and /dev),
+// which on a small machine would delay the result it was not needed for. A
+// caller that never says so gets its spare spareRefillDelay after the run.
+var spareRefillDelay = 50 * time.Millisecond
+
 // spareKey is what a helper is started with: which binary, and which
 // namespaces.
 type spareKey struct {
@@ -43,6 +50,8 @@ type sparePool struct {
 	lastUse  time.Time // of any spare or cold helper
 	idle     map[spareKey]*spareHelper
 	starting map[spareKey]*spareStart
+	owed     map[spareKey]bool // runs ended: refill once reported
+	owedAt   *time.Timer       // refills the owed ones if nobody reports
 }
 
 // spareStart is a spare on its way; done is closed when the start ends.
@@ -56,7 +65,7 @@ type spareHelper struct {
 	timer *time.Timer
 }
 
-var spares = &sparePool{idle: map[spareKey]*spareHelper{}, starting: map[spareKey]*spareStart{}}
+var spares = &sparePool{idle: map[spareKey]*spareHelper{}, starting: map[spareKey]*spareStart{}, owed: map[spareKey]bool{}}
 
 // coldStartForTest makes runs ignore spares (the start-up benchmark times
 // both ways); sparesTaken counts runs that used one.
@@ -159,9 +168,42 @@ func (sp *sparePool) fill(key spareKey) {
 	}()
 }
 
-// settle waits until no spare is being started (for the benchmark, which
-// must not time its baselines while one starts).
+// fillAfterReport starts the spare for key once the run's caller has
+// reported (RefillSpares), or after spareRefillDelay.
+func (sp *sparePool) fillAfterReport(key spareKey) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.owed[key] = true
+	if sp.owedAt == nil {
+		sp.owedAt = time.AfterFunc(spareRefillDelay, sp.payOwed)
+	}
+}
+
+// payOwed starts the spares that ended runs are owed.
+func (sp *sparePool) payOwed() {
+	sp.mu.Lock()
+	keys := sp.owed
+	sp.owed = map[spareKey]bool{}
+	if sp.owedAt != nil {
+		sp.owedAt.Stop()
+		sp.owedAt = nil
+	}
+	sp.mu.Unlock()
+	for k := range keys {
+		sp.fill(k)
+	}
+}
+
+// RefillSpares says the results of the runs that ended are reported: their
+// replacement spares start now. A process that keeps spares calls it once
+// it has told its user (see spareRefillDelay).
+func RefillSpares() { spares.payOwed() }
+
+// settle starts the owed spares and waits until no spare is being started
+// (for tests and benchmarks, which must not time their baselines while one
+// starts).
 func (sp *sparePool) settle() {
+	sp.payOwed()
 	for {
 		sp.mu.Lock()
 		var wait chan struct{}

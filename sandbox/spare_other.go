@@ -6,5 +6,8 @@ package sandbox
 // helper process (macOS runs sandbox-exec directly).
 func KeepSpareHelpers(on bool) {}
 
+// RefillSpares has no spares to start.
+func RefillSpares() {}
+
 // PrepareSpare has nothing to prepare where there are no spare helpers.
 func PrepareSpare(pol Policy, helper string) {}
