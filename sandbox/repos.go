@@ -41,9 +41,10 @@ var scanCache = struct {
 }{m: map[string]*scanResult{}}
 
 type scanResult struct {
+	ready      chan struct{} // closed once at and found are set
 	at         time.Time
 	found      []string
-	refreshing bool
+	refreshing bool // under scanCache's lock
 }
 
 // startRepoScan starts finding, for each root, the existing .git directories
@@ -62,13 +63,32 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			}
 		}
 	}
-	// Each root is walked once, without entering the others (nested roots
-	// are walked on their own), all at once.
+	results, wait := scanRoots(roots)
+	return func(roots []Root) {
+		wait()
+		for i := range roots {
+			found := slices.Clone(results[i])
+			for _, g := range fromEnv {
+				if within(roots[i].Path, g) {
+					found = append(found, g)
+				}
+			}
+			slices.Sort(found)
+			roots[i].Found = slices.Compact(found)
+		}
+	}
+}
+
+// scanRoots walks each root once, without entering the others (nested
+// roots are walked on their own), all at once, each from the scan cache
+// when a fresh scan is there or on its way. wait waits for all of them.
+func scanRoots(roots []Root) (results [][]string, wait func()) {
 	paths := make([]string, len(roots))
 	for i, r := range roots {
 		paths[i] = r.Path
 	}
-	results := make([][]string, len(roots))
+	useScanStore(scanStoreDir(roots))
+	results = make([][]string, len(roots))
 	var wg sync.WaitGroup
 	for i := range paths {
 		wg.Add(1)
@@ -87,24 +107,40 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			results[i] = cachedScan(paths[i], skip, depth)
 		}(i)
 	}
-	return func(roots []Root) {
+	go func() {
 		wg.Wait()
-		for i := range roots {
-			found := slices.Clone(results[i])
-			for _, g := range fromEnv {
-				if within(roots[i].Path, g) {
-					found = append(found, g)
-				}
-			}
-			slices.Sort(found)
-			roots[i].Found = slices.Compact(found)
-		}
-	}
+		saveScanStore()
+	}()
+	return results, wg.Wait
 }
 
 // scanRepos fills each root's Found (see startRepoScan).
 func scanRepos(roots []Root, env []string) {
 	startRepoScan(roots, env)(roots)
+}
+
+// scanStoreDir is where the scans' store is kept (see repos_store.go):
+// Warden's state directory, when no root lets this run's command write
+// there; else "" (no store).
+func scanStoreDir(roots []Root) string {
+	q := QuarantineDir()
+	if q == "" {
+		return ""
+	}
+	dir := resolveExisting(filepath.Dir(q))
+	for _, r := range roots {
+		if !within(r.Path, dir) {
+			continue
+		}
+		protected := false
+		for _, p := range r.Protected {
+			protected = protected || within(p, dir)
+		}
+		if !protected {
+			return ""
+		}
+	}
+	return dir
 }
 
 // isScratch says whether dir is /tmp or $TMPDIR.
@@ -119,27 +155,42 @@ func isScratch(dir string) bool {
 	return false
 }
 
+// cachedScan returns root's scan from the cache, waiting for one on its way
+// (started by PrepareRun), else scans it.
 func cachedScan(root string, skip []string, depth int) []string {
 	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
 	scanCache.Lock()
 	r := scanCache.m[key]
-	if r != nil {
-		if time.Since(r.at) >= scanFresh && !r.refreshing {
-			r.refreshing = true
-			go storeScan(key, root, skip, depth)
-		}
+	if r == nil {
+		r = &scanResult{ready: make(chan struct{})}
+		scanCache.m[key] = r
 		scanCache.Unlock()
+		r.found, r.at = storeScan(root, skip, depth), time.Now()
+		close(r.ready)
 		return r.found
 	}
 	scanCache.Unlock()
-	return storeScan(key, root, skip, depth)
+	<-r.ready
+	scanCache.Lock()
+	if time.Since(r.at) >= scanFresh && !r.refreshing {
+		r.refreshing = true
+		go func() {
+			n := &scanResult{ready: make(chan struct{})}
+			n.found, n.at = storeScan(root, skip, depth), time.Now()
+			close(n.ready)
+			scanCache.Lock()
+			scanCache.m[key] = n
+			scanCache.Unlock()
+		}()
+	}
+	scanCache.Unlock()
+	return r.found
 }
 
-func storeScan(key, root string, skip []string, depth int) []string {
-	found := walkRepos(root, skip, depth)
-	scanCache.Lock()
-	scanCache.m[key] = &scanResult{at: time.Now(), found: found}
-	scanCache.Unlock()
+func storeScan(root string, skip []string, depth int) []string {
+	visited := map[string]bool{}
+	found := walkWith(root, skip, depth, func(dir string) ([]dirEntry, error) { return storeList(dir, visited) })
+	pruneStore(root, skip, visited)
 	return found
 }
 
@@ -148,6 +199,11 @@ func storeScan(key, root string, skip []string, depth int) []string {
 // levels (-1: no limit). It lists the .git entries below root's top plus the
 // targets of the .git files. Directories it cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
+	return walkWith(root, skip, depth, readDirNames)
+}
+
+// walkWith is walkRepos listing each directory with list.
+func walkWith(root string, skip []string, depth int, list func(string) ([]dirEntry, error)) []string {
 	deadline := time.Now().Add(scanDeadline)
 	var found []string
 	type item struct {
@@ -161,7 +217,7 @@ func walkRepos(root string, skip []string, depth int) []string {
 		}
 		dir, level := queue[0].dir, queue[0].level
 		queue = queue[1:]
-		entries, err := readDirNames(dir)
+		entries, err := list(dir)
 		if err != nil {
 			continue
 		}
