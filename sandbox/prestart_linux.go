@@ -1,0 +1,59 @@
+package sandbox
+
+import "sync"
+
+// early is the helper PrepareRun started, for the process's first run.
+var early struct {
+	sync.Mutex
+	key  spareKey
+	done chan struct{} // closed once h and err are set; nil: none started
+	h    *helperProc
+	err  error
+}
+
+func prestartHelper(pol Policy, helper string) {
+	key := spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.network()}
+	early.Lock()
+	defer early.Unlock()
+	if early.done != nil {
+		return
+	}
+	done := make(chan struct{})
+	early.key, early.done = key, done
+	go func() {
+		h, err := spawnHelper(key)
+		early.Lock()
+		early.h, early.err = h, err
+		early.Unlock()
+		close(done)
+	}()
+}
+
+// takeEarly returns the helper PrepareRun started when it is of kind key
+// (waiting for its start), else nil; one of another kind is ended.
+func takeEarly(key spareKey) *helperProc {
+	early.Lock()
+	done, k := early.done, early.key
+	early.done = nil
+	early.Unlock()
+	if done == nil {
+		return nil
+	}
+	<-done
+	early.Lock()
+	h, err := early.h, early.err
+	early.h, early.err = nil, nil
+	early.Unlock()
+	if err != nil || h == nil {
+		return nil // started cold, which reports what is wrong
+	}
+	if k != key {
+		h.kill()
+		return nil
+	}
+	return h
+}
+
+// scansRoots says whether a run scans its roots: only a namespaced one
+// mounts the repositories found read-only.
+func scansRoots() bool { return namespacesUsable() }
