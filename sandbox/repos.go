@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -188,10 +191,30 @@ func cachedScan(root string, skip []string, depth int) []string {
 }
 
 func storeScan(root string, skip []string, depth int) []string {
-	visited := map[string]bool{}
-	found := walkWith(root, skip, depth, func(dir string) ([]dirEntry, error) { return storeList(dir, visited) })
-	pruneStore(root, skip, visited)
+	gen := scanGen.Add(1)
+	found := walkWith(root, skip, depth, func(dir string, leaf bool) ([]dirEntry, error) {
+		if leaf {
+			return leafEntries(dir)
+		}
+		return storeList(dir, gen)
+	})
+	pruneStore(root, skip, gen)
 	return found
+}
+
+// leafEntries is what the walk needs of a directory it does not enter:
+// its .git. One lstat, where listing the directory (or checking it against
+// the store) costs as much or more.
+func leafEntries(dir string) ([]dirEntry, error) {
+	st, err := os.Lstat(filepath.Join(dir, ".git"))
+	switch {
+	case err == nil:
+		return []dirEntry{{name: ".git", dir: st.IsDir(), regular: st.Mode().IsRegular()}}, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, nil
+	}
+	// Not searchable, say: the listing decides, as without the store.
+	return readDirNames(dir)
 }
 
 // walkRepos walks root breadth first, without following symbolic links,
@@ -199,11 +222,12 @@ func storeScan(root string, skip []string, depth int) []string {
 // levels (-1: no limit). It lists the .git entries below root's top plus the
 // targets of the .git files. Directories it cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
-	return walkWith(root, skip, depth, readDirNames)
+	return walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
 }
 
-// walkWith is walkRepos listing each directory with list.
-func walkWith(root string, skip []string, depth int, list func(string) ([]dirEntry, error)) []string {
+// walkWith is walkRepos listing each directory with list; leaf says the
+// walk will not enter its subdirectories (only its .git matters).
+func walkWith(root string, skip []string, depth int, list func(dir string, leaf bool) ([]dirEntry, error)) []string {
 	deadline := time.Now().Add(scanDeadline)
 	var found []string
 	type item struct {
@@ -217,7 +241,7 @@ func walkWith(root string, skip []string, depth int, list func(string) ([]dirEnt
 		}
 		dir, level := queue[0].dir, queue[0].level
 		queue = queue[1:]
-		entries, err := list(dir)
+		entries, err := list(dir, depth >= 0 && level+1 >= depth)
 		if err != nil {
 			continue
 		}

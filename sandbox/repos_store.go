@@ -45,14 +45,18 @@ type dirStamp struct {
 type dirRecord struct {
 	key     dirStamp
 	entries []dirEntry // its subdirectories and its .git
+	gen     uint64     // the last scan that looked at it
 }
+
+// scanGen numbers the scans.
+var scanGen atomic.Uint64
 
 // scanStore is the process's copy of the store.
 var scanStore = struct {
 	sync.Mutex
 	path    string
 	loaded  bool
-	recs    map[string]dirRecord
+	recs    map[string]*dirRecord
 	changed bool
 }{}
 
@@ -74,9 +78,9 @@ func useScanStore(dir string) {
 }
 
 // storeList returns dir's entries, from the store when dir has not changed
-// since it was recorded, else listed (and recorded when it may be).
-// visited collects the directories looked at.
-func storeList(dir string, visited map[string]bool) ([]dirEntry, error) {
+// since it was recorded, else listed (and recorded when it may be). gen is
+// the scan's number.
+func storeList(dir string, gen uint64) ([]dirEntry, error) {
 	scanStore.Lock()
 	if scanStore.path == "" {
 		scanStore.Unlock()
@@ -86,10 +90,12 @@ func storeList(dir string, visited map[string]bool) ([]dirEntry, error) {
 		scanStore.recs = loadScanStore(scanStore.path)
 		scanStore.loaded = true
 	}
-	rec, ok := scanStore.recs[dir]
+	rec := scanStore.recs[dir]
+	if rec != nil {
+		rec.gen = gen
+	}
 	scanStore.Unlock()
-	visited[dir] = true
-	if ok {
+	if rec != nil {
 		if k, kept := dirStampOf(dir); kept && k == rec.key {
 			return rec.entries, nil
 		}
@@ -110,22 +116,22 @@ func storeList(dir string, visited map[string]bool) ([]dirEntry, error) {
 				keep = append(keep, e)
 			}
 		}
-		scanStore.recs[dir] = dirRecord{key: k, entries: keep}
+		scanStore.recs[dir] = &dirRecord{key: k, entries: keep, gen: gen}
 		scanStore.changed = true
-	} else if ok {
+	} else if rec != nil {
 		delete(scanStore.recs, dir)
 		scanStore.changed = true
 	}
 	return entries, nil
 }
 
-// pruneStore forgets the records below root (but not in skip) that the scan
+// pruneStore forgets the records below root (but not in skip) that scan gen
 // did not look at: gone, or out of its reach.
-func pruneStore(root string, skip []string, visited map[string]bool) {
+func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
-	for p := range scanStore.recs {
-		if visited[p] || !within(root, p) {
+	for p, r := range scanStore.recs {
+		if r.gen == gen || !within(root, p) {
 			continue
 		}
 		nested := false
@@ -188,8 +194,8 @@ func appendString(b []byte, s string) []byte {
 }
 
 // loadScanStore reads the store; anything unreadable is an empty store.
-func loadScanStore(path string) map[string]dirRecord {
-	recs := map[string]dirRecord{}
+func loadScanStore(path string) map[string]*dirRecord {
+	recs := map[string]*dirRecord{}
 	data, err := os.ReadFile(path)
 	if err != nil || !bytes.HasPrefix(data, []byte(scanStoreMagic)) {
 		return recs
@@ -197,10 +203,10 @@ func loadScanStore(path string) map[string]dirRecord {
 	r := storeReader{b: data[len(scanStoreMagic):]}
 	for len(r.b) > 0 && r.err == nil {
 		p := r.str()
-		rec := dirRecord{key: dirStamp{dev: r.uint(), ino: r.uint(), ctime: int64(r.uint())}}
+		rec := &dirRecord{key: dirStamp{dev: r.uint(), ino: r.uint(), ctime: int64(r.uint())}}
 		n := r.uint()
 		if n > 1<<20 {
-			return map[string]dirRecord{}
+			return map[string]*dirRecord{}
 		}
 		for range n {
 			flags := r.byte()
@@ -211,7 +217,7 @@ func loadScanStore(path string) map[string]dirRecord {
 		}
 	}
 	if r.err != nil {
-		return map[string]dirRecord{}
+		return map[string]*dirRecord{}
 	}
 	return recs
 }

@@ -24,9 +24,7 @@ func TestScanStoreFindsWhatAListingFinds(t *testing.T) {
 	useScanStore(store)
 	defer useScanStore("")
 	scan := func() []string {
-		visited := map[string]bool{}
-		found := walkWith(ws, nil, -1, func(d string) ([]dirEntry, error) { return storeList(d, visited) })
-		pruneStore(ws, nil, visited)
+		found := storeScan(ws, nil, -1)
 		saveScanStore()
 		slices.Sort(found)
 		return found
@@ -97,5 +95,39 @@ func TestScanStoreOnlyOutsideTheCommandsReach(t *testing.T) {
 	exposed := []Root{{Path: resolveExisting(state)}}
 	if got := scanStoreDir(exposed); got != "" {
 		t.Errorf("state directory writable by the command: store %q, want none", got)
+	}
+}
+
+// In /tmp the walk stops three levels down, and the deepest level is only
+// checked for a .git: found there as by a listing, also in a directory the
+// launcher may list but not search (the command, its owner, could chmod it).
+// Twin: a deeper .git stays out of reach, as before.
+func TestScanStoreScratchDepth(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"a/b/.git", "a/c", "d/e/f/.git", "g/h"} {
+		os.MkdirAll(filepath.Join(ws, d), 0o755)
+	}
+	os.WriteFile(filepath.Join(ws, "g/h/.git"), []byte("gitdir: "+filepath.Join(ws, "d/e/f/.git")+"\n"), 0o644)
+	useScanStore(t.TempDir())
+	defer useScanStore("")
+	check := func(what string) {
+		t.Helper()
+		want, got := walkRepos(ws, nil, scratchDepth), storeScan(ws, nil, scratchDepth)
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: the stored scan found %q, a listing %q", what, got, want)
+		}
+		if slices.Contains(got, filepath.Join(ws, "d/e/f/.git")) != slices.Contains(want, filepath.Join(ws, "d/e/f/.git")) {
+			t.Fatalf("%s: depth differs", what)
+		}
+	}
+	check("first scan")
+	os.Mkdir(filepath.Join(ws, "a/c/.git"), 0o755)
+	check("a .git made at the deepest level")
+	if os.Getuid() != 0 { // root searches any directory
+		os.Chmod(filepath.Join(ws, "a/c"), 0o644)
+		defer os.Chmod(filepath.Join(ws, "a/c"), 0o755)
+		check("an unsearchable directory")
 	}
 }
