@@ -1,6 +1,9 @@
 package sandbox
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 // early is the helper PrepareRun started, for the process's first run.
 var early struct {
@@ -9,6 +12,7 @@ var early struct {
 	done chan struct{} // closed once h and err are set; nil: none started
 	h    *helperProc
 	err  error
+	at   time.Time
 }
 
 func prestartHelper(pol Policy, helper string) {
@@ -19,7 +23,7 @@ func prestartHelper(pol Policy, helper string) {
 		return
 	}
 	done := make(chan struct{})
-	early.key, early.done = key, done
+	early.key, early.done, early.at = key, done, time.Now()
 	go func() {
 		h, err := spawnHelper(key)
 		early.Lock()
@@ -30,10 +34,12 @@ func prestartHelper(pol Policy, helper string) {
 }
 
 // takeEarly returns the helper PrepareRun started when it is of kind key
-// (waiting for its start), else nil; one of another kind is ended.
+// (waiting for its start), else nil; one of another kind is ended, and so
+// is one older than a spare may grow (an approval prompt answered late):
+// its copy of the mount table may be stale.
 func takeEarly(key spareKey) *helperProc {
 	early.Lock()
-	done, k := early.done, early.key
+	done, k, at := early.done, early.key, early.at
 	early.done = nil
 	early.Unlock()
 	if done == nil {
@@ -47,7 +53,7 @@ func takeEarly(key spareKey) *helperProc {
 	if err != nil || h == nil {
 		return nil // started cold, which reports what is wrong
 	}
-	if k != key {
+	if k != key || time.Since(at) > spareIdle {
 		h.kill()
 		return nil
 	}
