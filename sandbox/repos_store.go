@@ -149,11 +149,24 @@ func pruneStore(root string, skip []string, gen uint64) {
 // renamed over the old, so a reader sees one or the other.
 func saveScanStore() {
 	scanStore.Lock()
-	defer scanStore.Unlock()
 	if scanStore.path == "" || !scanStore.changed {
+		scanStore.Unlock()
 		return
 	}
 	scanStore.changed = false
+	path, b := scanStore.path, encodeScanStore()
+	scanStore.Unlock()
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(scanGen.Add(1), 10)
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return // a cache: the next scan lists again
+	}
+	if os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
+}
+
+// encodeScanStore is the store's file. Called with scanStore's lock.
+func encodeScanStore() []byte {
 	var b []byte
 	b = append(b, scanStoreMagic...)
 	n := 0
@@ -178,13 +191,7 @@ func saveScanStore() {
 			b = appendString(b, e.name)
 		}
 	}
-	tmp := scanStore.path + ".tmp" + strconv.Itoa(os.Getpid())
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return // a cache: the next scan lists again
-	}
-	if os.Rename(tmp, scanStore.path) != nil {
-		os.Remove(tmp)
-	}
+	return b
 }
 
 const scanStoreMagic = "warden-scan-cache 1\n"
