@@ -1,6 +1,9 @@
 package sandbox
 
 import (
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -34,5 +37,38 @@ func TestPrepareRunEarlyHelper(t *testing.T) {
 	}
 	if n := strings.TrimSpace(string(res.Output[strings.LastIndex(string(res.Output[:len(res.Output)-1]), "\n")+1:])); n == "1" {
 		t.Errorf("network on ran in a helper without the host's interfaces (only lo): %s", res.Output)
+	}
+}
+
+// A scan PrepareRun made ahead is what the run that follows at once uses
+// (twin); one older than scanFresh when the run starts (a prompt answered
+// late) is made again, so a repository cloned meanwhile is found.
+func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	roots := []Root{{Path: ws}}
+	_, wait := scanRoots(roots, true)
+	wait()
+	if err := os.Mkdir(filepath.Join(ws, "a", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, wait := scanRoots(roots, false)
+	wait()
+	if len(res[0]) != 0 {
+		t.Fatalf("the run at once did not take the scan made ahead: %q", res[0])
+	}
+	scanCache.Lock()
+	for _, r := range scanCache.m {
+		if r.ahead {
+			r.at = r.at.Add(-scanFresh)
+		}
+	}
+	scanCache.Unlock()
+	res, wait = scanRoots(roots, false)
+	wait()
+	if !slices.Contains(res[0], filepath.Join(ws, "a", ".git")) {
+		t.Fatalf("a late run used the old scan made ahead: %q", res[0])
 	}
 }

@@ -45,6 +45,7 @@ var scanCache = struct {
 
 type scanResult struct {
 	ready      chan struct{} // closed once at and found are set
+	ahead      bool          // made by PrepareRun
 	at         time.Time
 	found      []string
 	refreshing bool // under scanCache's lock
@@ -66,7 +67,7 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			}
 		}
 	}
-	results, wait := scanRoots(roots)
+	results, wait := scanRoots(roots, false)
 	return func(roots []Root) {
 		wait()
 		for i := range roots {
@@ -85,7 +86,8 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 // scanRoots walks each root once, without entering the others (nested
 // roots are walked on their own), all at once, each from the scan cache
 // when a fresh scan is there or on its way. wait waits for all of them.
-func scanRoots(roots []Root) (results [][]string, wait func()) {
+// ahead says the scans are PrepareRun's, for a run about to start.
+func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 	paths := make([]string, len(roots))
 	for i, r := range roots {
 		paths[i] = r.Path
@@ -107,7 +109,7 @@ func scanRoots(roots []Root) (results [][]string, wait func()) {
 			if isScratch(paths[i]) {
 				depth = scratchDepth
 			}
-			results[i] = cachedScan(paths[i], skip, depth)
+			results[i] = cachedScan(paths[i], skip, depth, ahead)
 		}(i)
 	}
 	go func() {
@@ -159,13 +161,24 @@ func isScratch(dir string) bool {
 }
 
 // cachedScan returns root's scan from the cache, waiting for one on its way
-// (started by PrepareRun), else scans it.
-func cachedScan(root string, skip []string, depth int) []string {
+// (started by PrepareRun), else scans it. A scan made ahead of a run that
+// then started late (an approval prompt answered after scanFresh) is made
+// again: the run must not see the tree as it was long before it.
+func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
 	scanCache.Lock()
 	r := scanCache.m[key]
+	if r != nil && !ahead && r.ahead {
+		select {
+		case <-r.ready:
+			if time.Since(r.at) >= scanFresh {
+				r = nil
+			}
+		default:
+		}
+	}
 	if r == nil {
-		r = &scanResult{ready: make(chan struct{})}
+		r = &scanResult{ready: make(chan struct{}), ahead: ahead}
 		scanCache.m[key] = r
 		scanCache.Unlock()
 		r.found, r.at = storeScan(root, skip, depth), time.Now()
