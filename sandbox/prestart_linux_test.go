@@ -41,8 +41,8 @@ func TestPrepareRunEarlyHelper(t *testing.T) {
 }
 
 // A scan PrepareRun made ahead is what the run that follows at once uses
-// (twin); one older than scanFresh when the run starts (a prompt answered
-// late) is made again, so a repository cloned meanwhile is found.
+// (twin); one older than scanAheadFresh when the run starts (after a
+// prompt) is made again, so a repository cloned meanwhile is found.
 func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(ws, "a"), 0o755); err != nil {
@@ -62,7 +62,7 @@ func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 	scanCache.Lock()
 	for _, r := range scanCache.m {
 		if r.ahead {
-			r.at = r.at.Add(-scanFresh)
+			r.at = r.at.Add(-scanAheadFresh)
 		}
 	}
 	scanCache.Unlock()

@@ -36,6 +36,10 @@ const (
 	// runs in the background: a long-lived server walks a tree once, not for
 	// every command, and no command waits for a rescan.
 	scanFresh = 10 * time.Second
+	// scanAheadFresh is how long a scan PrepareRun made serves the run:
+	// one that starts at once takes it, one that waited for a prompt
+	// scans again.
+	scanAheadFresh = time.Second
 )
 
 var scanCache = struct {
@@ -162,8 +166,8 @@ func isScratch(dir string) bool {
 
 // cachedScan returns root's scan from the cache, waiting for one on its way
 // (started by PrepareRun), else scans it. A scan made ahead of a run that
-// then started late (an approval prompt answered after scanFresh) is made
-// again: the run must not see the tree as it was long before it.
+// then started late (after an approval prompt) is made again: the run must
+// not see the tree as it was before it.
 func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
 	scanCache.Lock()
@@ -171,7 +175,7 @@ func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 	if r != nil && !ahead && r.ahead {
 		select {
 		case <-r.ready:
-			if time.Since(r.at) >= scanFresh {
+			if time.Since(r.at) >= scanAheadFresh {
 				r = nil
 			}
 		default:
