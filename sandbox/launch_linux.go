@@ -168,6 +168,9 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	}
 	h, spare := spares.take(key), true
 	if h == nil {
+		h = takeEarly(key) // PrepareRun's, if any
+	}
+	if h == nil {
 		// Start the helper first: the launcher's share of the set-up below
 		// runs while the helper starts.
 		var err error

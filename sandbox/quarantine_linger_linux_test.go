@@ -17,10 +17,7 @@ func TestQuarantineLingeringWatch(t *testing.T) {
 	if res := run(t, oneShot, Command{Argv: []string{"/bin/true"}, Policy: Policy{Workspace: []string{oneShot}, ExcludeSlashTmp: true, ExcludeTmpdir: true}}); res.ExitCode != 0 {
 		t.Fatalf("one-shot run: %+v", res)
 	}
-	hub.mu.Lock()
-	_, lingers := hub.idle[oneShot]
-	hub.mu.Unlock()
-	if lingers {
+	if lingering(oneShot) {
 		t.Fatal("a watch lingered without KeepSpareHelpers")
 	}
 	KeepSpareHelpers(true)
@@ -34,10 +31,7 @@ func TestQuarantineLingeringWatch(t *testing.T) {
 	if res := run(t, ws, Command{Argv: []string{"/bin/true"}, Policy: pol}); res.ExitCode != 0 {
 		t.Fatalf("first run: %+v", res)
 	}
-	hub.mu.Lock()
-	_, lingers = hub.idle[ws]
-	hub.mu.Unlock()
-	if !lingers {
+	if !lingering(ws) {
 		t.Fatalf("the watch on %s did not linger after the run", ws)
 	}
 

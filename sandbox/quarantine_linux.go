@@ -10,10 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,172 +23,11 @@ type guard struct {
 
 	mu      sync.Mutex
 	live    bool // registered with the hub: events are handled
-	watched map[string]bool
+	watched map[watchKey]bool
 	removed []Removed
 	snaps   []nestedSnap
 	masks   []gitMask // the git dirs' placeholders this run holds (gitmask_linux.go)
 	freed   bool      // masks released
-}
-
-// hub is the process's one inotify instance, shared by the runs' guards:
-// closing an instance that held a watch waits for an SRCU grace period
-// (10-20 ms), which a per-run instance would add to every command. Watches
-// are counted per directory. One no guard needs lingers for watchLinger
-// before it is removed: adding a watch on a directory marks every cached
-// entry under it (2-3 ms for a busy /tmp), and the next run, usually
-// seconds later, watches the same directories.
-var hub struct {
-	once sync.Once
-	w    *fsnotify.Watcher
-	err  error
-
-	mu     sync.Mutex
-	dirs   map[string]int
-	idle   map[string]time.Time // lingering watches: since when no guard needs them
-	sweep  *time.Timer
-	guards map[*guard]bool
-}
-
-// watchLinger is how long an unneeded watch is kept; maxLingering bounds
-// how many are. Watches linger only in a process that keeps spare helpers
-// (KeepSpareHelpers): a one-shot process removes them, since closing an
-// inotify instance that still holds a watch at exit waits for an SRCU
-// grace period, which would cost it more than it saves.
-var (
-	watchLinger  = 60 * time.Second
-	maxLingering = 64
-	lingerOn     atomic.Bool
-)
-
-// lingerWatches turns lingering on or off; off removes the lingering ones.
-func lingerWatches(on bool) {
-	lingerOn.Store(on)
-	hub.mu.Lock()
-	defer hub.mu.Unlock()
-	if !on && hub.w != nil {
-		for d := range hub.idle {
-			delete(hub.idle, d)
-			hub.w.Remove(d)
-		}
-	}
-}
-
-func startHub() error {
-	hub.once.Do(func() {
-		w, err := fsnotify.NewWatcher()
-		hub.mu.Lock()
-		defer hub.mu.Unlock()
-		if hub.err = err; err != nil {
-			return
-		}
-		hub.w, hub.dirs, hub.idle, hub.guards = w, map[string]int{}, map[string]time.Time{}, map[*guard]bool{}
-		go hubLoop()
-	})
-	return hub.err
-}
-
-// hubLoop hands each event to the guards.
-func hubLoop() {
-	for {
-		select {
-		case ev, ok := <-hub.w.Events:
-			if !ok {
-				return
-			}
-			// A rename into the directory is a Create too; Chmod may make
-			// a stale placeholder (below) usable.
-			if ev.Has(fsnotify.Create) || ev.Has(fsnotify.Chmod) {
-				for _, g := range hubGuards() {
-					g.event(ev.Name)
-				}
-			}
-		case err, ok := <-hub.w.Errors:
-			if !ok {
-				return
-			}
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				for _, g := range hubGuards() {
-					g.event("/")
-				}
-			}
-		}
-	}
-}
-
-func hubGuards() []*guard {
-	hub.mu.Lock()
-	defer hub.mu.Unlock()
-	out := make([]*guard, 0, len(hub.guards))
-	for g := range hub.guards {
-		out = append(out, g)
-	}
-	return out
-}
-
-// hubWatch adds a counted watch on dir. The first guard to need it adds
-// it even when it lingers: the kernel resolves dir again, so a directory
-// replaced since is watched, not the old one (re-adding an existing watch
-// only updates its mask, which is cheap).
-func hubWatch(dir string) error {
-	hub.mu.Lock()
-	defer hub.mu.Unlock()
-	if hub.dirs[dir] == 0 {
-		if err := hub.w.Add(dir); err != nil {
-			return err
-		}
-		delete(hub.idle, dir)
-	}
-	hub.dirs[dir]++
-	return nil
-}
-
-// hubRelease ends g's registration and its share of the watches; those no
-// guard needs linger.
-func hubRelease(g *guard, dirs map[string]bool) {
-	hub.mu.Lock()
-	defer hub.mu.Unlock()
-	delete(hub.guards, g)
-	now := time.Now()
-	for d := range dirs {
-		if hub.dirs[d]--; hub.dirs[d] <= 0 {
-			delete(hub.dirs, d)
-			if lingerOn.Load() {
-				hub.idle[d] = now
-			} else {
-				hub.w.Remove(d) // gone already is fine
-			}
-		}
-	}
-	hubSweep(now)
-}
-
-// hubSweep removes the lingering watches older than watchLinger, and the
-// oldest beyond maxLingering. Called with hub.mu.
-func hubSweep(now time.Time) {
-	for d, since := range hub.idle {
-		if now.Sub(since) >= watchLinger {
-			delete(hub.idle, d)
-			hub.w.Remove(d) // gone already is fine
-		}
-	}
-	if len(hub.idle) > 0 && hub.sweep == nil {
-		hub.sweep = time.AfterFunc(watchLinger, func() {
-			hub.mu.Lock()
-			defer hub.mu.Unlock()
-			hub.sweep = nil
-			hubSweep(time.Now())
-		})
-	}
-	for len(hub.idle) > maxLingering {
-		oldest, first := "", true
-		for d, since := range hub.idle {
-			if first || since.Before(hub.idle[oldest]) {
-				oldest, first = d, false
-			}
-		}
-		delete(hub.idle, oldest)
-		hub.w.Remove(oldest)
-	}
 }
 
 // watched is one missing protected path and the writable root it is in.
@@ -218,7 +54,7 @@ const (
 // link (it cannot be held read-only), snapshots the nested roots and starts
 // watching. It runs before the command starts.
 func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
-	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[string]bool{}}
+	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[watchKey]bool{}}
 	for _, r := range roots {
 		if cfg.dir != "" && within(r.Path, resolveExisting(cfg.dir)) {
 			// Made now, before the missing paths are listed: Warden's state
@@ -310,22 +146,31 @@ func (g *guard) unwatch() {
 func (g *guard) advance(m watched) {
 	for range 64 {
 		dir, exists := deepestDir(m.root, m.path)
+		keys := []watchKey{{dir: dir}}
 		if exists && g.untouched(m.path) {
-			dir = filepath.Dir(m.path) // watched for a chmod that makes it usable
+			// Watched for a replacement, and for a chmod that makes it usable.
+			dir = filepath.Dir(m.path)
+			keys = []watchKey{{dir: dir}, {dir: dir, attrib: true}}
 		} else if exists {
 			g.quarantine(m.root, m.path)
 			return
 		}
-		if g.watched[dir] {
-			return
-		}
-		if err := hubWatch(dir); err != nil {
-			if g.gap == "" {
-				g.gap = fmt.Sprintf("some protected names the command creates are moved away only after it ends: watching %s failed (%v)", dir, err)
+		added := false
+		for _, k := range keys {
+			if g.watched[k] {
+				continue
 			}
+			if err := hubWatch(k); err != nil {
+				if g.gap == "" {
+					g.gap = fmt.Sprintf("some protected names the command creates are moved away only after it ends: watching %s failed (%v)", dir, err)
+				}
+				return
+			}
+			g.watched[k], added = true, true
+		}
+		if !added {
 			return
 		}
-		g.watched[dir] = true
 	}
 }
 

@@ -1,12 +1,15 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -33,6 +36,10 @@ const (
 	// runs in the background: a long-lived server walks a tree once, not for
 	// every command, and no command waits for a rescan.
 	scanFresh = 10 * time.Second
+	// scanAheadFresh is how long a scan PrepareRun made serves the run:
+	// one that starts at once takes it, one that waited for a prompt
+	// scans again.
+	scanAheadFresh = time.Second
 )
 
 var scanCache = struct {
@@ -41,9 +48,11 @@ var scanCache = struct {
 }{m: map[string]*scanResult{}}
 
 type scanResult struct {
+	ready      chan struct{} // closed once at and found are set
+	ahead      bool          // made by PrepareRun
 	at         time.Time
 	found      []string
-	refreshing bool
+	refreshing bool // under scanCache's lock
 }
 
 // startRepoScan starts finding, for each root, the existing .git directories
@@ -62,13 +71,33 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			}
 		}
 	}
-	// Each root is walked once, without entering the others (nested roots
-	// are walked on their own), all at once.
+	results, wait := scanRoots(roots, false)
+	return func(roots []Root) {
+		wait()
+		for i := range roots {
+			found := slices.Clone(results[i])
+			for _, g := range fromEnv {
+				if within(roots[i].Path, g) {
+					found = append(found, g)
+				}
+			}
+			slices.Sort(found)
+			roots[i].Found = slices.Compact(found)
+		}
+	}
+}
+
+// scanRoots walks each root once, without entering the others (nested
+// roots are walked on their own), all at once, each from the scan cache
+// when a fresh scan is there or on its way. wait waits for all of them.
+// ahead says the scans are PrepareRun's, for a run about to start.
+func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 	paths := make([]string, len(roots))
 	for i, r := range roots {
 		paths[i] = r.Path
 	}
-	results := make([][]string, len(roots))
+	useScanStore(scanStoreDir(roots))
+	results = make([][]string, len(roots))
 	var wg sync.WaitGroup
 	for i := range paths {
 		wg.Add(1)
@@ -84,27 +113,43 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			if isScratch(paths[i]) {
 				depth = scratchDepth
 			}
-			results[i] = cachedScan(paths[i], skip, depth)
+			results[i] = cachedScan(paths[i], skip, depth, ahead)
 		}(i)
 	}
-	return func(roots []Root) {
+	go func() {
 		wg.Wait()
-		for i := range roots {
-			found := slices.Clone(results[i])
-			for _, g := range fromEnv {
-				if within(roots[i].Path, g) {
-					found = append(found, g)
-				}
-			}
-			slices.Sort(found)
-			roots[i].Found = slices.Compact(found)
-		}
-	}
+		saveScanStore()
+	}()
+	return results, wg.Wait
 }
 
 // scanRepos fills each root's Found (see startRepoScan).
 func scanRepos(roots []Root, env []string) {
 	startRepoScan(roots, env)(roots)
+}
+
+// scanStoreDir is where the scans' store is kept (see repos_store.go):
+// Warden's state directory, when no root lets this run's command write
+// there; else "" (no store).
+func scanStoreDir(roots []Root) string {
+	q := QuarantineDir()
+	if q == "" {
+		return ""
+	}
+	dir := resolveExisting(filepath.Dir(q))
+	for _, r := range roots {
+		if !within(r.Path, dir) {
+			continue
+		}
+		protected := false
+		for _, p := range r.Protected {
+			protected = protected || within(p, dir)
+		}
+		if !protected {
+			return ""
+		}
+	}
+	return dir
 }
 
 // isScratch says whether dir is /tmp or $TMPDIR.
@@ -119,28 +164,74 @@ func isScratch(dir string) bool {
 	return false
 }
 
-func cachedScan(root string, skip []string, depth int) []string {
+// cachedScan returns root's scan from the cache, waiting for one on its way
+// (started by PrepareRun), else scans it. A scan made ahead of a run that
+// then started late (after an approval prompt) is made again: the run must
+// not see the tree as it was before it.
+func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
 	scanCache.Lock()
 	r := scanCache.m[key]
-	if r != nil {
-		if time.Since(r.at) >= scanFresh && !r.refreshing {
-			r.refreshing = true
-			go storeScan(key, root, skip, depth)
+	if r != nil && !ahead && r.ahead {
+		select {
+		case <-r.ready:
+			if time.Since(r.at) >= scanAheadFresh {
+				r = nil
+			}
+		default:
 		}
+	}
+	if r == nil {
+		r = &scanResult{ready: make(chan struct{}), ahead: ahead}
+		scanCache.m[key] = r
 		scanCache.Unlock()
+		r.found, r.at = storeScan(root, skip, depth), time.Now()
+		close(r.ready)
 		return r.found
 	}
 	scanCache.Unlock()
-	return storeScan(key, root, skip, depth)
+	<-r.ready
+	scanCache.Lock()
+	if time.Since(r.at) >= scanFresh && !r.refreshing {
+		r.refreshing = true
+		go func() {
+			n := &scanResult{ready: make(chan struct{})}
+			n.found, n.at = storeScan(root, skip, depth), time.Now()
+			close(n.ready)
+			scanCache.Lock()
+			scanCache.m[key] = n
+			scanCache.Unlock()
+		}()
+	}
+	scanCache.Unlock()
+	return r.found
 }
 
-func storeScan(key, root string, skip []string, depth int) []string {
-	found := walkRepos(root, skip, depth)
-	scanCache.Lock()
-	scanCache.m[key] = &scanResult{at: time.Now(), found: found}
-	scanCache.Unlock()
+func storeScan(root string, skip []string, depth int) []string {
+	gen := scanGen.Add(1)
+	found := walkWith(root, skip, depth, func(dir string, leaf bool) ([]dirEntry, error) {
+		if leaf {
+			return leafEntries(dir)
+		}
+		return storeList(dir, gen)
+	})
+	pruneStore(root, skip, gen)
 	return found
+}
+
+// leafEntries is what the walk needs of a directory it does not enter:
+// its .git. One lstat, where listing the directory (or checking it against
+// the store) costs as much or more.
+func leafEntries(dir string) ([]dirEntry, error) {
+	st, err := os.Lstat(filepath.Join(dir, ".git"))
+	switch {
+	case err == nil:
+		return []dirEntry{{name: ".git", dir: st.IsDir(), regular: st.Mode().IsRegular()}}, nil
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil, nil
+	}
+	// Not searchable, say: the listing decides, as without the store.
+	return readDirNames(dir)
 }
 
 // walkRepos walks root breadth first, without following symbolic links,
@@ -148,6 +239,12 @@ func storeScan(key, root string, skip []string, depth int) []string {
 // levels (-1: no limit). It lists the .git entries below root's top plus the
 // targets of the .git files. Directories it cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
+	return walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
+}
+
+// walkWith is walkRepos listing each directory with list; leaf says the
+// walk will not enter its subdirectories (only its .git matters).
+func walkWith(root string, skip []string, depth int, list func(dir string, leaf bool) ([]dirEntry, error)) []string {
 	deadline := time.Now().Add(scanDeadline)
 	var found []string
 	type item struct {
@@ -161,7 +258,7 @@ func walkRepos(root string, skip []string, depth int) []string {
 		}
 		dir, level := queue[0].dir, queue[0].level
 		queue = queue[1:]
-		entries, err := readDirNames(dir)
+		entries, err := list(dir, depth >= 0 && level+1 >= depth)
 		if err != nil {
 			continue
 		}

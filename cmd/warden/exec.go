@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // exitRefused is the exit status when Warden would not run the command.
@@ -56,5 +57,8 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return usageError(env, "exec", "%v", err)
 	}
+	// The helper starts and the writable roots are scanned while the rules,
+	// the policy and the audit log are loaded.
+	sandbox.PrepareRun(policy, "")
 	return runApproved(ctx, env, cfg, args, cwd, policy, execOpts.timeout, execOpts.approval)
 }

@@ -1,0 +1,21 @@
+package sandbox
+
+// PrepareRun starts, in a process about to run one command under pol, the
+// parts of the sandbox's set-up that depend on neither the command nor its
+// approval: the scan of the writable roots for nested repositories, and
+// the helper's start (Linux; helper as Command.Helper). The caller goes on
+// with its own start-up (configuration, rules, audit log) meanwhile; the run
+// that follows takes both. A run that never comes wastes the work and
+// nothing else: the helper waits for a spec, and ends when this process
+// does.
+func PrepareRun(pol Policy, helper string) {
+	if pol.Validate() != nil {
+		return
+	}
+	prestartHelper(pol, helper)
+	if pol.mode() == WorkspaceWrite && scansRoots() {
+		if roots, err := pol.Roots(); err == nil {
+			scanRoots(roots, true)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package sandbox
+
+import (
+	"sync"
+	"time"
+)
+
+// early is the helper PrepareRun started, for the process's first run.
+var early struct {
+	sync.Mutex
+	key  spareKey
+	done chan struct{} // closed once h and err are set; nil: none started
+	h    *helperProc
+	err  error
+	at   time.Time
+}
+
+func prestartHelper(pol Policy, helper string) {
+	key := spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.network()}
+	early.Lock()
+	defer early.Unlock()
+	if early.done != nil {
+		return
+	}
+	done := make(chan struct{})
+	early.key, early.done, early.at = key, done, time.Now()
+	go func() {
+		h, err := spawnHelper(key)
+		early.Lock()
+		early.h, early.err = h, err
+		early.Unlock()
+		close(done)
+	}()
+}
+
+// takeEarly returns the helper PrepareRun started when it is of kind key
+// (waiting for its start), else nil; one of another kind is ended, and so
+// is one older than a spare may grow (an approval prompt answered late):
+// its copy of the mount table may be stale.
+func takeEarly(key spareKey) *helperProc {
+	early.Lock()
+	done, k, at := early.done, early.key, early.at
+	early.done = nil
+	early.Unlock()
+	if done == nil {
+		return nil
+	}
+	<-done
+	early.Lock()
+	h, err := early.h, early.err
+	early.h, early.err = nil, nil
+	early.Unlock()
+	if err != nil || h == nil {
+		return nil // started cold, which reports what is wrong
+	}
+	if k != key || time.Since(at) > spareIdle {
+		h.kill()
+		return nil
+	}
+	return h
+}
+
+// scansRoots says whether a run scans its roots: only a namespaced one
+// mounts the repositories found read-only.
+func scansRoots() bool { return namespacesUsable() }
