@@ -18,9 +18,10 @@ var bareBwrap = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pro
 // builds alternating in one session at load average 2.6-3.2 on 2 shared
 // cores (a timestamp at each step, a few µs each). Before → after, ms:
 //
-//	LSP and policy: the progress token round trip 0.28 → 0 (the job no
-//	  longer waits for window/workDoneProgress/create); Orchestrator() 0.11,
-//	  evaluation 0.06: 0.81 → 0.58 in all
+//	LSP and policy: the progress token round trip 0.28 (kept: the job
+//	  waits for window/workDoneProgress/create so that Neovim, which blocks
+//	  in a dialog, shows the job while the user decides); Orchestrator()
+//	  0.11, evaluation 0.06: 0.81 in all
 //	audit fsync before the run: 0.34 on the path → 0 (it runs beside the
 //	  launcher's set-up; the helper execs the command only after it)
 //	launcher set-up: caches and roots 0.29-0.33, secrets 0.08, the
@@ -32,7 +33,7 @@ var bareBwrap = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pro
 //	audit fsync after the run: 0.86 → 0.32-0.43 (the next spare helper no
 //	  longer starts beside it, but once the result is out: RefillSpares)
 //	result message: 0.12-0.24 → 0.06-0.15
-//	total: 7.69 → 5.88; benchmark p50 7.7-8.4 → 6.0-6.4 ms, 1.46-1.60× →
+//	total: 7.69 → 5.88 (6.2 with the token round trip kept); benchmark p50 7.7-8.4 → 6.0-6.4 ms, 1.46-1.60× →
 //	  1.14-1.20× bwrap in the same runs
 //
 // The target (0.5×, about 2.6 ms here) needs the launcher's set-up and the

@@ -5,29 +5,20 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 
 	"go.lsp.dev/protocol"
 )
 
-// jobProgress is a job's progress in the editor. Asking the client for a
-// token is a round trip to the editor: the job does not wait for it, and
-// whichever of the answer and the job's end comes last sends the end, so
-// the end always follows the begin. Reports made before the begin are not
-// sent (the protocol forbids progress before the token exists); the latest
-// follows the begin.
+// jobProgress is a job's progress in the editor. The job starts only
+// after the client answered the token request and the begin is out: an
+// editor that blocks while it shows a dialog (Neovim) must already show
+// what is running when the job's first dialog or review appears. The
+// round trip costs about 0.3 ms on the warm path; an earlier version that
+// ran the job meanwhile showed dialogs with no job in the status line.
+// Reports made before the begin are not sent (the protocol forbids progress
+// before the token exists); the latest follows the begin.
 type jobProgress struct {
 	job *Job
-	mu  sync.Mutex
-	// pending: the client has not answered the token request yet.
-	pending bool
-	// ended is the job's closing message once it ended while pending.
-	ended *jobEnd
-}
-
-type jobEnd struct {
-	msg   string
-	quiet bool // no closing showMessage without progress UI
 }
 
 // openProgress begins the job's progress: at once with the client's own
@@ -53,25 +44,14 @@ func (t *jobTable) openProgress(job *Job, log *slog.Logger) *jobProgress {
 	job.mu.Lock()
 	job.tokKey = fmt.Sprintf("%q", name)
 	job.mu.Unlock()
-	p.pending = true
-	go func() {
-		token := json.RawMessage(strconv.Quote(name))
-		// The connection's context, not the job's: a job cancelled while
-		// the client answers still closes its progress.
-		err := s.client.createProgress(s.connCtx, token)
-		if err != nil {
-			log.Warn("no progress token from the client; running without progress", "err", err)
-		} else {
-			p.begin(token)
-		}
-		p.mu.Lock()
-		p.pending = false
-		end := p.ended
-		p.mu.Unlock()
-		if end != nil {
-			p.finish(end.msg, end.quiet)
-		}
-	}()
+	token = json.RawMessage(strconv.Quote(name))
+	// The connection's context, not the job's: a job cancelled while the
+	// client answers still closes its progress.
+	if err := s.client.createProgress(s.connCtx, token); err != nil {
+		log.Warn("no progress token from the client; running without progress", "err", err)
+	} else {
+		p.begin(token)
+	}
 	return p
 }
 
@@ -91,20 +71,9 @@ func (p *jobProgress) begin(token json.RawMessage) {
 	job.token = token
 }
 
-// close ends the job's progress with msg, now or once the client's answer
-// to the token request arrives.
+// close ends the job's progress with msg; quiet: no closing showMessage
+// for a client without progress UI.
 func (p *jobProgress) close(msg string, quiet bool) {
-	p.mu.Lock()
-	if p.pending {
-		p.ended = &jobEnd{msg: msg, quiet: quiet}
-		p.mu.Unlock()
-		return
-	}
-	p.mu.Unlock()
-	p.finish(msg, quiet)
-}
-
-func (p *jobProgress) finish(msg string, quiet bool) {
 	s := p.job.server
 	if s.connCtx.Err() != nil {
 		return
