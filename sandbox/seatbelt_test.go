@@ -106,6 +106,7 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 			}
 		}
 	}
+	checkSeatbeltFolds(t, profile, params, p, roots)
 	checkSeatbeltReads(t, profile, params, p)
 	checkSeatbeltGit(t, profile, params, roots)
 	// Every parameter the profile uses is defined, and vice versa.
@@ -113,6 +114,38 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 		key := strings.TrimPrefix(strings.SplitN(param, "=", 2)[0], "-D")
 		if !strings.Contains(profile, `(param "`+key+`")`) {
 			t.Errorf("parameter %s unused", key)
+		}
+	}
+}
+
+// checkSeatbeltFolds: each protected path, found repository and read deny
+// is also denied in any letter case (foldRegex), the writes' after every
+// write allow.
+func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy, roots []Root) {
+	t.Helper()
+	at := func(re string) int {
+		for _, param := range params {
+			key, v, _ := strings.Cut(strings.TrimPrefix(param, "-D"), "=")
+			if strings.HasPrefix(key, "REGEX_") && v == re {
+				return strings.Index(profile, `(regex (param "`+key+`"))`)
+			}
+		}
+		return -1
+	}
+	lastAllow := strings.LastIndex(profile, "(allow file-write*")
+	for _, r := range newCaseLookup().onDiskRoots(roots) {
+		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
+			if i := at(foldRegex(prot, true)); i < lastAllow {
+				t.Errorf("protected %s: no any-case deny after the last write allow (%d < %d)", prot, i, lastAllow)
+			}
+		}
+	}
+	if p.Reads.Access == ReadFull {
+		return
+	}
+	for _, rel := range BuiltinReadDeny {
+		if !strings.Contains(rel, "*") && at(foldRegex(filepath.Join(p.Reads.Home, rel), true)) < 0 {
+			t.Errorf("~/%s: no any-case read deny", rel)
 		}
 	}
 }
