@@ -59,6 +59,7 @@ func TestSeatbeltProtectedNamesDeniedInAnyCase(t *testing.T) {
 	if attacks < 400 || len(twins) < 15 {
 		t.Fatalf("%d attacks, %d twins", attacks, len(twins))
 	}
+	t.Logf("%d attacks denied, %d twins writable", attacks, len(twins))
 }
 
 // A read-only git entry (missing ones above all, which only a path rule can
@@ -147,6 +148,7 @@ func TestSeatbeltSecretsHiddenInAnyCase(t *testing.T) {
 	if attacks < 100 {
 		t.Fatalf("%d attacks", attacks)
 	}
+	t.Logf("%d attacks denied, %d twins readable", attacks, len(twins))
 }
 
 // foldRegex writes names holding regex metacharacters, spaces, quotes and
