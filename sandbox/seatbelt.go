@@ -3,7 +3,6 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -53,8 +52,12 @@ const seatbeltBase = `(version 1)
 // The git dirs split by Root.Git are not among them: their data is
 // writable, what git executes or obeys is not (seatbeltGit).
 // Under NetworkAsk, proxyPort is the loopback port of Warden's proxy, the
-// only place the command may connect to.
+// only place the command may connect to. The roots' paths are spelled as on
+// disk (onDiskRoots); every deny of a protected path or a secret also
+// matches it in any letter case (foldRegex) and comes after the allows it
+// limits.
 func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, params []string) {
+	roots = newCaseLookup().onDiskRoots(roots)
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
 	params = seatbeltReadable(&b, p, roots, params)
@@ -89,6 +92,7 @@ func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, par
 		}
 		b.WriteString(")\n")
 		params = seatbeltGit(&b, roots, params)
+		params = seatbeltProtectedFold(&b, roots, params)
 	}
 	seatbeltNetwork(&b, p.network(), proxyPort)
 	return b.String(), params
@@ -166,8 +170,11 @@ func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
 		params = append(params, fmt.Sprintf("-D%s=%s", key, d))
 		fmt.Fprintf(b, "\n  (subpath (param %q))", key)
 	}
-	for _, re := range regexes {
-		fmt.Fprintf(b, "\n  (regex #\"%s\")", re)
+	// Each also in every spelling the volume takes for it (foldRegex).
+	for _, re := range append(foldAll(deny), regexes...) {
+		var filter string
+		filter, params = regexParam(params, re)
+		fmt.Fprintf(b, "\n  %s", filter)
 	}
 	b.WriteString(")\n")
 	if allow := both(p.Reads.Allow); len(allow) > 0 {
@@ -183,26 +190,69 @@ func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
 }
 
 // globRegex turns a shell glob of * and ? into a Seatbelt regex matching
-// the path and everything under it, so a file created later is hidden too.
-// A glob with a class, a quote or a backslash is not turned (ok is false).
+// the path, in every spelling (foldRegex), and everything under it, so a
+// file created later is hidden too. A glob with a class, a quote or a
+// backslash is not turned (ok is false).
 func globRegex(glob string) (string, bool) {
 	if strings.ContainsAny(glob, "[\"\\") {
 		return "", false
 	}
 	var re strings.Builder
 	re.WriteString("^")
-	for _, r := range glob {
-		switch r {
-		case '*':
-			re.WriteString("[^/]*")
-		case '?':
-			re.WriteString("[^/]")
-		default:
-			re.WriteString(regexp.QuoteMeta(string(r)))
+	lit := 0
+	for i, r := range glob {
+		if r != '*' && r != '?' {
+			continue
 		}
+		re.WriteString(foldBody(glob[lit:i]))
+		if r == '*' {
+			re.WriteString("[^/]*")
+		} else {
+			re.WriteString("[^/]")
+		}
+		lit = i + 1
 	}
+	re.WriteString(foldBody(glob[lit:]))
 	re.WriteString("(/.*)?$")
 	return re.String(), true
+}
+
+// seatbeltProtectedFold writes, last among the write rules so that no allow
+// before it (a root, a git dir's data) wins over it, a deny of each root's
+// protected paths, found repositories and pinned directories in every
+// spelling the volume takes for them: the allow above excludes them as
+// spelled, a case-insensitive volume also takes .GIT, .Envrc or .VSCODE.
+func seatbeltProtectedFold(b *strings.Builder, roots []Root, params []string) []string {
+	var res []string
+	for _, r := range roots {
+		for _, p := range append(slices.Clone(r.Protected), r.Found...) {
+			res = append(res, foldRegex(p, true))
+		}
+		for _, d := range pinnedDirs(r.Path, r.Protected) {
+			res = append(res, foldRegex(d, false))
+		}
+	}
+	if len(res) == 0 {
+		return params
+	}
+	slices.Sort(res)
+	b.WriteString("\n; Protected paths, found repositories and the directories above them, in any\n; letter case: a case-insensitive volume takes .GIT for .git.\n(deny file-write*")
+	for _, re := range slices.Compact(res) {
+		var filter string
+		filter, params = regexParam(params, re)
+		fmt.Fprintf(b, "\n  %s", filter)
+	}
+	b.WriteString(")\n")
+	return params
+}
+
+// foldAll is the subtree foldRegex of each path.
+func foldAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = foldRegex(p, true)
+	}
+	return out
 }
 
 // pinnedDirs lists the directories strictly between root and each of paths.

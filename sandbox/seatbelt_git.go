@@ -2,11 +2,8 @@ package sandbox
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 )
 
 // seatbeltGit writes the git split of each root (Root.Git, see gitdata.go)
@@ -21,8 +18,8 @@ import (
 //
 // macOS volumes are usually case-insensitive: `mkdir .git/HOOKS` makes the
 // hooks/ git then finds, under a name Seatbelt's path rules, which compare
-// case, would not match. So each read-only entry is also denied by a regex
-// that matches its path in any case.
+// bytes, would not match. So each read-only entry and each pin is also
+// denied by a regex that matches its path in every spelling (foldRegex).
 func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
 	n := 0
 	param := func(path string) string {
@@ -50,8 +47,10 @@ func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
 			}
 			for _, g := range r.Git[i:j] {
 				fmt.Fprintf(b, "\n  (subpath (param %q))", param(g.Path))
-				if re, ok := caseFoldRegex(g.Path); ok && !g.Writable {
-					fmt.Fprintf(b, "\n  (regex #\"%s\")", re)
+				if !g.Writable {
+					var filter string
+					filter, params = regexParam(params, foldRegex(g.Path, true))
+					fmt.Fprintf(b, "\n  %s", filter)
 				}
 				if g.Writable {
 					pins = append(pins, g.Path)
@@ -71,28 +70,10 @@ func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
 	slices.Sort(pins)
 	b.WriteString("\n; The git dirs and the directories above them in the root stay where they are.\n(deny file-write*")
 	for _, p := range slices.Compact(pins) {
-		fmt.Fprintf(b, "\n  (literal (param %q))", param(p))
+		var filter string
+		filter, params = regexParam(params, foldRegex(p, false))
+		fmt.Fprintf(b, "\n  (literal (param %q))\n  %s", param(p), filter)
 	}
 	b.WriteString(")\n")
 	return params
-}
-
-// caseFoldRegex is a Seatbelt regex matching path, in any letter case, and
-// everything under it. A path a #"..." string cannot hold (a quote or a
-// backslash) gets none (ok is false): its subpath rule still holds.
-func caseFoldRegex(path string) (string, bool) {
-	if strings.ContainsAny(path, "\"\\") {
-		return "", false
-	}
-	var re strings.Builder
-	re.WriteString("^")
-	for _, c := range path {
-		if lo, up := unicode.ToLower(c), unicode.ToUpper(c); c < utf8.RuneSelf && lo != up {
-			fmt.Fprintf(&re, "[%c%c]", up, lo)
-			continue
-		}
-		re.WriteString(regexp.QuoteMeta(string(c)))
-	}
-	re.WriteString("(/.*)?$")
-	return re.String(), true
 }

@@ -106,6 +106,7 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 			}
 		}
 	}
+	checkSeatbeltFolds(t, profile, params, p, roots)
 	checkSeatbeltReads(t, profile, params, p)
 	checkSeatbeltGit(t, profile, params, roots)
 	// Every parameter the profile uses is defined, and vice versa.
@@ -113,6 +114,38 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 		key := strings.TrimPrefix(strings.SplitN(param, "=", 2)[0], "-D")
 		if !strings.Contains(profile, `(param "`+key+`")`) {
 			t.Errorf("parameter %s unused", key)
+		}
+	}
+}
+
+// checkSeatbeltFolds: each protected path, found repository and read deny
+// is also denied in any letter case (foldRegex), the writes' after every
+// write allow.
+func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy, roots []Root) {
+	t.Helper()
+	at := func(re string) int {
+		for _, param := range params {
+			key, v, _ := strings.Cut(strings.TrimPrefix(param, "-D"), "=")
+			if strings.HasPrefix(key, "REGEX_") && v == re {
+				return strings.Index(profile, `(regex (param "`+key+`"))`)
+			}
+		}
+		return -1
+	}
+	lastAllow := strings.LastIndex(profile, "(allow file-write*")
+	for _, r := range newCaseLookup().onDiskRoots(roots) {
+		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
+			if i := at(foldRegex(prot, true)); i < lastAllow {
+				t.Errorf("protected %s: no any-case deny after the last write allow (%d < %d)", prot, i, lastAllow)
+			}
+		}
+	}
+	if p.Reads.Access == ReadFull {
+		return
+	}
+	for _, rel := range BuiltinReadDeny {
+		if !strings.Contains(rel, "*") && at(foldRegex(filepath.Join(p.Reads.Home, rel), true)) < 0 {
+			t.Errorf("~/%s: no any-case read deny", rel)
 		}
 	}
 }
@@ -161,7 +194,9 @@ func checkSeatbeltReads(t *testing.T, profile string, params []string, p Policy)
 			t.Errorf("~/%s is not denied", rel)
 		}
 	}
-	if !strings.Contains(profile, `(regex #"^`+regexp.QuoteMeta(p.Reads.Home)+`/\.cargo/credentials[^/]*(/.*)?$")`) {
+	if !slices.ContainsFunc(params, func(s string) bool {
+		return strings.HasPrefix(s, "-DREGEX_") && strings.HasSuffix(s, "=^"+foldBody(p.Reads.Home+"/.cargo/credentials")+"[^/]*(/.*)?$")
+	}) {
 		t.Error("the ~/.cargo/credentials* glob is not denied as a regex (a file created later would be readable)")
 	}
 	for _, d := range p.Reads.Deny {
@@ -273,51 +308,6 @@ func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []Roo
 		if len(dirs) > 0 && pins < 0 {
 			t.Error("no pins")
 		}
-	}
-}
-
-// On a case-insensitive volume .git/HOOKS is .git/hooks: each read-only git
-// entry (missing ones above all, which only a path rule can stop) is also
-// denied by a regex that matches it in any case and everything under it,
-// placed after the allow of its git dir; the data beside it (objects, refs,
-// a submodule's git dir) is not matched.
-func TestSeatbeltGitEntriesDeniedInAnyCase(t *testing.T) {
-	ws := "/Users/dev/project"
-	root := gitSplitRoot(ws)
-	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/dev"}}, []Root{root}, 1)
-	var res []*regexp.Regexp
-	for _, m := range regexp.MustCompile(`\(regex #"(\^/\[Uu\][^"]*)"\)`).FindAllStringSubmatch(profile, -1) {
-		res = append(res, regexp.MustCompile(m[1]))
-	}
-	denied := func(p string) bool {
-		return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(p) })
-	}
-	for _, g := range root.Git {
-		if g.Writable {
-			continue
-		}
-		rel := strings.TrimPrefix(g.Path, ws)
-		for _, p := range []string{g.Path, ws + strings.ToUpper(rel), strings.ToUpper(g.Path) + "/post-checkout", ws + mixCase(rel) + "/x/config"} {
-			if !denied(p) {
-				t.Errorf("%s (entry %s) is not denied in any case", p, g.Path)
-			}
-		}
-	}
-	for _, p := range []string{ws + "/.git/objects/ab/cd", ws + "/.git/refs/heads/main", ws + "/.git/HOOKS-notes", ws + "/.git/configs", ws + "/.git/index.lock", ws + "/vendor/dep/.git/HEAD", ws + "/config"} {
-		if denied(p) {
-			t.Errorf("data %s is denied by a case-folding regex", p)
-		}
-	}
-	if len(res) == 0 || !slices.ContainsFunc(params, func(s string) bool { return strings.HasSuffix(s, "=/Users/dev/project/.git/hooks") }) {
-		t.Fatalf("no case-folding regexes or no git params: %d", len(res))
-	}
-	// Each regex sits in the deny group after its git dir's allow.
-	first := strings.Index(profile, "(regex #\"^/[Uu][Ss][Ee][Rr][Ss]/[Dd][Ee][Vv]/[Pp][Rr][Oo][Jj][Ee][Cc][Tt]/\\.[Gg][Ii][Tt]/")
-	if allow := strings.Index(profile, "\n(allow file-write*\n  (subpath (param \"GIT_0\")))"); allow < 0 || first < allow {
-		t.Errorf("the regexes come before the git dir's allow (%d < %d)", first, allow)
-	}
-	if re, ok := caseFoldRegex(`/Users/dev/a"b/.git/hooks`); ok {
-		t.Errorf("a quote in the path made a regex: %s", re)
 	}
 }
 
