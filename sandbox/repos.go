@@ -237,7 +237,8 @@ func leafEntries(dir string) ([]dirEntry, error) {
 // walkRepos walks root breadth first, without following symbolic links,
 // without entering a .git or a directory in skip, and no deeper than depth
 // levels (-1: no limit). It lists the .git entries below root's top plus the
-// targets of the .git files. Directories it cannot read are skipped.
+// targets of the .git files. A directory of the user's it cannot read is
+// listed itself (see unlistable); others it cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
 	return walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
 }
@@ -260,6 +261,9 @@ func walkWith(root string, skip []string, depth int, list func(dir string, leaf 
 		queue = queue[1:]
 		entries, err := list(dir, depth >= 0 && level+1 >= depth)
 		if err != nil {
+			if h, ok := unlistable(root, dir, err); ok && !slices.Contains(found, h) {
+				found = append(found, h)
+			}
 			continue
 		}
 		for _, e := range entries {
