@@ -270,7 +270,11 @@ func walkWith(root string, skip []string, depth int, list func(dir string, leaf 
 			p := filepath.Join(dir, e.name)
 			switch {
 			case e.name == ".git" && dir != root:
-				if e.dir {
+				if h, ok := unsearchableHold(root, p); ok {
+					if !slices.Contains(found, h) {
+						found = append(found, h)
+					}
+				} else if e.dir {
 					found = append(found, p)
 				} else if e.regular {
 					found = append(found, p)

@@ -32,3 +32,13 @@ func unlistable(root, dir string, err error) (string, bool) {
 	}
 	return dir, true
 }
+
+// unsearchableHold says what to hold read-only for p, an entry the scan listed
+// in a directory it cannot search (mode 600): p cannot be reached to be
+// held, so its directory is held instead, as by unlistable.
+func unsearchableHold(root, p string) (string, bool) {
+	if unix.Access(filepath.Dir(p), unix.X_OK) == nil {
+		return "", false
+	}
+	return unlistable(root, p, fs.ErrPermission)
+}

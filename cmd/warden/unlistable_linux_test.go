@@ -89,14 +89,19 @@ func TestUnreadableDirectoryDoesNotHideANestedRepository(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
-	for _, mode := range []string{"000", "100", "600"} {
+	for _, mode := range []string{"000", "100", "600", "repo600", "repo000"} {
 		t.Run(mode, func(t *testing.T) {
 			u := newAsUser(t)
+			dir := "sub"
+			if m, ok := strings.CutPrefix(mode, "repo"); ok {
+				dir, mode = "sub/proj", m
+			}
 			out := u.sh(`set -e; mkdir -p "$WS/sub" "$HOME"; git init -q "$WS"; git init -q --template= "$WS/sub/proj"
-$W sh -c 'chmod ` + mode + ` sub; echo hidden=$?'
-$W sh -c 'chmod 755 sub; printf "[core]\n\tfsmonitor = touch pwned\n" >> sub/proj/.git/config; echo written=$?'`)
+$W sh -c 'chmod ` + mode + ` ` + dir + `; echo hidden=$?'
+$W sh -c 'chmod 755 ` + dir + `; printf "[core]\n\tfsmonitor = touch pwned\n" >> sub/proj/.git/config; echo written=$?'`)
 			cfg := filepath.Join(u.base, "ws/sub/proj/.git/config")
-			os.Chmod(filepath.Dir(filepath.Dir(filepath.Dir(cfg))), 0o755)
+			os.Chmod(filepath.Join(u.base, "ws/sub"), 0o755)
+			os.Chmod(filepath.Join(u.base, "ws/sub/proj"), 0o755)
 			data, err := os.ReadFile(cfg)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, out)
