@@ -127,3 +127,30 @@ $W sh -c 'echo ok > out; echo wrote=$?'`)
 		}
 	})
 }
+
+// A command cannot leave a protected name behind by filling a directory,
+// making it mode 000 and renaming it to the name in one step: Warden took
+// a mode-000 directory it could not list for an old Warden's empty
+// placeholder and left it, and what it held (editor settings) was obeyed
+// once anyone made it readable. It is looked into and moved away. The
+// twin: an empty mode-000 directory at the name (an old placeholder) stays
+// as it was, and the run succeeds.
+func TestLockedDirectoryRenamedToAProtectedNameIsMovedAway(t *testing.T) {
+	u := newAsUser(t)
+	out := u.sh(`mkdir -p "$WS" "$HOME"; git init -q "$WS"
+$W sh -c 'mkdir v && echo "{}" > v/settings.json && chmod 000 v && mv v .vscode && echo moved=$?; sleep 0.3'
+$W sh -c 'mkdir -m 000 .idea && echo made=$?'`)
+	if !strings.Contains(out, "moved=0") {
+		t.Fatalf("the attack did not run: %s", out)
+	}
+	if _, err := os.Lstat(filepath.Join(u.base, "ws/.vscode")); err == nil {
+		t.Errorf("a filled mode-000 directory renamed to .vscode stayed in the workspace: %s", out)
+	}
+	if !strings.Contains(out, "removed .vscode") {
+		t.Errorf("the removal of .vscode was not reported: %s", out)
+	}
+	st, err := os.Lstat(filepath.Join(u.base, "ws/.idea"))
+	if !strings.Contains(out, "made=0") || err != nil || st.Mode().Perm() != 0 {
+		t.Errorf("twin: an empty mode-000 .idea (an old placeholder) was not left as it was (%v, %v): %s", st, err, out)
+	}
+}
