@@ -185,18 +185,26 @@ func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 		r = &scanResult{ready: make(chan struct{}), ahead: ahead}
 		scanCache.m[key] = r
 		scanCache.Unlock()
-		r.found, r.at = storeScan(root, skip, depth), time.Now()
+		// Its age counts from its start: a scan that took long (a slow
+		// filesystem) shows the tree as it was when it began.
+		r.at = time.Now()
+		r.found = storeScan(root, skip, depth)
 		close(r.ready)
 		return r.found
 	}
 	scanCache.Unlock()
 	<-r.ready
+	if !ahead && r.ahead && time.Since(r.at) >= scanAheadFresh {
+		// Made ahead, begun before a prompt this run waited for.
+		return storeScan(root, skip, depth)
+	}
 	scanCache.Lock()
 	if time.Since(r.at) >= scanFresh && !r.refreshing {
 		r.refreshing = true
 		go func() {
 			n := &scanResult{ready: make(chan struct{})}
-			n.found, n.at = storeScan(root, skip, depth), time.Now()
+			n.at = time.Now()
+			n.found = storeScan(root, skip, depth)
 			close(n.ready)
 			scanCache.Lock()
 			scanCache.m[key] = n
