@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -283,6 +284,10 @@ func stalePlaceholder(p string) bool {
 	return errors.Is(err, os.ErrPermission) && emptyLockedDir(p, st)
 }
 
+// lockedEmpty are the mode-000 directories found empty, by identity and
+// change time: any change since (a chmod, an entry made) moves the ctime.
+var lockedEmpty sync.Map
+
 // emptyLockedDir looks into the mode-000 directory p, which this process
 // (not root) cannot list: a command can fill a directory, make it mode 000
 // and rename it to a protected name in one step, and what it holds is
@@ -293,6 +298,11 @@ func stalePlaceholder(p string) bool {
 // to another needs write permission on it). The mode is changed through a
 // descriptor of the very directory looked at, never through a link.
 func emptyLockedDir(p string, st os.FileInfo) bool {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		if _, seen := lockedEmpty.Load(dirStamp{uint64(sys.Dev), sys.Ino, sys.Ctim.Nano()}); seen {
+			return true // unchanged since it was looked into (no chmod again: its event would bring us back)
+		}
+	}
 	fd, err := unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return false
@@ -304,7 +314,10 @@ func emptyLockedDir(p string, st os.FileInfo) bool {
 	}
 	entries, err := os.ReadDir(self)
 	if err == nil && len(entries) == 0 {
-		unix.Chmod(self, 0)
+		var after unix.Stat_t
+		if unix.Chmod(self, 0) == nil && unix.Stat(self, &after) == nil {
+			lockedEmpty.Store(dirStamp{after.Dev, after.Ino, after.Ctim.Nano()}, true)
+		}
 		return true
 	}
 	unix.Chmod(self, 0o700)
