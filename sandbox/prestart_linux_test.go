@@ -1,11 +1,13 @@
 package sandbox
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // PrepareRun's helper serves the run of its kind that follows; a run of
@@ -70,5 +72,42 @@ func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 	wait()
 	if !slices.Contains(res[0], filepath.Join(ws, "a", ".git")) {
 		t.Fatalf("a late run used the old scan made ahead: %q", res[0])
+	}
+}
+
+// A scan made ahead that began before a prompt and ended after it (a slow
+// filesystem) does not serve the late run either: its age counts from its
+// start, and the run that waited for it checks that age once it is done.
+// The twin, a scan begun just now and still under way, is waited for and
+// used.
+func TestScanAheadStillRunningWhenTheRunStartsLate(t *testing.T) {
+	for _, late := range []bool{true, false} {
+		ws := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(ws, "a", ".git"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		roots := []Root{{Path: ws}}
+		key := fmt.Sprintf("%s\x00%d\x00%s", ws, -1, "")
+		began := time.Now()
+		if late {
+			began = began.Add(-2 * scanAheadFresh)
+		}
+		// The scan made ahead, still under way; it saw no repository.
+		r := &scanResult{ready: make(chan struct{}), ahead: true, at: began}
+		scanCache.Lock()
+		scanCache.m[key] = r
+		scanCache.Unlock()
+		done := make(chan []string)
+		go func() {
+			res, wait := scanRoots(roots, false)
+			wait()
+			done <- res[0]
+		}()
+		time.Sleep(50 * time.Millisecond)
+		close(r.ready)
+		got := <-done
+		if found := slices.Contains(got, filepath.Join(ws, "a", ".git")); found != late {
+			t.Errorf("begun late %v: the run found %q", late, got)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -264,8 +265,7 @@ func (g *guard) untouched(p string) bool {
 // before this one put at missing protected names (and may still, running
 // beside this one in a shared /tmp): nothing in it is readable by the
 // user's tools, so it is left alone, and watched for a chmod that would
-// make it usable. A mode-000 directory this process cannot list is as
-// unreadable to the user's tools.
+// make it usable.
 func stalePlaceholder(p string) bool {
 	st, err := os.Lstat(p)
 	if err != nil || st.Mode().Perm() != 0 {
@@ -278,7 +278,50 @@ func stalePlaceholder(p string) bool {
 		return false
 	}
 	entries, err := os.ReadDir(p)
-	return err != nil || len(entries) == 0
+	if err == nil {
+		return len(entries) == 0
+	}
+	return errors.Is(err, os.ErrPermission) && emptyLockedDir(p, st)
+}
+
+// lockedEmpty are the mode-000 directories found empty, by identity and
+// change time: any change since (a chmod, an entry made) moves the ctime.
+var lockedEmpty sync.Map
+
+// emptyLockedDir looks into the mode-000 directory p, which this process
+// (not root) cannot list: a command can fill a directory, make it mode 000
+// and rename it to a protected name in one step, and what it holds is
+// obeyed once anyone makes it readable. The directory is the user's, as
+// this process is: it is opened up to be listed, and made mode 000 again
+// when empty; one with entries is left writable by its owner, the
+// command's making, for the quarantine to move it away (moving a directory
+// to another needs write permission on it). The mode is changed through a
+// descriptor of the very directory looked at, never through a link.
+func emptyLockedDir(p string, st os.FileInfo) bool {
+	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+		if _, seen := lockedEmpty.Load(dirStamp{uint64(sys.Dev), sys.Ino, sys.Ctim.Nano()}); seen {
+			return true // unchanged since it was looked into (no chmod again: its event would bring us back)
+		}
+	}
+	fd, err := unix.Open(p, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	self := "/proc/self/fd/" + strconv.Itoa(fd)
+	if cur, err := os.Stat(self); err != nil || !os.SameFile(cur, st) || unix.Chmod(self, 0o500) != nil {
+		return false
+	}
+	entries, err := os.ReadDir(self)
+	if err == nil && len(entries) == 0 {
+		var after unix.Stat_t
+		if unix.Chmod(self, 0) == nil && unix.Stat(self, &after) == nil {
+			lockedEmpty.Store(dirStamp{after.Dev, after.Ino, after.Ctim.Nano()}, true)
+		}
+		return true
+	}
+	unix.Chmod(self, 0o700)
+	return false
 }
 
 // snapNested lists root's directories and those holding a .git.

@@ -185,18 +185,26 @@ func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 		r = &scanResult{ready: make(chan struct{}), ahead: ahead}
 		scanCache.m[key] = r
 		scanCache.Unlock()
-		r.found, r.at = storeScan(root, skip, depth), time.Now()
+		// Its age counts from its start: a scan that took long (a slow
+		// filesystem) shows the tree as it was when it began.
+		r.at = time.Now()
+		r.found = storeScan(root, skip, depth)
 		close(r.ready)
 		return r.found
 	}
 	scanCache.Unlock()
 	<-r.ready
+	if !ahead && r.ahead && time.Since(r.at) >= scanAheadFresh {
+		// Made ahead, begun before a prompt this run waited for.
+		return storeScan(root, skip, depth)
+	}
 	scanCache.Lock()
 	if time.Since(r.at) >= scanFresh && !r.refreshing {
 		r.refreshing = true
 		go func() {
 			n := &scanResult{ready: make(chan struct{})}
-			n.found, n.at = storeScan(root, skip, depth), time.Now()
+			n.at = time.Now()
+			n.found = storeScan(root, skip, depth)
 			close(n.ready)
 			scanCache.Lock()
 			scanCache.m[key] = n
@@ -237,7 +245,8 @@ func leafEntries(dir string) ([]dirEntry, error) {
 // walkRepos walks root breadth first, without following symbolic links,
 // without entering a .git or a directory in skip, and no deeper than depth
 // levels (-1: no limit). It lists the .git entries below root's top plus the
-// targets of the .git files. Directories it cannot read are skipped.
+// targets of the .git files. A directory of the user's it cannot read is
+// listed itself (see unlistable); others it cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
 	return walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
 }
@@ -260,13 +269,20 @@ func walkWith(root string, skip []string, depth int, list func(dir string, leaf 
 		queue = queue[1:]
 		entries, err := list(dir, depth >= 0 && level+1 >= depth)
 		if err != nil {
+			if h, ok := unlistable(root, dir, err); ok && !slices.Contains(found, h) {
+				found = append(found, h)
+			}
 			continue
 		}
 		for _, e := range entries {
 			p := filepath.Join(dir, e.name)
 			switch {
 			case e.name == ".git" && dir != root:
-				if e.dir {
+				if h, ok := unsearchableHold(root, p); ok {
+					if !slices.Contains(found, h) {
+						found = append(found, h)
+					}
+				} else if e.dir {
 					found = append(found, p)
 				} else if e.regular {
 					found = append(found, p)

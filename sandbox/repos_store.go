@@ -55,6 +55,7 @@ var scanGen atomic.Uint64
 var scanStore = struct {
 	sync.Mutex
 	path    string
+	epoch   uint64 // counts the switches of path
 	loaded  bool
 	recs    map[string]*dirRecord
 	changed bool
@@ -74,6 +75,7 @@ func useScanStore(dir string) {
 	}
 	if p != scanStore.path {
 		scanStore.path, scanStore.loaded, scanStore.recs, scanStore.changed = p, false, nil, false
+		scanStore.epoch++
 	}
 }
 
@@ -94,6 +96,7 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 	if rec != nil {
 		rec.gen = gen
 	}
+	epoch := scanStore.epoch
 	scanStore.Unlock()
 	if rec != nil {
 		if k, kept := dirStampOf(dir); kept && k == rec.key {
@@ -109,6 +112,11 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 	}
 	scanStore.Lock()
 	defer scanStore.Unlock()
+	if scanStore.epoch != epoch {
+		// Another run switched the store (or turned it off) meanwhile: this
+		// listing belongs to no store now.
+		return entries, nil
+	}
 	if kept && k.ctime < now.Add(-scanSettled).UnixNano() {
 		var keep []dirEntry
 		for _, e := range entries {
