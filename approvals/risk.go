@@ -96,6 +96,7 @@ type assessor struct {
 	remotesRead bool
 	secrets     []string // secret files read
 	unstopped   bool     // a high-risk fact the sandbox does not stop
+	mkdir       bool     // the writes are directories made (mkdir)
 }
 
 type riskFact struct {
@@ -305,9 +306,11 @@ func (as *assessor) segment(seg Segment) {
 	case "cp", "mv", "install", "ln":
 		as.copyMove(prog, args)
 	case "tee", "touch", "mkdir", "truncate":
+		as.mkdir = prog == "mkdir"
 		for _, f := range operands(args) {
 			as.writes(f, prog == "truncate" || prog == "tee" && !hasFlag(args, "-a", "--append"))
 		}
+		as.mkdir = false
 	case "dd":
 		as.dd(args)
 	case "sed", "perl":

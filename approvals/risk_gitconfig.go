@@ -238,8 +238,14 @@ func (as *assessor) gitOneShot(args []string) {
 		case configRuns:
 			as.add(RiskHigh, SystemModification, "makes git run a program Warden cannot analyse ("+s.text+")")
 		case configWeakens:
+			// For this command only, inside its sandbox: what the check
+			// guarded (local files, the network) the sandbox still guards,
+			// except a fetch whose TLS or destination changed while the
+			// network is on.
 			k, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(s.text, "-c "), "--config-env="), "=")
-			as.add(RiskHigh, SystemModification, weakens(k)+" ("+s.text+")")
+			section, _, _ := splitConfigKey(k)
+			stops := as.ctx.Sandbox.Restricted() && (as.offline() || section != "http" && section != "https" && section != "url")
+			as.stoppedIf(stops, RiskHigh, SystemModification, weakens(k)+" ("+s.text+")")
 		}
 	}
 	for i := 0; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
@@ -455,7 +461,7 @@ func gitDirRest(p string) (gitDir, rest string, ok bool) {
 // work tree's .gitattributes and .gitmodules (medium: they pick the drivers
 // and submodules the configuration defines).
 func (as *assessor) gitFileWrite(p string) {
-	if filepath.Base(p) == ".git" {
+	if filepath.Base(p) == ".git" && !as.mkdir {
 		// A .git file names the git dir git uses: its config, its hooks.
 		as.stoppedIf(as.ctx.Sandbox.Restricted(), RiskHigh, SystemModification, "points git at another repository's configuration and hooks: "+as.display(p, false))
 		return

@@ -85,6 +85,7 @@ var gitConfigTwins = []riskCase{
 	{sh("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git status"), RiskMedium, "", "GIT_CONFIG"},
 	{sh("echo 'GIT_PAGER=sh' >> notes.txt"), RiskLow, "", "GIT_PAGER"},
 	{sh("cat .git/config"), RiskLow, "", "git run"},
+	{sh("mkdir -p vendor/x/.git"), RiskLow, "", "another repository"},
 	{sh("echo x > .git/COMMIT_EDITMSG"), RiskLow, "", "git run"},
 	{sh("echo 'build/' >> .gitignore"), RiskLow, "", "git run"},
 }
