@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -405,6 +406,9 @@ func (as *assessor) gitConfigTarget(gitCwd, scope, file string) string {
 		return filepath.Join(as.ctx.Home, ".gitconfig")
 	case scope == "--system":
 		return "/etc/gitconfig"
+	}
+	if _, err := os.Stat(gitCwd); err != nil {
+		return "" // made by the command itself (`git init sub && git -C sub config ...`)
 	}
 	cfg := gitConfigPath(gitCwd)
 	if cfg != "" && scope == "--worktree" {
