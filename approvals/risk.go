@@ -96,6 +96,7 @@ type assessor struct {
 	remotesRead bool
 	secrets     []string // secret files read
 	unstopped   bool     // a high-risk fact the sandbox does not stop
+	mkdir       bool     // the writes are directories made (mkdir)
 }
 
 type riskFact struct {
@@ -145,6 +146,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	as.runtimeCredentials(text)
 	as.scriptReads(text)
 	as.downloadIntoShell(text)
+	as.gitEnvironment(text, rawCommandLine(a))
 	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
 		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
 	}
@@ -304,9 +306,11 @@ func (as *assessor) segment(seg Segment) {
 	case "cp", "mv", "install", "ln":
 		as.copyMove(prog, args)
 	case "tee", "touch", "mkdir", "truncate":
+		as.mkdir = prog == "mkdir"
 		for _, f := range operands(args) {
 			as.writes(f, prog == "truncate" || prog == "tee" && !hasFlag(args, "-a", "--append"))
 		}
+		as.mkdir = false
 	case "dd":
 		as.dd(args)
 	case "sed", "perl":
@@ -679,6 +683,7 @@ func (as *assessor) writes(target string, truncates bool) {
 		as.stopped(RiskHigh, SystemModification, "writes to a device: "+p)
 		return
 	}
+	as.gitFileWrite(p)
 	if !as.inside(p) && as.ctx.Sandbox.Mode == ReadOnly && as.ctx.Cwd != "" && within(as.ctx.Cwd, p) {
 		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (the read-only sandbox blocks writes)")
 		return
@@ -912,8 +917,9 @@ func (as *assessor) git(args []string) {
 	// Skip global options to find the subcommand.
 	i := 0
 	gitCwd := as.ctx.Cwd
+	as.gitOneShot(args)
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
-		if (args[i] == "-C" || args[i] == "-c") && i+1 < len(args) {
+		if gitValueOption(args[i]) && i+1 < len(args) {
 			if args[i] == "-C" {
 				gitCwd = as.absFrom(as.ctx.Cwd, args[i+1])
 			}
@@ -926,6 +932,8 @@ func (as *assessor) git(args []string) {
 	}
 	sub, rest := args[i], args[i+1:]
 	switch sub {
+	case "config":
+		as.gitConfigCommand(gitCwd, rest)
 	case "push":
 		force := false
 		var refs []string

@@ -28,6 +28,13 @@ var gitGlobalHardening = []string{
 // gitDiffHardening goes right after the subcommand of diff, log and show.
 var gitDiffHardening = []string{"--no-ext-diff", "--no-textconv"}
 
+// gitHardeningValue are the -c values of gitGlobalHardening: a command
+// may repeat them (Warden's come first, so a later -c could override them
+// only with these same values).
+var gitHardeningValue = map[string]bool{
+	"core.fsmonitor=": true, "core.pager=cat": true, "core.hooksPath=/dev/null": true, "log.showSignature=false": true,
+}
+
 // gitSafeGlobals are the global options a known-safe git command may use
 // (-C takes a directory, judged by gitStaysProtected like the cwd).
 var gitSafeGlobals = map[string]bool{
@@ -52,6 +59,8 @@ func gitSubcommand(argv []string) int {
 		case gitSafeGlobals[argv[i]]:
 		case argv[i] == "-C" && i+1 < len(argv) && argv[i+1] != "":
 			i++
+		case argv[i] == "-c" && i+1 < len(argv) && gitHardeningValue[argv[i+1]]:
+			i++ // Warden's own value, written by the model: changes nothing
 		default:
 			return -1 // -c, --config-env, --git-dir, --work-tree, --exec-path, -p...
 		}

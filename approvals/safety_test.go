@@ -87,6 +87,10 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"git", "branch"}, true},
 		{[]string{"git", "-C", "/tmp", "status"}, true},
 		{[]string{"git", "-c", "core.fsmonitor=x", "status"}, false},
+		{[]string{"git", "-c", "core.fsmonitor=", "status"}, true},
+		{[]string{"git", "-c", "core.fsmonitor=", "-c", "core.pager=cat", "log", "-1"}, true},
+		{[]string{"git", "-c", "core.pager=less", "log"}, false},
+		{[]string{"git", "-c", "core.hooksPath=/dev/null", "-c", "core.hooksPath=./h", "status"}, false},
 		// Exact version probes.
 		{[]string{"git", "--version"}, true},
 		{[]string{"cargo", "--version"}, false}, // rustup: rust-toolchain.toml may name a workspace toolchain

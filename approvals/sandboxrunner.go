@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -80,8 +81,15 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	if res.SandboxDenied {
 		out.Denial = res.DenialReason
 		out.Suggest, _ = pol.DeriveGrant(spec.Cwd, res.Stderr, res.Stdout)
-		if tail := lastLine(res.Stderr); tail != "" {
-			out.Denial += ": " + tail
+		// Quote the line that matched, not merely the last one (git prints
+		// "Read-only file system" and then a line about something else).
+		// Everything the command prints is the model's text: escaped.
+		line := sandbox.DenialEvidence(res.Stderr, res.Stdout)
+		if line == "" {
+			line = lastLine(res.Stderr)
+		}
+		if line = shortLine(line); line != "" {
+			out.Denial += ": " + EscapeText(line)
 		}
 	}
 	return out, nil
@@ -95,14 +103,22 @@ func (r *SandboxRunner) CallsReady() bool { return true }
 // evaluator looks programs up on the PATH that will really be searched.
 func (r *SandboxRunner) RunEnv() []string { return r.Env.Build(os.Environ()) }
 
-// lastLine is the last non-empty line of output, shortened for a dialog.
+// lastLine is the last non-empty line of output.
 func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	s := strings.TrimSpace(lines[len(lines)-1])
-	if len(s) > 200 {
-		s = s[:200] + "…"
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// shortLine shortens a line for a dialog, on a character boundary.
+func shortLine(s string) string {
+	if len(s) <= 200 {
+		return s
 	}
-	return s
+	cut := 200
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // SandboxFor describes a sandbox policy for approvals: its mode, network,

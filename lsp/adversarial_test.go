@@ -190,7 +190,9 @@ func TestAdversarialServeAgentProtectedPaths(t *testing.T) {
 		{id: "claude", argv: []string{"sh", "-c", `mkdir -p .claude && echo '{}' > .claude/settings.json`}},
 		{id: "twin", argv: []string{"sh", "-c", "echo ok > notes.txt"}},
 	}
-	s := startAdversarialServer(t, "", calls, "", nil)
+	// never: writing what git obeys is high risk (asked under on-request);
+	// never runs it sandboxed unasked, and the sandbox must stop it.
+	s := startAdversarialServer(t, "", calls, "", map[string]any{"approvalPolicy": "never"})
 	os.MkdirAll(filepath.Join(s.c.Dir, "vendor"), 0o755)
 	if out, err := exec.Command("git", "init", "-q", filepath.Join(s.c.Dir, "vendor", "lib")).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)

@@ -33,11 +33,8 @@ func detectDenial(sandboxed bool, exitCode int, signal int, output ...[]byte) (b
 		return false, ""
 	}
 	for _, out := range output {
-		low := bytes.ToLower(out)
-		for _, m := range denialMarkers {
-			if bytes.Contains(low, []byte(m)) {
-				return true, fmt.Sprintf("output says %q", m)
-			}
+		if m, _ := denialMatch(out); m != "" {
+			return true, fmt.Sprintf("output says %q", m)
 		}
 	}
 	switch exitCode {
@@ -48,6 +45,39 @@ func detectDenial(sandboxed bool, exitCode int, signal int, output ...[]byte) (b
 		return true, "killed by SIGSYS (seccomp)"
 	}
 	return false, ""
+}
+
+// denialMatch finds the first line of out that holds a denial marker and
+// returns the marker and the line (trimmed), or "" when none does.
+func denialMatch(out []byte) (marker string, line []byte) {
+	for len(out) > 0 {
+		l := out
+		if i := bytes.IndexByte(out, '\n'); i >= 0 {
+			l, out = out[:i], out[i+1:]
+		} else {
+			out = nil
+		}
+		low := bytes.ToLower(l)
+		for _, m := range denialMarkers {
+			if bytes.Contains(low, []byte(m)) {
+				return m, bytes.TrimSpace(l)
+			}
+		}
+	}
+	return "", nil
+}
+
+// DenialEvidence is the line of output that made a failure look like a
+// sandbox denial (the first line holding a marker, searched in the outputs
+// in order), or "" when none holds one (a death by SIGSYS). It is the
+// command's own text, raw: whoever shows it must escape it.
+func DenialEvidence(output ...[]byte) string {
+	for _, out := range output {
+		if m, line := denialMatch(out); m != "" {
+			return string(line)
+		}
+	}
+	return ""
 }
 
 // secretName is one path the read policy hid, as the output may name it.

@@ -26,3 +26,19 @@ func TestDetectDenial(t *testing.T) {
 		}
 	}
 }
+
+// TestDenialEvidence: the quoted line is the one that matched, wherever it
+// sits, not the last line; with no marker there is none.
+func TestDenialEvidence(t *testing.T) {
+	cases := []struct{ stderr, stdout, want string }{
+		{"Cloning into 'b'...\nerror: could not lock config file b/.git/config: Read-only file system\nfatal: Failed to clone 'b' a second time\n", "", "error: could not lock config file b/.git/config: Read-only file system"},
+		{"building\n  touch: cannot touch 'x': Permission denied  \n", "", "touch: cannot touch 'x': Permission denied"},
+		{"tests failed\n", "curl: (7) Couldn't connect: Operation not permitted\nmore\n", "curl: (7) Couldn't connect: Operation not permitted"},
+		{"tests failed\n", "", ""},
+	}
+	for _, c := range cases {
+		if got := DenialEvidence([]byte(c.stderr), []byte(c.stdout)); got != c.want {
+			t.Errorf("%q %q: got %q, want %q", c.stderr, c.stdout, got, c.want)
+		}
+	}
+}

@@ -261,7 +261,9 @@ func TestAdversarialRunProtectedPaths(t *testing.T) {
 		{id: "vscode", argv: []string{"sh", "-c", `mkdir -p .vscode && echo '{}' > .vscode/tasks.json`}, result: blocked},
 		{id: "twin-files", twin: true, argv: []string{"sh", "-c", `echo ok > notes.txt && echo ok > vendor/lib/notes.txt && echo '{}' > .prettierrc`}, result: []string{"Exit code: 0", "Sandboxed: yes"}},
 	}
-	r := adversarialRun(t, ws, nil, cases, "--approval", "on-request", "--deny")
+	// never: the attacks are high risk (they write what git obeys), so only
+	// a policy that cannot ask runs them unasked, sandboxed.
+	r := adversarialRun(t, ws, nil, cases, "--approval", "never")
 	r.check(t, cases)
 	for _, id := range []string{"nested-git-config", "hook"} {
 		if got := toolResult(r.srv, id); strings.Contains(got, "Exit code: 0") {
@@ -327,7 +329,7 @@ prefix_rule(pattern=["cd"], decision="allow")
 		{id: "gitfile-status", argv: []string{"git", "-C", "sub2", "status"}, result: []string{"Exit code: 0"}, ranOutside: true},
 		{id: "twin-status", twin: true, argv: []string{"git", "status"}, result: []string{"Exit code: 0", "Sandboxed: no", "evil.git/"}, ranOutside: true},
 	}
-	r := adversarialRun(t, ws, []string{"GIT_CONFIG_GLOBAL=/dev/null"}, cases, "--rules", rules, "--approval", "on-request", "--deny")
+	r := adversarialRun(t, ws, []string{"GIT_CONFIG_GLOBAL=/dev/null"}, cases, "--rules", rules, "--approval", "never")
 	r.check(t, cases)
 	if exists(marker) {
 		t.Errorf("the sandbox-made repository's fsmonitor ran on the host\nstderr:\n%s", r.stderr)

@@ -187,7 +187,9 @@ func TestGitCreateNewGitDirsConfigAndHooksImpossible(t *testing.T) {
 				fmt.Fprintf(&script, "( %s ) >/dev/null 2>&1; echo rc%d=$?\n", strings.ReplaceAll(a.script, "G/", g+"/"), i)
 			}
 			before := e.listing()
-			out, _ := e.run("on-request", script.String())
+			// never: writing what git obeys is high risk, asked under
+			// on-request; never runs it sandboxed, where it must fail.
+			out, _ := e.run("never", script.String())
 			for i, a := range attacks {
 				rc := regexp.MustCompile(fmt.Sprintf(`(?m)^rc%d=(\d+)$`, i)).FindStringSubmatch(out)
 				name := strings.ReplaceAll(a.path, "G/", g+"/")
@@ -284,22 +286,29 @@ func TestGitCreateWorktreeAddAndSubmoduleInitFailClearly(t *testing.T) {
 	for _, c := range []struct{ script, made, says string }{
 		{"git worktree add -q --detach wt", "worktrees", "Read-only file system"},
 		// Not registered yet: git writes .git/config first.
-		{"git -c protocol.file.allow=always submodule update -q --init lib2", "modules/lib2", "Device or resource busy"},
-		{"git submodule init lib2 && git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2", "Device or resource busy"},
-		{"git config core.fsmonitor 'touch $PREP/pwned'", "config.lock", "Device or resource busy"},
+		// (-c protocol.file.allow=always and core.fsmonitor are high risk:
+		// asked first under on-failure, so they run under never, where no
+		// retry is offered.)
+		{"NEVER git -c protocol.file.allow=always submodule update -q --init lib2", "modules/lib2", "Device or resource busy"},
+		{"NEVER git submodule init lib2 && git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2", "Device or resource busy"},
+		{"NEVER git config core.fsmonitor 'touch $PREP/pwned'", "config.lock", "Device or resource busy"},
 		// Registered on the host: the clone into .git/modules fails.
-		{"HOSTINIT git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2", "Read-only file system"},
+		{"HOSTINIT NEVER git -c protocol.file.allow=always submodule update -q lib2", "modules/lib2", "Read-only file system"},
 	} {
 		if strings.HasPrefix(c.script, "HOSTINIT ") {
 			e.host("git", "-C", e.ws, "submodule", "init", "lib2")
 			before = entries()
 			c.script = strings.TrimPrefix(c.script, "HOSTINIT ")
 		}
-		out, code := e.run("on-failure", c.script)
+		approval, wants := "on-failure", []string{c.says, "the sandbox blocked", "WITHOUT the sandbox"}
+		if script, ok := strings.CutPrefix(c.script, "NEVER "); ok {
+			c.script, approval, wants = script, "never", []string{c.says, "the sandbox blocked it; the never policy does not offer a retry"}
+		}
+		out, code := e.run(approval, c.script)
 		if code == 0 {
 			t.Fatalf("%q succeeded in the sandbox: %s", c.script, out)
 		}
-		for _, want := range []string{c.says, "the sandbox blocked", "WITHOUT the sandbox"} {
+		for _, want := range wants {
 			if !strings.Contains(out, want) {
 				t.Errorf("%q: the output does not say %q: %s", c.script, want, out)
 			}

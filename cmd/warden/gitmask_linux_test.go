@@ -33,7 +33,7 @@ func gitMaskRepo(t *testing.T) (ws string, run func(script string) (string, int)
 	}
 	os.WriteFile(filepath.Join(ws, "f"), []byte("x\n"), 0o644)
 	cmdFor := func(script string) *exec.Cmd {
-		cmd := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--approval", "on-request", "--deny", "--cwd", ws, "--", "sh", "-c", script)
+		cmd := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--approval", "never", "--cwd", ws, "--", "sh", "-c", script)
 		cmd.Env = []string{"HOME=" + home, "XDG_STATE_HOME=" + filepath.Join(home, "state"), "PATH=" + os.Getenv("PATH"),
 			"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com"}
 		return cmd

@@ -114,7 +114,7 @@ mkdir .vscode && echo '{}' > .vscode/tasks.json
 mkdir -p sub/.git/hooks && echo x > sub/.git/hooks/x
 echo '*.o' > .gitignore; mkdir -p git .github; echo x > git/config; echo x > .github/ci.yml; echo n > sub/notes
 true`
-	_, errOut, _ := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", attack)
+	_, errOut, _ := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--approval", "never", "--cwd", ws, "--", "sh", "-c", attack)
 	quarantine := filepath.Join(home, "state", "warden", "quarantine")
 	for _, name := range []string{".git", ".envrc", ".vscode", "sub/.git"} {
 		if _, err := os.Lstat(filepath.Join(ws, name)); err == nil {
@@ -156,7 +156,7 @@ true`
 func TestNoTraceExecRemovesWhileTheCommandRuns(t *testing.T) {
 	home := t.TempDir()
 	ws := noTraceWorkspace(t, home, false)
-	cmd := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
+	cmd := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--approval", "never", "--cwd", ws, "--",
 		"sh", "-c", `mkdir .git; printf '[core]\n\tfsmonitor = id\n' > .git/config; echo x > .envrc; touch started; sleep 30`)
 	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH")}, isolated(home)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

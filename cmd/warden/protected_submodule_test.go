@@ -44,7 +44,7 @@ prefix_rule(pattern=["git", "submodule"], decision="allow")
 
 	// The sandboxed command makes lib a repository whose fsmonitor runs a
 	// program (nothing existed there to protect when it started).
-	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
+	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--approval", "never", "--cwd", ws, "--",
 		"sh", "-c", `git init -q lib && git -C lib config core.fsmonitor "touch `+marks+`/sub"`)
 	if code != 0 {
 		t.Fatalf("setting up lib in the sandbox: exit %d %s", code, errOut)

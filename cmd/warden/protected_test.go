@@ -49,7 +49,7 @@ func TestProtectedNestedRepositoryIsReadOnly(t *testing.T) {
 	before, _ := os.ReadFile(filepath.Join(ws, "vendor/lib/.git/config"))
 	env := isolated(home)
 
-	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
+	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--approval", "never", "--cwd", ws, "--",
 		"sh", "-c", `printf '[core]\n\tfsmonitor = "id"\n' >> vendor/lib/.git/config`)
 	after, _ := os.ReadFile(filepath.Join(ws, "vendor/lib/.git/config"))
 	if code == 0 || !denied(errOut) || string(after) != string(before) {
@@ -82,7 +82,7 @@ prefix_rule(pattern=["cd"], decision="allow")
 	// A sandboxed command may make a new repository and point its fsmonitor
 	// at a program (and run git there, sandboxed); once it ends the new
 	// repository is moved to the quarantine, and the user is told.
-	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
+	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--approval", "never", "--cwd", ws, "--",
 		"sh", "-c", `git init -q sub && git -C sub config core.fsmonitor "touch `+marks+`/nested" && git -C sub status >/dev/null`)
 	if code != 0 {
 		t.Fatalf("setting up the nested repository in the sandbox: exit %d %s", code, errOut)
