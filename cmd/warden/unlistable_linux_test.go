@@ -109,6 +109,10 @@ $W sh -c 'chmod 755 ` + dir + `; printf "[core]\n\tfsmonitor = touch pwned\n" >>
 			if !strings.Contains(out, "hidden=0") {
 				t.Fatalf("the first run did not make the directory unreadable: %s", out)
 			}
+			if !strings.Contains(out, "written=") {
+				// Refused by the policy before it ran: the sandbox was not tested.
+				t.Fatalf("mode %s: the write never ran in the sandbox:\n%s", mode, out)
+			}
 			if strings.Contains(string(data), "fsmonitor") || strings.Contains(out, "written=0") {
 				t.Errorf("mode %s: the nested repository's config was written in the sandbox:\n%s\n%s", mode, data, out)
 			}
