@@ -192,11 +192,12 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 // bindProtected makes each existing protected path and each repository
 // found a mount point, to be made read-only once the
 // roots are writable. The directories between a root and a deeper protected
-// path are pinned (bound onto themselves, still writable): a mount point
-// cannot be renamed or removed, so the command cannot move ~/.config away and
-// make a new, writable ~/.config/warden in its place. (A found repository
-// moved away stays intact; one made in its place is the command's own, which
-// the host never trusts, so those are not pinned.)
+// path or found repository are pinned (bound onto themselves, still
+// writable): a mount point cannot be renamed or removed, so the command
+// cannot move ~/.config away and make a new, writable ~/.config/warden in its
+// place, nor move a repository below a flood of directories where the next
+// run's scan, cut by its bound, would not find it (see repos_known.go).
+// Shared ancestors are pinned once.
 func bindProtected(roots []Root) (protected, found []string, git []GitPath, err error) {
 	pinned := map[string]bool{}
 	hold := func(r Root, point string, pin bool, into *[]string) error {
@@ -235,7 +236,7 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 			if _, err := os.Lstat(p); err != nil {
 				continue // gone since the scan: a new one is the command's own
 			}
-			if err := hold(r, p, false, &found); err != nil {
+			if err := hold(r, p, true, &found); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					continue // removed by its owner meanwhile (a shared /tmp)
 				}
