@@ -247,7 +247,7 @@ func loadKnownRepos(path string) (repos, cut map[string]int64) {
 func ScanCutRoots() []string {
 	q := QuarantineDir()
 	if q == "" {
-		return nil
+		return []string{}
 	}
 	_, cut := loadKnownRepos(filepath.Join(resolveExisting(filepath.Dir(q)), knownReposName))
 	roots := make([]string, 0, len(cut))
