@@ -268,9 +268,12 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 		if g.Missing || (gone != "" && within(gone, g.Path)) {
 			continue
 		}
-		pin := g.Path == top || g.Path == target
+		isTop := g.Path == top || g.Path == target
+		// A git dir (not an entry of one held before) has the directories
+		// above it pinned: see bindProtected.
+		pin := isTop || !slices.ContainsFunc(held, func(h GitPath) bool { return within(h.Path, g.Path) })
 		err := hold(r, g.Path, pin, &points)
-		if errors.Is(err, unix.ENOENT) && g.Writable && !pin {
+		if errors.Is(err, unix.ENOENT) && g.Writable && !isTop {
 			gone = g.Path
 			continue
 		}

@@ -125,7 +125,9 @@ func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 		saveScanStore()
 		saveKnownRepos()
 	}()
-	return results, wg.Wait
+	// The remembered repositories are saved before the run starts: a
+	// one-shot process may end before the goroutine above gets to it.
+	return results, func() { wg.Wait(); saveKnownRepos() }
 }
 
 // scanRepos fills each root's Found (see startRepoScan).
