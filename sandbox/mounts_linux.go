@@ -202,11 +202,17 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 	pinned := map[string]bool{}
 	hold := func(r Root, point string, pin bool, into *[]string) error {
 		if pin && within(r.Path, point) {
+			var chain []string
 			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
-				if err := bind(dir, dir); err != nil {
+				chain = append(chain, dir)
+			}
+			// Shallowest first: a recursive bind of a directory copies the
+			// mounts below it, so pinning bottom-up would stack copies.
+			for i := len(chain) - 1; i >= 0; i-- {
+				if err := bind(chain[i], chain[i]); err != nil {
 					return err
 				}
-				pinned[dir] = true
+				pinned[chain[i]] = true
 			}
 		}
 		if err := bind(point, point); err != nil {
