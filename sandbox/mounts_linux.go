@@ -192,20 +192,27 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 // bindProtected makes each existing protected path and each repository
 // found a mount point, to be made read-only once the
 // roots are writable. The directories between a root and a deeper protected
-// path are pinned (bound onto themselves, still writable): a mount point
-// cannot be renamed or removed, so the command cannot move ~/.config away and
-// make a new, writable ~/.config/warden in its place. (A found repository
-// moved away stays intact; one made in its place is the command's own, which
-// the host never trusts, so those are not pinned.)
+// path or found repository are pinned (bound onto themselves, still
+// writable): a mount point cannot be renamed or removed, so the command
+// cannot move ~/.config away and make a new, writable ~/.config/warden in its
+// place, nor move a repository below a flood of directories where the next
+// run's scan, cut by its bound, would not find it (see repos_known.go).
+// Shared ancestors are pinned once.
 func bindProtected(roots []Root) (protected, found []string, git []GitPath, err error) {
 	pinned := map[string]bool{}
 	hold := func(r Root, point string, pin bool, into *[]string) error {
 		if pin && within(r.Path, point) {
+			var chain []string
 			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
-				if err := bind(dir, dir); err != nil {
+				chain = append(chain, dir)
+			}
+			// Shallowest first: a recursive bind of a directory copies the
+			// mounts below it, so pinning bottom-up would stack copies.
+			for i := len(chain) - 1; i >= 0; i-- {
+				if err := bind(chain[i], chain[i]); err != nil {
 					return err
 				}
-				pinned[dir] = true
+				pinned[chain[i]] = true
 			}
 		}
 		if err := bind(point, point); err != nil {
@@ -235,7 +242,7 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 			if _, err := os.Lstat(p); err != nil {
 				continue // gone since the scan: a new one is the command's own
 			}
-			if err := hold(r, p, false, &found); err != nil {
+			if err := hold(r, p, true, &found); err != nil {
 				if errors.Is(err, unix.ENOENT) {
 					continue // removed by its owner meanwhile (a shared /tmp)
 				}
@@ -267,9 +274,12 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 		if g.Missing || (gone != "" && within(gone, g.Path)) {
 			continue
 		}
-		pin := g.Path == top || g.Path == target
+		isTop := g.Path == top || g.Path == target
+		// A git dir (not an entry of one held before) has the directories
+		// above it pinned: see bindProtected.
+		pin := isTop || !slices.ContainsFunc(held, func(h GitPath) bool { return within(h.Path, g.Path) })
 		err := hold(r, g.Path, pin, &points)
-		if errors.Is(err, unix.ENOENT) && g.Writable && !pin {
+		if errors.Is(err, unix.ENOENT) && g.Writable && !isTop {
 			gone = g.Path
 			continue
 		}

@@ -48,10 +48,11 @@ var scanCache = struct {
 }{m: map[string]*scanResult{}}
 
 type scanResult struct {
-	ready      chan struct{} // closed once at and found are set
+	ready      chan struct{} // closed once at, found and cut are set
 	ahead      bool          // made by PrepareRun
 	at         time.Time
 	found      []string
+	cut        bool // the scan stopped at its bound
 	refreshing bool // under scanCache's lock
 }
 
@@ -96,7 +97,9 @@ func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 	for i, r := range roots {
 		paths[i] = r.Path
 	}
-	useScanStore(scanStoreDir(roots))
+	store := scanStoreDir(roots)
+	useScanStore(store)
+	useKnownRepos(store)
 	results = make([][]string, len(roots))
 	var wg sync.WaitGroup
 	for i := range paths {
@@ -113,14 +116,18 @@ func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 			if isScratch(paths[i]) {
 				depth = scratchDepth
 			}
-			results[i] = cachedScan(paths[i], skip, depth, ahead)
+			found, cut := cachedScan(paths[i], skip, depth, ahead)
+			results[i] = withKnownRepos(paths[i], skip, found, cut)
 		}(i)
 	}
 	go func() {
 		wg.Wait()
 		saveScanStore()
+		saveKnownRepos()
 	}()
-	return results, wg.Wait
+	// The remembered repositories are saved before the run starts: a
+	// one-shot process may end before the goroutine above gets to it.
+	return results, func() { wg.Wait(); saveKnownRepos() }
 }
 
 // scanRepos fills each root's Found (see startRepoScan).
@@ -168,7 +175,7 @@ func isScratch(dir string) bool {
 // (started by PrepareRun), else scans it. A scan made ahead of a run that
 // then started late (after an approval prompt) is made again: the run must
 // not see the tree as it was before it.
-func cachedScan(root string, skip []string, depth int, ahead bool) []string {
+func cachedScan(root string, skip []string, depth int, ahead bool) (found []string, cut bool) {
 	key := fmt.Sprintf("%s\x00%d\x00%s", root, depth, strings.Join(skip, "\x00"))
 	scanCache.Lock()
 	r := scanCache.m[key]
@@ -188,9 +195,9 @@ func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 		// Its age counts from its start: a scan that took long (a slow
 		// filesystem) shows the tree as it was when it began.
 		r.at = time.Now()
-		r.found = storeScan(root, skip, depth)
+		r.found, r.cut = storeScan(root, skip, depth)
 		close(r.ready)
-		return r.found
+		return r.found, r.cut
 	}
 	scanCache.Unlock()
 	<-r.ready
@@ -204,7 +211,7 @@ func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 		go func() {
 			n := &scanResult{ready: make(chan struct{})}
 			n.at = time.Now()
-			n.found = storeScan(root, skip, depth)
+			n.found, n.cut = storeScan(root, skip, depth)
 			close(n.ready)
 			scanCache.Lock()
 			scanCache.m[key] = n
@@ -212,19 +219,21 @@ func cachedScan(root string, skip []string, depth int, ahead bool) []string {
 		}()
 	}
 	scanCache.Unlock()
-	return r.found
+	return r.found, r.cut
 }
 
-func storeScan(root string, skip []string, depth int) []string {
+// storeScan walks root with the scan store; cut says the walk stopped at
+// its bound.
+func storeScan(root string, skip []string, depth int) (found []string, cut bool) {
 	gen := scanGen.Add(1)
-	found := walkWith(root, skip, depth, func(dir string, leaf bool) ([]dirEntry, error) {
+	found, cut = walkWith(root, skip, depth, func(dir string, leaf bool) ([]dirEntry, error) {
 		if leaf {
 			return leafEntries(dir)
 		}
 		return storeList(dir, gen)
 	})
 	pruneStore(root, skip, gen)
-	return found
+	return found, cut
 }
 
 // leafEntries is what the walk needs of a directory it does not enter:
@@ -248,22 +257,23 @@ func leafEntries(dir string) ([]dirEntry, error) {
 // targets of the .git files. A directory of the user's it cannot read is
 // listed itself (see unlistable); others it cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
-	return walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
+	found, _ := walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
+	return found
 }
 
 // walkWith is walkRepos listing each directory with list; leaf says the
-// walk will not enter its subdirectories (only its .git matters).
-func walkWith(root string, skip []string, depth int, list func(dir string, leaf bool) ([]dirEntry, error)) []string {
+// walk will not enter its subdirectories (only its .git matters). cut says
+// it stopped at its bound with directories left to list.
+func walkWith(root string, skip []string, depth int, list func(dir string, leaf bool) ([]dirEntry, error)) (found []string, cut bool) {
 	deadline := time.Now().Add(scanDeadline)
-	var found []string
 	type item struct {
 		dir   string
 		level int
 	}
 	queue := []item{{root, 0}}
-	for n := 0; len(queue) > 0 && n < scanMaxDirs && len(found) < scanMaxFound; n++ {
-		if n%64 == 0 && time.Now().After(deadline) {
-			break
+	for n := 0; len(queue) > 0; n++ {
+		if n >= scanMaxDirs || len(found) >= scanMaxFound || (n%64 == 0 && time.Now().After(deadline)) {
+			return found, true
 		}
 		dir, level := queue[0].dir, queue[0].level
 		queue = queue[1:]
@@ -295,7 +305,7 @@ func walkWith(root string, skip []string, depth int, list func(dir string, leaf 
 			}
 		}
 	}
-	return found
+	return found, false
 }
 
 type dirEntry struct {

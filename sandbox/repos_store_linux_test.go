@@ -24,7 +24,7 @@ func TestScanStoreFindsWhatAListingFinds(t *testing.T) {
 	useScanStore(store)
 	defer useScanStore("")
 	scan := func() []string {
-		found := storeScan(ws, nil, -1)
+		found, _ := storeScan(ws, nil, -1)
 		saveScanStore()
 		slices.Sort(found)
 		return found
@@ -112,7 +112,8 @@ func TestScanStoreScratchDepth(t *testing.T) {
 	defer useScanStore("")
 	check := func(what string) {
 		t.Helper()
-		want, got := walkRepos(ws, nil, scratchDepth), storeScan(ws, nil, scratchDepth)
+		want := walkRepos(ws, nil, scratchDepth)
+		got, _ := storeScan(ws, nil, scratchDepth)
 		slices.Sort(want)
 		slices.Sort(got)
 		if !slices.Equal(got, want) {

@@ -40,7 +40,7 @@ func TestScanStoreSwitchedDuringAScan(t *testing.T) {
 		}
 	}()
 	for range 200 {
-		got := storeScan(ws, nil, -1)
+		got, _ := storeScan(ws, nil, -1)
 		saveScanStore()
 		if !slices.Equal(got, want) {
 			t.Fatalf("a scan while the store switched found %q, a listing %q", got, want)

@@ -16,11 +16,15 @@ type doctorRoots struct {
 	// them (as in Codex), so a typo is easy to miss.
 	Skipped    []string `json:"skipped"`
 	Quarantine string   `json:"quarantine"`
-	Error      string   `json:"error,omitempty"`
+	// ScanCut are the roots whose last scan for nested repositories
+	// stopped at its bound: a repository there Warden never found is not
+	// held read-only.
+	ScanCut []string `json:"scan_cut"`
+	Error   string   `json:"error,omitempty"`
 }
 
 func rootsReport() doctorRoots {
-	r := doctorRoots{Configured: []string{}, Skipped: []string{}, Quarantine: sandbox.QuarantineDir()}
+	r := doctorRoots{Configured: []string{}, Skipped: []string{}, Quarantine: sandbox.QuarantineDir(), ScanCut: sandbox.ScanCutRoots()}
 	cfg, err := config.Load(config.File())
 	if err != nil {
 		r.Error = "the config does not load: " + err.Error()
@@ -33,6 +37,9 @@ func rootsReport() doctorRoots {
 }
 
 func printRoots(w io.Writer, r doctorRoots) {
+	for _, c := range r.ScanCut {
+		fmt.Fprintf(w, "\nthe last scan of %s for nested repositories stopped at its bound: repositories found before stay read-only, one Warden never found there is writable by sandboxed commands\n", c)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nwritable roots: unknown: %s\n", r.Error)
 		return

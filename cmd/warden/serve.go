@@ -53,6 +53,7 @@ func init() {
 			// The agent runs command after command: keep a sandbox helper
 			// started ahead of each.
 			sandbox.KeepSpareHelpers(true)
+			sandbox.ScanNotice = func(msg string) { log.Warn(msg) }
 			defer sandbox.KeepSpareHelpers(false)
 
 			cfg, cfgErr := config.Load(config.File())

@@ -68,7 +68,7 @@ func (u *asUser) sh(script string) string {
 	cmd := exec.Command(args[0], args[1:]...)
 	h := filepath.Join(u.base, "home")
 	cmd.Env = []string{"HOME=" + h, "XDG_STATE_HOME=" + h + "/state", "XDG_CONFIG_HOME=" + h + "/config",
-		"XDG_CACHE_HOME=" + h + "/cache", "PATH=" + os.Getenv("PATH"), "WS=" + filepath.Join(u.base, "ws"),
+		"XDG_CACHE_HOME=" + h + "/cache", "PATH=" + os.Getenv("PATH"), "WS=" + filepath.Join(u.base, "ws"), "WARDEN=" + u.bin,
 		"W=" + u.bin + " exec --sandbox workspace-write --approval never --cwd " + filepath.Join(u.base, "ws") + " --"}
 	cmd.Dir = u.base
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
