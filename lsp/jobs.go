@@ -137,7 +137,7 @@ func (t *jobTable) start(cmd Command, fn JobFunc, reqKey string, clientToken jso
 func (t *jobTable) run(ctx context.Context, job *Job, fn JobFunc) {
 	s := t.s
 	log := s.log.With("job", job.ID, "command", job.Command)
-	prog := t.openProgress(job, log)
+	t.openProgress(job, log)
 	log.Info("job started")
 	msg, err := runJob(ctx, job, fn)
 	t.remove(job)
@@ -163,7 +163,7 @@ func (t *jobTable) run(ctx context.Context, job *Job, fn JobFunc) {
 	// Without progress UI (eglot) the end is said with showMessage, unless
 	// the job said it already (failures were shown above).
 	quiet := err != nil && ctx.Err() == nil
-	prog.close(msg, quiet)
+	t.closeProgress(job, msg, quiet)
 }
 
 // runJob runs fn, turning a panic into an error so one bad job cannot take
