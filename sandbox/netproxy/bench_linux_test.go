@@ -14,26 +14,7 @@ import (
 // from the pipe into the other socket, waiting on Go's poller, with no
 // protocol, no counting and none of io.Copy's machinery.
 func spliceRelay(b *testing.B, target string) (string, func()) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			go splicePipe(u.(*net.TCPConn), c.(*net.TCPConn))
-			go splicePipe(c.(*net.TCPConn), u.(*net.TCPConn))
-		}
-	}()
-	return l.Addr().String(), func() { l.Close() }
+	return testRelay(b, target, splicePipe)
 }
 
 func splicePipe(dst, src *net.TCPConn) {

@@ -154,6 +154,15 @@ func segment(b *testing.B, c net.Conn, buf []byte) time.Duration {
 // bareRelay is the floor for any user-space relay: io.Copy both ways
 // between two TCP connections (spliced on Linux), no protocol, no checks.
 func bareRelay(b *testing.B, target string) (string, func()) {
+	return testRelay(b, target, func(dst, src *net.TCPConn) {
+		io.Copy(dst, src)
+		dst.Close()
+	})
+}
+
+// testRelay listens on loopback and, for each connection, dials target and
+// runs copyTo in each direction.
+func testRelay(b *testing.B, target string, copyTo func(dst, src *net.TCPConn)) (string, func()) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -169,8 +178,8 @@ func bareRelay(b *testing.B, target string) (string, func()) {
 				c.Close()
 				continue
 			}
-			go func() { io.Copy(u, c); u.Close() }()
-			go func() { io.Copy(c, u); c.Close() }()
+			go copyTo(u.(*net.TCPConn), c.(*net.TCPConn))
+			go copyTo(c.(*net.TCPConn), u.(*net.TCPConn))
 		}
 	}()
 	return l.Addr().String(), func() { l.Close() }
