@@ -139,20 +139,12 @@ func scanRepos(roots []Root, env []string) {
 // Warden's state directory, when no root lets this run's command write
 // there; else "" (no store).
 func scanStoreDir(roots []Root) string {
-	q := QuarantineDir()
-	if q == "" {
+	dir := stateDir()
+	if dir == "" {
 		return ""
 	}
-	dir := resolveExisting(filepath.Dir(q))
 	for _, r := range roots {
-		if !within(r.Path, dir) {
-			continue
-		}
-		protected := false
-		for _, p := range r.Protected {
-			protected = protected || within(p, dir)
-		}
-		if !protected {
+		if within(r.Path, dir) && !inAny(r.Protected, dir) {
 			return ""
 		}
 	}

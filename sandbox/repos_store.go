@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -139,14 +138,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen == gen || !within(root, p) {
-			continue
-		}
-		nested := false
-		for _, s := range skip {
-			nested = nested || within(s, p)
-		}
-		if !nested {
+		if r.gen != gen && within(root, p) && !inAny(skip, p) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}
@@ -164,13 +156,7 @@ func saveScanStore() {
 	scanStore.changed = false
 	path, b := scanStore.path, encodeScanStore()
 	scanStore.Unlock()
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(scanGen.Add(1), 10)
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return // a cache: the next scan lists again
-	}
-	if os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
-	}
+	replaceFile(path, b) // a cache: on failure the next scan lists again
 }
 
 // encodeScanStore is the store's file. Called with scanStore's lock.
