@@ -184,11 +184,7 @@ func cachedScan(root string, skip []string, depth int, ahead bool) (found []stri
 		r = &scanResult{ready: make(chan struct{}), ahead: ahead}
 		scanCache.m[key] = r
 		scanCache.Unlock()
-		// Its age counts from its start: a scan that took long (a slow
-		// filesystem) shows the tree as it was when it began.
-		r.at = time.Now()
-		r.found, r.cut = storeScan(root, skip, depth)
-		close(r.ready)
+		r.run(root, skip, depth)
 		return r.found, r.cut
 	}
 	scanCache.Unlock()
@@ -202,9 +198,7 @@ func cachedScan(root string, skip []string, depth int, ahead bool) (found []stri
 		r.refreshing = true
 		go func() {
 			n := &scanResult{ready: make(chan struct{})}
-			n.at = time.Now()
-			n.found, n.cut = storeScan(root, skip, depth)
-			close(n.ready)
+			n.run(root, skip, depth)
 			scanCache.Lock()
 			scanCache.m[key] = n
 			scanCache.Unlock()
@@ -212,6 +206,15 @@ func cachedScan(root string, skip []string, depth int, ahead bool) (found []stri
 	}
 	scanCache.Unlock()
 	return r.found, r.cut
+}
+
+// run makes r's scan and marks it ready. Its age counts from its start: a
+// scan that took long (a slow filesystem) shows the tree as it was when it
+// began.
+func (r *scanResult) run(root string, skip []string, depth int) {
+	r.at = time.Now()
+	r.found, r.cut = storeScan(root, skip, depth)
+	close(r.ready)
 }
 
 // storeScan walks root with the scan store; cut says the walk stopped at

@@ -97,14 +97,12 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 	}
 	epoch := scanStore.epoch
 	scanStore.Unlock()
-	if rec != nil {
-		if k, kept := dirStampOf(dir); kept && k == rec.key {
-			return rec.entries, nil
-		}
-	}
-	storeListings.Add(1)
 	now := time.Now()
 	k, kept := dirStampOf(dir) // before the listing: a change during it moves the ctime on
+	if rec != nil && kept && k == rec.key {
+		return rec.entries, nil
+	}
+	storeListings.Add(1)
 	entries, err := readDirNames(dir)
 	if err != nil {
 		return entries, err
