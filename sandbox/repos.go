@@ -139,20 +139,12 @@ func scanRepos(roots []Root, env []string) {
 // Warden's state directory, when no root lets this run's command write
 // there; else "" (no store).
 func scanStoreDir(roots []Root) string {
-	q := QuarantineDir()
-	if q == "" {
+	dir := stateDir()
+	if dir == "" {
 		return ""
 	}
-	dir := resolveExisting(filepath.Dir(q))
 	for _, r := range roots {
-		if !within(r.Path, dir) {
-			continue
-		}
-		protected := false
-		for _, p := range r.Protected {
-			protected = protected || within(p, dir)
-		}
-		if !protected {
+		if within(r.Path, dir) && !inAny(r.Protected, dir) {
 			return ""
 		}
 	}
@@ -192,11 +184,7 @@ func cachedScan(root string, skip []string, depth int, ahead bool) (found []stri
 		r = &scanResult{ready: make(chan struct{}), ahead: ahead}
 		scanCache.m[key] = r
 		scanCache.Unlock()
-		// Its age counts from its start: a scan that took long (a slow
-		// filesystem) shows the tree as it was when it began.
-		r.at = time.Now()
-		r.found, r.cut = storeScan(root, skip, depth)
-		close(r.ready)
+		r.run(root, skip, depth)
 		return r.found, r.cut
 	}
 	scanCache.Unlock()
@@ -210,9 +198,7 @@ func cachedScan(root string, skip []string, depth int, ahead bool) (found []stri
 		r.refreshing = true
 		go func() {
 			n := &scanResult{ready: make(chan struct{})}
-			n.at = time.Now()
-			n.found, n.cut = storeScan(root, skip, depth)
-			close(n.ready)
+			n.run(root, skip, depth)
 			scanCache.Lock()
 			scanCache.m[key] = n
 			scanCache.Unlock()
@@ -220,6 +206,15 @@ func cachedScan(root string, skip []string, depth int, ahead bool) (found []stri
 	}
 	scanCache.Unlock()
 	return r.found, r.cut
+}
+
+// run makes r's scan and marks it ready. Its age counts from its start: a
+// scan that took long (a slow filesystem) shows the tree as it was when it
+// began.
+func (r *scanResult) run(root string, skip []string, depth int) {
+	r.at = time.Now()
+	r.found, r.cut = storeScan(root, skip, depth)
+	close(r.ready)
 }
 
 // storeScan walks root with the scan store; cut says the walk stopped at

@@ -184,13 +184,7 @@ func saveKnownRepos() {
 	knownRepos.changed = false
 	path, b := knownRepos.path, encodeKnownRepos()
 	knownRepos.Unlock()
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(scanGen.Add(1), 10)
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return // the process's memory still serves; the next run writes again
-	}
-	if os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
-	}
+	replaceFile(path, b) // on failure the process's memory still serves
 }
 
 // encodeKnownRepos is the file: a line per entry, "r <ns> <path>" for a
@@ -245,11 +239,11 @@ func loadKnownRepos(path string) (repos, cut map[string]int64) {
 // ScanCutRoots lists the roots whose last scan, as recorded in Warden's
 // state directory, stopped at its bound (for doctor).
 func ScanCutRoots() []string {
-	q := QuarantineDir()
-	if q == "" {
+	dir := stateDir()
+	if dir == "" {
 		return []string{}
 	}
-	_, cut := loadKnownRepos(filepath.Join(resolveExisting(filepath.Dir(q)), knownReposName))
+	_, cut := loadKnownRepos(filepath.Join(dir, knownReposName))
 	roots := make([]string, 0, len(cut))
 	for r := range cut {
 		roots = append(roots, r)

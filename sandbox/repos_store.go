@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -98,14 +97,12 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 	}
 	epoch := scanStore.epoch
 	scanStore.Unlock()
-	if rec != nil {
-		if k, kept := dirStampOf(dir); kept && k == rec.key {
-			return rec.entries, nil
-		}
-	}
-	storeListings.Add(1)
 	now := time.Now()
 	k, kept := dirStampOf(dir) // before the listing: a change during it moves the ctime on
+	if rec != nil && kept && k == rec.key {
+		return rec.entries, nil
+	}
+	storeListings.Add(1)
 	entries, err := readDirNames(dir)
 	if err != nil {
 		return entries, err
@@ -139,14 +136,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen == gen || !within(root, p) {
-			continue
-		}
-		nested := false
-		for _, s := range skip {
-			nested = nested || within(s, p)
-		}
-		if !nested {
+		if r.gen != gen && within(root, p) && !inAny(skip, p) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}
@@ -164,13 +154,7 @@ func saveScanStore() {
 	scanStore.changed = false
 	path, b := scanStore.path, encodeScanStore()
 	scanStore.Unlock()
-	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(scanGen.Add(1), 10)
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return // a cache: the next scan lists again
-	}
-	if os.Rename(tmp, path) != nil {
-		os.Remove(tmp)
-	}
+	replaceFile(path, b) // a cache: on failure the next scan lists again
 }
 
 // encodeScanStore is the store's file. Called with scanStore's lock.

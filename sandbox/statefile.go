@@ -1,0 +1,33 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+)
+
+// stateDir is Warden's state directory (the quarantine directory's parent),
+// resolved through the links of its existing part; "" when there is none.
+func stateDir() string {
+	q := QuarantineDir()
+	if q == "" {
+		return ""
+	}
+	return resolveExisting(filepath.Dir(q))
+}
+
+var replaceSeq atomic.Uint64
+
+// replaceFile writes b to a new file renamed over path, so a reader sees
+// the old content or the new, never part of one. Callers keep caches: a
+// failed write is dropped and the next run writes again.
+func replaceFile(path string, b []byte) {
+	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(replaceSeq.Add(1), 10)
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return
+	}
+	if os.Rename(tmp, path) != nil {
+		os.Remove(tmp)
+	}
+}
