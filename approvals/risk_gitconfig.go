@@ -524,15 +524,34 @@ func (as *assessor) gitEnvironment(code, raw string) {
 	}
 }
 
-// gitEnvValue finds NAME=value in a script: the value unquoted, and whether
-// it is a plain literal.
+// gitEnvLiteral is a plain literal value after NAME=, up to the end of the
+// word (compiled once: gitEnvValue runs for every git variable a line sets).
+var gitEnvLiteral = regexp.MustCompile(`^('[^']*'|"[^"$` + "`" + `]*"|[^\s;&|'"$` + "`" + `]*)(?:[\s;&|]|$)`)
+
+// gitEnvValue finds NAME=value in a script (the first NAME= not preceded by
+// a word character whose value is a plain literal): the value unquoted, and
+// whether it is one.
 func gitEnvValue(raw, name string) (string, bool) {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `=('[^']*'|"[^"$` + "`" + `]*"|[^\s;&|'"$` + "`" + `]*)(?:[\s;&|]|$)`)
-	m := re.FindStringSubmatch(raw)
-	if m == nil {
-		return "", false
+	assign := name + "="
+	for off := 0; ; {
+		i := strings.Index(raw[off:], assign)
+		if i < 0 {
+			return "", false
+		}
+		at := off + i
+		off = at + 1
+		if at > 0 && isWordByte(raw[at-1]) {
+			continue
+		}
+		if m := gitEnvLiteral.FindStringSubmatch(raw[at+len(assign):]); m != nil {
+			return strings.Trim(m[1], `'"`), true
+		}
 	}
-	return strings.Trim(m[1], `'"`), true
+}
+
+// isWordByte: a character of regexp's \w (ASCII letters, digits, _).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // rawCommandLine is the script and the nested scripts as written (for the
