@@ -196,6 +196,7 @@ func gitOptionsRun(args []string) bool {
 
 // gitSetting is one key set for a single command by a git global option.
 type gitSetting struct {
+	key  string
 	text string // as written: -c key=value, --config-env=key=VAR
 	risk configRisk
 }
@@ -213,7 +214,7 @@ func gitConfigOptions(args []string) []gitSetting {
 			if !hasValue {
 				v = "true" // `-c key` alone sets a boolean
 			}
-			out = append(out, gitSetting{"-c " + args[i], gitConfigRisk(k, v, true)})
+			out = append(out, gitSetting{k, "-c " + args[i], gitConfigRisk(k, v, true)})
 		case (a == "--config-env" && i+1 < len(args)) || strings.HasPrefix(a, "--config-env="):
 			spec := strings.TrimPrefix(a, "--config-env=")
 			if a == "--config-env" {
@@ -221,7 +222,7 @@ func gitConfigOptions(args []string) []gitSetting {
 				spec = args[i]
 			}
 			k, _, _ := strings.Cut(spec, "=")
-			out = append(out, gitSetting{"--config-env=" + spec, gitConfigRisk(k, "", false)})
+			out = append(out, gitSetting{k, "--config-env=" + spec, gitConfigRisk(k, "", false)})
 		case gitValueOption(a) && i+1 < len(args):
 			i++
 		}
@@ -243,17 +244,9 @@ func (as *assessor) gitOneShot(args []string) {
 			// guarded (local files, the network) the sandbox still guards,
 			// except a fetch whose TLS or destination changed while the
 			// network is on.
-			k, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(s.text, "-c "), "--config-env="), "=")
-			section, _, _ := splitConfigKey(k)
+			section, _, _ := splitConfigKey(s.key)
 			stops := as.ctx.Sandbox.Restricted() && (as.offline() || section != "http" && section != "https" && section != "url")
-			as.stoppedIf(stops, RiskHigh, SystemModification, weakens(k)+" ("+s.text+")")
-		}
-	}
-	for i := 0; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		if a := args[i]; strings.HasPrefix(a, "--exec-path=") {
-			as.add(RiskHigh, SystemModification, "makes git run its commands from another directory ("+a+")")
-		} else if gitValueOption(a) {
-			i++
+			as.stoppedIf(stops, RiskHigh, SystemModification, weakens(s.key)+" ("+s.text+")")
 		}
 	}
 }
