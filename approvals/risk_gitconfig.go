@@ -136,7 +136,7 @@ func gitConfigRisk(k, value string, known bool) configRisk {
 	case "include.path", "includeif.path", "init.templatedir":
 		return configRuns // a file git obeys, or hooks copied into new repositories
 	case "safe.directory", "core.protectntfs", "core.protecthfs":
-		if section == "safe" || (known && falsy(value)) || !known {
+		if section == "safe" || !known || falsy(value) {
 			return configWeakens
 		}
 	case "http.sslverify":
