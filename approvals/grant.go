@@ -152,15 +152,23 @@ func resolveAsked(req CommandRequest) (sandbox.Grant, error) {
 	}
 	g, err := req.Sandbox.Policy().ResolveGrant(req.Grant, req.Cwd)
 	if err == nil {
-		g, err = checkNetworkGrant(g)
-	}
-	if err == nil && len(g.Network) > 0 && req.Sandbox.Policy().NetworkMode() == sandbox.NetworkOff {
-		err = sandbox.ErrNetworkGrant
+		g, err = usableNetwork(req.Sandbox.Policy(), g)
 	}
 	if err != nil {
 		return sandbox.Grant{}, fmt.Errorf("additional permissions refused: %w", err)
 	}
 	return g, nil
+}
+
+// usableNetwork checks a resolved grant's network entries and writes them
+// canonically (checkNetworkGrant); they need the proxy, so under network
+// off a grant holding any is refused (sandbox.ErrNetworkGrant).
+func usableNetwork(pol sandbox.Policy, g sandbox.Grant) (sandbox.Grant, error) {
+	g, err := checkNetworkGrant(g)
+	if err == nil && len(g.Network) > 0 && pol.NetworkMode() == sandbox.NetworkOff {
+		err = sandbox.ErrNetworkGrant
+	}
+	return g, err
 }
 
 // applyGrants sets e.Grant: the matched allow rules' grant when every
@@ -174,10 +182,7 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 		// Exact: a saved path that became a link is not followed.
 		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
 		if err == nil {
-			g, err = checkNetworkGrant(g)
-		}
-		if err == nil && len(g.Network) > 0 && req.Sandbox.Policy().NetworkMode() == sandbox.NetworkOff {
-			err = sandbox.ErrNetworkGrant
+			g, err = usableNetwork(req.Sandbox.Policy(), g)
 		}
 		if err != nil {
 			e.Reason += "; the rule's additional permissions were not applied: " + err.Error()

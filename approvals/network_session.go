@@ -35,13 +35,20 @@ func orKeys(exact string, wider ...string) string {
 // keyAlternatives are the keys that satisfy k, exact first.
 func keyAlternatives(k string) []string { return strings.Split(k, keyOr) }
 
+// exactKey is what an approval of k stores: what was asked, never a wider
+// key.
+func exactKey(k string) string {
+	exact, _, _ := strings.Cut(k, keyOr)
+	return exact
+}
+
 // Remember stores keys as approved for the session, as an "Allow for
 // session" answer does.
 func (s *SessionStore) Remember(keys ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, k := range keys {
-		s.approved[keyAlternatives(k)[0]] = true
+		s.approved[exactKey(k)] = true
 	}
 }
 

@@ -914,11 +914,15 @@ func urlHost(s string) string {
 // ---- git ----
 
 func (as *assessor) git(args []string) {
-	// Skip global options to find the subcommand.
+	// Walk the global options (-C, --exec-path=) to the subcommand; the
+	// -c and --config-env ones are judged by gitOneShot.
 	i := 0
 	gitCwd := as.ctx.Cwd
 	as.gitOneShot(args)
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		if strings.HasPrefix(args[i], "--exec-path=") {
+			as.add(RiskHigh, SystemModification, "makes git run its commands from another directory ("+args[i]+")")
+		}
 		if gitValueOption(args[i]) && i+1 < len(args) {
 			if args[i] == "-C" {
 				gitCwd = as.absFrom(as.ctx.Cwd, args[i+1])

@@ -136,7 +136,7 @@ func gitConfigRisk(k, value string, known bool) configRisk {
 	case "include.path", "includeif.path", "init.templatedir":
 		return configRuns // a file git obeys, or hooks copied into new repositories
 	case "safe.directory", "core.protectntfs", "core.protecthfs":
-		if section == "safe" || (known && falsy(value)) || !known {
+		if section == "safe" || !known || falsy(value) {
 			return configWeakens
 		}
 	case "http.sslverify":
@@ -196,6 +196,7 @@ func gitOptionsRun(args []string) bool {
 
 // gitSetting is one key set for a single command by a git global option.
 type gitSetting struct {
+	key  string
 	text string // as written: -c key=value, --config-env=key=VAR
 	risk configRisk
 }
@@ -213,7 +214,7 @@ func gitConfigOptions(args []string) []gitSetting {
 			if !hasValue {
 				v = "true" // `-c key` alone sets a boolean
 			}
-			out = append(out, gitSetting{"-c " + args[i], gitConfigRisk(k, v, true)})
+			out = append(out, gitSetting{k, "-c " + args[i], gitConfigRisk(k, v, true)})
 		case (a == "--config-env" && i+1 < len(args)) || strings.HasPrefix(a, "--config-env="):
 			spec := strings.TrimPrefix(a, "--config-env=")
 			if a == "--config-env" {
@@ -221,7 +222,7 @@ func gitConfigOptions(args []string) []gitSetting {
 				spec = args[i]
 			}
 			k, _, _ := strings.Cut(spec, "=")
-			out = append(out, gitSetting{"--config-env=" + spec, gitConfigRisk(k, "", false)})
+			out = append(out, gitSetting{k, "--config-env=" + spec, gitConfigRisk(k, "", false)})
 		case gitValueOption(a) && i+1 < len(args):
 			i++
 		}
@@ -243,17 +244,9 @@ func (as *assessor) gitOneShot(args []string) {
 			// guarded (local files, the network) the sandbox still guards,
 			// except a fetch whose TLS or destination changed while the
 			// network is on.
-			k, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(s.text, "-c "), "--config-env="), "=")
-			section, _, _ := splitConfigKey(k)
+			section, _, _ := splitConfigKey(s.key)
 			stops := as.ctx.Sandbox.Restricted() && (as.offline() || section != "http" && section != "https" && section != "url")
-			as.stoppedIf(stops, RiskHigh, SystemModification, weakens(k)+" ("+s.text+")")
-		}
-	}
-	for i := 0; i < len(args) && strings.HasPrefix(args[i], "-"); i++ {
-		if a := args[i]; strings.HasPrefix(a, "--exec-path=") {
-			as.add(RiskHigh, SystemModification, "makes git run its commands from another directory ("+a+")")
-		} else if gitValueOption(a) {
-			i++
+			as.stoppedIf(stops, RiskHigh, SystemModification, weakens(s.key)+" ("+s.text+")")
 		}
 	}
 }
@@ -524,15 +517,34 @@ func (as *assessor) gitEnvironment(code, raw string) {
 	}
 }
 
-// gitEnvValue finds NAME=value in a script: the value unquoted, and whether
-// it is a plain literal.
+// gitEnvLiteral is a plain literal value after NAME=, up to the end of the
+// word (compiled once: gitEnvValue runs for every git variable a line sets).
+var gitEnvLiteral = regexp.MustCompile(`^('[^']*'|"[^"$` + "`" + `]*"|[^\s;&|'"$` + "`" + `]*)(?:[\s;&|]|$)`)
+
+// gitEnvValue finds NAME=value in a script (the first NAME= not preceded by
+// a word character whose value is a plain literal): the value unquoted, and
+// whether it is one.
 func gitEnvValue(raw, name string) (string, bool) {
-	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `=('[^']*'|"[^"$` + "`" + `]*"|[^\s;&|'"$` + "`" + `]*)(?:[\s;&|]|$)`)
-	m := re.FindStringSubmatch(raw)
-	if m == nil {
-		return "", false
+	assign := name + "="
+	for off := 0; ; {
+		i := strings.Index(raw[off:], assign)
+		if i < 0 {
+			return "", false
+		}
+		at := off + i
+		off = at + 1
+		if at > 0 && isWordByte(raw[at-1]) {
+			continue
+		}
+		if m := gitEnvLiteral.FindStringSubmatch(raw[at+len(assign):]); m != nil {
+			return strings.Trim(m[1], `'"`), true
+		}
 	}
-	return strings.Trim(m[1], `'"`), true
+}
+
+// isWordByte: a character of regexp's \w (ASCII letters, digits, _).
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // rawCommandLine is the script and the nested scripts as written (for the

@@ -31,9 +31,15 @@ var gitDiffHardening = []string{"--no-ext-diff", "--no-textconv"}
 // gitHardeningValue are the -c values of gitGlobalHardening: a command
 // may repeat them (Warden's come first, so a later -c could override them
 // only with these same values).
-var gitHardeningValue = map[string]bool{
-	"core.fsmonitor=": true, "core.pager=cat": true, "core.hooksPath=/dev/null": true, "log.showSignature=false": true,
-}
+var gitHardeningValue = func() map[string]bool {
+	m := map[string]bool{}
+	for i, a := range gitGlobalHardening {
+		if a == "-c" && i+1 < len(gitGlobalHardening) {
+			m[gitGlobalHardening[i+1]] = true
+		}
+	}
+	return m
+}()
 
 // gitSafeGlobals are the global options a known-safe git command may use
 // (-C takes a directory, judged by gitStaysProtected like the cwd).

@@ -125,7 +125,7 @@ func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, as
 	s.mu.Lock()
 	if p.decision == ApprovedForSession {
 		for _, k := range keys {
-			s.approved[keyAlternatives(k)[0]] = true // what was asked, never the wider key
+			s.approved[exactKey(k)] = true
 		}
 	}
 	delete(s.pending, id)
