@@ -1126,8 +1126,10 @@ func gitURLHost(s string) string {
 	if h := urlHost(s); h != "" {
 		return h
 	}
-	if m := scpLikeURL().FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
-		return m[1]
+	if strings.Contains(s, "@") {
+		if m := scpLikeURL().FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
 	}
 	return ""
 }

@@ -485,6 +485,9 @@ var gitEnvName = lazyre.New(`\b(GIT_CONFIG(?:_COUNT|_KEY_\d+|_VALUE_\d+|_PARAMET
 // nested scripts, not quoted text): GIT_CONFIG_KEY_n/VALUE_n pairs as the
 // key they set, the program variables by their value.
 func (as *assessor) gitEnvironment(code, raw string) {
+	if !strings.Contains(code, "GIT_") {
+		return // every name the pattern matches starts so
+	}
 	for _, m := range gitEnvName().FindAllStringSubmatch(code, -1) {
 		name := m[1]
 		value, known := gitEnvValue(raw, name)

@@ -83,6 +83,9 @@ var (
 // downloadIntoShell flags a download run as code: nothing of what runs is
 // known before it arrives, and the server may send anything.
 func (as *assessor) downloadIntoShell(text string) {
+	if !strings.ContainsAny(text, "|<$`") {
+		return // neither a pipe nor a substitution for the patterns to find
+	}
 	for _, re := range []*regexp.Regexp{pipeToRunner(), runnerOfSubstitution()} {
 		for _, m := range re.FindAllString(text, -1) {
 			host := "an unknown host"

@@ -224,10 +224,10 @@ var (
 func (as *assessor) credentialsInArgs(prog string, args []string) {
 	for i, a := range args {
 		switch {
-		case authHeader().MatchString(a):
+		case strings.Contains(a, ":") && authHeader().MatchString(a):
 			name, _, _ := strings.Cut(strings.Trim(a, `"' `), ":")
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s header)", strings.TrimSpace(name)))
-		case credentialFlag().MatchString(a):
+		case strings.HasPrefix(a, "-") && credentialFlag().MatchString(a):
 			flag, _, _ := strings.Cut(a, "=")
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", flag))
 		case (a == "-u" || a == "--user") && i+1 < len(args) && strings.Contains(args[i+1], ":") && isFetcher(prog):
@@ -267,8 +267,14 @@ var (
 // scriptReads finds reads a segment does not record: input redirections of
 // compound commands and environment dumps by declaration builtins.
 func (as *assessor) scriptReads(text string) {
-	for _, m := range inputRedirect().FindAllStringSubmatch(text, -1) {
-		as.reads(strings.Trim(m[1], `"'`))
+	// Each pattern needs its literal: most commands compile neither.
+	if strings.Contains(text, "<") {
+		for _, m := range inputRedirect().FindAllStringSubmatch(text, -1) {
+			as.reads(strings.Trim(m[1], `"'`))
+		}
+	}
+	if !strings.Contains(text, "export") && !strings.Contains(text, "declare") && !strings.Contains(text, "typeset") {
+		return
 	}
 	for _, m := range declareDump().FindAllStringSubmatch(text, -1) {
 		if flags := m[2]; m[1] == "export" || strings.ContainsAny(flags, "px") || flags == "" {
@@ -280,6 +286,9 @@ func (as *assessor) scriptReads(text string) {
 // runtimeCredentials flags command substitutions that pull a credential
 // out of a file or a store to use it: `$(grep TOKEN .env)`.
 func (as *assessor) runtimeCredentials(text string) {
+	if !strings.Contains(text, "$(") && !strings.Contains(text, "`") {
+		return // no substitution for the pattern to find
+	}
 	for _, m := range runtimeSecret().FindAllString(text, -1) {
 		if secretName().MatchString(m) {
 			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+EscapeText(strings.TrimSpace(m))+")")
