@@ -56,8 +56,14 @@ func CheckDirs() error {
 // the agent to work there. Warden's own directories and the git
 // configuration are never left out (a workspace inside them is refused).
 func ProtectedPaths(cfg Config, workspaces ...string) []string {
+	return ProtectedPathsMemo(pathmemo.New(), cfg, workspaces...)
+}
+
+// ProtectedPathsMemo is ProtectedPaths resolving through m, the memo of the
+// run it is for (see sandbox.Policy.WithSetupMemo).
+func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []string {
 	out := []string{ConfigDir(), StateDir()}
-	res := resolver{pathmemo.New()}
+	res := resolver{m}
 	if filepath.IsAbs(cfg.CodexRulesDir) {
 		out = append(out, filepath.Clean(cfg.CodexRulesDir))
 	}

@@ -85,6 +85,21 @@ type Policy struct {
 	// Quarantine is where protected paths a command created are moved
 	// (absolute); empty means QuarantineDir().
 	Quarantine string
+
+	// setup is the memo Roots resolves with before the run's decision
+	// (WithSetupMemo); nil: a memo per call.
+	setup *pathmemo.Memo
+}
+
+// WithSetupMemo returns p whose Roots (and Summary) resolve through m, the
+// memo its caller resolved the protected paths with: the checks one
+// command's decision makes (PrepareRun, approvals.SandboxFor) then look at
+// each path once. Only for the moments before one run's decision: Start
+// resolves everything again with its own memo (a prompt may have lasted
+// minutes), and a session's policy must not carry one from run to run.
+func (p Policy) WithSetupMemo(m *pathmemo.Memo) Policy {
+	p.setup = m
+	return p
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -198,7 +213,12 @@ type Root struct {
 // wherever it runs. The temporary directories are left out when they do not
 // exist; the workspace and the configured roots must exist. Nested roots are
 // kept: each gets its own protected subpaths.
-func (p Policy) Roots() ([]Root, error) { return p.roots(pathmemo.New()) }
+func (p Policy) Roots() ([]Root, error) {
+	if p.setup != nil {
+		return p.roots(p.setup)
+	}
+	return p.roots(pathmemo.New())
+}
 
 // roots is Roots with the run's memo of the file system (pathmemo).
 func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
