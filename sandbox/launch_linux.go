@@ -103,7 +103,10 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		}
 		var refused *RefusedError
 		if errors.As(err, &refused) && strings.Contains(refused.Reason, vanished) && attempt < 3 {
-			continue // looked at again: now missing, and watched
+			// Looked at again, past the memo of the first look: now
+			// missing, and watched.
+			p.guardCfg.memo = pathmemo.New()
+			continue
 		}
 		if spec.Layers.Namespaces && attempt == 0 && isNamespaceError(err) && !errors.As(err, &refused) {
 			// The kernel (or a container around us) refuses the namespaces:
