@@ -4,7 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // Each run resolves the protected paths afresh (its memo is its own): a
@@ -82,5 +85,46 @@ func TestRunMemoSeesAProtectedPathMadeBetweenRuns(t *testing.T) {
 	}
 	if got := listTree(t, ws); !slices.Equal(got, []string{"guarded"}) {
 		t.Fatalf("workspace holds %v", got)
+	}
+}
+
+// The memo a caller shares among the checks before a run's decision
+// (WithSetupMemo) is not the run's: Start resolves afresh, so a link
+// repointed after those checks (while a prompt was open, say) moves the
+// protection with it. Attack: the write into the directory the link names
+// at the run is refused. Twin: the one it named at the checks is writable.
+func TestStartDoesNotUseTheSetupMemo(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"a/keep", "b/keep"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln := filepath.Join(ws, "ln")
+	if err := os.Symlink("a", ln); err != nil {
+		t.Fatal(err)
+	}
+	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true, Workspace: []string{ws},
+		ProtectedPaths: []string{filepath.Join(ln, "keep")}}.WithSetupMemo(pathmemo.New())
+	roots, err := pol.Roots()
+	if err != nil || len(roots) != 1 || !slices.Contains(roots[0].Protected, filepath.Join(ws, "a", "keep")) {
+		t.Fatalf("the checks before the decision: %+v, %v", roots, err)
+	}
+	if err := os.Remove(ln); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("b", ln); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := pol.Roots(); !slices.Contains(again[0].Protected, filepath.Join(ws, "a", "keep")) {
+		t.Fatalf("the setup memo did not serve the second check: %+v", again)
+	}
+	res := run(t, ws, Command{Argv: sh(`echo x > b/keep/f; echo b=$?; echo x > a/keep/f; echo a=$?`), Policy: pol})
+	out := string(res.Output)
+	if !strings.Contains(out, "a=0") {
+		t.Errorf("a/keep, no longer named by the link, was not writable: %s", out)
+	}
+	if strings.Contains(out, "b=0") {
+		t.Fatalf("b/keep, which the link names at the run, was writable: Start used the setup memo: %s", out)
 	}
 }
