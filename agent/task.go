@@ -2,8 +2,9 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // Task is what the user asked for, with the editor context that makes it
@@ -54,12 +55,12 @@ const (
 // commentDirective finds "warden: <instruction>" inside a comment: after
 // //, #, --, ;, /*, <!-- or *, so that a string literal holding "warden:"
 // is not taken for one.
-var commentDirective = regexp.MustCompile(`(?://+|#+|--|;+|/\*+|<!--|^\s*\*)\s*warden:\s*(.*?)\s*(?:\*/|-->)?\s*$`)
+var commentDirective = lazyre.New(`(?://+|#+|--|;+|/\*+|<!--|^\s*\*)\s*warden:\s*(.*?)\s*(?:\*/|-->)?\s*$`)
 
 // CommentInstruction returns the instruction of a line holding a
 // `warden:` comment, such as "// warden: handle the error".
 func CommentInstruction(line string) (string, bool) {
-	m := commentDirective.FindStringSubmatch(line)
+	m := commentDirective().FindStringSubmatch(line)
 	if m == nil || strings.TrimSpace(m[1]) == "" {
 		return "", false
 	}

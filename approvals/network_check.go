@@ -54,7 +54,11 @@ func CheckNetwork(rules *RuleSet, policy Policy, mode sandbox.NetworkMode, unsan
 func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 	text := strings.Join(argv, " ")
 	byHost := map[string]netproxy.Destination{}
-	for _, u := range urlInText.FindAllString(text, -1) {
+	var urls []string
+	if strings.Contains(text, "://") {
+		urls = urlInText().FindAllString(text, -1)
+	}
+	for _, u := range urls {
 		if d, ok := urlDestination(u); ok {
 			if _, seen := byHost[d.Host]; !seen {
 				byHost[d.Host] = d
@@ -62,7 +66,10 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 		}
 	}
 	for _, w := range strings.Fields(text) {
-		if m := scpLikeURL.FindStringSubmatch(w); m != nil && strings.Contains(w, "@") && !strings.Contains(w, "://") {
+		if !strings.Contains(w, "@") || strings.Contains(w, "://") {
+			continue
+		}
+		if m := scpLikeURL().FindStringSubmatch(w); m != nil {
 			h := NormalizeHost(m[1])
 			if _, seen := byHost[h]; !seen {
 				byHost[h] = netproxy.Destination{Host: h, Port: 22, Protocol: netproxy.SOCKS5}

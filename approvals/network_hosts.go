@@ -3,9 +3,10 @@ package approvals
 import (
 	"net"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // knownRegistries names the hosts package managers and source forges serve
@@ -151,12 +152,12 @@ func hostFacts(host string, remotes []string) []string {
 // although it is not the dotted quad: 2852039166, 0xa9fea9fe, 169.254.43518,
 // 0251.0376.0251.0376. Rules and facts compare hosts as written, so such a
 // spelling of a forbidden address would pass for an unknown name.
-var numericHost = regexp.MustCompile(`^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$`)
+var numericHost = lazyre.New(`^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}$`)
 
 // nonCanonicalIP reports whether host is an IPv4 address in another
 // spelling than the dotted quad.
 func nonCanonicalIP(host string) bool {
-	return numericHost.MatchString(host) && net.ParseIP(host) == nil
+	return numericHost().MatchString(host) && net.ParseIP(host) == nil
 }
 
 // validRuleHost reports whether host can be written as a network_rule as

@@ -1,13 +1,13 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/internal/lazyre"
 	"github.com/wardenhq/warden/sandbox"
 
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -136,7 +136,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	for _, p := range a.Problems {
 		as.add(RiskMedium, "", "not fully analysed: "+p)
 	}
-	if strings.Contains(a.Script, "()") && strings.Contains(a.Script, "&") && forkBomb.MatchString(a.Script) {
+	if strings.Contains(a.Script, "()") && strings.Contains(a.Script, "&") && forkBomb().MatchString(a.Script) {
 		as.add(RiskHigh, ResourceExhaustion, "fork bomb: starts processes without end")
 	}
 	for _, seg := range a.Segments {
@@ -161,7 +161,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	return r
 }
 
-var forkBomb = regexp.MustCompile(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
+var forkBomb = lazyre.New(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
 
 func summarize(a *Analysis, r Risk) string {
 	if len(r.Facts) == 0 {
@@ -857,7 +857,7 @@ func (as *assessor) fetch(prog string, args []string) {
 	}
 }
 
-var sshHostArg = regexp.MustCompile(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*)(?::.*)?$`)
+var sshHostArg = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*)(?::.*)?$`)
 
 func (as *assessor) remote(prog string, args []string) {
 	ops := operands(args)
@@ -891,7 +891,7 @@ func (as *assessor) remote(prog string, args []string) {
 			if looksNumeric(op) && !strings.Contains(op, ".") {
 				continue
 			}
-			if m := sshHostArg.FindStringSubmatch(op); m != nil {
+			if m := sshHostArg().FindStringSubmatch(op); m != nil {
 				as.contacts(m[1], RiskMedium)
 			}
 			return
@@ -1120,14 +1120,16 @@ func gitConfigPath(dir string) string {
 	return ""
 }
 
-var scpLikeURL = regexp.MustCompile(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
+var scpLikeURL = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
 
 func gitURLHost(s string) string {
 	if h := urlHost(s); h != "" {
 		return h
 	}
-	if m := scpLikeURL.FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
-		return m[1]
+	if strings.Contains(s, "@") {
+		if m := scpLikeURL().FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
 	}
 	return ""
 }

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // Git configuration can make git run programs (pagers, editors, hooks,
@@ -478,13 +479,16 @@ func (as *assessor) gitFileWrite(p string) {
 
 // gitEnvName matches assignments of the variables that configure git or
 // name a program it runs.
-var gitEnvName = regexp.MustCompile(`\b(GIT_CONFIG(?:_COUNT|_KEY_\d+|_VALUE_\d+|_PARAMETERS|_GLOBAL|_SYSTEM)?|GIT_(?:PAGER|EDITOR|SEQUENCE_EDITOR|SSH|SSH_COMMAND|ASKPASS|EXTERNAL_DIFF|PROXY_COMMAND|EXEC_PATH|TEMPLATE_DIR|SSL_NO_VERIFY|SSL_CAINFO|SSL_CAPATH))=`)
+var gitEnvName = lazyre.New(`\b(GIT_CONFIG(?:_COUNT|_KEY_\d+|_VALUE_\d+|_PARAMETERS|_GLOBAL|_SYSTEM)?|GIT_(?:PAGER|EDITOR|SEQUENCE_EDITOR|SSH|SSH_COMMAND|ASKPASS|EXTERNAL_DIFF|PROXY_COMMAND|EXEC_PATH|TEMPLATE_DIR|SSL_NO_VERIFY|SSL_CAINFO|SSL_CAPATH))=`)
 
 // gitEnvironment judges git's variables set in the command line (code and
 // nested scripts, not quoted text): GIT_CONFIG_KEY_n/VALUE_n pairs as the
 // key they set, the program variables by their value.
 func (as *assessor) gitEnvironment(code, raw string) {
-	for _, m := range gitEnvName.FindAllStringSubmatch(code, -1) {
+	if !strings.Contains(code, "GIT_") {
+		return // every name the pattern matches starts so
+	}
+	for _, m := range gitEnvName().FindAllStringSubmatch(code, -1) {
 		name := m[1]
 		value, known := gitEnvValue(raw, name)
 		var r configRisk
@@ -519,7 +523,7 @@ func (as *assessor) gitEnvironment(code, raw string) {
 
 // gitEnvLiteral is a plain literal value after NAME=, up to the end of the
 // word (compiled once: gitEnvValue runs for every git variable a line sets).
-var gitEnvLiteral = regexp.MustCompile(`^('[^']*'|"[^"$` + "`" + `]*"|[^\s;&|'"$` + "`" + `]*)(?:[\s;&|]|$)`)
+var gitEnvLiteral = lazyre.New(`^('[^']*'|"[^"$` + "`" + `]*"|[^\s;&|'"$` + "`" + `]*)(?:[\s;&|]|$)`)
 
 // gitEnvValue finds NAME=value in a script (the first NAME= not preceded by
 // a word character whose value is a plain literal): the value unquoted, and
@@ -536,7 +540,7 @@ func gitEnvValue(raw, name string) (string, bool) {
 		if at > 0 && isWordByte(raw[at-1]) {
 			continue
 		}
-		if m := gitEnvLiteral.FindStringSubmatch(raw[at+len(assign):]); m != nil {
+		if m := gitEnvLiteral().FindStringSubmatch(raw[at+len(assign):]); m != nil {
 			return strings.Trim(m[1], `'"`), true
 		}
 	}

@@ -3,6 +3,8 @@ package approvals
 import (
 	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // commandLineText is the code of a command line as the shell reads it: the
@@ -71,20 +73,23 @@ const (
 
 var (
 	// pipeToRunner: `curl URL | sh`, `wget -O- URL | sudo bash -s`.
-	pipeToRunner = regexp.MustCompile(`\b` + fetchers + `\b[^|;&\n]*\|\s*` + runners + `\b`)
+	pipeToRunner = lazyre.New(`\b` + fetchers + `\b[^|;&\n]*\|\s*` + runners + `\b`)
 	// runnerOfSubstitution: `bash <(curl URL)`, `source <(curl URL)`,
 	// `sh -c "$(curl URL)"`, `eval "$(wget -qO- URL)"`.
-	runnerOfSubstitution = regexp.MustCompile(`(?:` + runners + `|source|\.|eval)\s+(?:-\S+\s+)*["']?(?:<\(|\$\(|` + "`" + `)\s*` + fetchers + `\b[^)` + "`" + `]*`)
-	urlInText            = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"|)` + "`" + `;&]+`)
+	runnerOfSubstitution = lazyre.New(`(?:` + runners + `|source|\.|eval)\s+(?:-\S+\s+)*["']?(?:<\(|\$\(|` + "`" + `)\s*` + fetchers + `\b[^)` + "`" + `]*`)
+	urlInText            = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"|)` + "`" + `;&]+`)
 )
 
 // downloadIntoShell flags a download run as code: nothing of what runs is
 // known before it arrives, and the server may send anything.
 func (as *assessor) downloadIntoShell(text string) {
-	for _, re := range []*regexp.Regexp{pipeToRunner, runnerOfSubstitution} {
+	if !strings.ContainsAny(text, "|<$`") {
+		return // neither a pipe nor a substitution for the patterns to find
+	}
+	for _, re := range []*regexp.Regexp{pipeToRunner(), runnerOfSubstitution()} {
 		for _, m := range re.FindAllString(text, -1) {
 			host := "an unknown host"
-			for _, u := range urlInText.FindAllString(m, -1) {
+			for _, u := range urlInText().FindAllString(m, -1) {
 				if h := urlHost(u); h != "" {
 					host = h
 					break

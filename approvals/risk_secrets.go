@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // CredentialAccess is reading credentials: key files, token stores, the
@@ -171,7 +172,7 @@ func isSecretPath(p string) bool {
 
 // secretName matches variable names and search patterns that stand for
 // credentials.
-var secretName = regexp.MustCompile(`(?i)token|secret|passw|api_?key|credential|private_?key|auth`)
+var secretName = lazyre.New(`(?i)token|secret|passw|api_?key|credential|private_?key|auth`)
 
 // environment records commands that print the environment, where agents'
 // and users' tokens live: env, printenv, set, export -p, declare -x.
@@ -190,7 +191,7 @@ func (as *assessor) environment(u unwrapped) {
 			as.readsSecret("the environment (printenv)")
 		}
 		for _, v := range ops {
-			if secretName.MatchString(v) {
+			if secretName().MatchString(v) {
 				as.readsSecret("the environment variable " + v)
 			}
 		}
@@ -209,12 +210,12 @@ func (as *assessor) environment(u unwrapped) {
 
 var (
 	// authHeader matches a header that carries a credential.
-	authHeader = regexp.MustCompile(`(?i)\b(proxy-)?(authorization|x-api-key|api-key|private-token|x-auth-token|cookie)\s*:`)
+	authHeader = lazyre.New(`(?i)\b(proxy-)?(authorization|x-api-key|api-key|private-token|x-auth-token|cookie)\s*:`)
 	// credentialFlag matches an option whose value is a credential.
-	credentialFlag = regexp.MustCompile(`(?i)^--?(password|passwd|pass|token|api-?key|access-?token|auth-?token|secret|client-?secret)(=|$)`)
+	credentialFlag = lazyre.New(`(?i)^--?(password|passwd|pass|token|api-?key|access-?token|auth-?token|secret|client-?secret)(=|$)`)
 	// runtimeSecret matches a command substitution that extracts a
 	// credential: `$(grep TOKEN .env | cut -d= -f2)`.
-	runtimeSecret = regexp.MustCompile("(\\$\\(|`)\\s*(grep|rg|awk|sed|cut|jq|yq|cat|head|tail|pass|op|security|gh\\s+auth)\\b[^)`]*")
+	runtimeSecret = lazyre.New("(\\$\\(|`)\\s*(grep|rg|awk|sed|cut|jq|yq|cat|head|tail|pass|op|security|gh\\s+auth)\\b[^)`]*")
 )
 
 // credentialsInArgs flags credentials written into a command's words, where
@@ -223,10 +224,10 @@ var (
 func (as *assessor) credentialsInArgs(prog string, args []string) {
 	for i, a := range args {
 		switch {
-		case authHeader.MatchString(a):
+		case strings.Contains(a, ":") && authHeader().MatchString(a):
 			name, _, _ := strings.Cut(strings.Trim(a, `"' `), ":")
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s header)", strings.TrimSpace(name)))
-		case credentialFlag.MatchString(a):
+		case strings.HasPrefix(a, "-") && credentialFlag().MatchString(a):
 			flag, _, _ := strings.Cut(a, "=")
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", flag))
 		case (a == "-u" || a == "--user") && i+1 < len(args) && strings.Contains(args[i+1], ":") && isFetcher(prog):
@@ -257,19 +258,25 @@ func isFetcher(prog string) bool {
 var (
 	// inputRedirect is `< FILE` anywhere, including on compound commands
 	// (`while read l; do ...; done < .env`), which no segment records.
-	inputRedirect = regexp.MustCompile(`(?:^|[^<])<\s*([^\s;&|)<>]+)`)
+	inputRedirect = lazyre.New(`(?:^|[^<])<\s*([^\s;&|)<>]+)`)
 	// declareDump is `export`, `export -p`, `declare -x`, `typeset -p`...
 	// with no names: they print the exported environment.
-	declareDump = regexp.MustCompile(`(?m)(?:^|[;&|({]|\bthen|\bdo)\s*(export|declare|typeset)((?:\s+-[a-zA-Z]+)*)\s*(?:$|[;&|)}])`)
+	declareDump = lazyre.New(`(?m)(?:^|[;&|({]|\bthen|\bdo)\s*(export|declare|typeset)((?:\s+-[a-zA-Z]+)*)\s*(?:$|[;&|)}])`)
 )
 
 // scriptReads finds reads a segment does not record: input redirections of
 // compound commands and environment dumps by declaration builtins.
 func (as *assessor) scriptReads(text string) {
-	for _, m := range inputRedirect.FindAllStringSubmatch(text, -1) {
-		as.reads(strings.Trim(m[1], `"'`))
+	// Each pattern needs its literal: most commands compile neither.
+	if strings.Contains(text, "<") {
+		for _, m := range inputRedirect().FindAllStringSubmatch(text, -1) {
+			as.reads(strings.Trim(m[1], `"'`))
+		}
 	}
-	for _, m := range declareDump.FindAllStringSubmatch(text, -1) {
+	if !strings.Contains(text, "export") && !strings.Contains(text, "declare") && !strings.Contains(text, "typeset") {
+		return
+	}
+	for _, m := range declareDump().FindAllStringSubmatch(text, -1) {
 		if flags := m[2]; m[1] == "export" || strings.ContainsAny(flags, "px") || flags == "" {
 			as.readsSecret("the environment (" + m[1] + ")")
 		}
@@ -279,8 +286,11 @@ func (as *assessor) scriptReads(text string) {
 // runtimeCredentials flags command substitutions that pull a credential
 // out of a file or a store to use it: `$(grep TOKEN .env)`.
 func (as *assessor) runtimeCredentials(text string) {
-	for _, m := range runtimeSecret.FindAllString(text, -1) {
-		if secretName.MatchString(m) {
+	if !strings.Contains(text, "$(") && !strings.Contains(text, "`") {
+		return // no substitution for the pattern to find
+	}
+	for _, m := range runtimeSecret().FindAllString(text, -1) {
+		if secretName().MatchString(m) {
 			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+EscapeText(strings.TrimSpace(m))+")")
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // CacheDir is $XDG_CACHE_HOME/warden (default ~/.cache/warden): nothing
@@ -18,7 +20,8 @@ func CacheDir() string { return xdgDir("XDG_CACHE_HOME", ".cache") }
 // state (an XDG_CACHE_HOME set there), which must stay read-only.
 func ToolchainCaches() string {
 	root := filepath.Join(CacheDir(), "toolchains")
-	if !filepath.IsAbs(root) || holdsAny(ConfigDir(), []string{root}) || holdsAny(StateDir(), []string{root}) {
+	res := resolver{pathmemo.New()} // the three share their directories
+	if !filepath.IsAbs(root) || res.holdsAny(ConfigDir(), []string{root}) || res.holdsAny(StateDir(), []string{root}) {
 		return ""
 	}
 	return root

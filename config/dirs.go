@@ -6,6 +6,8 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // ConfigDir is $XDG_CONFIG_HOME/warden (default ~/.config/warden): config.toml
@@ -54,8 +56,14 @@ func CheckDirs() error {
 // the agent to work there. Warden's own directories and the git
 // configuration are never left out (a workspace inside them is refused).
 func ProtectedPaths(cfg Config, workspaces ...string) []string {
+	return ProtectedPathsMemo(pathmemo.New(), cfg, workspaces...)
+}
+
+// ProtectedPathsMemo is ProtectedPaths resolving through m, the memo of the
+// run it is for (see sandbox.Policy.WithSetupMemo).
+func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []string {
 	out := []string{ConfigDir(), StateDir()}
-	res := resolver{}
+	res := resolver{m}
 	if filepath.IsAbs(cfg.CodexRulesDir) {
 		out = append(out, filepath.Clean(cfg.CodexRulesDir))
 	}
@@ -134,13 +142,14 @@ func isTempDir(dir string) bool {
 // holdsAny reports whether dir is one of paths or an ancestor of one, by
 // whole path components, links resolved where they exist.
 func holdsAny(dir string, paths []string) bool {
-	return resolver{}.holdsAny(dir, paths)
+	return resolver{pathmemo.New()}.holdsAny(dir, paths)
 }
 
-// resolver remembers the paths it resolved, for one call that compares
-// many paths against the same few (ProtectedPaths: some 60 startup paths
-// and caches against each workspace).
-type resolver map[string]string
+// resolver resolves paths for one call that compares many paths against
+// the same few (ProtectedPaths: some 60 startup paths and caches against
+// each workspace, all in the same home directory), each directory of them
+// looked up once.
+type resolver struct{ memo *pathmemo.Memo }
 
 func (r resolver) holdsAny(dir string, paths []string) bool {
 	d := r.resolved(dir)
@@ -154,13 +163,8 @@ func (r resolver) holdsAny(dir string, paths []string) bool {
 }
 
 func (r resolver) resolved(p string) string {
-	if v, ok := r[p]; ok {
-		return v
+	if rp, err := r.memo.EvalSymlinks(p); err == nil {
+		return rp
 	}
-	v := filepath.Clean(p)
-	if rp, err := filepath.EvalSymlinks(p); err == nil {
-		v = rp
-	}
-	r[p] = v
-	return v
+	return filepath.Clean(p)
 }

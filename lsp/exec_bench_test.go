@@ -35,6 +35,10 @@ var bareBwrap = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pro
 //	result message: 0.12-0.24 → 0.06-0.15
 //	total: 7.69 → 5.88 (6.2 with the token round trip kept); benchmark p50 7.7-8.4 → 6.0-6.4 ms, 1.46-1.60× →
 //	  1.14-1.20× bwrap in the same runs
+//	then a memo per run of the launcher's path lookups (roots, secrets,
+//	  the guard's first look share each Lstat: internal/pathmemo) and the
+//	  approvals' patterns compiled on first use: 1.05-1.10× → 1.00-1.04×
+//	  bwrap (three alternated rounds of 40, load average 1.7-2.1)
 //
 // The target (0.5×, about 2.6 ms here) needs the launcher's set-up and the
 // helper's mounts (2.3 ms together) off the path: a spare whose mount view

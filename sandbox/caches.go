@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // Caches are the sandbox's own toolchain caches for one workspace: Go's
@@ -28,12 +30,14 @@ type Caches struct {
 // cacheSet is the directory of the policy's cache set, or "" when commands
 // get none: no cache root, no workspace, or not workspace-write (read-only
 // writes nowhere; unsandboxed runs keep the user's caches).
-func (p Policy) cacheSet() string {
+func (p Policy) cacheSet() string { return p.cacheSetWith(nil) }
+
+func (p Policy) cacheSetWith(m *pathmemo.Memo) string {
 	if p.Caches.Root == "" || len(p.Workspace) == 0 || p.mode() != WorkspaceWrite || !filepath.IsAbs(p.Caches.Root) {
 		return ""
 	}
 	ws := p.Workspace[0]
-	if r, err := filepath.EvalSymlinks(ws); err == nil {
+	if r, err := m.EvalSymlinks(ws); err == nil {
 		ws = r
 	}
 	return SetDir(p.Caches.Root, ws)

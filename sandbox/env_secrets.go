@@ -1,8 +1,9 @@
 package sandbox
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // The secret filter: what a command (and, through its output, the model)
@@ -40,7 +41,7 @@ const SecretEnvValueRule = "values holding a URL with a password (scheme://user:
 
 // urlWithPassword finds scheme://user:password@ with a non-empty password;
 // a user alone (ssh://git@host) is not a secret.
-var urlWithPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@`)
+var urlWithPassword = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^/?#@\s]*:[^/?#@\s]+@`)
 
 // IsSecretEnv reports whether the variable name=value is dropped by the
 // secret filter.
@@ -49,5 +50,5 @@ func IsSecretEnv(name, value string) bool {
 		return true
 	}
 	// The pattern needs both: most values have neither.
-	return strings.Contains(value, "://") && strings.Contains(value, "@") && urlWithPassword.MatchString(value)
+	return strings.Contains(value, "://") && strings.Contains(value, "@") && urlWithPassword().MatchString(value)
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // Grant is what one request may add to a policy, inside the sandbox:
@@ -222,9 +224,9 @@ func (p Policy) checkWriteGrant(rp string) error {
 			return fmt.Errorf("%s is or is inside the protected %s, which stays read-only", rp, part)
 		}
 	}
-	res := existingResolver{}
+	res := pathmemo.New()
 	for _, e := range p.ProtectedPaths {
-		if within(res.resolve(filepath.Clean(e)), rp) {
+		if within(res.ResolveExisting(filepath.Clean(e)), rp) {
 			return fmt.Errorf("%s is inside %s, which stays read-only (Warden's own files or the user's git configuration)", rp, e)
 		}
 	}

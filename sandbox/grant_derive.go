@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // DeriveGrant reads a sandboxed run's output for the narrowest grant that
@@ -19,7 +21,7 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 	if !p.Sandboxed() {
 		return Grant{}, false
 	}
-	roots, _ := p.Roots()
+	roots, _ := p.roots(pathmemo.New()) // after the run: never the set-up's memo
 	for _, out := range output {
 		for _, line := range bytes.Split(out, []byte("\n")) {
 			low := strings.ToLower(string(line))

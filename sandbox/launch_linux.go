@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 func sandboxName() string { return "linux" }
@@ -59,10 +61,10 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("%v", err)
 		}
 		spec.Roots = roots
-		if spec.Secrets, err = c.Policy.HiddenPaths(roots); err != nil {
+		if spec.Secrets, err = c.Policy.hiddenPaths(roots, p.memo); err != nil {
 			return err
 		}
-		if err := checkCwd(c.Cwd, spec.Secrets); err != nil {
+		if err := checkCwd(c.Cwd, spec.Secrets, p.memo); err != nil {
 			return err
 		}
 		p.secrets = secretNames(c.Policy, spec.Secrets)
@@ -73,7 +75,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			// Only what the command can read at all needs a mask.
 			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), rootPaths(roots)...))
 		}
-		p.guardCfg = guardConfig{dir: c.Policy.quarantineDir(), cwd: c.Cwd, nested: nestedRoots(roots, c.Policy)}
+		p.guardCfg = guardConfig{dir: c.Policy.quarantineDir(), cwd: c.Cwd, nested: nestedRoots(roots, c.Policy, p.memo), memo: p.memo}
 		useNS = namespacesUsable()
 		if !useNS {
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
@@ -101,7 +103,10 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		}
 		var refused *RefusedError
 		if errors.As(err, &refused) && strings.Contains(refused.Reason, vanished) && attempt < 3 {
-			continue // looked at again: now missing, and watched
+			// Looked at again, past the memo of the first look: now
+			// missing, and watched.
+			p.guardCfg.memo = pathmemo.New()
+			continue
 		}
 		if spec.Layers.Namespaces && attempt == 0 && isNamespaceError(err) && !errors.As(err, &refused) {
 			// The kernel (or a container around us) refuses the namespaces:
@@ -247,6 +252,9 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 		if err != nil {
 			return nil, nil, err
 		}
+		for _, m := range masks {
+			gc.memo.Forget(m.path) // a placeholder made just now
+		}
 		if g, err = newGuard(spec.Roots, gc); err != nil {
 			releaseGitMasks(masks)
 			return nil, nil, err
@@ -265,11 +273,11 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 // nestedRoots are the roots whose new .git entries one and two levels down
 // are moved away after a run: not /tmp and $TMPDIR, where everyone's tests
 // and tools make repositories at any moment, nor the toolchain caches.
-func nestedRoots(roots []Root, pol Policy) map[string]bool {
+func nestedRoots(roots []Root, pol Policy, m *pathmemo.Memo) map[string]bool {
 	out := map[string]bool{}
-	set := pol.cacheSet()
+	set := pol.cacheSetWith(m)
 	if set != "" {
-		set = resolveExisting(set)
+		set = m.ResolveExisting(set)
 	}
 	for _, r := range roots {
 		if !isScratch(r.Path) && (set == "" || !within(set, r.Path)) {

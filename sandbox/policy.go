@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // Mode says how much of the filesystem a sandboxed command may change.
@@ -83,6 +85,21 @@ type Policy struct {
 	// Quarantine is where protected paths a command created are moved
 	// (absolute); empty means QuarantineDir().
 	Quarantine string
+
+	// setup is the memo Roots resolves with before the run's decision
+	// (WithSetupMemo); nil: a memo per call.
+	setup *pathmemo.Memo
+}
+
+// WithSetupMemo returns p whose Roots (and Summary) resolve through m, the
+// memo its caller resolved the protected paths with: the checks one
+// command's decision makes (PrepareRun, approvals.SandboxFor) then look at
+// each path once. Only for the moments before one run's decision: Start
+// resolves everything again with its own memo (a prompt may have lasted
+// minutes), and a session's policy must not carry one from run to run.
+func (p Policy) WithSetupMemo(m *pathmemo.Memo) Policy {
+	p.setup = m
+	return p
 }
 
 // NewPolicy builds a policy from the config strings (config.Config's
@@ -197,12 +214,20 @@ type Root struct {
 // exist; the workspace and the configured roots must exist. Nested roots are
 // kept: each gets its own protected subpaths.
 func (p Policy) Roots() ([]Root, error) {
+	if p.setup != nil {
+		return p.roots(p.setup)
+	}
+	return p.roots(pathmemo.New())
+}
+
+// roots is Roots with the run's memo of the file system (pathmemo).
+func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 	if p.mode() != WorkspaceWrite {
 		return nil, nil
 	}
 	var paths []string
 	for _, r := range slices.Concat(p.Workspace, p.WritableRoots) {
-		rp, err := resolveDir(r)
+		rp, err := resolveDir(r, m)
 		if err != nil {
 			return nil, fmt.Errorf("writable root: %w", err)
 		}
@@ -210,35 +235,34 @@ func (p Policy) Roots() ([]Root, error) {
 	}
 	if !p.ExcludeTmpdir {
 		if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
-			if rp, err := resolveDir(t); err == nil {
+			if rp, err := resolveDir(t, m); err == nil {
 				paths = append(paths, rp)
 			}
 		}
 	}
 	if !p.ExcludeSlashTmp {
-		if rp, err := resolveDir("/tmp"); err == nil {
+		if rp, err := resolveDir("/tmp", m); err == nil {
 			paths = append(paths, rp)
 		}
 	}
-	if set := p.cacheSet(); set != "" {
+	if set := p.cacheSetWith(m); set != "" {
 		// Created by Start before the command runs; only its data.
-		if rp, err := resolveDir(filepath.Join(set, cacheData)); err == nil {
+		if rp, err := resolveDir(filepath.Join(set, cacheData), m); err == nil {
 			paths = append(paths, rp)
 		}
 	}
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	extras := make([]string, 0, len(p.ProtectedPaths))
-	res := existingResolver{}
 	for _, e := range p.ProtectedPaths {
-		extras = append(extras, res.resolve(filepath.Clean(e)))
+		extras = append(extras, m.ResolveExisting(filepath.Clean(e)))
 	}
 	roots := make([]Root, 0, len(paths))
 	for _, rp := range paths {
 		if rp == "/" {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
 		}
-		prot := protectedPaths(rp)
+		prot := protectedPaths(rp, m)
 		for _, e := range extras {
 			if within(e, rp) {
 				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
@@ -253,18 +277,18 @@ func (p Policy) Roots() ([]Root, error) {
 	return roots, nil
 }
 
-func resolveDir(p string) (string, error) {
+func resolveDir(p string, m *pathmemo.Memo) (string, error) {
 	if !filepath.IsAbs(p) {
 		return "", fmt.Errorf("%q is not an absolute path", p)
 	}
-	rp, err := filepath.EvalSymlinks(p)
+	rp, err := m.EvalSymlinks(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("%s does not exist", p)
 	}
 	if err != nil {
 		return "", err
 	}
-	st, err := os.Stat(rp)
+	st, err := m.Lstat(rp) // rp has no links left: its Lstat is its Stat
 	if err != nil {
 		return "", err
 	}
@@ -277,12 +301,12 @@ func resolveDir(p string) (string, error) {
 // protectedPaths lists root's protected entries, plus the target of a
 // `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
 // and config there).
-func protectedPaths(root string) []string {
+func protectedPaths(root string, m *pathmemo.Memo) []string {
 	out := make([]string, 0, len(ProtectedNames)+1)
 	for _, n := range ProtectedNames {
 		out = append(out, filepath.Join(root, n))
 	}
-	if target, ok := gitdirTarget(filepath.Join(root, ".git")); ok {
+	if target, ok := gitdirTargetWith(filepath.Join(root, ".git"), m); ok {
 		out = append(out, target)
 	}
 	return out
@@ -295,69 +319,13 @@ func within(dir, p string) bool {
 
 // resolveExisting resolves symlinks in the longest existing prefix of p, so
 // a path that does not exist yet is named as it would be created.
-func resolveExisting(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
-
-// existingResolver does what resolveExisting does for many paths that share
-// their parents (the protected paths in the home directory), looking each
-// directory up once instead of once per path and per missing component.
-type existingResolver map[string]resolvedPath
-
-type resolvedPath struct {
-	real   string
-	exists bool
-}
-
-// resolve returns resolveExisting(p) for a clean absolute p.
-func (r existingResolver) resolve(p string) string {
-	if !filepath.IsAbs(p) {
-		return resolveExisting(p)
-	}
-	real, _ := r.lookup(p)
-	return real
-}
-
-func (r existingResolver) lookup(p string) (string, bool) {
-	if v, ok := r[p]; ok {
-		return v.real, v.exists
-	}
-	v := resolvedPath{real: p, exists: true}
-	if parent := filepath.Dir(p); parent != p {
-		real, exists := r.lookup(parent)
-		v = resolvedPath{real: filepath.Join(real, filepath.Base(p))}
-		if exists {
-			if st, err := os.Lstat(v.real); err == nil {
-				v.exists = true
-				if st.Mode()&os.ModeSymlink != 0 {
-					// A link is followed wholly; a dangling one is named as is.
-					if t, err := filepath.EvalSymlinks(v.real); err == nil {
-						v.real = t
-					} else {
-						v.exists = false
-					}
-				}
-			}
-		}
-	}
-	r[p] = v
-	return v.real, v.exists
-}
+func resolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
 
 // gitdirTarget reads a .git file of the form "gitdir: PATH".
-func gitdirTarget(gitfile string) (string, bool) {
-	st, err := os.Lstat(gitfile)
+func gitdirTarget(gitfile string) (string, bool) { return gitdirTargetWith(gitfile, nil) }
+
+func gitdirTargetWith(gitfile string, m *pathmemo.Memo) (string, bool) {
+	st, err := m.Lstat(gitfile)
 	if err != nil || !st.Mode().IsRegular() {
 		return "", false
 	}
@@ -378,7 +346,7 @@ func gitdirTarget(gitfile string) (string, bool) {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(filepath.Dir(gitfile), dir)
 	}
-	if rp, err := filepath.EvalSymlinks(dir); err == nil {
+	if rp, err := m.EvalSymlinks(dir); err == nil {
 		return rp, true
 	}
 	return "", false

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 func TestNewPolicyParsesConfigStrings(t *testing.T) {
@@ -110,9 +112,10 @@ func TestSummaryIsOneLine(t *testing.T) {
 	}
 }
 
-// The memoised resolver of Roots names every path as resolveExisting does:
-// links followed (to directories, files, and dangling), missing parts kept.
-func TestExistingResolverMatchesResolveExisting(t *testing.T) {
+// The run's memo, which Roots resolves with, names every path as the
+// unmemoised resolveExisting does: links followed (to directories, files,
+// and dangling), missing parts kept.
+func TestMemoResolutionMatchesResolveExisting(t *testing.T) {
 	d := t.TempDir()
 	for _, dir := range []string{"a/b", "real/c"} {
 		if err := os.MkdirAll(filepath.Join(d, dir), 0o755); err != nil {
@@ -128,14 +131,14 @@ func TestExistingResolverMatchesResolveExisting(t *testing.T) {
 		}
 	}
 	paths := []string{"", "a", "a/b", "a/b/missing/deeper", "link", "link/c", "link/c/new", "rel/x", "flink", "flink/x", "dangling", "dangling/y", "loop/z", "missing/a/b"}
-	res := existingResolver{}
+	res := pathmemo.New()
 	for _, p := range paths {
 		p = filepath.Join(d, p)
-		if got, want := res.resolve(p), resolveExisting(p); got != want {
+		if got, want := res.ResolveExisting(p), resolveExisting(p); got != want {
 			t.Errorf("resolve(%s) = %s, resolveExisting = %s", p, got, want)
 		}
 	}
-	if got := res.resolve(filepath.Join(d, "link", "c")); got == filepath.Join(d, "link", "c") {
+	if got := res.ResolveExisting(filepath.Join(d, "link", "c")); got == filepath.Join(d, "link", "c") {
 		t.Errorf("a link was not followed: %s", got)
 	}
 }

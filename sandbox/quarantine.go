@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // A protected name that does not exist (.git, .envrc, .vscode in a
@@ -25,6 +27,9 @@ type guardConfig struct {
 	dir    string          // quarantine directory; empty: delete what is moved away
 	cwd    string          // for the paths messages show
 	nested map[string]bool // roots whose new .git entries below the top are checked
+	// memo is the run's memo of the file system, for newGuard's first look
+	// (before the command starts); nil looks at the file system.
+	memo *pathmemo.Memo
 }
 
 // Removed is one protected path the command created, which the sandbox

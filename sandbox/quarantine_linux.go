@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // guard watches one run's missing protected paths (see quarantine.go).
@@ -27,8 +29,9 @@ type guard struct {
 	watched map[watchKey]bool
 	removed []Removed
 	snaps   []nestedSnap
-	masks   []gitMask // the git dirs' placeholders this run holds (gitmask_linux.go)
-	freed   bool      // masks released
+	masks   []gitMask      // the git dirs' placeholders this run holds (gitmask_linux.go)
+	memo    *pathmemo.Memo // the run's memo while newGuard looks; nil after
+	freed   bool           // masks released
 }
 
 // watched is one missing protected path and the writable root it is in.
@@ -56,13 +59,21 @@ const (
 // watching. It runs before the command starts.
 func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[watchKey]bool{}}
+	real := ""
+	if cfg.dir != "" {
+		real = cfg.memo.ResolveExisting(cfg.dir)
+	}
 	for _, r := range roots {
-		if cfg.dir != "" && within(r.Path, resolveExisting(cfg.dir)) {
+		if real != "" && within(r.Path, real) {
 			// Made now, before the missing paths are listed: Warden's state
 			// directory is one of them (a home workspace), and the guard
 			// must not take its own quarantine for the command's doing.
+			made := firstMissing(real, cfg.memo)
 			if err := os.MkdirAll(cfg.dir, 0o700); err != nil {
 				return nil, refuse("the quarantine directory %s: %v", cfg.dir, err)
+			}
+			if made != "" {
+				cfg.memo.Forget(made)
 			}
 			break
 		}
@@ -74,7 +85,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 			if !within(r.Path, p) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
-			st, err := os.Lstat(p)
+			st, err := cfg.memo.Lstat(p)
 			switch {
 			case err != nil:
 				r.Missing = append(r.Missing, p)
@@ -88,7 +99,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 				g.missing = append(g.missing, watched{r.Path, gp.Path})
 				continue
 			}
-			if st, err := os.Lstat(gp.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !gp.Writable {
+			if st, err := cfg.memo.Lstat(gp.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !gp.Writable {
 				return nil, refuse("%s is a symbolic link; Warden cannot keep it read-only (replace it with the file itself)", gp.Path)
 			}
 		}
@@ -111,9 +122,14 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	hub.mu.Unlock()
 	g.mu.Lock()
 	g.live = true
+	// The first look at each path may come from the run's memo: each watch
+	// that takes hold makes the memo look again at and below its directory
+	// (advance), so what it answers after a watch is from after the watch.
+	g.memo = cfg.memo
 	for _, m := range g.missing {
 		g.advance(m)
 	}
+	g.memo = nil // events come later: always the file system
 	g.mu.Unlock()
 	return g, nil
 }
@@ -146,7 +162,7 @@ func (g *guard) unwatch() {
 // directory made before the watch took hold is not missed. Called with g.mu.
 func (g *guard) advance(m watched) {
 	for range 64 {
-		dir, exists := deepestDir(m.root, m.path)
+		dir, exists := deepestDir(m.root, m.path, g.memo)
 		keys := []watchKey{{dir: dir}}
 		if exists && g.untouched(m.path) {
 			// Watched for a replacement, and for a chmod that makes it usable.
@@ -168,6 +184,7 @@ func (g *guard) advance(m watched) {
 				return
 			}
 			g.watched[k], added = true, true
+			g.memo.Forget(k.dir)
 		}
 		if !added {
 			return
@@ -177,7 +194,7 @@ func (g *guard) advance(m watched) {
 
 // deepestDir walks p's path down from root and returns its deepest existing
 // directory (never through a symbolic link), or exists when p itself exists.
-func deepestDir(root, p string) (dir string, exists bool) {
+func deepestDir(root, p string, memo *pathmemo.Memo) (dir string, exists bool) {
 	rel, err := filepath.Rel(root, p)
 	if err != nil || rel == "." {
 		return root, false
@@ -186,7 +203,7 @@ func deepestDir(root, p string) (dir string, exists bool) {
 	parts := strings.Split(rel, string(filepath.Separator))
 	for i, part := range parts {
 		cur := filepath.Join(dir, part)
-		st, err := os.Lstat(cur)
+		st, err := memo.Lstat(cur)
 		if err != nil {
 			return dir, false
 		}
@@ -199,6 +216,18 @@ func deepestDir(root, p string) (dir string, exists bool) {
 		dir = cur
 	}
 	return dir, false
+}
+
+// firstMissing is the outermost missing directory on the way to the
+// resolved path p, or "" when p exists.
+func firstMissing(p string, memo *pathmemo.Memo) string {
+	missing := ""
+	for cur := p; ; cur = filepath.Dir(cur) {
+		if _, err := memo.Lstat(cur); err == nil || filepath.Dir(cur) == cur {
+			return missing
+		}
+		missing = cur
+	}
 }
 
 // finish stops watching and, the command being gone, moves away every

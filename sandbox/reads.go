@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // ReadAccess says what a sandboxed command may read.
@@ -186,6 +188,11 @@ const readCacheTTL = 500 * time.Millisecond
 // a denied path reached through a symbolic link inside a writable root: the
 // command could point it elsewhere between this check and the mask.
 func (p Policy) HiddenPaths(roots []Root) ([]HiddenPath, error) {
+	return p.hiddenPaths(roots, pathmemo.New())
+}
+
+// hiddenPaths is HiddenPaths with the run's memo of the file system.
+func (p Policy) hiddenPaths(roots []Root, m *pathmemo.Memo) ([]HiddenPath, error) {
 	pats := p.ReadDenyPatterns()
 	if len(pats) == 0 {
 		return nil, nil
@@ -200,15 +207,15 @@ func (p Policy) HiddenPaths(roots []Root) ([]HiddenPath, error) {
 	if readCache.key == key && time.Since(readCache.at) < readCacheTTL {
 		return readCache.hide, readCache.err
 	}
-	hide, err := resolveHidden(pats, p.Reads.Allow, writable)
+	hide, err := resolveHidden(pats, p.Reads.Allow, writable, m)
 	readCache.key, readCache.at, readCache.hide, readCache.err = key, time.Now(), hide, err
 	return hide, err
 }
 
-func resolveHidden(pats, allow, writable []string) ([]HiddenPath, error) {
+func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPath, error) {
 	allowed := make([]string, 0, len(allow))
 	for _, a := range allow {
-		allowed = append(allowed, resolveExisting(filepath.Clean(a)))
+		allowed = append(allowed, m.ResolveExisting(filepath.Clean(a)))
 	}
 	var out []HiddenPath
 	seen := map[string]bool{}
@@ -218,17 +225,17 @@ func resolveHidden(pats, allow, writable []string) ([]HiddenPath, error) {
 			paths, _ = filepath.Glob(pat) // the pattern was checked when the policy was built
 		}
 		for _, path := range paths {
-			if _, err := os.Lstat(path); err != nil {
+			if _, err := m.Lstat(path); err != nil {
 				continue // nothing to hide; one created later is the command's own
 			}
-			if link, ok := symlinkIn(path, writable); ok {
+			if link, ok := symlinkIn(path, writable, m); ok {
 				return nil, refuse("the read policy hides %s, but it is reached through the symbolic link %s, which the command could change: move the link out of the writable roots or add the path to read_allow", path, link)
 			}
-			target, err := filepath.EvalSymlinks(path)
+			target, err := m.EvalSymlinks(path)
 			if err != nil {
 				continue // a dangling link: nothing to read
 			}
-			st, err := os.Stat(target)
+			st, err := m.Lstat(target) // target has no links left: its Lstat is its Stat
 			if err != nil || seen[target] || covered(target, allowed) {
 				continue
 			}
@@ -265,8 +272,8 @@ func resolveHidden(pats, allow, writable []string) ([]HiddenPath, error) {
 
 // checkCwd refuses a working directory the read policy hides: the command
 // could not even start there.
-func checkCwd(cwd string, hide []HiddenPath) error {
-	real := resolveExisting(cwd)
+func checkCwd(cwd string, hide []HiddenPath, m *pathmemo.Memo) error {
+	real := m.ResolveExisting(cwd)
 	for _, h := range hide {
 		if within(h.Target, real) {
 			return refuse("the working directory %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", cwd, h.Path)
@@ -287,14 +294,14 @@ func covered(target string, allowed []string) bool {
 
 // symlinkIn finds a symbolic link on the way to path that lies inside one of
 // the writable directories.
-func symlinkIn(path string, writable []string) (string, bool) {
+func symlinkIn(path string, writable []string, m *pathmemo.Memo) (string, bool) {
 	if len(writable) == 0 {
 		return "", false
 	}
 	cur := string(filepath.Separator)
 	for _, part := range strings.Split(strings.TrimPrefix(path, cur), string(filepath.Separator)) {
 		next := filepath.Join(cur, part)
-		st, err := os.Lstat(next)
+		st, err := m.Lstat(next)
 		if err != nil {
 			return "", false
 		}
@@ -304,7 +311,7 @@ func symlinkIn(path string, writable []string) (string, bool) {
 					return next, true
 				}
 			}
-			t, err := filepath.EvalSymlinks(next)
+			t, err := m.EvalSymlinks(next)
 			if err != nil {
 				return "", false
 			}

@@ -184,7 +184,14 @@ func saveKnownRepos() {
 	knownRepos.changed = false
 	path, b := knownRepos.path, encodeKnownRepos()
 	knownRepos.Unlock()
-	replaceFile(path, b) // on failure the process's memory still serves
+	if !replaceFile(path, b) {
+		// Still to save: a one-shot run's early scan may end before the
+		// state directory is made (the audit log makes it), and the save
+		// before the command starts must then write what it found.
+		knownRepos.Lock()
+		knownRepos.changed = true
+		knownRepos.Unlock()
+	}
 }
 
 // encodeKnownRepos is the file: a line per entry, "r <ns> <path>" for a

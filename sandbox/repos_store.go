@@ -154,7 +154,11 @@ func saveScanStore() {
 	scanStore.changed = false
 	path, b := scanStore.path, encodeScanStore()
 	scanStore.Unlock()
-	replaceFile(path, b) // a cache: on failure the next scan lists again
+	if !replaceFile(path, b) {
+		scanStore.Lock()
+		scanStore.changed = true // a cache: the next save writes it
+		scanStore.Unlock()
+	}
 }
 
 // encodeScanStore is the store's file. Called with scanStore's lock.

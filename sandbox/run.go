@@ -11,6 +11,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // Command is one command to run under a policy.
@@ -155,6 +157,9 @@ type Process struct {
 	// roots are the writable roots Start already resolved (for the cache
 	// variables), so launch does not resolve them again; nil if it did not.
 	roots []Root
+	// memo is this run's memo of the file system, for the set-up before the
+	// command starts (never after: see pathmemo).
+	memo *pathmemo.Memo
 	// network is the run's network; proxy serves its proxy connections
 	// under NetworkAsk.
 	network NetworkMode
@@ -218,14 +223,16 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 			return nil, refuse("network_access is \"ask\" but no proxy was given to this run: Warden will not give the command the network instead (use network_access \"off\" or \"on\")")
 		}
 	}
-	cacheSet := c.Policy.cacheSet()
+	memo := pathmemo.New()
+	cacheSet := c.Policy.cacheSetWith(memo)
 	var roots []Root
 	if cacheSet != "" {
 		home := getEnv(env, "HOME")
 		if err := prepareCaches(cacheSet, c.Policy.Workspace[0], home); err != nil {
 			return nil, refuse("toolchain caches %s: %v", cacheSet, err)
 		}
-		if roots, err = c.Policy.Roots(); err != nil {
+		memo.Forget(cacheSet) // just made
+		if roots, err = c.Policy.roots(memo); err != nil {
 			return nil, refuse("%v", err)
 		}
 		env = cacheEnv(env, cacheSet, c.Policy.Workspace[0], roots, home)
@@ -241,6 +248,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		sandboxed: c.Policy.Sandboxed(),
 		network:   c.Policy.network(),
 		roots:     roots,
+		memo:      memo,
 		ready:     onceReady(c.Ready),
 		done:      make(chan struct{}),
 	}
@@ -446,5 +454,5 @@ func (p *Process) writableRoots(pol Policy) ([]Root, error) {
 	if p.roots != nil {
 		return p.roots, nil
 	}
-	return pol.Roots()
+	return pol.roots(p.memo)
 }

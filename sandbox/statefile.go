@@ -20,14 +20,16 @@ func stateDir() string {
 var replaceSeq atomic.Uint64
 
 // replaceFile writes b to a new file renamed over path, so a reader sees
-// the old content or the new, never part of one. Callers keep caches: a
-// failed write is dropped and the next run writes again.
-func replaceFile(path string, b []byte) {
+// the old content or the new, never part of one. It reports whether the
+// file was written: callers keep what failed to write for their next save.
+func replaceFile(path string, b []byte) bool {
 	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(replaceSeq.Add(1), 10)
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return
+		return false
 	}
 	if os.Rename(tmp, path) != nil {
 		os.Remove(tmp)
+		return false
 	}
+	return true
 }

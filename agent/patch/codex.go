@@ -1,8 +1,9 @@
 package patch
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // The Codex apply_patch envelope. Markers are compared with surrounding
@@ -24,7 +25,7 @@ const (
 // unifiedRange matches a unified hunk header models sometimes put after "@@"
 // in a Codex patch ("@@ -12,5 +12,6 @@ func f"); its line numbers are not an
 // anchor, so it reads as a bare "@@" plus the trailing context, if any.
-var unifiedRange = regexp.MustCompile(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?`)
+var unifiedRange = lazyre.New(`^-\d+(?:,\d+)? \+\d+(?:,\d+)? @@ ?`)
 
 // codexParser walks the lines between the Begin and End markers.
 type codexParser struct {
@@ -132,7 +133,7 @@ func (p *codexParser) parseChunks(path string) ([]Hunk, error) {
 		for p.more() && strings.HasPrefix(p.trimmed(), "@@") && (p.trimmed() == "@@" || strings.HasPrefix(p.trimmed(), "@@ ")) {
 			sawHeader = true
 			anchor := strings.TrimPrefix(strings.TrimPrefix(p.trimmed(), "@@"), " ")
-			if m := unifiedRange.FindString(anchor); m != "" {
+			if m := unifiedRange().FindString(anchor); m != "" {
 				anchor = anchor[len(m):]
 			}
 			if strings.TrimSpace(anchor) != "" {

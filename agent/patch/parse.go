@@ -3,8 +3,9 @@ package patch
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // MaxPatchBytes bounds the patch text Warden will parse. Agent patches are a
@@ -103,7 +104,7 @@ func unwrapHeredoc(lines []string) ([]string, int) {
 	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
 		lines = lines[:len(lines)-1]
 	}
-	if len(lines) >= 4 && heredocStart.MatchString(strings.TrimSpace(lines[0])) && strings.TrimSpace(lines[len(lines)-1]) == "EOF" {
+	if len(lines) >= 4 && heredocStart().MatchString(strings.TrimSpace(lines[0])) && strings.TrimSpace(lines[len(lines)-1]) == "EOF" {
 		return lines[1 : len(lines)-1], first + 1
 	}
 	return lines, first
@@ -112,7 +113,7 @@ func unwrapHeredoc(lines []string) ([]string, int) {
 // heredocStart is the first line of a heredoc-wrapped patch: <<EOF, <<'EOF'
 // or <<"EOF", perhaps after the apply_patch command a model copied from
 // Codex's shell form ("apply_patch <<'EOF'").
-var heredocStart = regexp.MustCompile(`^(?:(?:apply_patch|applypatch)\s*)?<<\s*(?:EOF|'EOF'|"EOF")$`)
+var heredocStart = lazyre.New(`^(?:(?:apply_patch|applypatch)\s*)?<<\s*(?:EOF|'EOF'|"EOF")$`)
 
 // looksUnified reports whether the text has a unified diff file header.
 func looksUnified(lines []string) bool {

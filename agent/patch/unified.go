@@ -2,16 +2,17 @@ package patch
 
 import (
 	"fmt"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // gitdiffLine pulls the line number out of go-gitdiff's "gitdiff: line N: msg".
-var gitdiffLine = regexp.MustCompile(`^gitdiff: line (\d+): `)
+var gitdiffLine = lazyre.New(`^gitdiff: line (\d+): `)
 
 // parseUnified reads a unified or git diff with go-gitdiff and converts its
 // files to FileChanges. first is the patch line of text's first line. A big
@@ -71,7 +72,7 @@ func parseUnifiedPart(text string, first int) ([]FileChange, error) {
 	if err != nil {
 		msg := err.Error()
 		line := 0
-		if m := gitdiffLine.FindStringSubmatch(msg); m != nil {
+		if m := gitdiffLine().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			line = n + first - 1
 			msg = msg[len(m[0]):]

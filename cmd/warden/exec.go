@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -53,7 +54,12 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "warden exec: %v\n", err)
 		return exitUsage
 	}
-	cwd, policy, err := execOpts.resolve(cfg)
+	// One command runs: the checks before its decision (the protected
+	// paths, the roots of PrepareRun and of the approvals' view) share one
+	// memo of the file system; Start resolves again with its own.
+	memo := pathmemo.New()
+	cwd, policy, err := execOpts.resolveWith(cfg, memo)
+	policy = policy.WithSetupMemo(memo)
 	if err != nil {
 		return usageError(env, "exec", "%v", err)
 	}

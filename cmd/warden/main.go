@@ -11,11 +11,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"sort"
 	"syscall"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/internal/lazyre"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -126,7 +126,7 @@ func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int
 // networkFlagMessage is the flag package's complaint about --network, which
 // takes a bare form (on) and so is parsed as a boolean: its value is a mode,
 // and "invalid boolean value" would mislead.
-var networkFlagMessage = regexp.MustCompile(`invalid boolean value ("[^"\n]*") for -network: `)
+var networkFlagMessage = lazyre.New(`invalid boolean value ("[^"\n]*") for -network: `)
 
 func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (code int, done bool) {
 	// Parse prints its own complaint (and, for --help, the usage) to the
@@ -139,7 +139,7 @@ func parseFlags(env *cliEnv, fs *flag.FlagSet, args []string) (code int, done bo
 			fs.Usage()
 			return 0, true
 		}
-		env.stderr.Write(networkFlagMessage.ReplaceAll(parseOut.Bytes(), []byte("invalid value $1 for flag -network: ")))
+		env.stderr.Write(networkFlagMessage().ReplaceAll(parseOut.Bytes(), []byte("invalid value $1 for flag -network: ")))
 		return exitUsage, true
 	}
 	fs.SetOutput(env.stderr)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -34,6 +35,13 @@ func (f *sandboxFlags) register(fs *flag.FlagSet, cwdUsage, networkUsage, rootUs
 // absolute, links resolved, an existing directory) and the sandbox policy,
 // whose workspace it is. Its errors are about the command line.
 func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error) {
+	return f.resolveWith(cfg, pathmemo.New())
+}
+
+// resolveWith is resolve looking paths up through memo, which the caller
+// may share with the checks of the one run the policy is for
+// (sandbox.Policy.WithSetupMemo).
+func (f *sandboxFlags) resolveWith(cfg config.Config, memo *pathmemo.Memo) (string, sandbox.Policy, error) {
 	cwd, err := resolveCwd(f.cwd)
 	if err != nil {
 		return "", sandbox.Policy{}, fmt.Errorf("--cwd: %w", err)
@@ -57,7 +65,7 @@ func (f *sandboxFlags) resolve(cfg config.Config) (string, sandbox.Policy, error
 	}
 	policy, err := sandbox.NewPolicy(mode, string(f.network.or(cfg.Network)), roots)
 	policy.Workspace = []string{cwd}
-	policy.ProtectedPaths = config.ProtectedPaths(cfg, cwd)
+	policy.ProtectedPaths = config.ProtectedPathsMemo(memo, cfg, cwd)
 	policy.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err == nil {
 		err = f.reads.apply(&policy, cfg)
