@@ -177,7 +177,42 @@ func HelperMain(args []string) {
 	}
 	fmt.Fprintf(status, "exit %d\n", code)
 	status.Close()
+	if spec.Hold > 0 {
+		awaitLauncherExit(spec.Hold)
+	}
 	os.Exit(min(code, 255))
+}
+
+// maxHold bounds how long a helper that holds the launcher's notification
+// group waits for the launcher to end: a one-shot launcher exits
+// milliseconds after the result, and one that lives on only loses the
+// speed-up, not a guarantee.
+const maxHold = 30 * time.Second
+
+// awaitLauncherExit waits, the command and everything it started being
+// gone, until the launcher whose pidfd is fd has exited (or maxHold), so
+// that this process drops the last reference to the launcher's
+// notification group and its exit, which nobody waits for, frees it. A
+// pidfd becomes readable once its process has exited and released its
+// files; the end of a pipe would come while it still does. The parent-death
+// signal would kill this process as the launcher's exit begins: cleared.
+func awaitLauncherExit(fd int) {
+	unix.Prctl(unix.PR_SET_PDEATHSIG, 0, 0, 0, 0)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(maxHold)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return
+		}
+		n, err := unix.Poll(fds, int(left.Milliseconds())+1)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil || n > 0 {
+			return // the launcher has exited, or nothing to wait on
+		}
+	}
 }
 
 // helperGo is the byte the launcher sends after the spec once the command

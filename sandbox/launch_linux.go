@@ -184,6 +184,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 		spare = false
 	}
+	spec.Hold = h.holdFD
 	g, raw, err := finishSpec(spec, env, repos, p.guardCfg)
 	if err != nil {
 		h.kill()
@@ -294,11 +295,19 @@ type helperProc struct {
 	status         *helperStatus
 	stdout, stderr *os.File // read ends of the command's output
 	forward        *os.File // the launcher's end of the forwarding socketpair (NetworkAsk)
+	// holdFD is the helper's descriptor of this process's pidfd when it
+	// was given this process's notification group to keep until this
+	// process is gone (holdGroup); 0: none.
+	holdFD int
 }
 
 // spawnHelper starts a helper for key. It runs the part of the set-up no
 // command decides on, then waits for its spec on fd 4.
-func spawnHelper(key spareKey) (*helperProc, error) {
+func spawnHelper(key spareKey) (*helperProc, error) { return spawnWith(key, nil) }
+
+// spawnWith starts a helper for key that also inherits group, a descriptor
+// it keeps open until this process is gone (nil: none; see holdGroup).
+func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 	var pipes [4][2]*os.File // spec, status, stdout, stderr: read, write
 	closeAll := func() {
 		for _, pp := range pipes {
@@ -348,6 +357,17 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD(key.network)
 		defer diag.Close()
 	}
+	holdFD := 0
+	if group != nil {
+		// After the descriptors the helper knows by number: the group, which
+		// it never reads, and this process's pidfd, on which it waits for
+		// this process's end (Spec.Hold). The command inherits neither
+		// (close-on-exec in the helper).
+		if self, err := selfPidfd(); err == nil {
+			cmd.ExtraFiles = append(cmd.ExtraFiles, group, self)
+			holdFD = 3 + len(cmd.ExtraFiles) - 1
+		}
+	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if key.namespaced {
 		attr.Cloneflags = nsFlags
@@ -386,7 +406,7 @@ func spawnHelper(key spareKey) (*helperProc, error) {
 		forwardHelper.Close()
 	}
 	return &helperProc{cmd: cmd, specW: specW, status: newHelperStatus(statusR),
-		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward}, nil
+		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward, holdFD: holdFD}, nil
 }
 
 // start sends the spec and waits until the command has started. The
@@ -419,6 +439,16 @@ func (h *helperProc) start(spec []byte, ready func() error) error {
 	}
 	return err
 }
+
+// selfPidfd is a pidfd of this process, opened once (Linux 5.3).
+var selfPidfd = sync.OnceValues(func() (*os.File, error) {
+	fd, err := unix.PidfdOpen(os.Getpid(), 0)
+	if err != nil {
+		return nil, err
+	}
+	unix.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), "pidfd"), nil
+})
 
 // pinnedHelpers hold the helper binaries open from their first use.
 var pinnedHelpers = struct {

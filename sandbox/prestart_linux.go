@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"sync"
 	"time"
 )
@@ -24,8 +25,14 @@ func prestartHelper(pol Policy, helper string) {
 	}
 	done := make(chan struct{})
 	early.key, early.done, early.at = key, done, time.Now()
+	// Only a namespaced workspace-write run watches its protected names.
+	holds := key.namespaced && pol.mode() == WorkspaceWrite
 	go func() {
-		h, err := spawnHelper(key)
+		var group *os.File
+		if holds {
+			group = holdGroup()
+		}
+		h, err := spawnWith(key, group)
 		early.Lock()
 		early.h, early.err = h, err
 		early.Unlock()

@@ -26,6 +26,9 @@ var (
 // config, state and cache directories, and removes the binary wardenBin may
 // have built.
 func TestMain(m *testing.M) {
+	if os.Getenv(subreaperEnv) != "" {
+		os.Exit(subreaperMain(os.Args[1:]))
+	}
 	cleanup, err := testhome.Setup()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
