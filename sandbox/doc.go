@@ -44,6 +44,12 @@
 // The spare that replaces a used one starts when RefillSpares says the
 // run's result is out (or shortly after the run), not beside it.
 //
+// A one-shot process (PrepareRun, no KeepSpareHelpers) hands its fanotify
+// group and a pidfd of itself to the early helper, which, once it has
+// reported, waits for that process's end and exits after it: closing a
+// group whose marks were just removed waits for an SRCU grace period, which
+// then falls on the helper's exit, not on the one-shot process's.
+//
 // # Linux layers
 //
 // The binary must call HelperMain when argv[1] is HelperArg (cmd/warden does,
