@@ -130,8 +130,13 @@ func gitConfigRisk(k, value string, known bool) configRisk {
 			return configPlain
 		}
 		return configRuns
-	case "core.pager", "core.editor", "core.sshcommand", "core.askpass", "core.gitproxy",
-		"core.alternaterefscommand", "diff.external", "sequence.editor", "gpg.program",
+	case "core.editor", "sequence.editor":
+		if !known {
+			return configRuns
+		}
+		return editorValueRisk(value)
+	case "core.pager", "core.sshcommand", "core.askpass", "core.gitproxy",
+		"core.alternaterefscommand", "diff.external", "gpg.program",
 		"interactive.difffilter", "uploadpack.packobjectshook", "web.browser":
 		return prog()
 	case "include.path", "includeif.path", "init.templatedir":
@@ -506,6 +511,11 @@ func (as *assessor) gitEnvironment(code, raw string) {
 			}
 		case name == "GIT_SSL_NO_VERIFY" || name == "GIT_SSL_CAINFO" || name == "GIT_SSL_CAPATH":
 			r = configWeakens
+		case name == "GIT_EDITOR" || name == "GIT_SEQUENCE_EDITOR":
+			r = configRuns
+			if known {
+				r = editorValueRisk(value)
+			}
 		default:
 			r = configRuns
 			if known {
@@ -541,7 +551,11 @@ func gitEnvValue(raw, name string) (string, bool) {
 			continue
 		}
 		if m := gitEnvLiteral().FindStringSubmatch(raw[at+len(assign):]); m != nil {
-			return strings.Trim(m[1], `'"`), true
+			v := m[1]
+			if len(v) >= 2 && (v[0] == '\'' || v[0] == '"') && v[len(v)-1] == v[0] {
+				v = v[1 : len(v)-1] // one pair of quotes: what is inside stays as written
+			}
+			return v, true
 		}
 	}
 }

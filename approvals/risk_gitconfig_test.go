@@ -49,6 +49,21 @@ var gitConfigAttacks = []riskCase{
 	{sh("GIT_EXTERNAL_DIFF=./d git diff"), RiskHigh, "GIT_EXTERNAL_DIFF", ""},
 	{sh("GIT_SSH_COMMAND='ssh -o StrictHostKeyChecking=no' git fetch"), RiskHigh, "GIT_SSH_COMMAND", ""},
 	{sh("GIT_CONFIG_GLOBAL=/tmp/evil git status"), RiskHigh, "GIT_CONFIG_GLOBAL", ""},
+	// An editor git runs on its todo list or message: only a sed that edits
+	// that one file with a text-only script is analysed (editorValueRisk).
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i 's/x/y/w /tmp/o'" git rebase -i HEAD~3`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i s/a/b/ ~/.bashrc" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_EDITOR="sed -i '1e id'" git commit --amend`), RiskHigh, "GIT_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i.bak s/pick/fixup/" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -ie s/pick/fixup/" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -f /tmp/s -i" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i s/pick/fixup/; id" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="./sed -i s/pick/fixup/" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="perl -pi -e s/pick/fixup/" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed s/pick/fixup/" git rebase -i HEAD~2`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""},
+	{sh(`git -c sequence.editor="sed -i 's/a/b/e'" rebase -i HEAD~2`), RiskHigh, "sequence.editor", ""},
+	{sh(`git config core.editor "sed -i -e 's/a/b/' -e 'r /etc/passwd'"`), RiskHigh, "core.editor", ""},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i '2,$s/pick/fixup/'" git rebase -i HEAD~3`), RiskHigh, "GIT_SEQUENCE_EDITOR", ""}, // $s expands: not what it says
 	// Files git obeys, written directly.
 	{sh("echo '[core] fsmonitor = /tmp/x' >> .git/config"), RiskHigh, "makes git run programs: .git/config", ""},
 	{sh("sed -i 's/a/b/' .git/config"), RiskHigh, ".git/config", ""},
@@ -82,6 +97,11 @@ var gitConfigTwins = []riskCase{
 	{sh("git -c color.ui=always diff"), RiskLow, "", "program"},
 	{sh("GIT_PAGER=cat git log"), RiskMedium, "", "GIT_PAGER"},
 	{sh("GIT_EDITOR=true git rebase --continue"), RiskMedium, "", "GIT_EDITOR"},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i 's/^pick/fixup/'" git rebase -i HEAD~3`), RiskMedium, "rewrites local history", "GIT_SEQUENCE_EDITOR"},
+	{sh(`GIT_SEQUENCE_EDITOR="sed -i -e '2s/pick/squash/' -e '3s/pick/squash/'" git rebase -i HEAD~3`), RiskMedium, "rewrites local history", "GIT_SEQUENCE_EDITOR"},
+	{sh(`git -c sequence.editor="sed -i -E -e 's/^pick (.*)/fixup \1/'" rebase -i HEAD~2`), RiskMedium, "rewrites local history", "sequence.editor"},
+	{sh(`GIT_EDITOR="/usr/bin/sed -i 1s/^/fixup:\ /" git commit --amend`), RiskMedium, "rewrites the last commit", "GIT_EDITOR"},
+	{sh(`git config sequence.editor "sed -i s/pick/fixup/"`), RiskMedium, "sequence.editor", "program"},
 	{sh("GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null git status"), RiskMedium, "", "GIT_CONFIG"},
 	{sh("echo 'GIT_PAGER=sh' >> notes.txt"), RiskLow, "", "GIT_PAGER"},
 	{sh("cat .git/config"), RiskLow, "", "git run"},

@@ -81,3 +81,49 @@ func TestExecGitConfigRunsProgram(t *testing.T) {
 		t.Errorf("-c core.fsmonitor= (empty): exit %d\n%s", code, stderr)
 	}
 }
+
+// TestExecSequenceEditorRebase: an agent's non-interactive rebase, a sed
+// that edits git's todo list in place, is judged as the rebase it is
+// (medium): under on-request it runs sandboxed without asking (--deny would
+// refuse any prompt) and squashes. The attack, a sed whose script also
+// writes a file (w), is a program Warden cannot analyse: high risk, asked,
+// and denied it changes nothing.
+func TestExecSequenceEditorRebase(t *testing.T) {
+	g, _, _ := gitWorkspace(t)
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-c", "user.name=dev"}, args...)...)
+		cmd.Dir, cmd.Env = g.ws, g.env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	for _, f := range []string{"a", "b", "c"} {
+		if err := os.WriteFile(filepath.Join(g.ws, f), []byte(f), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", f)
+		git("commit", "-qm", "add "+f)
+	}
+	head := git("rev-parse", "HEAD")
+	out := filepath.Join(g.ws, "leak")
+	attack := `GIT_SEQUENCE_EDITOR="sed -i 's/^pick/fixup/w ` + out + `'" git -c user.name=dev rebase -i HEAD~2`
+	_, stderr, code := g.warden(t, "exec", "--cwd", g.ws, "--approval", "on-request", "--deny", "--", "sh", "-c", attack)
+	if code != exitRefused || !strings.Contains(stderr, "Risk: high") || !strings.Contains(stderr, "GIT_SEQUENCE_EDITOR") {
+		t.Errorf("attack: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil || git("rev-parse", "HEAD") != head {
+		t.Errorf("the denied rebase ran")
+	}
+
+	twin := `GIT_SEQUENCE_EDITOR="sed -i '2s/^pick/fixup/'" git -c user.name=dev rebase -i HEAD~2`
+	_, stderr, code = g.warden(t, "exec", "--cwd", g.ws, "--approval", "on-request", "--deny", "--", "sh", "-c", twin)
+	if code != 0 {
+		t.Fatalf("twin: exit %d\n%s", code, stderr)
+	}
+	if log := git("log", "--format=%s"); log != "add b\nadd a\n" {
+		t.Errorf("twin: history after the rebase:\n%s", log)
+	}
+}
