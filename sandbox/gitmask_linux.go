@@ -221,11 +221,48 @@ func releaseGitMasks(masks []gitMask) {
 	for _, m := range masks {
 		if unix.Flock(int(m.f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
 			if sameFile(m.f, m.path) && isGitMask(m.path, m.kind) {
-				os.Remove(m.path)
+				removeMask(m)
 			}
 		}
 		m.f.Close()
 	}
+}
+
+// beforeMaskRemoval, in tests, runs between the checks that found a
+// placeholder untouched and its removal.
+var beforeMaskRemoval func(path string)
+
+// removeMask removes the placeholder m, which the checks just found
+// untouched at its path. A git on the host may rename a file of its own
+// onto that name at any moment (config.worktree is written through
+// config.worktree.lock), so a file is first renamed aside, checked again
+// there by identity and content, and removed only if it is still the
+// placeholder; anything else is put back. A directory goes by rmdir, which
+// fails once anything is in it.
+func removeMask(m gitMask) {
+	if beforeMaskRemoval != nil {
+		beforeMaskRemoval(m.path)
+	}
+	if m.kind.dir {
+		unix.Rmdir(m.path) // ENOTEMPTY: the user's now
+		return
+	}
+	dir, name := filepath.Split(m.path)
+	aside := filepath.Join(dir, "."+name+".warden-"+strconv.Itoa(os.Getpid()))
+	err := unix.Renameat2(unix.AT_FDCWD, m.path, unix.AT_FDCWD, aside, unix.RENAME_NOREPLACE)
+	if errors.Is(err, unix.EINVAL) || errors.Is(err, unix.ENOSYS) {
+		os.Remove(m.path) // no RENAME_NOREPLACE here: checked just now
+		return
+	}
+	if err != nil {
+		return // gone already
+	}
+	if sameFile(m.f, aside) && isGitMask(aside, m.kind) {
+		os.Remove(aside)
+		return
+	}
+	// The user's file: back to its name, unless a newer one took it.
+	unix.Renameat2(unix.AT_FDCWD, aside, unix.AT_FDCWD, m.path, unix.RENAME_NOREPLACE)
 }
 
 // isGitMask says whether p is an untouched placeholder of that kind: an

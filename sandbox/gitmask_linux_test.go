@@ -185,3 +185,54 @@ func TestGitMaskKindFor(t *testing.T) {
 		t.Error("modules/ placeholder is not a directory")
 	}
 }
+
+// A git on the host that renames its own config.worktree (or any masked
+// file) onto the placeholder's name just as the last run ends keeps it:
+// the placeholder's removal never takes the file that replaced it. Twin:
+// with nothing renamed there, the placeholder goes and nothing is left
+// beside it.
+func TestGitMaskReleaseKeepsAFileRenamedOntoIt(t *testing.T) {
+	ws, layout := maskRoots(t)
+	git := filepath.Join(ws, ".git")
+	target := filepath.Join(git, "config.worktree")
+	masks := mustHold(t, layout())
+	beforeMaskRemoval = func(p string) {
+		if p != target {
+			return
+		}
+		lock := target + ".lock"
+		if err := os.WriteFile(lock, []byte("[core]\n\tsparseCheckout = true\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(lock, target); err != nil { // what git config --worktree does
+			t.Error(err)
+		}
+	}
+	defer func() { beforeMaskRemoval = nil }()
+	releaseGitMasks(masks)
+	if data, err := os.ReadFile(target); err != nil || !strings.Contains(string(data), "sparseCheckout") {
+		t.Fatalf("the user's config.worktree renamed onto the placeholder was lost: %q %v", data, err)
+	}
+	if err := os.Remove(target); err != nil {
+		t.Fatal(err)
+	}
+	leftover := func() []string {
+		ents, _ := os.ReadDir(git)
+		var names []string
+		for _, e := range ents {
+			if strings.Contains(e.Name(), "warden") || slices.Contains(maskNames, e.Name()) {
+				names = append(names, e.Name())
+			}
+		}
+		return names
+	}
+	if left := leftover(); len(left) != 0 {
+		t.Fatalf("left in the git dir after the run: %v", left)
+	}
+
+	beforeMaskRemoval = nil
+	releaseGitMasks(mustHold(t, layout()))
+	if left := leftover(); len(left) != 0 {
+		t.Fatalf("twin: left in the git dir after the run: %v", left)
+	}
+}
