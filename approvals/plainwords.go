@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // An allow rule matches words. It may take a command out of the sandbox only
@@ -27,10 +29,14 @@ type plainCheck struct {
 	path  string   // its PATH
 	// seen are the simple commands found plain, keyed by commandKey.
 	seen map[string]bool
+	// memo answers the check's lookups: every program is looked for along
+	// the same PATH, so each directory is resolved once per check, not
+	// once per program (a check lives for one evaluation).
+	memo *pathmemo.Memo
 }
 
 func newPlainCheck(req CommandRequest, env []string) *plainCheck {
-	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}}
+	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}, memo: pathmemo.New()}
 	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
 	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
 		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
@@ -42,7 +48,7 @@ func newPlainCheck(req CommandRequest, env []string) *plainCheck {
 		}
 		r = filepath.Clean(r)
 		c.roots = append(c.roots, r)
-		if rr, err := filepath.EvalSymlinks(r); err == nil && rr != r {
+		if rr, err := c.memo.EvalSymlinks(r); err == nil && rr != r {
 			c.roots = append(c.roots, rr)
 		}
 	}
@@ -359,7 +365,7 @@ func (c *plainCheck) program(name string) string {
 			return why + fmt.Sprintf(", searched for %s", name)
 		}
 		full := filepath.Join(dir, name)
-		if executable(full) {
+		if c.executable(full) {
 			return c.outsideRoots(full, fmt.Sprintf("%s (found at %s)", name, full))
 		}
 	}
@@ -373,7 +379,7 @@ func (c *plainCheck) outsideRoots(p, what string) string {
 	if r := c.rootOf(p); r != "" {
 		return fmt.Sprintf("%s is inside the writable root %s", what, r)
 	}
-	rp, err := resolveExisting(p)
+	rp, err := resolveExisting(c.memo, p)
 	if err != nil {
 		return fmt.Sprintf("%s cannot be resolved: %v", what, err)
 	}
@@ -420,7 +426,7 @@ func (c *plainCheck) shellStartup(argv []string) string {
 		if r := c.rootOf(filepath.Clean(f)); r != "" {
 			return fmt.Sprintf("the shell reads startup files from %s, inside the writable root %s", f, r)
 		}
-		if rf, err := resolveExisting(f); err == nil {
+		if rf, err := resolveExisting(c.memo, f); err == nil {
 			if r := c.rootOf(rf); r != "" {
 				return fmt.Sprintf("the shell reads startup files from %s, inside the writable root %s", f, r)
 			}
@@ -432,10 +438,10 @@ func (c *plainCheck) shellStartup(argv []string) string {
 // resolveExisting resolves the symlinks of p's longest existing ancestor
 // and appends the rest: a directory that does not exist yet resolves to
 // where it would be created.
-func resolveExisting(p string) (string, error) {
+func resolveExisting(m *pathmemo.Memo, p string) (string, error) {
 	var rest []string
 	for {
-		rp, err := filepath.EvalSymlinks(p)
+		rp, err := m.EvalSymlinks(p)
 		if err == nil {
 			return filepath.Join(append([]string{rp}, rest...)...), nil
 		}
@@ -451,8 +457,13 @@ func resolveExisting(p string) (string, error) {
 	}
 }
 
-func executable(p string) bool {
-	st, err := os.Stat(p)
+// executable says whether p, links followed, is an executable file.
+func (c *plainCheck) executable(p string) bool {
+	rp, err := c.memo.EvalSymlinks(p)
+	if err != nil {
+		return false
+	}
+	st, err := c.memo.Lstat(rp)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
