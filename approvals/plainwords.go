@@ -33,10 +33,13 @@ type plainCheck struct {
 	// the same PATH, so each directory is resolved once per check, not
 	// once per program (a check lives for one evaluation).
 	memo *pathmemo.Memo
+	// programs are the verdicts of program, by name (a script often runs
+	// one program several times).
+	programs map[string]string
 }
 
 func newPlainCheck(req CommandRequest, env []string) *plainCheck {
-	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}, memo: pathmemo.New()}
+	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}, memo: pathmemo.New(), programs: map[string]string{}}
 	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
 	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
 		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
@@ -350,6 +353,15 @@ func shellBuiltinBlocker(argv []string) string {
 // the file it names, and every PATH directory searched before it is found,
 // must lie outside the writable roots, symlinks resolved.
 func (c *plainCheck) program(name string) string {
+	if why, ok := c.programs[name]; ok {
+		return why
+	}
+	why := c.lookProgram(name)
+	c.programs[name] = why
+	return why
+}
+
+func (c *plainCheck) lookProgram(name string) string {
 	if strings.Contains(name, "/") {
 		if !filepath.IsAbs(name) {
 			return fmt.Sprintf("the program %s is named by a relative path", name)
