@@ -177,11 +177,17 @@ func HelperMain(args []string) {
 	}
 	fmt.Fprintf(status, "exit %d\n", code)
 	status.Close()
-	if spec.Hold > 0 {
-		awaitLauncherExit(spec.Hold)
+	if fd, err := strconv.Atoi(os.Getenv(holdEnv)); err == nil && fd > statusFD {
+		awaitLauncherExit(fd)
 	}
 	os.Exit(min(code, 255))
 }
+
+// holdEnv, in the helper's own environment (never the command's, which
+// comes from the spec), names the descriptor of the launcher's pidfd when
+// the helper was started holding the launcher's notification group
+// (holdGroup): a property of the helper's start, not of any one command.
+const holdEnv = "WARDEN_HELPER_HOLD_FD"
 
 // maxHold bounds how long a helper that holds the launcher's notification
 // group waits for the launcher to end: a one-shot launcher exits

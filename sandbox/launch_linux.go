@@ -184,7 +184,6 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		}
 		spare = false
 	}
-	spec.Hold = h.holdFD
 	g, raw, err := finishSpec(spec, env, repos, p.guardCfg)
 	if err != nil {
 		h.kill()
@@ -295,10 +294,6 @@ type helperProc struct {
 	status         *helperStatus
 	stdout, stderr *os.File // read ends of the command's output
 	forward        *os.File // the launcher's end of the forwarding socketpair (NetworkAsk)
-	// holdFD is the helper's descriptor of this process's pidfd when it
-	// was given this process's notification group to keep until this
-	// process is gone (holdGroup); 0: none.
-	holdFD int
 }
 
 // spawnHelper starts a helper for key. It runs the part of the set-up no
@@ -357,15 +352,14 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD(key.network)
 		defer diag.Close()
 	}
-	holdFD := 0
 	if group != nil {
 		// After the descriptors the helper knows by number: the group, which
 		// it never reads, and this process's pidfd, on which it waits for
-		// this process's end (Spec.Hold). The command inherits neither
-		// (close-on-exec in the helper).
+		// this process's end (holdEnv names it). The command inherits
+		// neither (close-on-exec in the helper).
 		if self, err := selfPidfd(); err == nil {
 			cmd.ExtraFiles = append(cmd.ExtraFiles, group, self)
-			holdFD = 3 + len(cmd.ExtraFiles) - 1
+			cmd.Env = append(cmd.Env, holdEnv+"="+strconv.Itoa(3+len(cmd.ExtraFiles)-1))
 		}
 	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
@@ -406,7 +400,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		forwardHelper.Close()
 	}
 	return &helperProc{cmd: cmd, specW: specW, status: newHelperStatus(statusR),
-		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward, holdFD: holdFD}, nil
+		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward}, nil
 }
 
 // start sends the spec and waits until the command has started. The

@@ -15,16 +15,7 @@ import (
 // write into the directory the link names now is refused in each run. Twin:
 // the directory it no longer names is writable again.
 func TestRunMemoSeesALinkRepointedBetweenRuns(t *testing.T) {
-	ws := t.TempDir()
-	for _, d := range []string{"a/keep", "b/keep"} {
-		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ln := filepath.Join(ws, "ln")
-	if err := os.Symlink("a", ln); err != nil {
-		t.Fatal(err)
-	}
+	ws, ln := linkedKeeps(t)
 	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true, Workspace: []string{ws},
 		ProtectedPaths: []string{filepath.Join(ln, "keep")}}
 	write := func(dir string) int {
@@ -94,16 +85,7 @@ func TestRunMemoSeesAProtectedPathMadeBetweenRuns(t *testing.T) {
 // protection with it. Attack: the write into the directory the link names
 // at the run is refused. Twin: the one it named at the checks is writable.
 func TestStartDoesNotUseTheSetupMemo(t *testing.T) {
-	ws := t.TempDir()
-	for _, d := range []string{"a/keep", "b/keep"} {
-		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ln := filepath.Join(ws, "ln")
-	if err := os.Symlink("a", ln); err != nil {
-		t.Fatal(err)
-	}
+	ws, ln := linkedKeeps(t)
 	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true, Workspace: []string{ws},
 		ProtectedPaths: []string{filepath.Join(ln, "keep")}}.WithSetupMemo(pathmemo.New())
 	roots, err := pol.Roots()
@@ -127,4 +109,20 @@ func TestStartDoesNotUseTheSetupMemo(t *testing.T) {
 	if strings.Contains(out, "b=0") {
 		t.Fatalf("b/keep, which the link names at the run, was writable: Start used the setup memo: %s", out)
 	}
+}
+
+// linkedKeeps is a workspace with a/keep and b/keep and a link ln to a.
+func linkedKeeps(t *testing.T) (ws, ln string) {
+	t.Helper()
+	ws = t.TempDir()
+	for _, d := range []string{"a/keep", "b/keep"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ln = filepath.Join(ws, "ln")
+	if err := os.Symlink("a", ln); err != nil {
+		t.Fatal(err)
+	}
+	return ws, ln
 }

@@ -44,11 +44,6 @@ type helperSpec struct {
 	// MediateSockets: the helper's supervisor decides every connect and
 	// addressed send (unixmediate_linux.go), so nothing is masked.
 	MediateSockets bool `json:"mediate,omitempty"`
-	// Hold, when not 0, is the helper's descriptor of the launcher's pidfd:
-	// the helper inherited the launcher's notification group and, once it
-	// has reported, waits for the launcher's end before it exits
-	// (holdGroup).
-	Hold int `json:"hold,omitempty"`
 	// Secrets are what the read policy hides (HiddenPaths, resolved by the
 	// launcher): each target is masked in the mount namespace.
 	Secrets []HiddenPath `json:"secrets,omitempty"`
