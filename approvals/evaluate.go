@@ -435,6 +435,9 @@ func amendment(proposed []string, prompting []Segment) []string {
 	if slices.ContainsFunc(a, func(t string) bool { return !ruleToken(t) }) {
 		return nil // "Always allow" could not save it after the user chose it
 	}
+	if carriesCredential(a) {
+		return nil // saving it would write the secret into a rules file
+	}
 	return a
 }
 

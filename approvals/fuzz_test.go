@@ -74,6 +74,8 @@ func FuzzAnalyze(f *testing.F) {
 		"su - root -c 'rm -rf x'", "flock l -c 'rm -rf x'", "watch -n1 ls '$(id)'", "script -qc id /dev/null",
 		"parallel 'rm -rf {}' ::: a b", "runuser -u u -- ls", "systemd-run --user ls", "fish -C id -c ls",
 		"bwrap --bind / / --setenv A B ls", "unshare -rm -- ls", "strace -o x ls",
+		"docker login -u me -p pw r.example.com", "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 gh pr list",
+		"mysql -u root -ppw db", "curl 'https://x.example.com/?api_key=k'", "export API_KEY=k; env DB_PASSWORD=p make",
 	} {
 		f.Add(seed)
 	}
@@ -101,8 +103,8 @@ func FuzzAnalyze(f *testing.F) {
 		if e.Reason == "" || e.Risk.Summary == "" {
 			t.Fatalf("%q: empty reason or summary", script)
 		}
-		if e.Amendment != nil && (e.Dangerous || e.Risk.Level == RiskHigh || bannedAmendment(e.Amendment)) {
-			t.Fatalf("%q: amendment %q offered for a dangerous, high-risk or banned prefix", script, e.Amendment)
+		if e.Amendment != nil && (e.Dangerous || e.Risk.Level == RiskHigh || bannedAmendment(e.Amendment) || carriesCredential(e.Amendment)) {
+			t.Fatalf("%q: amendment %q offered for a dangerous, high-risk or banned prefix, or one holding a credential", script, e.Amendment)
 		}
 	})
 }

@@ -144,6 +144,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	}
 	text := commandLineText(a)
 	as.runtimeCredentials(text)
+	as.credentialAssignments(a.Assignments)
 	as.scriptReads(text)
 	as.downloadIntoShell(text)
 	as.gitEnvironment(text, rawCommandLine(a))
@@ -248,6 +249,9 @@ func (as *assessor) segment(seg Segment) {
 	}
 	if seg.Assigns || u.Assigns {
 		as.add(RiskMedium, "", "runs with changed environment variables")
+	}
+	if n := len(seg.Argv) - len(inner); n > 0 {
+		as.credentialSettings(seg.Argv[:n]) // the wrappers' words
 	}
 	for _, r := range seg.Redirects {
 		if host, ok := bashNetPath(r.Target); ok {

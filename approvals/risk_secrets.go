@@ -1,8 +1,6 @@
 package approvals
 
 import (
-	"fmt"
-	"net/url"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -206,55 +204,6 @@ func (as *assessor) environment(u unwrapped) {
 	}
 }
 
-// ---- credentials on the command line ----
-
-var (
-	// authHeader matches a header that carries a credential.
-	authHeader = lazyre.New(`(?i)\b(proxy-)?(authorization|x-api-key|api-key|private-token|x-auth-token|cookie)\s*:`)
-	// credentialFlag matches an option whose value is a credential.
-	credentialFlag = lazyre.New(`(?i)^--?(password|passwd|pass|token|api-?key|access-?token|auth-?token|secret|client-?secret)(=|$)`)
-	// runtimeSecret matches a command substitution that extracts a
-	// credential: `$(grep TOKEN .env | cut -d= -f2)`.
-	runtimeSecret = lazyre.New("(\\$\\(|`)\\s*(grep|rg|awk|sed|cut|jq|yq|cat|head|tail|pass|op|security|gh\\s+auth)\\b[^)`]*")
-)
-
-// credentialsInArgs flags credentials written into a command's words, where
-// the process list, shell history and logs keep them. Facts never repeat
-// the secret.
-func (as *assessor) credentialsInArgs(prog string, args []string) {
-	for i, a := range args {
-		switch {
-		case strings.Contains(a, ":") && authHeader().MatchString(a):
-			name, _, _ := strings.Cut(strings.Trim(a, `"' `), ":")
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s header)", strings.TrimSpace(name)))
-		case strings.HasPrefix(a, "-") && credentialFlag().MatchString(a):
-			flag, _, _ := strings.Cut(a, "=")
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", flag))
-		case (a == "-u" || a == "--user") && i+1 < len(args) && strings.Contains(args[i+1], ":") && isFetcher(prog):
-			user, _, _ := strings.Cut(args[i+1], ":")
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a password on the command line (%s %s:***)", a, user))
-		case strings.HasPrefix(a, "-u") && len(a) > 2 && strings.Contains(a, ":") && isFetcher(prog):
-			user, _, _ := strings.Cut(a[2:], ":")
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a password on the command line (-u %s:***)", user))
-		}
-		if strings.Contains(a, "://") {
-			if u, err := url.Parse(strings.Trim(a, `"'`)); err == nil && u.User != nil {
-				if _, has := u.User.Password(); has {
-					as.add(RiskMedium, CredentialAccess, "passes a password in a URL to "+u.Hostname())
-				}
-			}
-		}
-	}
-}
-
-func isFetcher(prog string) bool {
-	switch prog {
-	case "curl", "wget", "http", "https", "xh", "ftp", "lftp":
-		return true
-	}
-	return false
-}
-
 var (
 	// inputRedirect is `< FILE` anywhere, including on compound commands
 	// (`while read l; do ...; done < .env`), which no segment records.
@@ -279,19 +228,6 @@ func (as *assessor) scriptReads(text string) {
 	for _, m := range declareDump().FindAllStringSubmatch(text, -1) {
 		if flags := m[2]; m[1] == "export" || strings.ContainsAny(flags, "px") || flags == "" {
 			as.readsSecret("the environment (" + m[1] + ")")
-		}
-	}
-}
-
-// runtimeCredentials flags command substitutions that pull a credential
-// out of a file or a store to use it: `$(grep TOKEN .env)`.
-func (as *assessor) runtimeCredentials(text string) {
-	if !strings.Contains(text, "$(") && !strings.Contains(text, "`") {
-		return // no substitution for the pattern to find
-	}
-	for _, m := range runtimeSecret().FindAllString(text, -1) {
-		if secretName().MatchString(m) {
-			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+EscapeText(strings.TrimSpace(m))+")")
 		}
 	}
 }

@@ -75,6 +75,15 @@ type Analysis struct {
 	// words: a parse error, a variable command name, a function definition.
 	// A command with problems is never known-safe.
 	Problems []string
+	// Assignments are the shell variables the script sets: `X=v cmd`,
+	// `export X=v`, `X=v`.
+	Assignments []Assignment
+}
+
+// Assignment is one shell variable set by a script.
+type Assignment struct {
+	Name, Value string
+	Literal     bool // the value is written out, with no expansion
 }
 
 // Understood reports whether every command the line runs is known.
@@ -236,6 +245,11 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int, 
 			}
 		case *syntax.FuncDecl:
 			a.Problems = append(a.Problems, "defines a shell function")
+		case *syntax.Assign:
+			if n.Name != nil && n.Value != nil {
+				v, lit := wordLiteral(n.Value)
+				a.Assignments = append(a.Assignments, Assignment{Name: n.Name.Value, Value: v, Literal: lit})
+			}
 		case *syntax.DeclClause:
 			a.Problems = append(a.Problems, "declares variables ("+n.Variant.Value+")")
 		case *syntax.CallExpr:

@@ -96,6 +96,23 @@ prefix_rule(pattern=["cargo", "test"], decision="allow")
 			}
 			return ""
 		}},
+		// A credential on the command line is named, never repeated, and
+		// never offered for "Always allow" (the rules file would keep it);
+		// the twin without it is.
+		{[]string{"--approval", "untrusted", "--", "docker", "login", "-u", "me", "-p", "hunter2", "r.example.com"}, func(p policyJSON) string {
+			facts := strings.Join(p.Risk.Facts, "\n")
+			if p.Decision != "prompt" || p.Amendment != nil || !strings.Contains(facts, "passes a credential on the command line (docker login -p)") ||
+				strings.Contains(facts+p.Risk.Summary, "hunter2") {
+				return "a password on the command line should prompt, be named without its value, and offer no amendment"
+			}
+			return ""
+		}},
+		{[]string{"--approval", "untrusted", "--", "docker", "login", "-u", "me", "r.example.com"}, func(p policyJSON) string {
+			if p.Decision != "prompt" || strings.Join(p.Amendment, " ") != "docker login -u me r.example.com" {
+				return "docker login without a password should offer its amendment"
+			}
+			return ""
+		}},
 		{[]string{"--", "bash", "-lc", "echo 'unterminated"}, func(p policyJSON) string {
 			if p.Decision != "prompt" || !strings.Contains(p.Reason, "could not analyse") {
 				return "unparseable should prompt"
