@@ -1,7 +1,7 @@
 package approvals
 
 import (
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/lazyre"
@@ -72,8 +72,10 @@ const (
 )
 
 var (
-	// pipeToRunner: `curl URL | sh`, `wget -O- URL | sudo bash -s`.
-	pipeToRunner = lazyre.New(`\b` + fetchers + `\b[^|;&\n]*\|\s*` + runners + `\b`)
+	// fetchStage and runnerStage are the two ends of `curl URL | sh`,
+	// `wget -O- URL | sudo bash -s`, `curl URL | tee i.sh | sh`.
+	fetchStage  = lazyre.New(`\b` + fetchers + `\b`)
+	runnerStage = lazyre.New(`^\s*` + runners + `\b`)
 	// runnerOfSubstitution: `bash <(curl URL)`, `source <(curl URL)`,
 	// `sh -c "$(curl URL)"`, `eval "$(wget -qO- URL)"`.
 	runnerOfSubstitution = lazyre.New(`(?:` + runners + `|source|\.|eval)\s+(?:-\S+\s+)*["']?(?:<\(|\$\(|` + "`" + `)\s*` + fetchers + `\b[^)` + "`" + `]*`)
@@ -86,18 +88,81 @@ func (as *assessor) downloadIntoShell(text string) {
 	if !strings.ContainsAny(text, "|<$`") {
 		return // neither a pipe nor a substitution for the patterns to find
 	}
-	for _, re := range []*regexp.Regexp{pipeToRunner(), runnerOfSubstitution()} {
-		for _, m := range re.FindAllString(text, -1) {
-			host := "an unknown host"
-			for _, u := range urlInText().FindAllString(m, -1) {
-				if h := urlHost(u); h != "" {
-					host = h
-					break
-				}
+	downloads := pipedToRunner(text)
+	if strings.ContainsAny(text, "<$`") {
+		downloads = append(downloads, runnerOfSubstitution().FindAllString(text, -1)...)
+	}
+	for _, m := range downloads {
+		host := "an unknown host"
+		for _, u := range urlInText().FindAllString(m, -1) {
+			if h := urlHost(u); h != "" {
+				host = h
+				break
 			}
-			as.add(RiskHigh, NetworkAccess, "runs a script downloaded from "+host)
+		}
+		as.add(RiskHigh, NetworkAccess, "runs a script downloaded from "+host)
+	}
+}
+
+// pipedToRunner returns the download stages of text's pipelines whose
+// output a later stage of the same pipeline runs as a script, whatever
+// filters it passes on the way (`curl URL | tee i.sh | sh`, `curl URL |
+// gunzip | bash`).
+func pipedToRunner(text string) []string {
+	if !strings.Contains(text, "|") {
+		return nil
+	}
+	var found []string
+	for _, pipeline := range pipelines(text) {
+		for i, stage := range pipeline {
+			if !fetchStage().MatchString(stage) {
+				continue
+			}
+			if slices.ContainsFunc(pipeline[i+1:], func(s string) bool { return runnerStage().MatchString(s) }) {
+				found = append(found, stage)
+			}
+			break
 		}
 	}
+	return found
+}
+
+// redirectAmp says whether the & at text[i] belongs to a redirection
+// (2>&1, <&3, &>file) rather than ending a command.
+func redirectAmp(text string, i int) bool {
+	return i > 0 && (text[i-1] == '>' || text[i-1] == '<') || i+1 < len(text) && text[i+1] == '>'
+}
+
+// pipelines splits shell text (quoted strings blanked: commandLineText)
+// into pipelines, each a list of its stages: a pipeline ends at ; & && ||
+// and newlines, a stage at | and |&.
+func pipelines(text string) [][]string {
+	var out [][]string
+	var cur []string
+	start := 0
+	endStage := func(i int) {
+		cur = append(cur, text[start:i])
+	}
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; {
+		case c == '|' && i+1 < len(text) && text[i+1] == '|', c == ';', c == '\n', c == '&' && !redirectAmp(text, i):
+			endStage(i)
+			out = append(out, cur)
+			cur = nil
+			if c != ';' && c != '\n' && i+1 < len(text) && text[i+1] == c {
+				i++
+			}
+			start = i + 1
+		case c == '|':
+			endStage(i)
+			if i+1 < len(text) && text[i+1] == '&' {
+				i++
+			}
+			start = i + 1
+		}
+	}
+	endStage(len(text))
+	return append(out, cur)
 }
 
 // largeUpload is how much a command may have sent before a network dialog
