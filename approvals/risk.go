@@ -351,6 +351,9 @@ func (as *assessor) segment(seg Segment) {
 		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	as.scanSecretWords(prog, readArgs(prog, args))
+	if what := secretStoreRead(prog, args, operands(args)); what != "" {
+		as.readsSecret(what)
+	}
 	as.credentialsInArgs(prog, args)
 }
 

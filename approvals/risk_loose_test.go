@@ -124,6 +124,70 @@ func TestSecretsReadersAreHighRisk(t *testing.T) {
 	checkRisk(t, ctx, twins)
 }
 
+// TestSecretsFromProgramsAndFiles: password managers, cloud CLIs that print
+// tokens, cluster secrets, other processes' environments, the shell's
+// secret variables and files named for the secrets they hold are read
+// secrets; the twins only list, describe or change.
+func TestSecretsFromProgramsAndFiles(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	sh := func(s string) []string { return []string{"bash", "-lc", s} }
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"pass", "show", "work/github"}, RiskHigh, "reads secrets: the password store (pass show)", ""},
+		{[]string{"pass", "work/github"}, RiskHigh, "the password store", ""},
+		{[]string{"gopass", "cat", "db"}, RiskHigh, "the password store", ""},
+		{[]string{"op", "read", "op://vault/item/password"}, RiskHigh, "1Password", ""},
+		{[]string{"op", "item", "get", "GitHub", "--reveal"}, RiskHigh, "1Password", ""},
+		{[]string{"bw", "get", "password", "github"}, RiskHigh, "Bitwarden", ""},
+		{[]string{"security", "find-generic-password", "-s", "x", "-w"}, RiskHigh, "the keychain", ""},
+		{[]string{"secret-tool", "lookup", "service", "x"}, RiskHigh, "the keyring", ""},
+		{[]string{"vault", "kv", "get", "secret/app"}, RiskHigh, "Vault", ""},
+		{[]string{"aws", "configure", "get", "aws_secret_access_key"}, RiskHigh, "the AWS credentials", ""},
+		{[]string{"aws", "--profile", "prod", "secretsmanager", "get-secret-value", "--secret-id", "db"}, RiskHigh, "AWS credentials", ""},
+		{[]string{"aws", "ssm", "get-parameter", "--name", "p", "--with-decryption"}, RiskHigh, "AWS parameters", ""},
+		{[]string{"aws", "ecr", "get-login-password"}, RiskHigh, "AWS credentials", ""},
+		{[]string{"gcloud", "auth", "print-access-token"}, RiskHigh, "Google Cloud credentials", ""},
+		{[]string{"gcloud", "secrets", "versions", "access", "latest", "--secret", "db"}, RiskHigh, "Google Cloud credentials", ""},
+		{[]string{"az", "account", "get-access-token"}, RiskHigh, "Azure credentials", ""},
+		{[]string{"kubectl", "get", "secret", "db", "-o", "yaml"}, RiskHigh, "Kubernetes secrets (kubectl get secret)", ""},
+		{[]string{"kubectl", "-n", "prod", "get", "secrets", "-ojson"}, RiskHigh, "Kubernetes secrets", ""},
+		{[]string{"gh", "auth", "status", "--show-token"}, RiskHigh, "the GitHub token", ""},
+		{sh("echo url=https://github.com | git credential fill"), RiskHigh, "git's stored credentials", ""},
+		{[]string{"docker-credential-desktop", "get"}, RiskHigh, "registry credentials", ""},
+		{[]string{"ps", "eww"}, RiskHigh, "other processes' environments", ""},
+		{[]string{"ps", "auxe"}, RiskHigh, "other processes' environments", ""},
+		{sh("echo $GITHUB_TOKEN"), RiskHigh, "the environment variable GITHUB_TOKEN", ""},
+		{sh(`printf '%s' "${OPENAI_API_KEY}"`), RiskHigh, "the environment variable OPENAI_API_KEY", ""},
+		{[]string{"cat", "secrets.yaml"}, RiskHigh, "reads secrets: secrets.yaml", ""},
+		{[]string{"cat", "config/.secrets.toml"}, RiskHigh, ".secrets.toml", ""},
+		{[]string{"cat", "terraform.tfstate"}, RiskHigh, "terraform.tfstate", ""},
+		{[]string{"jq", ".", "client_secret_1234.apps.googleusercontent.com.json"}, RiskHigh, "client_secret", ""},
+		{[]string{"cat", "credentials.json"}, RiskHigh, "credentials.json", ""},
+		{[]string{"cat", "~/.cargo/credentials.toml"}, RiskHigh, "~/.cargo/credentials.toml", ""},
+		{[]string{"cat", "~/.vault-token"}, RiskHigh, "~/.vault-token", ""},
+		{[]string{"cat", "~/.s3cfg"}, RiskHigh, "~/.s3cfg", ""},
+		// twins
+		{[]string{"pass"}, RiskLow, "", "secrets"},
+		{[]string{"pass", "ls", "work"}, RiskLow, "", "secrets"},
+		{[]string{"pass", "insert", "work/new"}, RiskLow, "", "secrets"},
+		{[]string{"op", "item", "list"}, RiskLow, "", "secrets"},
+		{[]string{"security", "find-generic-password", "-s", "x"}, RiskLow, "", "secrets"},
+		{[]string{"aws", "configure", "get", "region"}, RiskLow, "", "secrets"},
+		{[]string{"aws", "ssm", "get-parameter", "--name", "p"}, RiskLow, "", "secrets"},
+		{[]string{"kubectl", "get", "secrets"}, RiskLow, "", "secrets"},
+		{[]string{"kubectl", "get", "secrets", "-o", "name"}, RiskLow, "", "secrets"},
+		{[]string{"kubectl", "describe", "secret", "db"}, RiskLow, "", "secrets"},
+		{[]string{"kubectl", "get", "pods", "-o", "yaml"}, RiskLow, "", "secrets"},
+		{[]string{"gh", "auth", "status"}, RiskLow, "", "secrets"},
+		{[]string{"ps", "aux"}, RiskLow, "", "secrets"},
+		{[]string{"ps", "-ef"}, RiskLow, "", "secrets"},
+		{sh("echo $HOME $PATH $TOKENIZERS_PARALLELISM"), RiskLow, "", "secrets"},
+		{[]string{"cat", "secrets.example.yaml"}, RiskLow, "", "secrets"},
+		{[]string{"cat", "docs/secrets.md"}, RiskLow, "", "secrets"},
+		{[]string{"terraform", "plan"}, RiskLow, "", "secrets"},
+	})
+}
+
 // TestSecretsNeverKnownSafe: a read of credentials is never known-safe and
 // asks under every policy but never, which refuses; the twins stay
 // known-safe and run.
@@ -140,6 +204,10 @@ func TestSecretsNeverKnownSafe(t *testing.T) {
 		{"bash", "-lc", "printenv"},
 		{"env"},
 		{"base64", "~/.ssh/id_ed25519"},
+		{"pass", "show", "work/github"},
+		{"kubectl", "get", "secret", "db", "-o", "yaml"},
+		{"bash", "-lc", "echo $GITHUB_TOKEN"},
+		{"cat", "secrets.yaml"},
 	}
 	noRules, err := LoadRuleFiles(nil)
 	if err != nil {
@@ -321,8 +389,8 @@ func TestRiskLooseTokensOnCommandLine(t *testing.T) {
 		{[]string{"ldapsearch", "-x", "-D", "cn=admin", "-w", "hunter2"}, RiskMedium, "(ldapsearch -w)", "hunter2"},
 		{[]string{"zip", "-P", "hunter2", "out.zip", "f"}, RiskMedium, "(zip -P)", "hunter2"},
 		{[]string{"openssl", "enc", "-aes256", "-pass", "pass:hunter2", "-in", "f"}, RiskMedium, "(openssl -pass)", "hunter2"},
-		{[]string{"keytool", "-list", "-keystore", "k.jks", "-storepass", "hunter2"}, RiskMedium, "(keytool -storepass)", "hunter2"},
-		{[]string{"htpasswd", "-bc", ".htpasswd", "bob", "hunter2"}, RiskMedium, "(htpasswd -b)", "hunter2"},
+		{[]string{"keytool", "-list", "-keystore", "k.jks", "-storepass", "hunter2"}, RiskHigh, "(keytool -storepass)", "hunter2"},
+		{[]string{"htpasswd", "-bc", "users.db", "bob", "hunter2"}, RiskMedium, "(htpasswd -b)", "hunter2"},
 		{[]string{"smbclient", "//srv/share", "-U", "bob%hunter2"}, RiskMedium, "(smbclient -U user%***)", "hunter2"},
 		{[]string{"gh", "secret", "set", "API", "--body", "hunter2"}, RiskMedium, "(gh secret set --body)", "hunter2"},
 		// twins

@@ -105,7 +105,11 @@ var secretDirs = map[string]bool{
 var secretFiles = map[string]bool{
 	".netrc": true, "_netrc": true, ".npmrc": true, ".pypirc": true, ".git-credentials": true,
 	".claude.json": true, ".mcp.json": true, ".credentials.json": true, ".pgpass": true,
-	".envrc": true, "shadow": true, "gshadow": true,
+	".envrc": true, "shadow": true, "gshadow": true, ".htpasswd": true,
+	// Cloud, registry and tool tokens.
+	".boto": true, ".s3cfg": true, ".gitcookies": true, ".dockercfg": true, ".vault-token": true,
+	".terraformrc": true, "credentials.tfrc.json": true, "credentials.json": true,
+	"service-account.json": true, "serviceaccountkey.json": true, "kubeconfig": true,
 	// Shell and REPL histories hold the tokens people typed.
 	".bash_history": true, ".zsh_history": true, "fish_history": true, ".python_history": true,
 	".psql_history": true, ".mysql_history": true, ".node_repl_history": true,
@@ -138,10 +142,16 @@ func isSecretPath(p string) bool {
 			return true
 		case el == ".docker" && (next == "" || next == "config.json"):
 			return true
+		case el == ".config" && next == "hub",
+			el == ".cargo" && (next == "credentials" || next == "credentials.toml"),
+			el == ".gem" && next == "credentials",
+			el == ".composer" && next == "auth.json",
+			el == "composer" && i > 0 && parts[i-1] == ".config" && next == "auth.json":
+			return true
 		}
 	}
 	base := parts[len(parts)-1]
-	if secretFiles[base] {
+	if secretFiles[base] || secretFiles[strings.ToLower(base)] || secretDocument(strings.ToLower(base)) {
 		return true
 	}
 	if base == "environ" && strings.Contains(p, "proc/") {
@@ -158,10 +168,27 @@ func isSecretPath(p string) bool {
 			return true
 		}
 	}
-	for _, ext := range []string{".pem", ".key", ".p12", ".pfx"} {
+	for _, ext := range []string{".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".tfstate", ".tfstate.backup", ".kubeconfig"} {
 		if strings.HasSuffix(base, ext) && len(base) > len(ext) {
 			return true
 		}
+	}
+	return false
+}
+
+// secretDocument recognises files named for the secrets they hold:
+// secrets.yaml, secret.json, .secrets.toml, client_secret_….json.
+func secretDocument(base string) bool {
+	if strings.HasPrefix(base, "client_secret") && strings.HasSuffix(base, ".json") {
+		return true
+	}
+	name, ext, ok := strings.Cut(strings.TrimPrefix(base, "."), ".")
+	if !ok || name != "secrets" && name != "secret" {
+		return false
+	}
+	switch ext {
+	case "yaml", "yml", "json", "toml", "env", "ini", "properties", "txt", "conf", "cfg":
+		return true
 	}
 	return false
 }
