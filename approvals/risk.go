@@ -279,6 +279,10 @@ func (as *assessor) segment(seg Segment) {
 	args := inner[1:]
 	switch prog {
 	case "rm", "unlink", "rmdir", "shred":
+		if u.Appends && len(u.Wrappers) > 0 {
+			// `ls | xargs rm -rf`: what it deletes arrives at run time.
+			as.add(RiskHigh, DataDeletion, fmt.Sprintf("deletes paths named at run time (%s %s)", u.Wrappers[len(u.Wrappers)-1], prog))
+		}
 		as.remove(prog, args)
 	case "su":
 		as.stopped(RiskHigh, PrivilegeEscalation, "runs as root (su)")

@@ -260,6 +260,12 @@ func TestRiskLooseDeletes(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("n"), 0o644)
 	os.MkdirAll(filepath.Join(home, "emptydir"), 0o755)
 	checkRisk(t, ctx, []riskCase{
+		// what xargs deletes arrives at run time
+		{sh("ls | xargs rm -rf"), RiskHigh, "deletes paths named at run time (xargs rm)", ""},
+		{sh("git ls-files -z | xargs -0 rm"), RiskHigh, "deletes paths named at run time (xargs rm)", ""},
+		{sh("find . -name '*.o' -print0 | xargs -0 rm -f"), RiskHigh, "deletes paths named at run time (xargs rm)", ""},
+		{sh("ls | xargs wc -l"), RiskLow, "", "deletes"},
+		{sh("parallel rm ::: a b"), RiskMedium, "deletes a (nothing there now)", "run time"},
 		// attacks
 		{[]string{"rm", "-rf", "/opt/warden-test-none"}, RiskHigh, "deletes /opt/warden-test-none (nothing there now)", ""},
 		{[]string{"rm", "-rf", "~/projects-none"}, RiskHigh, "deletes ~/projects-none (nothing there now)", ""},
