@@ -125,9 +125,9 @@ func TestSecretsReadersAreHighRisk(t *testing.T) {
 }
 
 // TestSecretsFromProgramsAndFiles: password managers, cloud CLIs that print
-// tokens, cluster secrets, other processes' environments, the shell's
-// secret variables and files named for the secrets they hold are read
-// secrets; the twins only list, describe or change.
+// tokens, cluster secrets, other processes' environments and files named
+// for the secrets they hold are read secrets; the twins only list, describe
+// or change.
 func TestSecretsFromProgramsAndFiles(t *testing.T) {
 	ws, home := looseWorkspace(t)
 	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
@@ -156,8 +156,6 @@ func TestSecretsFromProgramsAndFiles(t *testing.T) {
 		{[]string{"docker-credential-desktop", "get"}, RiskHigh, "registry credentials", ""},
 		{[]string{"ps", "eww"}, RiskHigh, "other processes' environments", ""},
 		{[]string{"ps", "auxe"}, RiskHigh, "other processes' environments", ""},
-		{sh("echo $GITHUB_TOKEN"), RiskHigh, "the environment variable GITHUB_TOKEN", ""},
-		{sh(`printf '%s' "${OPENAI_API_KEY}"`), RiskHigh, "the environment variable OPENAI_API_KEY", ""},
 		{[]string{"cat", "secrets.yaml"}, RiskHigh, "reads secrets: secrets.yaml", ""},
 		{[]string{"cat", "config/.secrets.toml"}, RiskHigh, ".secrets.toml", ""},
 		{[]string{"cat", "terraform.tfstate"}, RiskHigh, "terraform.tfstate", ""},
@@ -181,7 +179,7 @@ func TestSecretsFromProgramsAndFiles(t *testing.T) {
 		{[]string{"gh", "auth", "status"}, RiskLow, "", "secrets"},
 		{[]string{"ps", "aux"}, RiskLow, "", "secrets"},
 		{[]string{"ps", "-ef"}, RiskLow, "", "secrets"},
-		{sh("echo $HOME $PATH $TOKENIZERS_PARALLELISM"), RiskLow, "", "secrets"},
+		{sh("echo $GITHUB_TOKEN"), RiskLow, "", "secrets"}, // filtered out of every command's environment
 		{[]string{"cat", "secrets.example.yaml"}, RiskLow, "", "secrets"},
 		{[]string{"cat", "docs/secrets.md"}, RiskLow, "", "secrets"},
 		{[]string{"terraform", "plan"}, RiskLow, "", "secrets"},
@@ -206,7 +204,6 @@ func TestSecretsNeverKnownSafe(t *testing.T) {
 		{"base64", "~/.ssh/id_ed25519"},
 		{"pass", "show", "work/github"},
 		{"kubectl", "get", "secret", "db", "-o", "yaml"},
-		{"bash", "-lc", "echo $GITHUB_TOKEN"},
 		{"cat", "secrets.yaml"},
 	}
 	noRules, err := LoadRuleFiles(nil)

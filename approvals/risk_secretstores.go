@@ -3,14 +3,14 @@ package approvals
 import (
 	"slices"
 	"strings"
-
-	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // Credentials also come out of programs: password managers, cloud CLIs
-// that print tokens, cluster secrets, other processes' environments and
-// the shell's own secret variables. What such a command prints lands in
-// the agent's context, so it reads secrets as much as `cat .env` does.
+// that print tokens, cluster secrets, other processes' environments. What
+// such a command prints lands in the agent's context, so it reads secrets
+// as much as `cat .env` does. (`echo $GITHUB_TOKEN` is not one: every
+// command starts with the secret variables filtered out of its
+// environment, see sandbox.EnvPolicy.)
 
 // secretStoreRead says what credential prog's command prints, or "".
 // ops are its operands (flags removed), args everything.
@@ -107,12 +107,6 @@ func secretStoreRead(prog string, args, ops []string) string {
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.Contains(args[0], "e") {
 			return "other processes' environments (ps " + args[0] + ")"
 		}
-	case "echo", "printf":
-		for _, a := range args {
-			if name := secretVariable(a); name != "" {
-				return "the environment variable " + name
-			}
-		}
 	}
 	if strings.HasPrefix(prog, "docker-credential-") && sub("get") {
 		return "registry credentials (" + prog + " get)"
@@ -151,20 +145,4 @@ func outputsValues(args []string) bool {
 		}
 	}
 	return false
-}
-
-// variableRef finds $NAME and ${NAME} in a word's source text.
-var variableRef = lazyre.New(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
-
-// secretVariable is the credential's variable a word expands, or "".
-func secretVariable(word string) string {
-	if !strings.Contains(word, "$") {
-		return ""
-	}
-	for _, m := range variableRef().FindAllStringSubmatch(word, -1) {
-		if isSecretName(m[1]) {
-			return m[1]
-		}
-	}
-	return ""
 }
