@@ -168,6 +168,12 @@ func gitRepo(t *testing.T) (ws, marker string) {
 	return ws, marker
 }
 
+// gitInert are the known-safe git subcommands the test repository's
+// config has no hold on without a terminal (no pager runs): hardened for
+// the pager and the hooks all the same.
+var gitInert = map[string]bool{"branch": true, "grep": true, "ls-files": true, "rev-parse": true,
+	"shortlog": true, "cat-file": true, "tag": true, "remote": true, "stash": true}
+
 // TestGitHardening runs real git in a repository whose config tries to run
 // a program: the hardened argv Warden runs starts none, while the same
 // command as the model wrote it does (so the attack is real).
@@ -180,6 +186,17 @@ func TestGitHardening(t *testing.T) {
 		{"git", "show", "HEAD"},
 		{"git", "branch", "-v"},
 		{"bash", "-c", "git status --short && git diff --stat 2>/dev/null || true"},
+		{"git", "blame", "a.txt"},
+		{"git", "describe", "--always", "--dirty"},
+		{"git", "grep", "-n", "one", "HEAD"},
+		{"git", "ls-files", "-m"},
+		{"git", "rev-parse", "HEAD"},
+		{"git", "shortlog", "-s", "HEAD"},
+		{"git", "cat-file", "-p", "HEAD:a.txt"},
+		{"git", "tag", "-l"},
+		{"git", "remote", "-v"},
+		{"git", "stash", "list"},
+		{"bash", "-c", "git blame -L 1,1 a.txt | head -1; git log --oneline -3"},
 	} {
 		e := (&Evaluator{Policy: Policy{Ask: Untrusted}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}})
 		if e.Decision != Allow || !e.KnownSafe || e.RunArgv == nil {
@@ -199,8 +216,8 @@ func TestGitHardening(t *testing.T) {
 			switch {
 			case i == 0 && ran:
 				t.Errorf("hardened %q ran a program from the repository's config\n%s", run, out)
-			case i == 1 && !ran && argv[1] != "branch":
-				// git branch runs none of them, hardened or not: only
+			case i == 1 && !ran && !gitInert[argv[1]]:
+				// The inert ones run none of them, hardened or not: only
 				// the others prove that the repository is hostile.
 				t.Errorf("as written, %q ran nothing: the test repository does not attack\n%s", run, out)
 			}

@@ -7,11 +7,14 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// git status, log, diff, show and branch only read, but a repository's
-// config can make them run programs: core.fsmonitor (status, diff),
-// core.pager and pager.<cmd>, diff drivers (diff.external,
-// diff.<driver>.command, textconv), log.showSignature and signature
-// placeholders (gpg.program), hooks run when the index is rewritten. So
+// git status, log, diff, show, blame, grep, ls-files, rev-parse and the
+// other readers (gitReaders), and branch, tag, remote and stash when they
+// only list, only read, but a repository's config can make them run
+// programs: core.fsmonitor (status, diff, describe --dirty), core.pager
+// and pager.<cmd>, diff drivers (diff.external, diff.<driver>.command,
+// textconv, which blame and grep also take), log.showSignature and
+// signature placeholders (gpg.program), hooks run when the index is
+// rewritten. So
 // they are known-safe only as Warden runs them: with those programs
 // disabled by options Warden adds (hardenGit), which the command cannot
 // undo (no -c of its own, no --ext-diff, --textconv, --output,
@@ -27,6 +30,23 @@ var gitGlobalHardening = []string{
 
 // gitDiffHardening goes right after the subcommand of diff, log and show.
 var gitDiffHardening = []string{"--no-ext-diff", "--no-textconv"}
+
+// gitSubHardening are the options that go right after each known-safe
+// subcommand: the diff drivers off where the subcommand shows diffs or
+// converts contents (blame and grep take textconv, not ext-diff).
+var gitSubHardening = map[string][]string{
+	"diff": gitDiffHardening, "log": gitDiffHardening, "show": gitDiffHardening,
+	"blame": {"--no-textconv"}, "grep": {"--no-textconv"},
+}
+
+// gitReaders are the subcommands that only read once hardened, beyond the
+// ones whose arguments need a closer look (branch, tag, remote, stash).
+var gitReaders = map[string]bool{
+	"status": true, "log": true, "diff": true, "show": true, "blame": true, "grep": true,
+	"rev-parse": true, "ls-files": true, "ls-tree": true, "describe": true, "rev-list": true,
+	"shortlog": true, "show-ref": true, "merge-base": true, "name-rev": true, "cat-file": true,
+	"for-each-ref": true, "count-objects": true, "cherry": true,
+}
 
 // gitHardeningValue are the -c values of gitGlobalHardening: a command
 // may repeat them (Warden's come first, so a later -c could override them
@@ -51,7 +71,7 @@ var gitSafeGlobals = map[string]bool{
 // gitUnsafeLong are the subcommand options that write a file, run a
 // program or force a pager; with abbreviations (git's option parser takes
 // unique prefixes).
-var gitUnsafeLong = []string{"--output", "--ext-diff", "--textconv", "--exec", "--show-signature", "--paginate", "--open-files-in-pager"}
+var gitUnsafeLong = []string{"--output", "--ext-diff", "--textconv", "--exec", "--show-signature", "--paginate", "--open-files-in-pager", "--filters"}
 
 // gitSubcommand returns the index in argv of a known-safe git command's
 // subcommand, or -1. argv[0] must be git itself.
@@ -74,8 +94,7 @@ func gitSubcommand(argv []string) int {
 	if i >= len(argv) {
 		return -1
 	}
-	switch argv[i] {
-	case "status", "log", "diff", "show", "branch":
+	if gitReaders[argv[i]] || argv[i] == "branch" || argv[i] == "tag" || argv[i] == "remote" || argv[i] == "stash" {
 		return i
 	}
 	return -1
@@ -99,11 +118,54 @@ func gitKnownSafe(argv []string) bool {
 		if strings.Contains(a, "%G") {
 			return false
 		}
+		// grep -O[pager]: opens the matches in a program.
+		if sub == "grep" && strings.HasPrefix(a, "-O") {
+			return false
+		}
 	}
-	if sub == "branch" {
+	switch sub {
+	case "branch":
 		return gitBranchListing(args)
+	case "tag":
+		return gitTagListing(args)
+	case "remote":
+		// Listing the remotes and their URLs; `remote show` contacts them.
+		return len(args) == 0 || len(args) == 1 && (args[0] == "-v" || args[0] == "--verbose") ||
+			len(args) == 2 && args[0] == "get-url"
+	case "stash":
+		// The list only: `stash list -p` would show diffs unhardened.
+		return len(args) == 1 && args[0] == "list"
 	}
 	return true
+}
+
+// gitTagListing: `git tag` only listing tags (no name to create, no -d,
+// -a, -s, -m, -f, -v). Operands are patterns only with -l/--list.
+func gitTagListing(args []string) bool {
+	list := false
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "-l" || a == "--list":
+			list = true
+		case strings.HasPrefix(a, "-n") && strings.Trim(a[2:], "0123456789") == "",
+			a == "-i" || a == "--ignore-case" || a == "--column" || a == "--no-column" || a == "--omit-empty":
+		case name == "--sort" || name == "--format" || name == "--color" || name == "--column":
+			if !hasValue && (name == "--sort" || name == "--format") {
+				i++
+			}
+		case a == "--contains" || a == "--no-contains" || a == "--merged" || a == "--no-merged" || a == "--points-at":
+			i++
+		case name == "--contains" || name == "--no-contains" || name == "--merged" || name == "--no-merged" || name == "--points-at":
+		case strings.HasPrefix(a, "-"):
+			return false
+		default:
+			operands++
+		}
+	}
+	return operands == 0 || list
 }
 
 // gitBranchListing: `git branch` only listing branches (no name to create,
@@ -143,9 +205,7 @@ func hardenGitArgv(argv []string) []string {
 	i := gitSubcommand(argv)
 	out := append([]string{argv[0]}, gitGlobalHardening...)
 	out = append(out, argv[1:i+1]...)
-	if sub := argv[i]; sub == "diff" || sub == "log" || sub == "show" {
-		out = append(out, gitDiffHardening...)
-	}
+	out = append(out, gitSubHardening[argv[i]]...)
 	return append(out, argv[i+1:]...)
 }
 
@@ -204,8 +264,8 @@ func hardenGit(a *Analysis) (run []string, ok bool) {
 		i := gitSubcommand(argv)
 		found++
 		inserts = append(inserts, insert{call.Args[0].End().Offset(), " " + strings.Join(gitGlobalHardening, " ")})
-		if sub := argv[i]; sub == "diff" || sub == "log" || sub == "show" {
-			inserts = append(inserts, insert{call.Args[i].End().Offset(), " " + strings.Join(gitDiffHardening, " ")})
+		if h := gitSubHardening[argv[i]]; len(h) > 0 {
+			inserts = append(inserts, insert{call.Args[i].End().Offset(), " " + strings.Join(h, " ")})
 		}
 		return true
 	})
