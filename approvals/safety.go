@@ -61,7 +61,10 @@ var safePrograms = map[string]bool{
 	":": true, "cat": true, "cd": true, "cut": true, "echo": true, "expr": true, "false": true,
 	"grep": true, "head": true, "id": true, "ls": true, "nl": true, "paste": true, "pwd": true,
 	"rev": true, "seq": true, "stat": true, "tail": true, "tr": true, "true": true, "uname": true,
-	"wc": true, "which": true, "whoami": true,
+	"wc": true, "which": true, "whoami": true, "comm": true, "tac": true, "type": true,
+	// jq reads the files it is given (--rawfile, --slurpfile, -f too) and
+	// writes only its output; it has no way to run a program.
+	"jq": true,
 }
 
 // versionProbes may be asked for their version and nothing else. cargo
@@ -158,6 +161,9 @@ func isKnownSafeArgv(argv []string) bool {
 		// Only as Warden runs it (see safety_git.go): with the programs a
 		// repository's config could run disabled.
 		return gitKnownSafe(argv)
+	case "printf":
+		// bash's printf -v assigns a variable (PATH, say) instead.
+		return len(argv) > 1 && !strings.HasPrefix(argv[1], "-v")
 	case "uniq":
 		// `uniq [OPTION]... [INPUT [OUTPUT]]`: an OUTPUT operand is written.
 		return len(operandsOf(argv[1:], "fsw")) <= 1
