@@ -142,13 +142,20 @@ func settingOf(word string) string {
 
 // secretSetting says whether word is NAME=VALUE where the name is a
 // credential's and the value is written out: not empty, not a flag value
-// such as 0 or true, not a variable or a command substitution.
+// such as 0 or true, not a variable or a command substitution, not the
+// path of a file that holds it (GOOGLE_APPLICATION_CREDENTIALS=./sa.json).
 func secretSetting(word string) (name string, ok bool) {
 	name, value, found := strings.Cut(word, "=")
 	if !found || !strings.ContainsAny(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") || !settingName().MatchString(name) {
 		return "", false
 	}
-	return name, isSecretName(name) && writtenOut(value)
+	return name, isSecretName(name) && writtenOut(value) && !isPathValue(value)
+}
+
+// isPathValue says whether a setting's value names a file.
+func isPathValue(value string) bool {
+	value = strings.Trim(value, `"'`)
+	return strings.HasPrefix(value, "/") || strings.HasPrefix(value, "./") || strings.HasPrefix(value, "../") || strings.HasPrefix(value, "~/")
 }
 
 // writtenOut says whether a setting's value is a literal that could be a
@@ -184,8 +191,10 @@ func secretNameParts(parts []string) bool {
 	}
 	last := parts[len(parts)-1]
 	switch last {
-	case "token", "secret", "password", "passwd", "pwd", "pass", "passphrase", "apikey", "credential", "credentials", "auth":
+	case "token", "secret", "password", "passwd", "pass", "passphrase", "apikey", "credential", "credentials", "auth":
 		return true
+	case "pwd":
+		return len(parts) > 1 // MYSQL_PWD, not the shell's PWD
 	case "key":
 		if len(parts) > 1 {
 			switch parts[len(parts)-2] {
@@ -395,7 +404,7 @@ func (as *assessor) credentialSettings(words []string) {
 // credential: `GITHUB_TOKEN=ghp_… gh pr list`, `export OPENAI_API_KEY=sk-…`.
 func (as *assessor) credentialAssignments(assigns []Assignment) {
 	for _, v := range assigns {
-		if v.Literal && isSecretName(v.Name) && writtenOut(v.Value) {
+		if v.Literal && isSecretName(v.Name) && writtenOut(v.Value) && !isPathValue(v.Value) {
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", v.Name))
 		} else if v.Literal {
 			if what := tokenShape(v.Value); what != "" {
