@@ -358,6 +358,7 @@ func (as *assessor) segment(seg Segment) {
 	if what := secretStoreRead(prog, args, operands(args)); what != "" {
 		as.readsSecret(what)
 	}
+	as.services(prog, args)
 	as.credentialsInArgs(prog, args)
 }
 

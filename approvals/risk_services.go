@@ -1,0 +1,198 @@
+package approvals
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
+)
+
+// What lives outside this machine's files, cloud resources, clusters,
+// container volumes, databases, published packages, hosted repositories,
+// no sandbox rolls back and no undo brings back. Their tools do it in one
+// subcommand, so the facts name the subcommand. The sandbox stops them
+// only while it keeps the command off the network (the proxy asks for
+// each host) and away from the host's service sockets.
+
+// serviceEffect is one destructive or public effect on a service.
+type serviceEffect struct {
+	level RiskLevel
+	cat   RiskCategory
+	fact  string
+}
+
+// serviceEffects grades prog's command; args are its arguments, ops its
+// operands (flags removed).
+func serviceEffects(prog string, args, ops []string) []serviceEffect {
+	var out []serviceEffect
+	high := func(cat RiskCategory, format string, a ...any) {
+		out = append(out, serviceEffect{RiskHigh, cat, fmt.Sprintf(format, a...)})
+	}
+	medium := func(cat RiskCategory, format string, a ...any) {
+		out = append(out, serviceEffect{RiskMedium, cat, fmt.Sprintf(format, a...)})
+	}
+	// at finds words in a row among ops, after global options' values too.
+	at := func(words ...string) int {
+		for i := 0; i+len(words) <= len(ops); i++ {
+			if slices.Equal(ops[i:i+len(words)], words) {
+				return i
+			}
+		}
+		return -1
+	}
+	cmd := func(from, n int) string { // the subcommand as written, for the fact
+		return prog + " " + strings.Join(ops[from:min(from+n, len(ops))], " ")
+	}
+	switch prog {
+	case "docker", "podman", "nerdctl":
+		switch {
+		case at("volume", "rm") >= 0 || at("volume", "prune") >= 0:
+			high(DataDeletion, "deletes container volumes and their data (%s)", cmd(at("volume"), 2))
+		case at("system", "prune") >= 0:
+			high(DataDeletion, "deletes unused containers, images, networks and build cache (%s system prune)", prog)
+		case at("compose", "down") >= 0 && hasFlag(args, "-v", "--volumes"):
+			high(DataDeletion, "deletes the project's containers and volumes (%s compose down -v)", prog)
+		case len(ops) > 0 && (ops[0] == "rm" || ops[0] == "rmi"),
+			at("container", "rm") >= 0, at("container", "prune") >= 0, at("image", "rm") >= 0, at("image", "prune") >= 0:
+			medium(DataDeletion, "removes containers or images (%s)", cmd(0, 2))
+		}
+	case "kubectl", "oc":
+		if i := slices.Index(ops, "delete"); i >= 0 {
+			high(DataDeletion, "deletes Kubernetes resources (%s)", cmd(i, 3))
+		}
+	case "helm":
+		for _, sub := range []string{"uninstall", "delete", "del", "un"} {
+			if i := at(sub); i == 0 {
+				high(DataDeletion, "uninstalls a Helm release (%s)", cmd(i, 2))
+				break
+			}
+		}
+	case "terraform", "tofu", "terragrunt":
+		switch {
+		case at("destroy") >= 0 || at("apply") >= 0 && hasFlag(args, "-destroy", "--destroy"):
+			high(DataDeletion, "destroys the infrastructure the configuration manages (%s destroy)", prog)
+		case at("apply") >= 0 && hasFlagPrefix(args, "-auto-approve") || at("apply") >= 0 && hasFlagPrefix(args, "--auto-approve"):
+			high(SystemModification, "changes infrastructure without a review (%s apply -auto-approve)", prog)
+		}
+	case "pulumi", "cdk", "cdktf", "sst":
+		if at("destroy") >= 0 {
+			high(DataDeletion, "destroys the stack's cloud resources (%s destroy)", prog)
+		}
+	case "aws":
+		for i := 0; i+1 < len(ops); i++ {
+			service, verb := ops[i], ops[i+1]
+			if service == "s3" && (verb == "rm" || verb == "rb") || service == "s3" && verb == "sync" && hasFlag(args, "--delete") ||
+				strings.HasPrefix(verb, "delete-") || strings.HasPrefix(verb, "terminate-") || strings.HasPrefix(verb, "remove-") ||
+				strings.HasPrefix(verb, "deregister-") || strings.HasPrefix(verb, "purge-") {
+				high(DataDeletion, "deletes AWS resources (%s)", cmd(i, 2))
+				break
+			}
+		}
+	case "gcloud", "az", "doctl", "flyctl", "fly", "heroku", "vercel", "netlify", "gsutil":
+		for i, op := range ops {
+			if op == "delete" || op == "destroy" || op == "purge" || prog == "gsutil" && (op == "rm" || op == "rb") ||
+				strings.HasSuffix(op, ":destroy") || op == "rm" && (prog == "vercel" || prog == "fly" || prog == "flyctl") {
+				high(DataDeletion, "deletes cloud resources (%s)", cmd(0, i+1))
+				break
+			}
+		}
+	case "gh", "glab":
+		if i := slices.Index(ops, "delete"); i >= 1 {
+			high(DataDeletion, "deletes data on the hosting service (%s)", cmd(i-1, 3))
+		} else if at("repo", "archive") >= 0 {
+			medium(DataDeletion, "archives a repository (%s repo archive)", prog)
+		}
+	case "npm", "pnpm", "yarn":
+		switch {
+		case at("unpublish") == 0:
+			high(DataDeletion, "unpublishes a package from the registry (%s unpublish)", prog)
+		case prog != "npm" && (at("publish") == 0 || at("npm", "publish") == 0) && !hasFlag(args, "--dry-run"):
+			// (npm publish: see packages)
+			high(DataExfiltration, "publishes the package to the registry, publicly (%s publish)", prog)
+		case at("deprecate") == 0:
+			medium(SystemModification, "deprecates a published package (%s deprecate)", prog)
+		}
+	case "cargo", "poetry", "uv", "gem", "twine", "flit", "hatch":
+		// (cargo publish: see packages)
+		if prog != "cargo" && (at("publish") == 0 || prog == "gem" && at("push") == 0 || prog == "twine" && at("upload") == 0) {
+			if !hasFlag(args, "--dry-run") {
+				high(DataExfiltration, "publishes the package to the registry, publicly (%s)", cmd(0, 1))
+			}
+		}
+		if prog == "gem" && at("yank") == 0 || prog == "cargo" && at("yank") == 0 {
+			medium(SystemModification, "yanks a published version (%s yank)", prog)
+		}
+	case "dropdb", "dropuser", "mysqladmin":
+		if prog != "mysqladmin" || at("drop") >= 0 {
+			high(DataDeletion, "drops a database or its user (%s)", strings.TrimSpace(cmd(0, 1)))
+		}
+	case "redis-cli", "valkey-cli":
+		if c := redisCommand(args); strings.EqualFold(c, "FLUSHALL") || strings.EqualFold(c, "FLUSHDB") {
+			high(DataDeletion, "deletes every key (%s %s)", prog, strings.ToUpper(c))
+		}
+	case "psql", "mysql", "mariadb", "clickhouse-client", "cockroach", "mongosh", "mongo":
+		for _, a := range args {
+			if kw := destructiveSQL(a); kw != "" {
+				high(DataDeletion, "runs SQL that deletes data (%s)", kw)
+				break
+			}
+		}
+	case "git":
+		if len(ops) > 0 && ops[0] == "rm" && hasForce(args) && !hasFlag(args, "--cached") {
+			medium(DataDeletion, "deletes files with uncommitted changes (git rm -f)")
+		}
+	case "rsync":
+		if hasFlagPrefix(args, "--delete") || hasFlag(args, "--del") {
+			medium(DataDeletion, "deletes files at the destination that the source lacks (rsync --delete)")
+		}
+	}
+	return out
+}
+
+// destructiveSQL matches statements that delete data: DROP, TRUNCATE, and
+// DELETE without a WHERE; MongoDB's drop calls.
+var destructiveSQL = func() func(string) string {
+	sql := lazyre.New(`(?is)\b(drop\s+(?:table|database|schema|index|view|collection|user)|truncate(?:\s+table)?)\b|\bdelete\s+from\s+[^\s;]+\s*(?:;|$)|\.(dropDatabase|drop|deleteMany)\(\s*(?:\{\s*\})?\s*\)`)
+	return func(s string) string {
+		lower := strings.ToLower(s)
+		if !strings.Contains(lower, "drop") && !strings.Contains(lower, "truncate") && !strings.Contains(lower, "delete") {
+			return ""
+		}
+		m := sql().FindString(s)
+		return strings.Join(strings.Fields(strings.TrimSuffix(m, ";")), " ")
+	}
+}()
+
+// redisCommand is the command redis-cli runs: its first word that is not
+// an option or an option's value.
+func redisCommand(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-h" || a == "-p" || a == "-s" || a == "-a" || a == "-u" || a == "-n" || a == "-r" || a == "-i" ||
+			a == "-d" || a == "--user" || a == "--pass" || a == "--askpass" || a == "--cacert" || a == "--cert" || a == "--key" || a == "--sni":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+func hasForce(args []string) bool {
+	for _, a := range args {
+		if a == "--force" || strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") && strings.Contains(a, "f") {
+			return true
+		}
+	}
+	return false
+}
+
+// services records serviceEffects: stopped by a sandbox that keeps the
+// command off the network and the host's sockets.
+func (as *assessor) services(prog string, args []string) {
+	for _, e := range serviceEffects(prog, args, operands(args)) {
+		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), e.level, e.cat, e.fact)
+	}
+}
