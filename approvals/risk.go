@@ -359,6 +359,7 @@ func (as *assessor) segment(seg Segment) {
 		as.readsSecret(what)
 	}
 	as.services(prog, args)
+	as.remoteEffects(prog, args)
 	as.credentialsInArgs(prog, args)
 }
 

@@ -603,3 +603,38 @@ func TestServiceDeletionDecisions(t *testing.T) {
 		t.Errorf("never, no sandbox: %s (%s)", e.Decision, e.Reason)
 	}
 }
+
+// TestRiskRemoteRuns: a command run on another machine, in a container or
+// a pod, and an HTTP DELETE, are beyond any sandbox of this machine; only
+// what is known to just read stays medium. The twins connect, read or ask
+// for data.
+func TestRiskRemoteRuns(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{sh("ssh prod 'rm -rf /srv/data'"), RiskHigh, "runs commands on prod, where no sandbox confines them: `rm -rf /srv/data`", ""},
+		{[]string{"ssh", "-p", "2222", "-l", "deploy", "prod.example.com", "sudo", "systemctl", "restart", "app"}, RiskHigh, "runs commands on prod.example.com", ""},
+		{[]string{"ssh", "-tt", "-J", "bastion", "ops@prod", "bash", "deploy.sh"}, RiskHigh, "runs commands on prod", ""},
+		{[]string{"kubectl", "exec", "web-1", "-c", "app", "--", "rm", "-rf", "/data"}, RiskHigh, "runs commands on the pod web-1", ""},
+		{[]string{"docker", "exec", "-u", "postgres", "db", "psql", "-c", "DROP TABLE x"}, RiskHigh, "runs commands on the container db, where no sandbox confines them: `psql -c 'DROP TABLE x'`", ""},
+		{[]string{"ansible-playbook", "-i", "prod", "deploy.yml"}, RiskHigh, "runs Ansible tasks on remote hosts", ""},
+		{[]string{"curl", "-X", "DELETE", "https://api.example.com/v1/users/1"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
+		{[]string{"curl", "-XDELETE", "https://api.example.com/v1/x"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
+		{[]string{"curl", "--request=delete", "https://api.example.com/v1/x"}, RiskHigh, "sends a DELETE request", ""},
+		{[]string{"http", "DELETE", "api.example.com/items/1"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
+		{[]string{"gh", "api", "--method", "DELETE", "repos/o/r"}, RiskHigh, "sends a DELETE request to api.github.com", ""},
+		{[]string{"wget", "--method=DELETE", "https://x.example.com/a"}, RiskHigh, "sends a DELETE request to x.example.com", ""},
+		// twins
+		{[]string{"ssh", "prod"}, RiskMedium, "contacts prod", "runs"},
+		{[]string{"ssh", "prod", "ls", "-la", "/srv"}, RiskMedium, "runs `ls -la /srv` on prod", "no sandbox"},
+		{[]string{"kubectl", "exec", "web", "--", "ls", "/"}, RiskMedium, "runs `ls /` on the pod web", "no sandbox"},
+		{[]string{"docker", "exec", "web", "cat", "/etc/os-release"}, RiskMedium, "on the container web", "no sandbox"},
+		{[]string{"kubectl", "logs", "web"}, RiskLow, "", "runs"},
+		{[]string{"ansible-playbook", "--check", "deploy.yml"}, RiskLow, "", "Ansible"},
+		{[]string{"curl", "-X", "GET", "https://api.example.com"}, RiskMedium, "", "DELETE"},
+		{[]string{"curl", "-X", "POST", "-d", "a=1", "https://api.example.com"}, RiskMedium, "", "DELETE"},
+		{[]string{"curl", "https://api.example.com/delete"}, RiskMedium, "", "DELETE"},
+		{[]string{"http", "GET", "api.example.com/items"}, RiskLow, "", "DELETE"},
+		{[]string{"gh", "api", "repos/o/r"}, RiskLow, "", "DELETE"},
+	})
+}

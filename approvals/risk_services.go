@@ -196,3 +196,158 @@ func (as *assessor) services(prog string, args []string) {
 		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), e.level, e.cat, e.fact)
 	}
 }
+
+// ---- commands run elsewhere ----
+
+// sshTarget splits ssh's arguments into the destination and the command
+// it runs there (none: a login shell).
+func sshTarget(args []string) (host string, remote []string) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1], args[i+2:]
+			}
+			return "", nil
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for j := 1; j < len(a); j++ {
+				if strings.IndexByte("BbcDEeFIiJLlmOoPpQRSWw", a[j]) >= 0 {
+					if j == len(a)-1 {
+						i++ // the option's value is the next word
+					}
+					break
+				}
+			}
+		default:
+			return a, args[i+1:]
+		}
+	}
+	return "", nil
+}
+
+// execTarget splits `docker exec [OPTIONS] CONTAINER CMD...` and
+// `kubectl exec POD [OPTIONS] -- CMD...` into where and what runs.
+func execTarget(prog string, args []string) (where string, remote []string) {
+	if prog == "kubectl" || prog == "oc" {
+		dash := slices.Index(args, "--")
+		if dash < 0 {
+			return "", nil
+		}
+		pod := ""
+		for i := 0; i < dash; i++ {
+			switch a := args[i]; {
+			case a == "-c" || a == "--container" || a == "-n" || a == "--namespace" || a == "-f" || a == "--filename" || a == "--context":
+				i++
+			case !strings.HasPrefix(a, "-") && pod == "":
+				pod = a
+			}
+		}
+		return "the pod " + pod, args[dash+1:]
+	}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-e" || a == "--env" || a == "-u" || a == "--user" || a == "-w" || a == "--workdir" || a == "--env-file" || a == "--detach-keys":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return "the container " + a, args[i+1:]
+		}
+	}
+	return "", nil
+}
+
+// remoteRun grades a command that runs on another machine, in a container
+// or in a pod: no sandbox of this machine confines it, so only what is
+// known to just read is not high risk. ssh hands its words, joined, to the
+// remote shell; exec runs them as they are.
+func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
+	if len(remote) == 0 {
+		return
+	}
+	argv := remote
+	if viaShell {
+		argv = []string{"sh", "-c", strings.Join(remote, " ")}
+	}
+	shown := DisplayCommand(argv)
+	if Analyze(argv).KnownSafe() {
+		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
+		return
+	}
+	as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), RiskHigh, SystemModification,
+		fmt.Sprintf("runs commands on %s, where no sandbox confines them: `%s`", where, shown))
+}
+
+// httpDelete says which host a DELETE request goes to, or "".
+func httpDelete(prog string, args []string) string {
+	method, host := "", ""
+	for i, a := range args {
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		switch {
+		case (prog == "curl" || prog == "gh") && (a == "-X" || a == "--request" || a == "--method"):
+			method = next
+		case prog == "curl" && strings.HasPrefix(a, "-X") && len(a) > 2:
+			method = a[2:]
+		case strings.HasPrefix(a, "--request=") || strings.HasPrefix(a, "--method="):
+			method = a[strings.IndexByte(a, '=')+1:]
+		case prog == "wget" && a == "--method":
+			method = next
+		case (prog == "http" || prog == "https" || prog == "xh") && method == "" && !strings.HasPrefix(a, "-"):
+			method = a // httpie: METHOD URL
+			if strings.ToUpper(a) != a {
+				method = "GET"
+			}
+		}
+		if h := urlHost(a); h != "" && host == "" {
+			host = h
+		}
+	}
+	if !strings.EqualFold(method, "DELETE") {
+		return ""
+	}
+	switch {
+	case prog == "gh":
+		return "api.github.com"
+	case host != "":
+		return host
+	}
+	for _, op := range operands(args) { // httpie: `http DELETE api.example.com/x`
+		if op != method && strings.Contains(op, ".") {
+			h, _, _ := strings.Cut(op, "/")
+			return h
+		}
+	}
+	return "a server"
+}
+
+// remoteEffects records commands run elsewhere and DELETE requests.
+func (as *assessor) remoteEffects(prog string, args []string) {
+	switch prog {
+	case "ssh":
+		if host, remote := sshTarget(args); host != "" {
+			if at := strings.LastIndex(host, "@"); at >= 0 {
+				host = host[at+1:]
+			}
+			as.remoteRun(host, remote, true)
+		}
+	case "docker", "podman", "nerdctl", "kubectl", "oc":
+		if i := slices.Index(operands(args), "exec"); i == 0 {
+			rest := args[slices.Index(args, "exec")+1:]
+			if where, remote := execTarget(prog, rest); where != "" {
+				as.remoteRun(where, remote, false)
+			}
+		}
+	case "ansible", "ansible-playbook":
+		if !hasFlag(args, "--check", "-C", "--syntax-check", "--list-hosts", "--list-tasks", "--list-tags", "--version") {
+			as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), RiskHigh, SystemModification,
+				fmt.Sprintf("runs Ansible tasks on remote hosts (%s)", prog))
+		}
+	}
+	if host := httpDelete(prog, args); host != "" {
+		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), RiskHigh, DataDeletion,
+			fmt.Sprintf("sends a DELETE request to %s", host))
+	}
+}

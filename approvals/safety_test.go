@@ -36,6 +36,7 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"printf", "-v", "PATH", "%s", "/tmp/x"}, false},
 		{[]string{"printf", "-vPATH", "%s", "/tmp/x"}, false},
 		{[]string{"type", "go"}, true},
+		{[]string{"uptime", "-p"}, true},
 		{[]string{"pwd"}, true},
 		{[]string{"rev", "f"}, true},
 		{[]string{"seq", "10"}, true},
