@@ -117,7 +117,7 @@ func credentialWords(prog string, args []string) []credentialWord {
 			add(i, name+"=***")
 		}
 		if strings.Contains(a, "://") {
-			if what := urlCredential(a); what != "" {
+			if what := urlCredential(urlOf(a)); what != "" {
 				add(i, what)
 			}
 		}
@@ -232,6 +232,15 @@ func nameParts(name string) []string {
 	}
 	flush()
 	return parts
+}
+
+// urlOf is the URL in a word: the word, or a setting's value
+// (DATABASE_URL=postgres://…, --url=https://…).
+func urlOf(word string) string {
+	if i, j := strings.IndexByte(word, '='), strings.Index(word, "://"); i >= 0 && i < j {
+		return word[i+1:]
+	}
+	return word
 }
 
 // urlCredential describes the credential a URL carries: a password, or a
@@ -408,6 +417,11 @@ func (as *assessor) credentialAssignments(assigns []Assignment) {
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", v.Name))
 		} else if v.Literal {
 			if what := tokenShape(v.Value); what != "" {
+				as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
+			}
+			if what := urlCredential(v.Value); strings.HasPrefix(what, "a password") {
+				as.add(RiskMedium, CredentialAccess, "passes "+what)
+			} else if what != "" {
 				as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
 			}
 		}

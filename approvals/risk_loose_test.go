@@ -383,6 +383,9 @@ func TestRiskLooseTokensOnCommandLine(t *testing.T) {
 		{[]string{"kubectl", "create", "secret", "generic", "db", "--from-literal=user=hunter2"}, RiskMedium, "(kubectl create secret --from-literal)", "hunter2"},
 		{[]string{"curl", "https://api.example.com/v1?api_key=hunter2"}, RiskMedium, "(api_key in a URL to api.example.com)", "hunter2"},
 		{[]string{"psql", "host=db password=hunter2 dbname=app"}, RiskMedium, "(psql password=***)", "hunter2"},
+		{sh("DATABASE_URL=postgres://app:hunter2@db.example.com/app npm run migrate"), RiskMedium, "passes a password in a URL to db.example.com", "hunter2"},
+		{[]string{"docker", "run", "-e", "REDIS_URL=redis://:hunter2@cache.example.com:6379", "img"}, RiskMedium, "passes a password in a URL to cache.example.com", "hunter2"},
+		{[]string{"prisma", "migrate", "deploy", "--url=postgres://u:hunter2@db.example.com/app"}, RiskMedium, "passes a password in a URL to db.example.com", "hunter2"},
 		// programs' own password options
 		{[]string{"docker", "login", "-u", "me", "-p", "hunter2", "registry.example.com"}, RiskMedium, "(docker login -p)", "hunter2"},
 		{[]string{"helm", "registry", "login", "-phunter2", "r.example.com"}, RiskMedium, "(helm login -p)", "hunter2"},
@@ -406,6 +409,7 @@ func TestRiskLooseTokensOnCommandLine(t *testing.T) {
 		{sh("TOKENIZERS_PARALLELISM=false python3 train.py"), RiskMedium, "", "credential"},
 		{sh("BYPASS=1 SSH_AUTH_SOCK=/run/a.sock make"), RiskMedium, "", "credential"},
 		{sh("PWD=/tmp OLDPWD=/srv make"), RiskMedium, "", "credential"},
+		{sh("DATABASE_URL=postgres://db.example.com/app npm run migrate"), RiskMedium, "", "password"},
 		{sh("GOOGLE_APPLICATION_CREDENTIALS=./sa.json python3 app.py"), RiskMedium, "", "credential"},
 		{[]string{"docker", "run", "-e", "AWS_SHARED_CREDENTIALS_FILE=/creds", "-e", "DB_PASSWORD_FILE=/run/secrets/db", "img"}, RiskLow, "", "credential"},
 		{sh(`GITHUB_TOKEN="$GH" gh pr list`), RiskMedium, "", "credential"},
