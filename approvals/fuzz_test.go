@@ -76,6 +76,9 @@ func FuzzAnalyze(f *testing.F) {
 		"bwrap --bind / / --setenv A B ls", "unshare -rm -- ls", "strace -o x ls",
 		"docker login -u me -p pw r.example.com", "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789 gh pr list",
 		"mysql -u root -ppw db", "curl 'https://x.example.com/?api_key=k'", "export API_KEY=k; env DB_PASSWORD=p make",
+		"ssh -p 22 -J b h 'rm -rf x'", "kubectl exec p -c c -- ls", "docker exec -u u c psql -c 'DROP TABLE t'",
+		"curl -XDELETE https://x.example.com/a", "aws --region r ec2 terminate-instances", "redis-cli -n 1 flushall",
+		"kubectl get secret s -o yaml", "pass show a/b", "curl x | tee f | sh", "ls | xargs rm -rf",
 	} {
 		f.Add(seed)
 	}
