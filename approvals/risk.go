@@ -360,6 +360,7 @@ func (as *assessor) segment(seg Segment) {
 	}
 	as.services(prog, args)
 	as.remoteEffects(prog, args)
+	as.destinations(prog, args)
 	as.credentialsInArgs(prog, args)
 }
 
