@@ -97,6 +97,9 @@ type assessor struct {
 	secrets     []string // secret files read
 	unstopped   bool     // a high-risk fact the sandbox does not stop
 	mkdir       bool     // the writes are directories made (mkdir)
+	// stdinSenders are the hosts commands of the line send their input
+	// to (curl -T -, -d @-, nc HOST PORT), for pipedUploads.
+	stdinSenders []string
 }
 
 type riskFact struct {
@@ -151,6 +154,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
 		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
 	}
+	as.pipedUploads(text)
 	cats := make([]RiskCategory, 0, len(as.categories))
 	for c := range as.categories {
 		cats = append(cats, c)
@@ -361,6 +365,14 @@ func (as *assessor) segment(seg Segment) {
 	as.services(prog, args)
 	as.remoteEffects(prog, args)
 	as.destinations(prog, args)
+	if host := stdinUploadHost(prog, args); host != "" {
+		as.stdinSenders = append(as.stdinSenders, host)
+		for _, r := range seg.Redirects {
+			if !r.Write && r.Literal {
+				as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(r.Target), false), host))
+			}
+		}
+	}
 	as.credentialsInArgs(prog, args)
 }
 
@@ -981,6 +993,11 @@ func (as *assessor) git(args []string) {
 		remote := "origin"
 		if len(refs) > 0 {
 			remote = refs[0]
+		}
+		if h := gitURLHost(remote); h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
+			// A URL, not one of the repository's remotes: its commits go
+			// wherever the command says.
+			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, which is not one of its remotes", h))
 		}
 		as.contactsRemote(gitCwd, remote)
 	case "fetch", "pull", "ls-remote", "remote":

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -125,6 +126,74 @@ func pipedToRunner(text string) []string {
 		}
 	}
 	return found
+}
+
+// stdinUploadHost is the host prog's command sends its standard input to:
+// curl -T -, --data-binary @- and the like, wget --post-file=-, nc HOST
+// PORT (not a port scan or a listener); "" for none.
+func stdinUploadHost(prog string, args []string) string {
+	switch prog {
+	case "curl", "wget":
+		reads := false
+		for i, a := range args {
+			next := ""
+			if i+1 < len(args) {
+				next = args[i+1]
+			}
+			switch {
+			case (a == "-T" || a == "--upload-file") && next == "-",
+				(a == "-d" || a == "--data" || a == "--data-binary" || a == "--data-raw" || a == "--data-urlencode" || a == "--json") && strings.HasSuffix(next, "@-"),
+				(a == "-F" || a == "--form") && strings.HasSuffix(next, "=@-"),
+				a == "-d@-" || a == "--post-file=-" || a == "--body-file=-" || a == "--data-binary=@-":
+				reads = true
+			}
+		}
+		if !reads {
+			return ""
+		}
+		for _, a := range args {
+			if h := urlHost(a); h != "" {
+				return h
+			}
+		}
+		return "the network"
+	case "nc", "ncat", "netcat":
+		if hasFlag(args, "-z", "-l", "--listen") || hasFlagPrefix(args, "-z") || hasFlagPrefix(args, "-l") {
+			return ""
+		}
+		for _, op := range operands(args) {
+			if !looksNumeric(op) {
+				return op
+			}
+		}
+	}
+	return ""
+}
+
+// producerStage is a pipeline stage that outputs files' contents: what a
+// later stage that sends its input uploads.
+var producerStage = lazyre.New(`^\s*(?:sudo\s+(?:-\S+\s+)*)?(?:tar|bsdtar|zip|7z|cat|tac|head|tail|gzip|zcat|xz|bzip2|base64|xxd|od|pg_dump|pg_dumpall|mysqldump|sqlite3|git\s+(?:archive|bundle|format-patch|diff|log|show))\b`)
+
+// pipedUploads flags a pipeline that feeds files' contents to a command
+// that sends its input to a host: `tar czf - . | curl -T - URL`, `cat f |
+// nc HOST PORT`.
+func (as *assessor) pipedUploads(text string) {
+	if len(as.stdinSenders) == 0 {
+		return
+	}
+	for _, pipeline := range pipelines(text) {
+		for i, stage := range pipeline {
+			if i == 0 || !producerStage().MatchString(pipeline[0]) && !slices.ContainsFunc(pipeline[:i], func(s string) bool { return producerStage().MatchString(s) }) {
+				continue
+			}
+			for _, host := range as.stdinSenders {
+				if strings.Contains(stage, host) || host == "the network" {
+					producer := strings.TrimSpace(pipeline[slices.IndexFunc(pipeline[:i], func(s string) bool { return producerStage().MatchString(s) })])
+					as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", EscapeText(producer), host))
+				}
+			}
+		}
+	}
 }
 
 // redirectAmp says whether the & at text[i] belongs to a redirection
