@@ -15,16 +15,7 @@ import (
 // secretStoreRead says what credential prog's command prints, or "".
 // ops are its operands (flags removed), args everything.
 func secretStoreRead(prog string, args, ops []string) string {
-	// sub says whether ops hold words in a row: after global options'
-	// values too (`aws --profile prod secretsmanager get-secret-value`).
-	sub := func(words ...string) bool {
-		for at := 0; at+len(words) <= len(ops); at++ {
-			if slices.Equal(ops[at:at+len(words)], words) {
-				return true
-			}
-		}
-		return false
-	}
+	sub := func(words ...string) bool { return wordsAt(ops, words...) >= 0 }
 	switch prog {
 	case "pass", "gopass":
 		// `pass NAME` and `pass show NAME` decrypt; `pass` alone and the
@@ -112,6 +103,18 @@ func secretStoreRead(prog string, args, ops []string) string {
 		return "registry credentials (" + prog + " get)"
 	}
 	return ""
+}
+
+// wordsAt is where ops hold words in a row, -1 if nowhere: after global
+// options' values too (`aws --profile prod secretsmanager
+// get-secret-value`).
+func wordsAt(ops []string, words ...string) int {
+	for i := 0; i+len(words) <= len(ops); i++ {
+		if slices.Equal(ops[i:i+len(words)], words) {
+			return i
+		}
+	}
+	return -1
 }
 
 // passKeeps are the pass/gopass subcommands that print no secret.

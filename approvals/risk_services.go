@@ -32,15 +32,7 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 	medium := func(cat RiskCategory, format string, a ...any) {
 		out = append(out, serviceEffect{RiskMedium, cat, fmt.Sprintf(format, a...)})
 	}
-	// at finds words in a row among ops, after global options' values too.
-	at := func(words ...string) int {
-		for i := 0; i+len(words) <= len(ops); i++ {
-			if slices.Equal(ops[i:i+len(words)], words) {
-				return i
-			}
-		}
-		return -1
-	}
+	at := func(words ...string) int { return wordsAt(ops, words...) }
 	cmd := func(from, n int) string { // the subcommand as written, for the fact
 		return prog + " " + strings.Join(ops[from:min(from+n, len(ops))], " ")
 	}

@@ -140,38 +140,32 @@ func gitKnownSafe(argv []string) bool {
 }
 
 // gitTagListing: `git tag` only listing tags (no name to create, no -d,
-// -a, -s, -m, -f, -v). Operands are patterns only with -l/--list.
+// -a, -s, -m, -f, -v).
 func gitTagListing(args []string) bool {
-	list := false
-	operands := 0
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, _, hasValue := strings.Cut(a, "=")
-		switch {
-		case a == "-l" || a == "--list":
-			list = true
-		case strings.HasPrefix(a, "-n") && strings.Trim(a[2:], "0123456789") == "",
-			a == "-i" || a == "--ignore-case" || a == "--column" || a == "--no-column" || a == "--omit-empty":
-		case name == "--sort" || name == "--format" || name == "--color" || name == "--column":
-			if !hasValue && (name == "--sort" || name == "--format") {
-				i++
-			}
-		case a == "--contains" || a == "--no-contains" || a == "--merged" || a == "--no-merged" || a == "--points-at":
-			i++
-		case name == "--contains" || name == "--no-contains" || name == "--merged" || name == "--no-merged" || name == "--points-at":
-		case strings.HasPrefix(a, "-"):
-			return false
-		default:
-			operands++
-		}
-	}
-	return operands == 0 || list
+	return gitListing(args, func(a string) bool {
+		return strings.HasPrefix(a, "-n") && strings.Trim(a[2:], "0123456789") == "" ||
+			a == "-i" || a == "--ignore-case" || a == "--omit-empty" || a == "--no-column"
+	})
 }
 
 // gitBranchListing: `git branch` only listing branches (no name to create,
-// no -d, -m, -c, --set-upstream-to, --edit-description...). Operands are
-// patterns only with --list.
+// no -d, -m, -c, --set-upstream-to, --edit-description...).
 func gitBranchListing(args []string) bool {
+	return gitListing(args, func(a string) bool {
+		switch a {
+		case "-a", "--all", "-r", "--remotes", "-v", "-vv", "--verbose", "--show-current", "--no-color",
+			"-i", "--ignore-case", "--omit-empty", "--no-column", "--abbrev":
+			return true
+		}
+		return strings.HasPrefix(a, "--abbrev=")
+	})
+}
+
+// gitListing: git branch or git tag with only listing options: plain says
+// the subcommand's own options that take no value; the filters, --format,
+// --sort, --color and --column are common. Operands are patterns only with
+// -l/--list (else they name a branch or tag to create).
+func gitListing(args []string, plain func(string) bool) bool {
 	list := false
 	var operands int
 	for i := 0; i < len(args); i++ {
@@ -180,16 +174,12 @@ func gitBranchListing(args []string) bool {
 		switch {
 		case a == "--list" || a == "-l":
 			list = true
-		case a == "-a" || a == "--all" || a == "-r" || a == "--remotes" || a == "-v" || a == "-vv" ||
-			a == "--verbose" || a == "--show-current" || a == "--no-color" || a == "--color" || a == "-i" ||
-			a == "--ignore-case" || a == "--omit-empty" || a == "--no-column" || a == "--column":
-		case name == "--format" || name == "--sort" || name == "--color" || name == "--column" || name == "--abbrev":
-			if !hasValue && (name == "--format" || name == "--sort") {
-				i++
+		case plain(a), name == "--color", name == "--column":
+		case name == "--format" || name == "--sort" ||
+			name == "--contains" || name == "--no-contains" || name == "--merged" || name == "--no-merged" || name == "--points-at":
+			if !hasValue {
+				i++ // the value is the next word
 			}
-		case a == "--contains" || a == "--no-contains" || a == "--merged" || a == "--no-merged" || a == "--points-at":
-			i++
-		case name == "--contains" || name == "--no-contains" || name == "--merged" || name == "--no-merged" || name == "--points-at":
 		case strings.HasPrefix(a, "-"):
 			return false
 		default:
