@@ -13,7 +13,13 @@
 // Warden's risk rule (risk.go): a high-risk command always needs the user
 // and is never offered "Allow for session" or "Always allow" (under never it
 // runs sandboxed only when the sandbox stops every high-risk effect, else it
-// is refused). Known-safe git is run hardened (safety_git.go: the
+// is refused). The facts come from risk*.go: deletions and writes, secrets
+// read from files and printed by programs (risk_secrets.go,
+// risk_secretstores.go), credentials written on the command line
+// (risk_credentials.go; a prefix holding one is never offered for "Always
+// allow"), downloads run as code and uploads (risk_network.go), effects on
+// services and other machines (risk_services.go), and where archives,
+// clones and installs land (risk_destinations.go). Known-safe git is run hardened (safety_git.go: the
 // Evaluation's RunArgv, which the orchestrator runs and audits); a small
 // rm -rf inside the writable roots runs sandboxed except under untrusted
 // (confinedDelete). testdata/corpus and corpus_test.go measure it all
