@@ -389,8 +389,12 @@ func batchHtpasswd(args []string) bool {
 // Facts never repeat the secret.
 func (as *assessor) credentialsInArgs(prog string, args []string) {
 	for _, c := range credentialWords(prog, args) {
-		if strings.HasPrefix(c.what, "a password in a URL") {
+		switch {
+		case strings.HasPrefix(c.what, "a password in a URL"):
 			as.add(RiskMedium, CredentialAccess, "passes "+c.what)
+			continue
+		case strings.HasSuffix(c.what, ":***"): // -u user:password
+			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a password on the command line (%s)", c.what))
 			continue
 		}
 		as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", c.what))

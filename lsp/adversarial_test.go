@@ -389,3 +389,46 @@ func TestAdversarialServeExecDisguisedRmDismissed(t *testing.T) {
 		t.Error("build/b.o is gone")
 	}
 }
+
+// Class 6: the agent deletes what lives outside the machine's files and
+// passes a password on the command line. Through the server, the remote
+// deletion gets the high-risk dialog naming it (Error, Deny first); the
+// password's dialog offers no "Always allow", which would write it into a
+// rules file, and never shows it in its facts. Twin: the same tool reading
+// is offered "Always allow". All are denied and nothing runs.
+func TestAdversarialServeAgentRemoteDeletionAndPassword(t *testing.T) {
+	calls := []advCall{
+		{id: "delete", argv: []string{"kubectl", "delete", "namespace", "prod"}, justification: "clean up"},
+		{id: "password", argv: []string{"curl", "-u", "admin:hunter2", "https://api.example.com/v1/x"}},
+		{id: "twin", argv: []string{"kubectl", "get", "pods"}},
+	}
+	s := startAdversarialServer(t, "", calls, "", map[string]any{"approvalPolicy": "untrusted"})
+	s.c.OnRequest("window/showMessageRequest", lsptest.Choose("Deny"))
+	ds := s.run(t)
+	if len(ds) != 3 {
+		t.Fatalf("%d dialogs, want 3: %+v", len(ds), ds)
+	}
+	if d := ds[0]; d.Type != protocol.MessageTypeError || strings.Join(titles(d), "|") != "Deny|Allow once|Deny and stop" {
+		t.Errorf("remote deletion: type %v, actions %q", d.Type, titles(d))
+	}
+	wants(t, "remote deletion", ds[0].Message, "Risk: high", "deletes Kubernetes resources (kubectl delete namespace prod)")
+	always := func(d protocol.ShowMessageRequestParams) bool {
+		return slices.ContainsFunc(titles(d), func(t string) bool { return strings.HasPrefix(t, "Always allow") })
+	}
+	if always(ds[1]) {
+		t.Errorf("the password's dialog offers to remember it: %q", titles(ds[1]))
+	}
+	wants(t, "password", ds[1].Message, "passes a password on the command line (-u admin:***)")
+	if _, facts, _ := strings.Cut(ds[1].Message, "Risk:"); strings.Contains(facts, "hunter2") {
+		t.Errorf("the password's facts show it: %q", facts)
+	}
+	if !always(ds[2]) {
+		t.Errorf("the twin is not offered Always allow: %q", titles(ds[2]))
+	}
+	for _, c := range calls {
+		if ran, _ := s.auditRuns(t, c.argv); ran {
+			t.Errorf("the audit log shows %q ran", c.argv)
+		}
+		wants(t, c.id, toolResult(t, s.srv, c.id), "The user denied this command")
+	}
+}
