@@ -326,6 +326,9 @@ func (as *assessor) segment(seg Segment) {
 	case "dd":
 		as.dd(args)
 	case "sed", "perl":
+		if prog == "perl" && perlInline(args) {
+			as.add(RiskMedium, "", "runs inline perl code, which Warden cannot analyse")
+		}
 		if hasFlagPrefix(args, "-i") || hasFlagPrefix(args, "--in-place") {
 			ops := operands(args)
 			if prog == "sed" && len(ops) > 0 && !hasFlagPrefix(args, "-e") && !hasFlagPrefix(args, "-f") {
@@ -742,6 +745,20 @@ func (as *assessor) systemOrShellConfig(p string) bool {
 	return strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".ssh")+"/") || strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".config", "autostart")+"/")
 }
 
+// perlInline says whether perl runs code from its command line: -e or -E,
+// alone or in a cluster such as -ne or -lpe.
+func perlInline(args []string) bool {
+	for _, a := range args {
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			return false // the script's name, or its arguments
+		}
+		if !strings.HasPrefix(a, "--") && strings.ContainsAny(a[1:], "eE") {
+			return true
+		}
+	}
+	return false
+}
+
 func (as *assessor) copyMove(prog string, args []string) {
 	ops := operands(args)
 	dest := ""
@@ -759,12 +776,18 @@ func (as *assessor) copyMove(prog string, args []string) {
 	if dest == "" {
 		return
 	}
-	as.writes(dest, false)
+	// cp, mv and install replace an existing file at dest unless told not
+	// to (-n, -i, a backup).
+	replaces := prog != "ln" && !hasFlag(args, "-n", "--no-clobber", "-i", "--interactive", "-b", "--backup") && !hasFlagPrefix(args, "--backup=")
+	as.writes(dest, replaces)
 	if prog == "mv" {
 		for _, src := range ops {
 			p := as.abs(src)
 			if !as.inside(p) {
 				as.stoppedIf(as.beyondSandbox(p), RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
+			} else if as.vcsData(p) {
+				// The sandbox holds it read-only: a rename fails there.
+				as.stopped(RiskHigh, DataDeletion, "moves repository data away: "+as.display(p, true))
 			}
 		}
 	}

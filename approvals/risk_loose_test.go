@@ -104,7 +104,7 @@ func TestSecretsReadersAreHighRisk(t *testing.T) {
 		{[]string{"grep", "-rn", "TODO", "."}, RiskLow, "", "secrets"},
 		{[]string{"ls", "-la", "~/.ssh"}, RiskLow, "", "secrets"},
 		{[]string{"chmod", "600", ".env"}, RiskLow, "", "secrets"},
-		{[]string{"cp", ".env.example", ".env"}, RiskLow, "", "reads secrets"},
+		{[]string{"cp", ".env.example", ".env"}, RiskMedium, "overwrites .env", "reads secrets"}, // the user's .env is lost
 		{[]string{"printenv", "PATH"}, RiskLow, "", "secrets"},
 		{[]string{"env", "GOOS=linux", "go", "build"}, RiskMedium, "", "secrets"},
 		{sh("set -euo pipefail; make"), RiskLow, "", "secrets"},
@@ -257,6 +257,16 @@ func TestRiskLooseDeletes(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("n"), 0o644)
 	os.MkdirAll(filepath.Join(home, "emptydir"), 0o755)
 	checkRisk(t, ctx, []riskCase{
+		// a move or a copy replaces what it lands on
+		{[]string{"mv", ".git", ".git.bak"}, RiskHigh, "moves repository data away: .git/", ""},
+		{[]string{"cp", "README.md", "main.go"}, RiskMedium, "overwrites main.go", ""},
+		{[]string{"mv", "-f", "README.md", "main.go"}, RiskMedium, "overwrites main.go", ""},
+		{[]string{"cp", "-n", "README.md", "main.go"}, RiskLow, "", "overwrites"},
+		{[]string{"cp", "--backup=numbered", "README.md", "main.go"}, RiskLow, "", "overwrites"},
+		{[]string{"cp", "README.md", "new.md"}, RiskLow, "", "overwrites"},
+		{[]string{"perl", "-e", "unlink glob('/srv/x/*')"}, RiskMedium, "runs inline perl code", ""},
+		{[]string{"perl", "-lne", "print if /x/", "main.go"}, RiskMedium, "runs inline perl code", ""},
+		{[]string{"perl", "tools/gen.pl", "-e"}, RiskLow, "", "inline"},
 		// what xargs deletes arrives at run time
 		{sh("ls | xargs rm -rf"), RiskHigh, "deletes paths named at run time (xargs rm)", ""},
 		{sh("git ls-files -z | xargs -0 rm"), RiskHigh, "deletes paths named at run time (xargs rm)", ""},
