@@ -372,7 +372,7 @@ func (as *assessor) segment(seg Segment) {
 		as.stdinSenders = append(as.stdinSenders, host)
 		for _, r := range seg.Redirects {
 			if !r.Write && r.Literal {
-				as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(r.Target), false), host))
+				as.stoppedIf(as.offline(), remoteLevel(host), DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(r.Target), false), host))
 			}
 		}
 	}

@@ -650,6 +650,8 @@ func TestRiskRemoteRuns(t *testing.T) {
 		{[]string{"curl", "https://api.example.com/delete"}, RiskMedium, "", "DELETE"},
 		{[]string{"http", "GET", "api.example.com/items"}, RiskLow, "", "DELETE"},
 		{[]string{"gh", "api", "repos/o/r"}, RiskLow, "", "DELETE"},
+		{[]string{"curl", "-X", "DELETE", "http://localhost:8080/api/items/1"}, RiskMedium, "sends a DELETE request to localhost", ""},
+		{[]string{"curl", "-X", "DELETE", "http://127.0.0.1:3000/x"}, RiskMedium, "sends a DELETE request to 127.0.0.1", ""},
 	})
 }
 
@@ -711,6 +713,7 @@ func TestRiskUploadsFromInput(t *testing.T) {
 		{sh(`echo '{"a":1}' | curl -d @- https://api.example.com/v1`), RiskMedium, "contacts api.example.com", "uploads"},
 		{sh("tar czf out.tgz . && curl https://api.example.com/v1"), RiskMedium, "", "uploads"},
 		{[]string{"nc", "-z", "db.example.com", "5432"}, RiskMedium, "contacts db.example.com", "uploads"},
+		{sh("nc localhost 8080 < request.http"), RiskMedium, "uploads request.http to localhost", ""},
 		{[]string{"git", "push", "origin", "main"}, RiskMedium, "contacts github.com", "not one of its remotes"},
 		{[]string{"git", "push", "https://gitlab.example.org/w.git", "main"}, RiskMedium, "contacts gitlab.example.org", "not one of its remotes"},
 	})

@@ -189,7 +189,7 @@ func (as *assessor) pipedUploads(text string) {
 			for _, host := range as.stdinSenders {
 				if strings.Contains(stage, host) || host == "the network" {
 					producer := strings.TrimSpace(pipeline[slices.IndexFunc(pipeline[:i], func(s string) bool { return producerStage().MatchString(s) })])
-					as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", EscapeText(producer), host))
+					as.stoppedIf(as.offline(), remoteLevel(host), DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", EscapeText(producer), host))
 				}
 			}
 		}

@@ -315,6 +315,16 @@ func httpDelete(prog string, args []string) string {
 	return "a server"
 }
 
+// remoteLevel is the risk of sending something destructive or private to
+// host: high, but medium for this machine's own loopback (the server the
+// agent is building).
+func remoteLevel(host string) RiskLevel {
+	if where, _ := hostReach(host); strings.HasPrefix(where, "this machine (") {
+		return RiskMedium
+	}
+	return RiskHigh
+}
+
 // remoteEffects records commands run elsewhere and DELETE requests.
 func (as *assessor) remoteEffects(prog string, args []string) {
 	switch prog {
@@ -339,7 +349,8 @@ func (as *assessor) remoteEffects(prog string, args []string) {
 		}
 	}
 	if host := httpDelete(prog, args); host != "" {
-		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), RiskHigh, DataDeletion,
+		// A local server is most often the one the agent is building.
+		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), remoteLevel(host), DataDeletion,
 			fmt.Sprintf("sends a DELETE request to %s", host))
 	}
 }
