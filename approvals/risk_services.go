@@ -8,12 +8,12 @@ import (
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
-// What lives outside this machine's files, cloud resources, clusters,
-// container volumes, databases, published packages, hosted repositories,
-// no sandbox rolls back and no undo brings back. Their tools do it in one
-// subcommand, so the facts name the subcommand. The sandbox stops them
-// only while it keeps the command off the network (the proxy asks for
-// each host) and away from the host's service sockets.
+// Cloud resources, clusters, container volumes, databases, published
+// packages and hosted repositories live outside this machine's files: no
+// sandbox rolls back what a command does to them. Their tools delete or
+// publish in one subcommand, so the facts name it. The sandbox stops them
+// only while it keeps the command off the network (the proxy asks for each
+// host) and away from the host's service sockets.
 
 // serviceEffect is one destructive or public effect on a service.
 type serviceEffect struct {
