@@ -83,6 +83,8 @@ func (as *assessor) packages(prog string, args []string) {
 		sub = ops[0]
 	}
 	switch {
+	case ops[0] == "publish" && (hasFlag(args, "--dry-run") || prog == "cargo" && hasFlag(args, "-n")):
+		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("checks what would be published to %s (%s publish --dry-run)", host, prog))
 	case ops[0] == "publish":
 		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("publishes this package to %s", host))
 	case ops[0] == "upload":
