@@ -549,6 +549,7 @@ func TestRiskServices(t *testing.T) {
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"kubectl", "delete", "ns", "prod"}, RiskHigh, "deletes Kubernetes resources (kubectl delete ns prod)", ""},
 		{[]string{"kubectl", "-n", "prod", "delete", "pod", "--all"}, RiskHigh, "deletes Kubernetes resources", ""},
+		{[]string{"kubectl", "delete", "pod", "web-1", "--dry-run=none"}, RiskHigh, "deletes Kubernetes resources", ""},
 		{[]string{"helm", "uninstall", "web"}, RiskHigh, "uninstalls a Helm release (helm uninstall web)", ""},
 		{[]string{"terraform", "destroy", "-auto-approve"}, RiskHigh, "destroys the infrastructure", ""},
 		{[]string{"terraform", "apply", "-destroy"}, RiskHigh, "destroys the infrastructure", ""},
@@ -580,6 +581,9 @@ func TestRiskServices(t *testing.T) {
 		{[]string{"rsync", "-a", "--delete", "src/", "dst/"}, RiskMedium, "deletes files at the destination that the source lacks", ""},
 		// twins
 		{[]string{"kubectl", "get", "pods"}, RiskLow, "", "deletes"},
+		{[]string{"kubectl", "delete", "pod", "web-1", "--dry-run=client"}, RiskLow, "", "deletes"},
+		{[]string{"helm", "uninstall", "--help"}, RiskLow, "", "Helm"},
+		{[]string{"gh", "release", "delete", "--help"}, RiskLow, "", "deletes"},
 		{[]string{"helm", "list"}, RiskLow, "", "Helm"},
 		{[]string{"terraform", "plan", "-destroy"}, RiskLow, "", "destroys"},
 		{[]string{"terraform", "apply"}, RiskLow, "", "infrastructure"},

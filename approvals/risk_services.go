@@ -25,6 +25,9 @@ type serviceEffect struct {
 // serviceEffects grades prog's command; args are its arguments, ops its
 // operands (flags removed).
 func serviceEffects(prog string, args, ops []string) []serviceEffect {
+	if hasFlag(args, "--help") || dryRun(args) {
+		return nil // prints usage, or what it would do
+	}
 	var out []serviceEffect
 	high := func(cat RiskCategory, format string, a ...any) {
 		out = append(out, serviceEffect{RiskHigh, cat, fmt.Sprintf(format, a...)})
@@ -140,6 +143,17 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		}
 	}
 	return out
+}
+
+// dryRun says whether the command only reports what it would do
+// (kubectl's --dry-run=client|server, helm's and others' --dry-run).
+func dryRun(args []string) bool {
+	for _, a := range args {
+		if a == "--dry-run" || strings.HasPrefix(a, "--dry-run=") && a != "--dry-run=none" {
+			return true
+		}
+	}
+	return false
 }
 
 // destructiveSQL matches statements that delete data: DROP, TRUNCATE, and
