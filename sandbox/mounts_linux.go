@@ -168,13 +168,8 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 			return fmt.Errorf("split %s: %w", g.Path, err)
 		}
 	}
-	for _, p := range found {
-		err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
-		if err != nil && !errors.Is(err, unix.ENOENT) {
-			// Gone (its owner removed it after the bind) is fine: it cannot
-			// be reached. Anything else refuses the run.
-			return fmt.Errorf("make %s read-only: %w", p, err)
-		}
+	if err := sealFound(found); err != nil {
+		return err
 	}
 	for _, p := range secrets {
 		// Inside a writable root the pass above made the mask writable.
@@ -295,6 +290,35 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 // the helper's mount (another process removed it, as in a shared /tmp): the
 // launcher sets the run up again.
 const vanished = "vanished before it could be held read-only"
+
+// sealFound makes each repository the scan found read-only. In a shared
+// /tmp its owner may remove it after the bind, and the bind goes with it:
+// the name is then gone (ENOENT) or names something new that is no mount
+// point (EINVAL). Neither can be reached through the bind, and a new one at
+// that name is like any made after the scan (the command's own, or moved
+// away after a run in the workspace). Anything else refuses the run.
+func sealFound(found []string) error {
+	for _, p := range found {
+		err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
+		switch {
+		case err == nil, errors.Is(err, unix.ENOENT):
+		case errors.Is(err, unix.EINVAL) && notMountRoot(p):
+		default:
+			return fmt.Errorf("make %s read-only: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// notMountRoot says whether p is known not to be the root of a mount
+// (statx's STATX_ATTR_MOUNT_ROOT); false when the kernel cannot say.
+func notMountRoot(p string) bool {
+	var st unix.Statx_t
+	if err := unix.Statx(unix.AT_FDCWD, p, unix.AT_SYMLINK_NOFOLLOW, 0, &st); err != nil {
+		return errors.Is(err, unix.ENOENT)
+	}
+	return st.Attributes_mask&unix.STATX_ATTR_MOUNT_ROOT != 0 && st.Attributes&unix.STATX_ATTR_MOUNT_ROOT == 0
+}
 
 func bind(src, dst string) error {
 	if err := unix.Mount(src, dst, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
