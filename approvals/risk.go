@@ -1033,6 +1033,9 @@ func (as *assessor) git(args []string) {
 		}
 		as.contactsRemote(gitCwd, remote)
 	case "clone", "submodule":
+		if sub == "submodule" && len(rest) > 0 && rest[0] == "deinit" && (contains(rest, "-f") || contains(rest, "--force") || contains(rest, "--all")) {
+			as.add(RiskMedium, DataDeletion, "removes submodules' working trees with their local changes (git submodule deinit)")
+		}
 		for _, a := range operands(rest) {
 			if h := gitURLHost(a); h != "" {
 				as.contacts(h, RiskMedium)
@@ -1075,6 +1078,26 @@ func (as *assessor) git(args []string) {
 	case "branch":
 		if contains(rest, "-D") || contains(rest, "--delete") && contains(rest, "--force") {
 			as.add(RiskMedium, HistoryRewrite, "deletes branches with unmerged commits (git branch -D)")
+		}
+		if contains(rest, "-M") || contains(rest, "-C") || (contains(rest, "--move") || contains(rest, "--copy")) && contains(rest, "--force") {
+			as.add(RiskMedium, HistoryRewrite, "renames or copies a branch over an existing one (git branch -M)")
+		}
+	case "tag":
+		if contains(rest, "-d") || contains(rest, "--delete") {
+			// A tag has no reflog: its commit is found again only by its hash.
+			as.add(RiskMedium, HistoryRewrite, "deletes tags (git tag -d)")
+		}
+	case "update-ref":
+		if contains(rest, "-d") {
+			as.add(RiskMedium, HistoryRewrite, "deletes a ref (git update-ref -d)")
+		}
+	case "worktree":
+		if len(rest) > 0 && rest[0] == "remove" {
+			if contains(rest, "-f") || contains(rest, "--force") {
+				as.add(RiskMedium, DataDeletion, "removes a linked worktree with its uncommitted changes (git worktree remove --force)")
+			} else {
+				as.add(RiskMedium, DataDeletion, "removes a linked worktree (git worktree remove)")
+			}
 		}
 	case "stash":
 		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
