@@ -317,6 +317,15 @@ func (as *assessor) segment(seg Segment) {
 		as.add(RiskMedium, SystemModification, fmt.Sprintf("stops processes (%s)", prog))
 	case "cp", "mv", "install", "ln":
 		as.copyMove(prog, args)
+	case "sort":
+		if out := optionValue(args, "-o", "--output"); out != "" {
+			as.writes(out, true)
+		}
+	case "uniq":
+		// `uniq [OPTION]... [INPUT [OUTPUT]]`
+		if ops := operandsOf(args, "fsw"); len(ops) == 2 {
+			as.writes(ops[1], true)
+		}
 	case "tee", "touch", "mkdir", "truncate":
 		as.mkdir = prog == "mkdir"
 		for _, f := range operands(args) {

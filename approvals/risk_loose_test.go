@@ -257,6 +257,11 @@ func TestRiskLooseDeletes(t *testing.T) {
 	os.WriteFile(filepath.Join(home, "notes.txt"), []byte("n"), 0o644)
 	os.MkdirAll(filepath.Join(home, "emptydir"), 0o755)
 	checkRisk(t, ctx, []riskCase{
+		// sort -o and uniq's OUTPUT write like a redirection
+		{[]string{"sort", "-o", "main.go", "README.md"}, RiskMedium, "overwrites main.go", ""},
+		{[]string{"sort", "--output=/srv/sorted.txt", "README.md"}, RiskHigh, "writes outside the workspace: /srv/sorted.txt", ""},
+		{[]string{"uniq", "README.md", "main.go"}, RiskMedium, "overwrites main.go", ""},
+		{[]string{"uniq", "-c", "README.md"}, RiskLow, "", "overwrites"},
 		// a move or a copy replaces what it lands on
 		{[]string{"mv", ".git", ".git.bak"}, RiskHigh, "moves repository data away: .git/", ""},
 		{[]string{"cp", "README.md", "main.go"}, RiskMedium, "overwrites main.go", ""},
