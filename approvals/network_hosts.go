@@ -44,6 +44,9 @@ var knownRegistries = map[string]string{
 	"registry-1.docker.io":                 "Docker Hub",
 	"gitlab.com":                           "GitLab",
 	"huggingface.co":                       "Hugging Face",
+	"static.rust-lang.org":                 "the Rust toolchain server",
+	"registry.ollama.ai":                   "the Ollama model registry",
+	"nodejs.org":                           "Node.js downloads",
 }
 
 // KnownRegistry returns what host is when it is a known package registry or

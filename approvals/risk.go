@@ -292,13 +292,14 @@ func (as *assessor) segment(seg Segment) {
 		as.stopped(RiskHigh, PrivilegeEscalation, "runs as root (su)")
 	case "git":
 		as.git(args)
-	case "curl", "wget", "http", "https", "xh":
+	case "curl", "wget", "http", "https", "xh", "aria2c":
 		as.fetch(prog, args)
 	case "ssh", "scp", "sftp", "rsync", "nc", "ncat", "netcat", "telnet", "ftp", "ping", "dig", "nslookup", "host", "socat":
 		as.remote(prog, args)
 	case "npm", "pnpm", "yarn", "pip", "pip3", "cargo", "go", "gem", "bundle", "composer", "uv", "poetry",
 		"conda", "mamba", "micromamba", "pipx", "npx", "pnpx", "bunx", "uvx", "yt-dlp", "youtube-dl",
-		"hf", "huggingface-cli", "gh":
+		"hf", "huggingface-cli", "gh", "rustup", "ollama", "mvn", "gradle", "gradlew", "docker", "podman", "nerdctl",
+		"aws", "gsutil", "gcloud":
 		as.packages(prog, args)
 	case "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper", "brew", "snap":
 		if len(args) > 0 && (args[0] == "install" || args[0] == "remove" || args[0] == "purge" || args[0] == "upgrade" || args[0] == "-S" || args[0] == "add" || args[0] == "del") {
@@ -358,6 +359,9 @@ func (as *assessor) segment(seg Segment) {
 	case "python", "python3", "node", "ruby", "perl5", "php", "lua", "deno", "bun", "osascript", "pwsh", "powershell":
 		if len(args) >= 2 && args[0] == "-m" && (args[1] == "pip" || args[1] == "pip3") {
 			as.packages("pip", args[2:])
+		}
+		if prog == "bun" {
+			as.packages("bun", args) // bun install, bun add
 		}
 		if hasFlag(args, "-c", "-e", "--eval", "-r") {
 			as.add(RiskMedium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))

@@ -13,6 +13,8 @@ var registries = map[string]string{
 	"cargo": "crates.io", "go": "proxy.golang.org", "gem": "rubygems.org", "bundle": "rubygems.org",
 	"composer": "packagist.org", "conda": "conda.anaconda.org", "mamba": "conda.anaconda.org",
 	"micromamba": "conda.anaconda.org", "hf": "huggingface.co", "huggingface-cli": "huggingface.co",
+	"bun": "registry.npmjs.org", "rustup": "static.rust-lang.org", "ollama": "registry.ollama.ai",
+	"mvn": "repo.maven.apache.org", "gradle": "plugins.gradle.org",
 }
 
 // fetchingSubcommands are the subcommands that download packages.
@@ -27,6 +29,19 @@ var fetchingSubcommands = map[string][]string{
 	"micromamba": {"install", "create", "update", "env"},
 	"pipx":       {"install", "run", "upgrade", "upgrade-all", "inject", "reinstall"},
 	"hf":         {"download", "upload"}, "huggingface-cli": {"download", "upload"},
+	"bun":    {"install", "i", "add", "update"},
+	"rustup": {"update", "install", "toolchain", "target", "component"},
+	"ollama": {"pull", "run"},
+}
+
+// imageRegistry is the registry a container image reference names:
+// ghcr.io/o/x, localhost:5000/x, or Docker Hub for a bare name (node:20).
+func imageRegistry(ref string) string {
+	if first, _, ok := strings.Cut(ref, "/"); ok && (strings.ContainsAny(first, ".:") || first == "localhost") {
+		host, _, _ := strings.Cut(first, ":")
+		return host
+	}
+	return "registry-1.docker.io"
 }
 
 // lookOnly are subcommands of a fetching subcommand that stay offline
@@ -62,14 +77,41 @@ func (as *assessor) packages(prog string, args []string) {
 			as.readsSecret("the GitHub token (gh auth token)")
 		}
 		return
+	case "mvn", "gradle", "gradlew":
+		// Every build resolves dependencies, from the local repository
+		// when it has them.
+		if len(ops) > 0 && !hasFlag(args, "-o", "--offline") {
+			host := registries["mvn"]
+			if prog != "mvn" {
+				host = registries["gradle"]
+			}
+			as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
+		}
+		return
+	case "aws", "gsutil", "gcloud":
+		// Cloud storage: s3://, gs://.
+		for _, a := range args {
+			switch {
+			case strings.HasPrefix(a, "s3://"):
+				as.contacts("s3.amazonaws.com", RiskMedium)
+				return
+			case strings.HasPrefix(a, "gs://"):
+				as.contacts("storage.googleapis.com", RiskMedium)
+				return
+			}
+		}
+		return
+	case "docker", "podman", "nerdctl":
+		if len(ops) > 1 && ops[0] == "pull" {
+			as.contacts(imageRegistry(ops[1]), RiskMedium)
+		}
+		return
 	}
 	if len(ops) == 0 || !contains(fetchingSubcommands[prog], ops[0]) {
 		return
 	}
-	if len(ops) > 1 && (ops[0] == "pip" || ops[0] == "tool" || ops[0] == "env") && lookOnly[ops[1]] {
-		return
-	}
-	if len(ops) == 1 && (ops[0] == "pip" || ops[0] == "tool" || ops[0] == "env") {
+	group := ops[0] == "pip" || ops[0] == "tool" || ops[0] == "env" || ops[0] == "toolchain" || ops[0] == "target" || ops[0] == "component"
+	if group && (len(ops) == 1 || lookOnly[ops[1]]) {
 		return
 	}
 	host := registries[prog]
