@@ -251,7 +251,7 @@ func urlCredential(word string) string {
 		return ""
 	}
 	if u.User != nil {
-		if _, has := u.User.Password(); has {
+		if pw, has := u.User.Password(); has && writtenOut(pw) {
 			return "a password in a URL to " + u.Hostname()
 		}
 	}

@@ -425,6 +425,7 @@ func TestRiskLooseTokensOnCommandLine(t *testing.T) {
 		{sh("BYPASS=1 SSH_AUTH_SOCK=/run/a.sock make"), RiskMedium, "", "credential"},
 		{sh("PWD=/tmp OLDPWD=/srv make"), RiskMedium, "", "credential"},
 		{sh("DATABASE_URL=postgres://db.example.com/app npm run migrate"), RiskMedium, "", "password"},
+		{sh(`git push "https://x-access-token:${GH_TOKEN}@github.com/o/r.git" HEAD`), RiskMedium, "", "password"},
 		{sh("GOOGLE_APPLICATION_CREDENTIALS=./sa.json python3 app.py"), RiskMedium, "", "credential"},
 		{[]string{"docker", "run", "-e", "AWS_SHARED_CREDENTIALS_FILE=/creds", "-e", "DB_PASSWORD_FILE=/run/secrets/db", "img"}, RiskLow, "", "credential"},
 		{sh(`GITHUB_TOKEN="$GH" gh pr list`), RiskMedium, "", "credential"},
