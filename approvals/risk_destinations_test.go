@@ -1,0 +1,41 @@
+package approvals
+
+import "testing"
+
+// TestRiskDestinations: archives extracted and repositories cloned into a
+// directory outside the workspace write there; programs installed onto PATH,
+// containers given the host and jobs handed to a scheduler say so. The
+// twins stay in the workspace or only list.
+func TestRiskDestinations(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"tar", "xzf", "x.tgz", "-C", "~"}, RiskHigh, "writes outside the workspace: ~", ""},
+		{[]string{"tar", "-xf", "x.tar", "--directory=/opt"}, RiskHigh, "writes outside the workspace: /opt", ""},
+		{[]string{"tar", "--extract", "-f", "x.tar", "-C/srv/app"}, RiskHigh, "writes outside the workspace: /srv/app", ""},
+		{[]string{"unzip", "-o", "x.zip", "-d", "~/bin"}, RiskHigh, "writes outside the workspace: ~/bin", ""},
+		{[]string{"git", "clone", "https://github.com/x/y", "~/src/y"}, RiskHigh, "writes outside the workspace: ~/src/y", ""},
+		{[]string{"npm", "install", "-g", "typescript"}, RiskMedium, "installs packages globally, outside the workspace (npm install -g)", ""},
+		{[]string{"go", "install", "golang.org/x/tools/gopls@latest"}, RiskMedium, "installs programs into GOBIN (~/go/bin), on your PATH", ""},
+		{[]string{"cargo", "install", "ripgrep"}, RiskMedium, "~/.cargo/bin", ""},
+		{[]string{"uv", "tool", "install", "ruff"}, RiskMedium, "installs programs into ~/.local/bin", ""},
+		{[]string{"pip", "install", "--user", "black"}, RiskMedium, "installs packages into your user site", ""},
+		{[]string{"launchctl", "load", "~/Library/LaunchAgents/x.plist"}, RiskHigh, "changes system configuration (launchctl load)", ""},
+		{sh("at now + 1 minute < job.sh"), RiskHigh, "schedules a command to run later, outside the sandbox (at)", ""},
+		{[]string{"docker", "run", "--privileged", "alpine"}, RiskHigh, "runs a container with access to the host (--privileged)", ""},
+		{[]string{"docker", "run", "-v", "/:/host", "alpine"}, RiskHigh, "(-v /)", ""},
+		{[]string{"docker", "run", "--pid=host", "alpine"}, RiskHigh, "(--pid=host)", ""},
+		{[]string{"podman", "run", "--mount", "type=bind,source=/var/run/docker.sock,target=/s", "img"}, RiskHigh, "docker.sock", ""},
+		{[]string{"docker", "run", "--cap-add", "SYS_ADMIN", "img"}, RiskHigh, "(--cap-add SYS_ADMIN)", ""},
+		// twins
+		{[]string{"tar", "xzf", "x.tgz", "-C", "vendor"}, RiskLow, "", "outside"},
+		{[]string{"tar", "czf", "out.tgz", "-C", "/etc", "hosts"}, RiskLow, "", "writes outside"},
+		{[]string{"unzip", "-l", "x.zip"}, RiskLow, "", "outside"},
+		{[]string{"git", "clone", "https://github.com/x/y", "vendor/y"}, RiskMedium, "contacts github.com", "outside"},
+		{[]string{"npm", "install", "typescript"}, RiskMedium, "", "globally"},
+		{[]string{"go", "build", "./..."}, RiskLow, "", "PATH"},
+		{[]string{"launchctl", "list"}, RiskLow, "", "system"},
+		{[]string{"docker", "run", "--rm", "-v", "./src:/w", "-w", "/w", "node:20", "npm", "test"}, RiskLow, "", "host"},
+		{[]string{"docker", "run", "--network", "bridge", "img"}, RiskLow, "", "host"},
+	})
+}

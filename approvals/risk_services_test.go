@@ -1,0 +1,126 @@
+package approvals
+
+import "testing"
+
+// TestRiskServices: deleting what lives outside this machine's files
+// (cloud resources, clusters, volumes, databases, hosted repositories) and
+// publishing packages are high risk, named by their subcommand; the twins
+// only read or plan.
+func TestRiskServices(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"kubectl", "delete", "ns", "prod"}, RiskHigh, "deletes Kubernetes resources (kubectl delete ns prod)", ""},
+		{[]string{"kubectl", "-n", "prod", "delete", "pod", "--all"}, RiskHigh, "deletes Kubernetes resources", ""},
+		{[]string{"kubectl", "delete", "pod", "web-1", "--dry-run=none"}, RiskHigh, "deletes Kubernetes resources", ""},
+		{[]string{"helm", "uninstall", "web"}, RiskHigh, "uninstalls a Helm release (helm uninstall web)", ""},
+		{[]string{"terraform", "destroy", "-auto-approve"}, RiskHigh, "destroys the infrastructure", ""},
+		{[]string{"terraform", "apply", "-destroy"}, RiskHigh, "destroys the infrastructure", ""},
+		{[]string{"terraform", "apply", "-auto-approve"}, RiskHigh, "changes infrastructure without a review", ""},
+		{[]string{"pulumi", "destroy", "--yes"}, RiskHigh, "destroys the stack's cloud resources", ""},
+		{[]string{"aws", "s3", "rm", "s3://bucket", "--recursive"}, RiskHigh, "deletes AWS resources (aws s3 rm)", ""},
+		{[]string{"aws", "s3", "sync", ".", "s3://b", "--delete"}, RiskHigh, "deletes AWS resources (aws s3 sync)", ""},
+		{[]string{"aws", "--region", "eu-west-1", "ec2", "terminate-instances", "--instance-ids", "i-1"}, RiskHigh, "deletes AWS resources (aws ec2 terminate-instances)", ""},
+		{[]string{"gcloud", "compute", "instances", "delete", "vm-1"}, RiskHigh, "deletes cloud resources (gcloud compute instances delete)", ""},
+		{[]string{"az", "group", "delete", "-n", "rg"}, RiskHigh, "deletes cloud resources (az group delete)", ""},
+		{[]string{"gh", "repo", "delete", "o/r", "--yes"}, RiskHigh, "deletes data on the hosting service (gh repo delete o/r)", ""},
+		{[]string{"gh", "release", "delete", "v1.0"}, RiskHigh, "gh release delete", ""},
+		{[]string{"docker", "volume", "rm", "pgdata"}, RiskHigh, "deletes container volumes and their data (docker volume rm)", ""},
+		{[]string{"docker", "system", "prune", "-af"}, RiskHigh, "docker system prune", ""},
+		{[]string{"docker", "compose", "down", "-v"}, RiskHigh, "deletes the project's containers and volumes", ""},
+		{[]string{"npm", "publish"}, RiskHigh, "publishes this package to registry.npmjs.org", ""},
+		{[]string{"npm", "unpublish", "pkg@1.0.0"}, RiskHigh, "unpublishes a package", ""},
+		{[]string{"cargo", "publish"}, RiskHigh, "publishes this package to crates.io", ""},
+		{[]string{"pnpm", "publish", "--access", "public"}, RiskHigh, "publishes the package to the registry, publicly (pnpm publish)", ""},
+		{[]string{"uv", "publish"}, RiskHigh, "publishes the package to the registry, publicly (uv publish)", ""},
+		{[]string{"gem", "push", "x-1.0.gem"}, RiskHigh, "publishes the package to the registry, publicly (gem push)", ""},
+		{[]string{"twine", "upload", "dist/*"}, RiskHigh, "publishes the package", ""},
+		{[]string{"dropdb", "app"}, RiskHigh, "drops a database or its user (dropdb app)", ""},
+		{[]string{"psql", "-c", "DROP TABLE users"}, RiskHigh, "runs SQL that deletes data (DROP TABLE)", ""},
+		{[]string{"mysql", "-e", "delete from sessions;", "app"}, RiskHigh, "runs SQL that deletes data (delete from sessions)", ""},
+		{[]string{"mongosh", "--eval", "db.dropDatabase()"}, RiskHigh, "runs SQL that deletes data", ""},
+		{[]string{"redis-cli", "-n", "2", "flushdb"}, RiskHigh, "deletes every key (redis-cli FLUSHDB)", ""},
+		{[]string{"git", "rm", "-rf", "src"}, RiskMedium, "deletes files with uncommitted changes (git rm -f)", ""},
+		{[]string{"rsync", "-a", "--delete", "src/", "dst/"}, RiskMedium, "deletes files at the destination that the source lacks", ""},
+		// twins
+		{[]string{"kubectl", "get", "pods"}, RiskLow, "", "deletes"},
+		{[]string{"kubectl", "delete", "pod", "web-1", "--dry-run=client"}, RiskLow, "", "deletes"},
+		{[]string{"helm", "uninstall", "--help"}, RiskLow, "", "Helm"},
+		{[]string{"gh", "release", "delete", "--help"}, RiskLow, "", "deletes"},
+		{[]string{"helm", "list"}, RiskLow, "", "Helm"},
+		{[]string{"terraform", "plan", "-destroy"}, RiskLow, "", "destroys"},
+		{[]string{"terraform", "apply"}, RiskLow, "", "infrastructure"},
+		{[]string{"aws", "s3", "ls", "s3://bucket"}, RiskMedium, "contacts s3.amazonaws.com", "deletes"},
+		{[]string{"aws", "ec2", "describe-instances"}, RiskLow, "", "deletes"},
+		{[]string{"gh", "repo", "view", "o/r"}, RiskLow, "", "deletes"},
+		{[]string{"docker", "volume", "ls"}, RiskLow, "", "deletes"},
+		{[]string{"docker", "compose", "down"}, RiskLow, "", "volumes"},
+		{[]string{"npm", "run", "publish"}, RiskLow, "", "publishes"},
+		{[]string{"npm", "publish", "--dry-run"}, RiskMedium, "checks what would be published to registry.npmjs.org", "publishes"},
+		{[]string{"cargo", "publish", "-n"}, RiskMedium, "checks what would be published to crates.io", "publishes"},
+		{[]string{"pnpm", "publish", "--dry-run"}, RiskLow, "", "publishes"},
+		{[]string{"psql", "-c", "DELETE FROM sessions WHERE expires < now()"}, RiskLow, "", "deletes data"},
+		{[]string{"psql", "-c", "SELECT count(*) FROM users"}, RiskLow, "", "deletes data"},
+		{[]string{"redis-cli", "get", "flushall"}, RiskLow, "", "every key"},
+		{[]string{"git", "rm", "--cached", "-r", "build"}, RiskLow, "", "deletes"},
+		{[]string{"git", "rm", "old.txt"}, RiskLow, "", "deletes"},
+		{[]string{"rsync", "-a", "src/", "dst/"}, RiskLow, "", "deletes"},
+	})
+}
+
+// TestServiceDeletionDecisions: a remote deletion asks under on-request;
+// under never it runs sandboxed (off the network it cannot reach the
+// service) but is refused without a sandbox.
+func TestServiceDeletionDecisions(t *testing.T) {
+	ws, _ := looseWorkspace(t)
+	ev := func(ask AskForApproval, mode SandboxMode) *Evaluation {
+		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: []string{"kubectl", "delete", "ns", "prod"}, Cwd: ws,
+			Sandbox: Sandbox{Mode: mode, Workspace: []string{ws}}})
+	}
+	if e := ev(OnRequest, WorkspaceWrite); e.Decision != Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil {
+		t.Errorf("on-request: %s %s amend %q (%s)", e.Decision, e.Risk.Level, e.Amendment, e.Reason)
+	}
+	if e := ev(Never, WorkspaceWrite); e.Decision != Allow {
+		t.Errorf("never, sandboxed: %s (%s)", e.Decision, e.Reason)
+	}
+	if e := ev(Never, DangerFullAccess); e.Decision != Forbidden {
+		t.Errorf("never, no sandbox: %s (%s)", e.Decision, e.Reason)
+	}
+}
+
+// TestRiskRemoteRuns: a command run on another machine, in a container or
+// a pod, and an HTTP DELETE, are beyond any sandbox of this machine; only
+// what is known to just read stays medium. The twins connect, read or ask
+// for data.
+func TestRiskRemoteRuns(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{sh("ssh prod 'rm -rf /srv/data'"), RiskHigh, "runs commands on prod, where no sandbox confines them: `rm -rf /srv/data`", ""},
+		{[]string{"ssh", "-p", "2222", "-l", "deploy", "prod.example.com", "sudo", "systemctl", "restart", "app"}, RiskHigh, "runs commands on prod.example.com", ""},
+		{[]string{"ssh", "-tt", "-J", "bastion", "ops@prod", "bash", "deploy.sh"}, RiskHigh, "runs commands on prod", ""},
+		{[]string{"kubectl", "exec", "web-1", "-c", "app", "--", "rm", "-rf", "/data"}, RiskHigh, "runs commands on the pod web-1", ""},
+		{[]string{"docker", "exec", "-u", "postgres", "db", "psql", "-c", "DROP TABLE x"}, RiskHigh, "runs commands on the container db, where no sandbox confines them: `psql -c 'DROP TABLE x'`", ""},
+		{[]string{"ansible-playbook", "-i", "prod", "deploy.yml"}, RiskHigh, "runs Ansible tasks on remote hosts", ""},
+		{[]string{"curl", "-X", "DELETE", "https://api.example.com/v1/users/1"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
+		{[]string{"curl", "-XDELETE", "https://api.example.com/v1/x"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
+		{[]string{"curl", "--request=delete", "https://api.example.com/v1/x"}, RiskHigh, "sends a DELETE request", ""},
+		{[]string{"http", "DELETE", "api.example.com/items/1"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
+		{[]string{"gh", "api", "--method", "DELETE", "repos/o/r"}, RiskHigh, "sends a DELETE request to api.github.com", ""},
+		{[]string{"wget", "--method=DELETE", "https://x.example.com/a"}, RiskHigh, "sends a DELETE request to x.example.com", ""},
+		// twins
+		{[]string{"ssh", "prod"}, RiskMedium, "contacts prod", "runs"},
+		{[]string{"ssh", "prod", "ls", "-la", "/srv"}, RiskMedium, "runs `ls -la /srv` on prod", "no sandbox"},
+		{[]string{"kubectl", "exec", "web", "--", "ls", "/"}, RiskMedium, "runs `ls /` on the pod web", "no sandbox"},
+		{[]string{"docker", "exec", "web", "cat", "/etc/os-release"}, RiskMedium, "on the container web", "no sandbox"},
+		{[]string{"kubectl", "logs", "web"}, RiskLow, "", "runs"},
+		{[]string{"ansible-playbook", "--check", "deploy.yml"}, RiskLow, "", "Ansible"},
+		{[]string{"curl", "-X", "GET", "https://api.example.com"}, RiskMedium, "", "DELETE"},
+		{[]string{"curl", "-X", "POST", "-d", "a=1", "https://api.example.com"}, RiskMedium, "", "DELETE"},
+		{[]string{"curl", "https://api.example.com/delete"}, RiskMedium, "", "DELETE"},
+		{[]string{"http", "GET", "api.example.com/items"}, RiskLow, "", "DELETE"},
+		{[]string{"gh", "api", "repos/o/r"}, RiskLow, "", "DELETE"},
+		{[]string{"curl", "-X", "DELETE", "http://localhost:8080/api/items/1"}, RiskMedium, "sends a DELETE request to localhost", ""},
+		{[]string{"curl", "-X", "DELETE", "http://127.0.0.1:3000/x"}, RiskMedium, "sends a DELETE request to 127.0.0.1", ""},
+	})
+}
