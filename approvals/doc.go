@@ -13,7 +13,8 @@
 // Warden's risk rule (risk.go): a high-risk command always needs the user
 // and is never offered "Allow for session" or "Always allow" (under never it
 // runs sandboxed only when the sandbox stops every high-risk effect, else it
-// is refused). The facts come from risk*.go: deletions and writes, secrets
+// is refused). The facts come from risk*.go: deletions and writes, git
+// (risk_git.go, risk_gitconfig.go), secrets
 // read from files and printed by programs (risk_secrets.go,
 // risk_secretstores.go), credentials written on the command line
 // (risk_credentials.go; a prefix holding one is never offered for "Always

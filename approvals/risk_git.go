@@ -3,8 +3,262 @@ package approvals
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/lazyre"
 )
+
+// git grades a git command: what it does to the history, the remote and
+// the working tree, and which host it contacts.
+func (as *assessor) git(args []string) {
+	// Walk the global options (-C, --exec-path=) to the subcommand; the
+	// -c and --config-env ones are judged by gitOneShot.
+	i := 0
+	gitCwd := as.ctx.Cwd
+	as.gitOneShot(args)
+	for i < len(args) && strings.HasPrefix(args[i], "-") {
+		if strings.HasPrefix(args[i], "--exec-path=") {
+			as.add(RiskHigh, SystemModification, "makes git run its commands from another directory ("+args[i]+")")
+		}
+		if gitValueOption(args[i]) && i+1 < len(args) {
+			if args[i] == "-C" {
+				gitCwd = as.absFrom(as.ctx.Cwd, args[i+1])
+			}
+			i++
+		}
+		i++
+	}
+	if i >= len(args) {
+		return
+	}
+	sub, rest := args[i], args[i+1:]
+	switch sub {
+	case "config":
+		as.gitConfigCommand(gitCwd, rest)
+	case "push":
+		force := false
+		var refs []string
+		for _, a := range rest {
+			switch {
+			case a == "-f" || a == "--force" || strings.HasPrefix(a, "--force-with-lease") || a == "--force-if-includes" || a == "--mirror":
+				force = true
+			case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f'):
+				force = true
+			case a == "-d" || a == "--delete":
+				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
+			case !strings.HasPrefix(a, "-"):
+				refs = append(refs, a)
+			}
+		}
+		for _, r := range refs[min(1, len(refs)):] {
+			if strings.HasPrefix(r, "+") {
+				force = true
+			}
+			if strings.HasPrefix(r, ":") {
+				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
+			}
+		}
+		if force {
+			as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
+		}
+		remote := "origin"
+		if len(refs) > 0 {
+			remote = refs[0]
+		}
+		if h := gitURLHost(remote); h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
+			// A URL, not one of the repository's remotes: its commits go
+			// wherever the command says.
+			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, which is not one of its remotes", h))
+		}
+		as.contactsRemote(gitCwd, remote)
+	case "fetch", "pull", "ls-remote", "remote":
+		if sub == "remote" && (len(rest) == 0 || rest[0] != "update") {
+			return
+		}
+		remote := "origin"
+		if ops := operands(rest); len(ops) > 0 && sub != "remote" {
+			remote = ops[0]
+		}
+		as.contactsRemote(gitCwd, remote)
+	case "clone", "submodule":
+		if sub == "submodule" && len(rest) > 0 && rest[0] == "deinit" && (contains(rest, "-f") || contains(rest, "--force") || contains(rest, "--all")) {
+			as.add(RiskMedium, DataDeletion, "removes submodules' working trees with their local changes (git submodule deinit)")
+		}
+		for _, a := range operands(rest) {
+			if h := gitURLHost(a); h != "" {
+				as.contacts(h, RiskMedium)
+				return
+			}
+		}
+		if sub == "submodule" && contains(rest, "update") {
+			as.add(RiskMedium, NetworkAccess, "fetches submodules from their remotes")
+		}
+	case "reset":
+		if contains(rest, "--hard") {
+			as.add(RiskHigh, DataDeletion, "discards uncommitted changes (git reset --hard)")
+		} else {
+			as.add(RiskMedium, HistoryRewrite, "moves the branch head (git reset)")
+		}
+	case "clean":
+		for _, a := range rest {
+			if a == "--force" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f') {
+				as.add(RiskHigh, DataDeletion, "deletes untracked files (git clean -f)")
+				break
+			}
+		}
+	case "checkout", "restore", "switch":
+		as.gitDiscard(sub, rest)
+	case "filter-repo":
+		// It expires the reflog and prunes at once: no way back.
+		as.add(RiskHigh, HistoryRewrite, "rewrites all history and prunes the old commits (git filter-repo)")
+	case "filter-branch":
+		if contains(rest, "-f") || contains(rest, "--force") {
+			as.add(RiskHigh, HistoryRewrite, "rewrites history over the previous backup refs (git filter-branch --force)")
+		} else {
+			as.add(RiskMedium, HistoryRewrite, "rewrites local history (git filter-branch)")
+		}
+	case "rebase":
+		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git rebase)")
+	case "commit":
+		if contains(rest, "--amend") {
+			as.add(RiskMedium, HistoryRewrite, "rewrites the last commit (git commit --amend)")
+		}
+	case "branch":
+		if contains(rest, "-D") || contains(rest, "--delete") && contains(rest, "--force") {
+			as.add(RiskMedium, HistoryRewrite, "deletes branches with unmerged commits (git branch -D)")
+		}
+		if contains(rest, "-M") || contains(rest, "-C") || (contains(rest, "--move") || contains(rest, "--copy")) && contains(rest, "--force") {
+			as.add(RiskMedium, HistoryRewrite, "renames or copies a branch over an existing one (git branch -M)")
+		}
+	case "tag":
+		if contains(rest, "-d") || contains(rest, "--delete") {
+			// A tag has no reflog: its commit is found again only by its hash.
+			as.add(RiskMedium, HistoryRewrite, "deletes tags (git tag -d)")
+		}
+	case "update-ref":
+		if contains(rest, "-d") {
+			as.add(RiskMedium, HistoryRewrite, "deletes a ref (git update-ref -d)")
+		}
+	case "worktree":
+		if len(rest) > 0 && rest[0] == "remove" {
+			if contains(rest, "-f") || contains(rest, "--force") {
+				as.add(RiskMedium, DataDeletion, "removes a linked worktree with its uncommitted changes (git worktree remove --force)")
+			} else {
+				as.add(RiskMedium, DataDeletion, "removes a linked worktree (git worktree remove)")
+			}
+		}
+	case "stash":
+		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
+			as.add(RiskMedium, DataDeletion, "drops stashed changes (git stash "+rest[0]+")")
+		}
+	case "reflog":
+		// Expiring or deleting reflog entries drops the only way back to
+		// commits no branch holds any more.
+		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
+			as.add(RiskMedium, HistoryRewrite, "drops reflog entries, the way back to lost commits (git reflog "+rest[0]+")")
+		}
+	case "gc":
+		// Pruning now deletes unreachable commits at once, instead of after
+		// git's two-week grace period.
+		for _, a := range rest {
+			if a == "--prune=now" || a == "--prune=all" {
+				as.add(RiskMedium, HistoryRewrite, "deletes unreachable commits now (git gc "+a+")")
+				break
+			}
+		}
+	case "prune":
+		// Without --expire, git prune deletes every unreachable object.
+		as.add(RiskMedium, HistoryRewrite, "deletes unreachable commits (git prune)")
+	}
+}
+
+func (as *assessor) contactsRemote(dir, remote string) {
+	if h := gitRemoteHost(dir, remote); h != "" {
+		as.contacts(h, RiskMedium)
+		return
+	}
+	as.add(RiskMedium, NetworkAccess, fmt.Sprintf("contacts the git remote %q (its host is unknown)", remote))
+}
+
+// gitRemoteHost reads the URL of remote from the repository containing dir
+// and returns its host ("" when unknown).
+func gitRemoteHost(dir, remote string) string {
+	if h := gitURLHost(remote); h != "" {
+		return h
+	}
+	cfg := gitConfigPath(dir)
+	if cfg == "" {
+		return ""
+	}
+	data, err := os.ReadFile(cfg)
+	if err != nil {
+		return ""
+	}
+	section := fmt.Sprintf(`[remote "%s"]`, remote)
+	in := false
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			in = line == section
+			continue
+		}
+		if in {
+			if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "url" {
+				return gitURLHost(strings.TrimSpace(v))
+			}
+		}
+	}
+	return ""
+}
+
+// gitConfigPath finds .git/config from dir upward, following worktree
+// .git files to the common directory.
+func gitConfigPath(dir string) string {
+	for d, n := filepath.Clean(dir), 0; n < 64; d, n = filepath.Dir(d), n+1 {
+		gitPath := filepath.Join(d, ".git")
+		info, err := os.Stat(gitPath)
+		if err == nil && info.IsDir() {
+			return filepath.Join(gitPath, "config")
+		}
+		if err == nil {
+			data, err := os.ReadFile(gitPath)
+			if err != nil {
+				return ""
+			}
+			gitdir := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
+			if !filepath.IsAbs(gitdir) {
+				gitdir = filepath.Join(d, gitdir)
+			}
+			if common, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
+				c := strings.TrimSpace(string(common))
+				if !filepath.IsAbs(c) {
+					c = filepath.Join(gitdir, c)
+				}
+				return filepath.Join(c, "config")
+			}
+			return filepath.Join(gitdir, "config")
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return ""
+}
+
+var scpLikeURL = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
+
+func gitURLHost(s string) string {
+	if h := urlHost(s); h != "" {
+		return h
+	}
+	if strings.Contains(s, "@") {
+		if m := scpLikeURL().FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
 
 // gitDiscard reports checkouts and restores that overwrite uncommitted
 // changes in the working tree: `git checkout -- FILE`, `git checkout .`,
