@@ -1,9 +1,7 @@
 package approvals
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -391,7 +389,7 @@ func (c *plainCheck) outsideRoots(p, what string) string {
 	if r := c.rootOf(p); r != "" {
 		return fmt.Sprintf("%s is inside the writable root %s", what, r)
 	}
-	rp, err := resolveExisting(c.memo, p)
+	rp, err := c.memo.ResolvePrefix(p)
 	if err != nil {
 		return fmt.Sprintf("%s cannot be resolved: %v", what, err)
 	}
@@ -438,35 +436,13 @@ func (c *plainCheck) shellStartup(argv []string) string {
 		if r := c.rootOf(filepath.Clean(f)); r != "" {
 			return fmt.Sprintf("the shell reads startup files from %s, inside the writable root %s", f, r)
 		}
-		if rf, err := resolveExisting(c.memo, f); err == nil {
+		if rf, err := c.memo.ResolvePrefix(f); err == nil {
 			if r := c.rootOf(rf); r != "" {
 				return fmt.Sprintf("the shell reads startup files from %s, inside the writable root %s", f, r)
 			}
 		}
 	}
 	return ""
-}
-
-// resolveExisting resolves the symlinks of p's longest existing ancestor
-// and appends the rest: a directory that does not exist yet resolves to
-// where it would be created.
-func resolveExisting(m *pathmemo.Memo, p string) (string, error) {
-	var rest []string
-	for {
-		rp, err := m.EvalSymlinks(p)
-		if err == nil {
-			return filepath.Join(append([]string{rp}, rest...)...), nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", err
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", err
-		}
-		rest = append([]string{filepath.Base(p)}, rest...)
-		p = parent
-	}
 }
 
 // executable says whether p, links followed, is an executable file.

@@ -375,12 +375,13 @@ func (as *assessor) segment(seg Segment) {
 		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	as.scanSecretWords(prog, readArgs(prog, args))
-	if what := secretStoreRead(prog, args, operands(args)); what != "" {
+	ops := operands(args)
+	if what := secretStoreRead(prog, args, ops); what != "" {
 		as.readsSecret(what)
 	}
-	as.services(prog, args)
-	as.remoteEffects(prog, args)
-	as.destinations(prog, args)
+	as.services(prog, args, ops)
+	as.remoteEffects(prog, args, ops)
+	as.destinations(prog, args, ops)
 	if host := stdinUploadHost(prog, args); host != "" {
 		as.stdinSenders = append(as.stdinSenders, host)
 		for _, r := range seg.Redirects {

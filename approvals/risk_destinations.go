@@ -10,9 +10,9 @@ import (
 // program installed into a directory on PATH, a container given the host,
 // a job handed to a scheduler that runs it later outside any sandbox.
 
-// destinations records where prog's command writes beyond its operands.
-func (as *assessor) destinations(prog string, args []string) {
-	ops := operands(args)
+// destinations records where prog's command writes beyond its operands;
+// ops are its operands (flags removed).
+func (as *assessor) destinations(prog string, args, ops []string) {
 	switch prog {
 	case "tar", "bsdtar", "gtar":
 		if tarExtracts(args) {

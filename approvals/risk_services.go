@@ -197,8 +197,8 @@ func hasForce(args []string) bool {
 
 // services records serviceEffects: stopped by a sandbox that keeps the
 // command off the network and the host's sockets.
-func (as *assessor) services(prog string, args []string) {
-	for _, e := range serviceEffects(prog, args, operands(args)) {
+func (as *assessor) services(prog string, args, ops []string) {
+	for _, e := range serviceEffects(prog, args, ops) {
 		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), e.level, e.cat, e.fact)
 	}
 }
@@ -340,7 +340,7 @@ func remoteLevel(host string) RiskLevel {
 }
 
 // remoteEffects records commands run elsewhere and DELETE requests.
-func (as *assessor) remoteEffects(prog string, args []string) {
+func (as *assessor) remoteEffects(prog string, args, ops []string) {
 	switch prog {
 	case "ssh":
 		if host, remote := sshTarget(args); host != "" {
@@ -350,7 +350,7 @@ func (as *assessor) remoteEffects(prog string, args []string) {
 			as.remoteRun(host, remote, true)
 		}
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
-		if i := slices.Index(operands(args), "exec"); i == 0 {
+		if len(ops) > 0 && ops[0] == "exec" {
 			rest := args[slices.Index(args, "exec")+1:]
 			if where, remote := execTarget(prog, rest); where != "" {
 				as.remoteRun(where, remote, false)

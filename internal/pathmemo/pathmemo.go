@@ -52,34 +52,39 @@ func (m *Memo) Lstat(p string) (fs.FileInfo, error) {
 	if m == nil {
 		return os.Lstat(p)
 	}
-	m.mu.Lock()
-	r, ok := m.stat[p]
-	m.mu.Unlock()
-	if ok {
-		return r.info, r.err
-	}
-	info, err := os.Lstat(p)
-	m.mu.Lock()
-	m.stat[p] = statResult{info, err}
-	m.mu.Unlock()
-	return info, err
+	r := remember(m, m.stat, p, func() statResult {
+		info, err := os.Lstat(p)
+		return statResult{info, err}
+	})
+	return r.info, r.err
 }
 
 func (m *Memo) readlink(p string) (string, error) {
 	if m == nil {
 		return os.Readlink(p)
 	}
+	r := remember(m, m.links, p, func() linkResult {
+		s, err := os.Readlink(p)
+		return linkResult{s, err}
+	})
+	return r.s, r.err
+}
+
+// remember returns cache[key], looking it up first when the memo has not
+// yet. The lookup runs unlocked: two callers may both look, and either
+// answer is one the file system gave during the run.
+func remember[R any](m *Memo, cache map[string]R, key string, look func() R) R {
 	m.mu.Lock()
-	r, ok := m.links[p]
+	r, ok := cache[key]
 	m.mu.Unlock()
 	if ok {
-		return r.s, r.err
+		return r
 	}
-	s, err := os.Readlink(p)
+	r = look()
 	m.mu.Lock()
-	m.links[p] = linkResult{s, err}
+	cache[key] = r
 	m.mu.Unlock()
-	return s, err
+	return r
 }
 
 // Forget drops what the memo knows about dir and everything below it (a
@@ -112,17 +117,11 @@ func (m *Memo) EvalSymlinks(p string) (string, error) {
 	if m == nil || !filepath.IsAbs(p) {
 		return filepath.EvalSymlinks(p)
 	}
-	m.mu.Lock()
-	r, ok := m.real[p]
-	m.mu.Unlock()
-	if ok {
-		return r.s, r.err
-	}
-	s, err := m.walk(p)
-	m.mu.Lock()
-	m.real[p] = linkResult{s, err}
-	m.mu.Unlock()
-	return s, err
+	r := remember(m, m.real, p, func() linkResult {
+		s, err := m.walk(p)
+		return linkResult{s, err}
+	})
+	return r.s, r.err
 }
 
 // maxLinks bounds the links followed in one resolution, as the standard
@@ -182,16 +181,31 @@ func (m *Memo) walk(p string) (string, error) {
 
 // ResolveExisting resolves the symbolic links of p's longest existing
 // prefix and names the rest as it would be created: a path that does not
-// exist yet is named by where it would be made.
+// exist yet is named by where it would be made. A prefix that cannot be
+// looked up (unreadable, say) counts as missing.
 func (m *Memo) ResolveExisting(p string) string {
+	r, err := m.resolvePrefix(p, false)
+	if err != nil {
+		return p
+	}
+	return r
+}
+
+// ResolvePrefix is ResolveExisting failing closed: only a component that
+// does not exist counts as missing. Any other error of a lookup is
+// returned, and so is the error when no prefix of p exists.
+func (m *Memo) ResolvePrefix(p string) (string, error) { return m.resolvePrefix(p, true) }
+
+func (m *Memo) resolvePrefix(p string, strict bool) (string, error) {
 	rest := ""
 	for cur := p; ; {
-		if r, err := m.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
+		r, err := m.EvalSymlinks(cur)
+		if err == nil {
+			return filepath.Join(r, rest), nil
 		}
 		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
+		if strict && !errors.Is(err, fs.ErrNotExist) || parent == cur {
+			return "", err
 		}
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent

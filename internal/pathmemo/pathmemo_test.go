@@ -68,21 +68,9 @@ func tree(t *testing.T) []string {
 	return out
 }
 
-// resolveExisting is the unmemoised resolution ResolveExisting replaces.
-func resolveExisting(p string) string {
-	rest := ""
-	for cur := p; ; {
-		if r, err := filepath.EvalSymlinks(cur); err == nil {
-			return filepath.Join(r, rest)
-		}
-		parent := filepath.Dir(cur)
-		if parent == cur {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(cur), rest)
-		cur = parent
-	}
-}
+// resolveExisting is the unmemoised resolution ResolveExisting replaces:
+// a nil memo looks every path up with the standard library.
+func resolveExisting(p string) string { return (*Memo)(nil).ResolveExisting(p) }
 
 func sameError(a, b error) bool {
 	if (a == nil) != (b == nil) {
