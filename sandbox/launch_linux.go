@@ -189,12 +189,18 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		h.kill()
 		return err
 	}
-	err = h.start(raw, p.waitReady)
+	// The helper builds the sandbox while the guard's watches take hold;
+	// the command starts once both they and the caller are ready.
+	ready := func() error {
+		g.waitArmed()
+		return p.waitReady()
+	}
+	err = h.start(raw, ready)
 	if err != nil && spare && h.status.silent {
 		// The spare died while it waited: start afresh.
 		h.kill()
 		if h, err = spawnHelper(key); err == nil {
-			err = h.start(raw, p.waitReady)
+			err = h.start(raw, ready)
 		}
 	}
 	if err != nil {
@@ -234,9 +240,10 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 }
 
 // finishSpec does the launcher's share of the set-up that depends on the
-// moment of the run: the unix sockets to mask, and the watch on the missing
-// protected paths (which starts before the command can create one). It
-// returns the spec as the helper reads it.
+// moment of the run: the unix sockets to mask, and the guard of the missing
+// protected paths, whose watches take hold in the background (the command
+// starts only after guard.waitArmed). It returns the spec as the helper
+// reads it.
 func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfig) (*guard, []byte, error) {
 	var g *guard
 	if spec.Layers.Namespaces {
@@ -260,14 +267,33 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 			return nil, nil, err
 		}
 		g.masks = masks
+		g.arm()
 	}
 	spec.Env = env
+	spec.Roots = helperRoots(spec.Roots)
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		g.stop()
 		return nil, nil, err
 	}
 	return g, raw, nil
+}
+
+// helperRoots is what the helper needs of roots: it mounts nothing at a
+// missing protected path, so those are left out. In a workspace that has
+// few of the protected names that is most of the list, and a shorter spec
+// is decoded sooner by a helper on the run's path.
+func helperRoots(roots []Root) []Root {
+	out := slices.Clone(roots)
+	for i := range out {
+		r := &out[i]
+		if len(r.Missing) > 0 {
+			missing := r.Missing
+			r.Protected = slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return slices.Contains(missing, p) })
+			r.Missing = nil
+		}
+	}
+	return out
 }
 
 // nestedRoots are the roots whose new .git entries one and two levels down

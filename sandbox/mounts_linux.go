@@ -217,10 +217,9 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 		return nil
 	}
 	for _, r := range roots {
+		// Only those that existed when the launcher looked (helperRoots):
+		// the launcher moves away a missing one the command makes.
 		for _, p := range r.Protected {
-			if slices.Contains(r.Missing, p) {
-				continue // missing at set-up: the launcher moves away one the command makes
-			}
 			if _, err := os.Lstat(p); err != nil {
 				if within(r.Path, p) {
 					// It existed when the launcher looked, so nobody watches

@@ -196,7 +196,8 @@ type Root struct {
 	Protected []string
 	// Missing are the Protected paths that did not exist when the launcher
 	// set up the run: nothing is mounted there, and one the command creates
-	// is moved away (see quarantine).
+	// is moved away (see quarantine). The Linux helper gets neither list's
+	// missing paths (helperRoots).
 	Missing []string `json:",omitempty"`
 	// Found are existing repositories deeper in the tree (.git directories
 	// and files, their gitdir: targets, $GIT_DIR), found by scanRepos when

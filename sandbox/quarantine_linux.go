@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -30,8 +31,9 @@ type guard struct {
 	removed []Removed
 	snaps   []nestedSnap
 	masks   []gitMask      // the git dirs' placeholders this run holds (gitmask_linux.go)
-	memo    *pathmemo.Memo // the run's memo while newGuard looks; nil after
+	memo    *pathmemo.Memo // the run's memo while arm looks; nil after
 	freed   bool           // masks released
+	armed   chan struct{}  // closed when arm's watches hold
 }
 
 // watched is one missing protected path and the writable root it is in.
@@ -55,8 +57,8 @@ const (
 
 // newGuard records each root's missing protected paths in its Missing (the
 // helper mounts nothing there), refuses a protected path that is a symbolic
-// link (it cannot be held read-only), snapshots the nested roots and starts
-// watching. It runs before the command starts.
+// link (it cannot be held read-only) and snapshots the nested roots. It
+// runs before the command starts; arm then starts watching.
 func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[watchKey]bool{}}
 	real := ""
@@ -109,13 +111,46 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 			g.snaps = append(g.snaps, snapNested(r.Path, roots))
 		}
 	}
-	if len(g.missing) == 0 {
-		return g, nil
+	return g, nil
+}
+
+// arm starts watching the missing protected paths in the background, and
+// looks at each again once its watch holds; wait (waitArmed) before the
+// command may start. It runs beside the helper's set-up, which mounts
+// nothing at a missing path and so does not depend on it.
+func (g *guard) arm() {
+	if g == nil || len(g.missing) == 0 {
+		return
 	}
+	g.armed = make(chan struct{})
+	go func() {
+		defer close(g.armed)
+		if slowArmForTest > 0 {
+			time.Sleep(slowArmForTest)
+		}
+		g.watchMissing()
+	}()
+}
+
+// slowArmForTest delays arm's watches (tests of what waits for them).
+var slowArmForTest time.Duration
+
+// waitArmed returns once arm's watches hold (at once if it never ran).
+func (g *guard) waitArmed() {
+	if g != nil && g.armed != nil {
+		<-g.armed
+	}
+}
+
+// watchMissing registers the guard with the hub and watches each missing
+// path (see arm).
+func (g *guard) watchMissing() {
 	if err := startHub(); err != nil {
 		// Still checked after the run; say what is lost.
+		g.mu.Lock()
 		g.gap = fmt.Sprintf("protected names the command creates are moved away only after it ends, not at once: inotify is unavailable (%v)", err)
-		return g, nil
+		g.mu.Unlock()
+		return
 	}
 	hub.mu.Lock()
 	hub.guards[g] = true
@@ -125,13 +160,12 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	// The first look at each path may come from the run's memo: each watch
 	// that takes hold makes the memo look again at and below its directory
 	// (advance), so what it answers after a watch is from after the watch.
-	g.memo = cfg.memo
+	g.memo = g.cfg.memo
 	for _, m := range g.missing {
 		g.advance(m)
 	}
 	g.memo = nil // events come later: always the file system
 	g.mu.Unlock()
-	return g, nil
 }
 
 // event moves away each missing protected path at or below name as soon as
@@ -235,6 +269,7 @@ func firstMissing(p string, memo *pathmemo.Memo) string {
 // or two levels down in the nested roots. It returns what was moved away
 // during the whole run.
 func (g *guard) finish() []Removed {
+	g.waitArmed()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.unwatch()
@@ -255,6 +290,7 @@ func (g *guard) finish() []Removed {
 // stop ends the watch of a run that did not start.
 func (g *guard) stop() {
 	if g != nil {
+		g.waitArmed()
 		g.mu.Lock()
 		g.unwatch()
 		g.releaseMasks()

@@ -78,6 +78,39 @@ func TestQuarantineWhileTheCommandRuns(t *testing.T) {
 	}
 }
 
+// The guard watches the missing protected names before the command may
+// start, though its watches are set up beside the helper's work: when the
+// caller's Ready runs, the last step before the helper's go, the run's guard
+// is already live and watching the workspace, even when setting up the
+// watches is slow.
+func TestGuardWatchesBeforeTheCommandStarts(t *testing.T) {
+	slowArmForTest = 100 * time.Millisecond
+	defer func() { slowArmForTest = 0 }()
+	ws := t.TempDir()
+	watching := false
+	ready := func() error {
+		hub.mu.Lock()
+		defer hub.mu.Unlock()
+		for g := range hub.guards {
+			g.mu.Lock()
+			watching = watching || g.live && g.watched[watchKey{dir: ws}]
+			g.mu.Unlock()
+		}
+		return nil
+	}
+	res, err := Run(context.Background(), Command{Argv: sh(`mkdir .git`), Cwd: ws, Helper: testHelper, Ready: ready,
+		Policy: Policy{Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !watching {
+		t.Error("the command was let go before the guard watched the workspace")
+	}
+	if len(res.Removed) != 1 || !goneFrom(ws, ".git") {
+		t.Errorf("removed %+v, .git gone: %v", res.Removed, goneFrom(ws, ".git"))
+	}
+}
+
 // startUntilGone starts script in the workspace ws and waits until it has
 // written ws/started and every one of names is gone from ws, while it
 // still runs: the removal was seen during the command, not after it.
