@@ -41,6 +41,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	stop := context.AfterFunc(c.connCtx, cancel)
 	defer stop()
 	if nudged[method] {
+		awaitProgress(ctx) // the job shows in the editor before it asks
 		t := time.AfterFunc(nudgeAfter, func() {
 			c.LogMessage(protocol.MessageTypeLog, "warden: waiting for your answer to "+method)
 		})

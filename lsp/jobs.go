@@ -35,7 +35,17 @@ type Job struct {
 	// shown: the job told the user its outcome itself (Job.Show), so the
 	// closing message for clients without progress UI is not repeated.
 	shown atomic.Bool
+	// opened is closed once the progress has begun or will not; while the
+	// client answers our create request (opening), reports wait in
+	// pending. sendMu keeps the begin before them (jobs_progress.go).
+	opened  chan struct{}
+	opening bool
+	pending []progressValue
+	sendMu  sync.Mutex
 }
+
+// jobKey carries the running *Job in its context.
+type jobKey struct{}
 
 // Show tells the user the job's outcome with window/showMessage. A job that
 // calls it is not announced again when it ends.
@@ -52,14 +62,19 @@ func (j *Job) Server() *Server { return j.server }
 // Report updates the job's progress. percent is 0..100, or negative when
 // unknown.
 func (j *Job) Report(message string, percent int) {
+	v := progressValue{Kind: "report", Message: message, Percentage: pct(percent)}
+	j.sendMu.Lock()
+	defer j.sendMu.Unlock()
 	j.mu.Lock()
 	j.message, j.percent = message, percent
 	token := j.token
+	if token == nil && j.opening {
+		j.pending = append(j.pending, v)
+	}
 	j.mu.Unlock()
 	if token == nil {
 		return
 	}
-	v := progressValue{Kind: "report", Message: message, Percentage: pct(percent)}
 	if err := j.server.client.progress(token, v); err != nil {
 		j.server.log.Debug("progress report failed", "job", j.ID, "err", err)
 	}
@@ -118,7 +133,9 @@ func (t *jobTable) start(cmd Command, fn JobFunc, reqKey string, clientToken jso
 		cancel:  cancel,
 		reqKey:  reqKey,
 		percent: -1,
+		opened:  make(chan struct{}),
 	}
+	ctx = context.WithValue(ctx, jobKey{}, job)
 	if k, ok := idKey(clientToken); ok {
 		job.token, job.tokKey = clientToken, k
 	}
