@@ -791,12 +791,13 @@ func perlInline(args []string) bool {
 
 func (as *assessor) copyMove(prog string, args []string) {
 	ops := operands(args)
-	dest := ""
+	dest, intoDir := "", false
 	for i, a := range args {
 		if (a == "-t" || a == "--target-directory") && i+1 < len(args) {
-			dest = args[i+1]
+			dest, intoDir = args[i+1], true
+			ops = slices.DeleteFunc(ops, func(op string) bool { return op == dest })
 		} else if strings.HasPrefix(a, "--target-directory=") {
-			dest = strings.TrimPrefix(a, "--target-directory=")
+			dest, intoDir = strings.TrimPrefix(a, "--target-directory="), true
 		}
 	}
 	if dest == "" && len(ops) >= 2 {
@@ -809,7 +810,21 @@ func (as *assessor) copyMove(prog string, args []string) {
 	// cp, mv and install replace an existing file at dest unless told not
 	// to (-n, -i, a backup).
 	replaces := prog != "ln" && !hasFlag(args, "-n", "--no-clobber", "-i", "--interactive", "-b", "--backup") && !hasFlagPrefix(args, "--backup=")
-	as.writes(dest, replaces)
+	// Into a directory (`cp a b /tmp/`, -t DIR, an existing directory):
+	// each source lands as DIR/NAME, and that is what is written.
+	if !intoDir && !hasFlag(args, "-T", "--no-target-directory") {
+		st, err := os.Stat(as.abs(dest))
+		intoDir = len(ops) > 1 || strings.HasSuffix(dest, "/") || err == nil && st.IsDir()
+	}
+	if intoDir && !strings.ContainsAny(dest, "$`") {
+		for _, src := range ops {
+			if t := filepath.Join(dest, filepath.Base(src)); as.abs(t) != as.abs(src) { // onto itself: cp refuses
+				as.writes(t, replaces)
+			}
+		}
+	} else {
+		as.writes(dest, replaces)
+	}
 	if prog == "mv" {
 		for _, src := range ops {
 			p := as.abs(src)

@@ -39,3 +39,25 @@ func TestRiskDestinations(t *testing.T) {
 		{[]string{"docker", "run", "--network", "bridge", "img"}, RiskLow, "", "host"},
 	})
 }
+
+// TestRiskCopiesIntoDirectories: a copy or move into a directory writes
+// DIR/NAME, so `cp x /tmp/` writes inside a writable root (it read "writes
+// outside the workspace: /tmp", high), while `cp x ~/` still writes
+// outside; a file copied onto itself writes nothing.
+func TestRiskCopiesIntoDirectories(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"cp", "main.go", home + "/"}, RiskHigh, "writes outside the workspace: ~/main.go", ""},
+		{[]string{"cp", "main.go", home + "/.local/bin/"}, RiskHigh, "writes outside the workspace: ~/.local/bin/main.go", ""},
+		{[]string{"cp", "-t", home, "main.go", "README.md"}, RiskHigh, "writes outside the workspace: ~/README.md", ""},
+		{[]string{"install", "-m", "755", "main.go", home}, RiskHigh, "writes outside the workspace: ~/main.go", ""},
+		{[]string{"cp", "main.go", "README.md"}, RiskMedium, "overwrites README.md", ""},
+		// twins
+		{[]string{"cp", "main.go", "/tmp/"}, RiskLow, "", "outside"},
+		{[]string{"mv", "main.go", "/tmp"}, RiskLow, "", "outside"},
+		{[]string{"cp", "-r", "main.go", "README.md", "/tmp"}, RiskLow, "", "outside"},
+		{[]string{"cp", "-t", "/tmp", "main.go"}, RiskLow, "", "outside"},
+		{[]string{"cp", "main.go", "."}, RiskLow, "", "overwrites"},
+	})
+}
