@@ -141,6 +141,26 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 			as.roots = append(as.roots, ctx.Cwd)
 		}
 	}
+	text := as.line(a)
+	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
+		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
+	}
+	as.pipedUploads(text)
+	cats := make([]RiskCategory, 0, len(as.categories))
+	for c := range as.categories {
+		cats = append(cats, c)
+	}
+	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
+	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0,
+		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted(), hosts: as.hosts}
+	r.Summary = summarize(a, r)
+	return r
+}
+
+// line judges one analysed command line: each command, then what only the
+// whole text shows (downloads run by a shell, credentials, git's
+// environment). It returns the text for the checks across the line.
+func (as *assessor) line(a *Analysis) string {
 	for _, p := range a.Problems {
 		as.add(RiskMedium, "", "not fully analysed: "+p)
 	}
@@ -156,19 +176,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 	as.scriptReads(text)
 	as.downloadIntoShell(text)
 	as.gitEnvironment(text, rawCommandLine(a))
-	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
-		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
-	}
-	as.pipedUploads(text)
-	cats := make([]RiskCategory, 0, len(as.categories))
-	for c := range as.categories {
-		cats = append(cats, c)
-	}
-	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0,
-		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted(), hosts: as.hosts}
-	r.Summary = summarize(a, r)
-	return r
+	return text
 }
 
 var forkBomb = lazyre.New(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
@@ -369,6 +377,7 @@ func (as *assessor) segment(seg Segment) {
 		if hasFlag(args, "-delete") || (hasFlag(args, "-exec", "-execdir") && (contains(args, "rm") || contains(args, "/bin/rm"))) {
 			as.findDelete(args)
 		}
+		as.findExecs(args)
 	case "yes":
 		as.add(RiskMedium, ResourceExhaustion, "writes output without end (yes)")
 	case "python", "python3", "node", "ruby", "perl5", "php", "lua", "deno", "bun", "osascript", "pwsh", "powershell":
@@ -789,6 +798,32 @@ func perlInline(args []string) bool {
 	return false
 }
 
+// findExecs judges the commands find runs on what it selects (-exec,
+// -execdir, -ok, -okdir), each file standing as START/…: `find . -exec sh
+// -c 'rm -rf ~' \;` deletes the home directory whatever find selects. Its
+// rm is judged by findDelete, on what find selects.
+func (as *assessor) findExecs(args []string) {
+	start := "."
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "(" && args[0] != "!" {
+		start = args[0]
+	}
+	file := filepath.Join(start, "…")
+	for _, cmd := range findCommands(args) {
+		if len(cmd) == 0 {
+			continue
+		}
+		switch filepath.Base(cmd[0]) {
+		case "rm", "unlink", "rmdir", "shred":
+			continue
+		}
+		argv := make([]string, len(cmd))
+		for i, w := range cmd {
+			argv[i] = strings.ReplaceAll(w, "{}", file)
+		}
+		as.pipedUploads(as.line(Analyze(argv)))
+	}
+}
+
 func (as *assessor) copyMove(prog string, args []string) {
 	ops := operands(args)
 	dest, intoDir := "", false
@@ -818,7 +853,11 @@ func (as *assessor) copyMove(prog string, args []string) {
 	}
 	if intoDir && !strings.ContainsAny(dest, "$`") {
 		for _, src := range ops {
-			if t := filepath.Join(dest, filepath.Base(src)); as.abs(t) != as.abs(src) { // onto itself: cp refuses
+			name := filepath.Base(src)
+			if strings.ContainsAny(name, "$`") {
+				name = "…" // named at run time, in a directory that is not
+			}
+			if t := filepath.Join(dest, name); as.abs(t) != as.abs(src) { // onto itself: cp refuses
 				as.writes(t, replaces)
 			}
 		}
