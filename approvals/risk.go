@@ -909,12 +909,31 @@ func (as *assessor) chmod(prog string, args []string) {
 	if prog == "chown" && (strings.HasPrefix(mode, "root") || strings.HasPrefix(mode, "0:")) {
 		as.add(RiskHigh, PrivilegeEscalation, "gives files to root (chown "+mode+")")
 	}
+	if prog == "chmod" && worldWritable(mode) {
+		as.add(RiskMedium, SystemModification, fmt.Sprintf("lets every user of this machine change %s (chmod %s)", strings.Join(ops[1:], " "), mode))
+	}
 	for _, f := range ops[1:] {
 		p := as.abs(f)
 		if !as.inside(p) {
 			as.stoppedIf(as.beyondSandbox(p), RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
 		}
 	}
+}
+
+// worldWritable says whether a chmod mode gives others write access: an
+// octal mode whose last digit has 2, or a clause for o or a that adds or
+// sets w (`a+rwx`, `o=rw`; a bare `+w` follows the umask).
+func worldWritable(mode string) bool {
+	if n := len(mode); n >= 3 && strings.Trim(mode, "01234567") == "" {
+		return (mode[n-1]-'0')&2 != 0
+	}
+	for _, clause := range strings.Split(mode, ",") {
+		i := strings.IndexAny(clause, "+=")
+		if i >= 0 && strings.ContainsAny(clause[:i], "oa") && strings.ContainsRune(clause[i+1:], 'w') {
+			return true
+		}
+	}
+	return false
 }
 
 // ---- network ----

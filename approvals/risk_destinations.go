@@ -19,6 +19,9 @@ func (as *assessor) destinations(prog string, args, ops []string) {
 			if dir := optionValue(args, "-C", "--directory"); dir != "" {
 				as.writes(dir, false)
 			}
+			if hasFlag(args, "-P", "--absolute-names") || len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.ContainsRune(args[0], 'P') {
+				as.stopped(RiskHigh, "", "writes outside the workspace: wherever the archive's absolute paths point ("+prog+" -P)")
+			}
 		}
 	case "unzip":
 		if dir := optionValue(args, "-d", ""); dir != "" {
@@ -27,6 +30,9 @@ func (as *assessor) destinations(prog string, args, ops []string) {
 	case "git":
 		if len(ops) >= 3 && ops[0] == "clone" && gitURLHost(ops[1]) != "" {
 			as.writes(ops[2], false)
+		}
+		if len(ops) > 0 && ops[0] == "apply" && hasFlag(args, "--unsafe-paths") {
+			as.stopped(RiskHigh, "", "writes outside the workspace: wherever the patch's paths point (git apply --unsafe-paths)")
 		}
 	case "npm", "pnpm", "yarn":
 		if hasFlag(args, "-g", "--global") && len(ops) > 0 && (ops[0] == "install" || ops[0] == "i" || ops[0] == "add" || ops[0] == "link" || ops[0] == "update") ||

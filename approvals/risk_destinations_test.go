@@ -61,3 +61,30 @@ func TestRiskCopiesIntoDirectories(t *testing.T) {
 		{[]string{"cp", "main.go", "."}, RiskLow, "", "overwrites"},
 	})
 }
+
+// TestRiskWritesAnywhere: archives and patches that name absolute paths,
+// world-writable modes and privileged pods were "low, nothing risky found".
+func TestRiskWritesAnywhere(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"tar", "xf", "x.tar", "-P"}, RiskHigh, "wherever the archive's absolute paths point (tar -P)", ""},
+		{[]string{"tar", "xPf", "x.tar"}, RiskHigh, "the archive's absolute paths", ""},
+		{[]string{"tar", "--extract", "--absolute-names", "-f", "x.tar"}, RiskHigh, "the archive's absolute paths", ""},
+		{[]string{"git", "apply", "--unsafe-paths", "--directory=/", "p.diff"}, RiskHigh, "wherever the patch's paths point", ""},
+		{[]string{"chmod", "-R", "777", "."}, RiskMedium, "lets every user of this machine change . (chmod 777)", ""},
+		{[]string{"chmod", "-R", "a+rwx", "."}, RiskMedium, "lets every user of this machine change", ""},
+		{[]string{"chmod", "u+x,o+w", "run.sh"}, RiskMedium, "lets every user", ""},
+		{[]string{"chmod", "0666", "main.go"}, RiskMedium, "lets every user", ""},
+		{[]string{"kubectl", "run", "x", "--image=alpine", "--privileged"}, RiskHigh, "runs a privileged pod", ""},
+		// twins
+		{[]string{"tar", "xf", "x.tar", "-C", "out"}, RiskLow, "", "outside"},
+		{[]string{"tar", "cPf", "x.tar", "src"}, RiskLow, "", "outside"},
+		{[]string{"git", "apply", "p.diff"}, RiskLow, "", "outside"},
+		{[]string{"chmod", "755", "run.sh"}, RiskLow, "", "every user"},
+		{[]string{"chmod", "+x", "run.sh"}, RiskLow, "", "every user"},
+		{[]string{"chmod", "go-w", "main.go"}, RiskLow, "", "every user"},
+		{[]string{"chmod", "644", "main.go"}, RiskLow, "", "every user"},
+		{[]string{"kubectl", "run", "x", "--image=alpine"}, RiskLow, "", "privileged"},
+	})
+}

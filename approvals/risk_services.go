@@ -56,6 +56,9 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		if i := slices.Index(ops, "delete"); i >= 0 {
 			high(DataDeletion, "deletes Kubernetes resources (%s)", cmd(i, 3))
 		}
+		if at("run") == 0 && (hasFlag(args, "--privileged") || hasFlag(args, "--privileged=true")) {
+			high(PrivilegeEscalation, "runs a privileged pod, with root on its node (%s run --privileged)", prog)
+		}
 	case "helm":
 		for _, sub := range []string{"uninstall", "delete", "del", "un"} {
 			if i := at(sub); i == 0 {
