@@ -1,11 +1,13 @@
 package approvals
 
 import (
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
 
 	"github.com/wardenhq/warden/internal/lazyre"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // CredentialAccess is reading credentials: key files, token stores, the
@@ -50,6 +52,10 @@ func (as *assessor) scanSecretWords(prog string, args []string) {
 		return
 	}
 	for _, a := range args {
+		if spacedPath(a) {
+			as.reads(a) // `~/Library/Application Support/...` is one path
+			continue
+		}
 		for _, w := range pathWords(a) {
 			as.reads(w)
 		}
@@ -96,6 +102,21 @@ func pathWords(s string) []string {
 	return out
 }
 
+// spacedPath says whether a is one path with spaces in it (an absolute,
+// home or relative path of path characters and spaces), not words to take
+// apart.
+func spacedPath(a string) bool {
+	if !strings.ContainsRune(a, ' ') || !(strings.HasPrefix(a, "/") || strings.HasPrefix(a, "~/") || strings.HasPrefix(a, "./")) {
+		return false
+	}
+	for _, r := range a {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune("._-/~ ()", r) {
+			return false
+		}
+	}
+	return true
+}
+
 // secretDirs hold credentials in every file under them.
 var secretDirs = map[string]bool{
 	".ssh": true, ".gnupg": true, ".aws": true, ".kube": true, ".azure": true, ".password-store": true,
@@ -113,6 +134,37 @@ var secretFiles = map[string]bool{
 	// Shell and REPL histories hold the tokens people typed.
 	".bash_history": true, ".zsh_history": true, "fish_history": true, ".python_history": true,
 	".psql_history": true, ".mysql_history": true, ".node_repl_history": true,
+}
+
+// builtinDenyParts are sandbox.BuiltinReadDeny's entries split into path
+// elements: the credential stores the sandbox hides, browser profiles and
+// keychains among them, are what the analyser calls secrets too.
+var builtinDenyParts = func() [][]string {
+	out := make([][]string, len(sandbox.BuiltinReadDeny))
+	for i, e := range sandbox.BuiltinReadDeny {
+		out[i] = strings.Split(e, "/")
+	}
+	return out
+}()
+
+// hiddenByDefault says whether parts (a path's elements) run through one of
+// the sandbox's built-in credential stores, wherever the home directory is.
+func hiddenByDefault(parts []string) bool {
+	for _, deny := range builtinDenyParts {
+		for i := 0; i+len(deny) <= len(parts); i++ {
+			match := true
+			for j, d := range deny {
+				if ok, _ := path.Match(d, parts[i+j]); !ok {
+					match = false
+					break
+				}
+			}
+			if match {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // envTemplates are .env variants that document variables without values.
@@ -149,6 +201,9 @@ func isSecretPath(p string) bool {
 			el == "composer" && i > 0 && parts[i-1] == ".config" && next == "auth.json":
 			return true
 		}
+	}
+	if hiddenByDefault(parts) {
+		return true
 	}
 	base := parts[len(parts)-1]
 	if secretFiles[base] || secretFiles[strings.ToLower(base)] || secretDocument(strings.ToLower(base)) {

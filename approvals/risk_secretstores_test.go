@@ -1,6 +1,11 @@
 package approvals
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/wardenhq/warden/sandbox"
+)
 
 // TestSecretsFromProgramsAndFiles: password managers, cloud CLIs that print
 // tokens, cluster secrets, other processes' environments and files named
@@ -62,4 +67,27 @@ func TestSecretsFromProgramsAndFiles(t *testing.T) {
 		{[]string{"cat", "docs/secrets.md"}, RiskLow, "", "secrets"},
 		{[]string{"terraform", "plan"}, RiskLow, "", "secrets"},
 	})
+}
+
+// TestSecretsTheSandboxHides: every credential store the sandbox hides by
+// default (sandbox.BuiltinReadDeny: browser profiles, keychains, other
+// agents' tokens...) is a secret to the analyser too, so reading one is
+// high risk and asked under every policy; the twins list a profile or read
+// configuration beside the stores.
+func TestSecretsTheSandboxHides(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	var cases []riskCase
+	for _, e := range sandbox.BuiltinReadDeny {
+		p := home + "/" + strings.ReplaceAll(e, "*", ".toml")
+		cases = append(cases, riskCase{[]string{"cat", p}, RiskHigh, "reads secrets", ""})
+		cases = append(cases, riskCase{[]string{"cat", p + "/Default/Login Data"}, RiskHigh, "reads secrets", ""})
+	}
+	cases = append(cases,
+		riskCase{[]string{"ls", home + "/.mozilla/firefox"}, RiskLow, "", "secrets"},
+		riskCase{[]string{"cat", home + "/.config/git/config"}, RiskLow, "", "secrets"},
+		riskCase{[]string{"cat", home + "/.config/Code/User/settings.json"}, RiskLow, "", "secrets"},
+		riskCase{[]string{"cat", home + "/Library/Application Support/Code/User/settings.json"}, RiskLow, "", "secrets"},
+	)
+	checkRisk(t, ctx, cases)
 }
