@@ -144,7 +144,11 @@ H.run('agent code actions listed and run', function()
   H.wait(15000, function()
     return #model.requests == 6
   end, 'the held request')
-  H.contains(require('warden').status(), 'warden: ', 'status() shows the running agent')
+  -- The job runs while Neovim answers its progress token; the status line
+  -- shows it once the begin arrives, a round trip later.
+  H.wait(5000, function()
+    return require('warden').status():find('warden: ', 1, true) ~= nil
+  end, 'status() shows the running agent')
   vim.cmd('Warden cancel')
   H.wait(15000, function()
     return model.abandoned == 1
