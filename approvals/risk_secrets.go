@@ -361,6 +361,20 @@ func readArgs(prog string, args []string) []string {
 			}
 		}
 		return out
+	case "openssl", "ssh-keygen", "mkcert":
+		// Where a key or certificate is written, not read: `openssl req
+		// -newkey … -keyout key.pem -out cert.pem`, `ssh-keygen -f key`.
+		out := make([]string, 0, len(args))
+		for i := 0; i < len(args); i++ {
+			switch a := args[i]; {
+			case a == "-out" || a == "-keyout" || a == "-cert-file" || a == "-key-file" ||
+				prog == "ssh-keygen" && a == "-f" && !hasFlag(args, "-y", "-l", "-e", "-p", "-c", "-B"):
+				i++
+			default:
+				out = append(out, a)
+			}
+		}
+		return out
 	case "cp", "mv", "install", "ln":
 		if hasFlag(args, "-t") || hasFlagPrefix(args, "--target-directory") {
 			return args

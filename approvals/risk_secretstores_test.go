@@ -91,3 +91,21 @@ func TestSecretsTheSandboxHides(t *testing.T) {
 	)
 	checkRisk(t, ctx, cases)
 }
+
+// TestSecretsWrittenNotRead: a key or certificate a command generates is
+// written, not read (`openssl req -newkey … -keyout key.pem`, `ssh-keygen
+// -f deploy_key`): no "reads secrets", while printing one still is.
+func TestSecretsWrittenNotRead(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"openssl", "req", "-x509", "-newkey", "rsa:2048", "-keyout", "key.pem", "-out", "cert.pem", "-days", "1", "-nodes", "-subj", "/CN=localhost"}, RiskLow, "", "secrets"},
+		{[]string{"openssl", "genpkey", "-algorithm", "ed25519", "-out", "key.pem"}, RiskLow, "", "secrets"},
+		{[]string{"ssh-keygen", "-t", "ed25519", "-f", "deploy_key", "-N", ""}, RiskLow, "", "secrets"},
+		{[]string{"mkcert", "-cert-file", "c.pem", "-key-file", "k.pem", "localhost"}, RiskLow, "", "secrets"},
+		// still reads
+		{[]string{"openssl", "rsa", "-in", "server.key", "-text"}, RiskHigh, "reads secrets: server.key", ""},
+		{[]string{"openssl", "pkey", "-in", "key.pem", "-out", "/tmp/k.pem"}, RiskHigh, "reads secrets: key.pem", ""},
+		{[]string{"ssh-keygen", "-y", "-f", home + "/.ssh/id_ed25519"}, RiskHigh, "reads secrets", ""},
+	})
+}
