@@ -136,13 +136,15 @@ var secretFiles = map[string]bool{
 	".psql_history": true, ".mysql_history": true, ".node_repl_history": true,
 }
 
-// builtinDenyParts are sandbox.BuiltinReadDeny's entries split into path
-// elements: the credential stores the sandbox hides, browser profiles and
-// keychains among them, are what the analyser calls secrets too.
-var builtinDenyParts = func() [][]string {
-	out := make([][]string, len(sandbox.BuiltinReadDeny))
-	for i, e := range sandbox.BuiltinReadDeny {
-		out[i] = strings.Split(e, "/")
+// builtinDeny indexes sandbox.BuiltinReadDeny's entries, split into path
+// elements, by their first element (never a pattern): the credential
+// stores the sandbox hides, browser profiles and keychains among them, are
+// what the analyser calls secrets too.
+var builtinDeny = func() map[string][][]string {
+	out := map[string][][]string{}
+	for _, e := range sandbox.BuiltinReadDeny {
+		parts := strings.Split(e, "/")
+		out[parts[0]] = append(out[parts[0]], parts[1:])
 	}
 	return out
 }()
@@ -150,11 +152,14 @@ var builtinDenyParts = func() [][]string {
 // hiddenByDefault says whether parts (a path's elements) run through one of
 // the sandbox's built-in credential stores, wherever the home directory is.
 func hiddenByDefault(parts []string) bool {
-	for _, deny := range builtinDenyParts {
-		for i := 0; i+len(deny) <= len(parts); i++ {
+	for i, el := range parts {
+		for _, rest := range builtinDeny[el] {
+			if i+1+len(rest) > len(parts) {
+				continue
+			}
 			match := true
-			for j, d := range deny {
-				if ok, _ := path.Match(d, parts[i+j]); !ok {
+			for j, d := range rest {
+				if ok, _ := path.Match(d, parts[i+1+j]); !ok {
 					match = false
 					break
 				}
