@@ -40,9 +40,21 @@ var bareBwrap = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pro
 //	  approvals' patterns compiled on first use: 1.05-1.10× → 1.00-1.04×
 //	  bwrap (three alternated rounds of 40, load average 1.7-2.1)
 //
-// The target (0.5×, about 2.6 ms here) needs the launcher's set-up and the
-// helper's mounts (2.3 ms together) off the path: a spare whose mount view
-// is prepared for the policy and checked before use (see the README).
+//	then (a later session, marks from the executeCommand request, 60 runs):
+//	  the job no longer waits for the progress token's answer (0.3-0.5);
+//	  the guard's watches take hold while the helper decodes and mounts,
+//	  the go still waiting for them; the spec leaves out the missing
+//	  protected paths (13 → 3.3 KB). Now: request to job 0.3, policy 0.3,
+//	  launcher 1.1 (roots 0.5, sockets and repositories 0.2, the guard's
+//	  look 0.3), helper 1.0 (wake and decode 0.45, mounts 0.2-0.4,
+//	  Landlock and seccomp 0.3), /bin/true started and reaped 1.0-1.2,
+//	  check after the run 0.35, fsync 0.3, message 0.15: 4.9 in the
+//	  server; 0.93-0.96× bwrap against 0.95-1.06× for the build before
+//
+// The target (0.5×) needs the launcher's set-up and the helper's (2 ms
+// together) off the path: a spare whose sandbox is built for the policy
+// and used only after a check, by change notification rather than by
+// looking, that its inputs are unchanged (see the README).
 //
 // BenchmarkExecWarm is issue 15's warm path, end to end through the real
 // binary: from the warden.exec request for /bin/true (allowed by the policy,
