@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -248,5 +249,41 @@ func TestConfigAndRulesReloadOnChange(t *testing.T) {
 	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("team.rules:1"))
 	if s := runExec(t, c, map[string]any{"command": []string{"touch", "h"}}); !strings.Contains(s, "no touching") {
 		t.Errorf("a broken rules edit dropped the last good rules: %q", s)
+	}
+}
+
+// Commands run back to back in a git workspace, each asked for as soon as
+// the last one's result is in: every one runs, and no placeholder is left
+// in .git once the server has reported the last. (Each run's git
+// placeholders go after its report; the next run's set-up may have seen
+// them and must hold its own.)
+func TestExecBackToBackInAGitWorkspace(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", dir).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	c := lsptest.Start(t, lsptest.Options{Dir: dir})
+	c.Initialize(map[string]any{"approvalPolicy": "on-request", "sandboxMode": "workspace-write"})
+	for i := range 20 {
+		mark := c.Mark()
+		if _, err := c.ExecuteCommand("warden.exec", map[string]any{"command": []string{"/bin/true"}}); err != nil {
+			t.Fatal(err)
+		}
+		m := c.WaitFrom(mark, "window/showMessage", nil)
+		if !strings.Contains(string(m.Params), "exited 0 (sandboxed)") {
+			t.Fatalf("run %d: %s", i, m.Params)
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for _, name := range []string{"modules", "worktrees", "commondir", "config.worktree"} {
+		for {
+			if _, err := os.Lstat(filepath.Join(dir, ".git", name)); os.IsNotExist(err) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf(".git/%s is still there after the last report", name)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	}
 }

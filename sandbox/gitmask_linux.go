@@ -93,8 +93,16 @@ func holdGitMasks(roots []Root) ([]gitMask, error) {
 	for i := range roots {
 		for j := range roots[i].Git {
 			gp := &roots[i].Git[j]
-			if gp.Writable || !gp.Missing && !marked(gp.Path) {
-				continue // data, or the user's own entry
+			if gp.Writable {
+				continue // data
+			}
+			if !gp.Missing && !marked(gp.Path) {
+				if _, err := os.Lstat(gp.Path); !errors.Is(err, os.ErrNotExist) {
+					continue // the user's own entry
+				}
+				// Gone since the layout was read: another run's placeholder,
+				// released as its result went out. This run holds its own.
+				gp.Missing = true
 			}
 			kind, ok := maskKindFor(gp.Path)
 			if !ok || !(gp.Missing || isGitMask(gp.Path, kind)) || !IsGitDir(filepath.Dir(gp.Path)) {

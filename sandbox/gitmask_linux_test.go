@@ -236,3 +236,64 @@ func TestGitMaskReleaseKeepsAFileRenamedOntoIt(t *testing.T) {
 		t.Fatalf("twin: left in the git dir after the run: %v", left)
 	}
 }
+
+// In a process that keeps spares (the language server), a run's
+// placeholders go once its result is reported (RefillSpares), not before:
+// the run after, started first, shares them, and the release is off the
+// path of the result. A one-command process removes them before Wait
+// returns.
+func TestGitMaskReleasedAfterTheReport(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(map[bool]string{false: "one command", true: "spares"}[keep], func(t *testing.T) {
+			if keep {
+				withSpares(t)
+			}
+			ws, _ := maskRoots(t)
+			modules := filepath.Join(ws, ".git", "modules")
+			res := run(t, ws, Command{Argv: sh(`test -d .git/modules && echo held`)})
+			if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), "held") {
+				t.Fatalf("the run did not see the placeholder: exit %d %s %s", res.ExitCode, res.Stdout, res.Stderr)
+			}
+			_, err := os.Lstat(modules)
+			if !keep {
+				if err == nil {
+					t.Fatal("a one-command run left its placeholder after Wait")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the placeholder went before the result was reported: %v", err)
+			}
+			RefillSpares()
+			if _, err := os.Lstat(modules); err == nil {
+				t.Fatal("the placeholder stayed after the report")
+			}
+			spares.settle()
+		})
+	}
+}
+
+// A run whose layout was read while another run's placeholders were there,
+// and which holds them after that run released them, makes its own: the
+// entries are gone, not the user's (they were refused as vanished in the
+// helper, and each back-to-back run in a git workspace hit it once the
+// release came after the report).
+func TestGitMaskReleasedBetweenLayoutAndHold(t *testing.T) {
+	ws, layout := maskRoots(t)
+	first := mustHold(t, layout())
+	roots := layout() // sees first's placeholders as entries
+	releaseGitMasks(first)
+	if _, err := os.Lstat(filepath.Join(ws, ".git", "modules")); err == nil {
+		t.Fatal("the release left the placeholder")
+	}
+	masks := mustHold(t, roots)
+	defer releaseGitMasks(masks)
+	if !slices.Equal(maskPaths(masks), maskNames) {
+		t.Fatalf("held %v, want %v", maskPaths(masks), maskNames)
+	}
+	for _, gp := range roots[0].Git {
+		if base := filepath.Base(gp.Path); slices.Contains(maskNames, base) && !gp.Masked {
+			t.Errorf("%s not held: %+v", base, gp)
+		}
+	}
+}

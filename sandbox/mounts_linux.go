@@ -256,8 +256,9 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 // the git dirs themselves so they cannot be renamed and replaced (the top
 // one with its parents pinned), their read-only entries so they cannot be
 // removed and made anew. A git dir found below the root that is gone is
-// skipped; a read-only entry that is gone refuses the run (its name could
-// be created unwatched). Missing entries are watched by the launcher.
+// skipped; a read-only entry that is gone sends the run back to the
+// launcher to be set up again (its name could be created unwatched).
+// Missing entries are watched by the launcher.
 func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath, error) {
 	var held []GitPath
 	var points []string
@@ -276,6 +277,11 @@ func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath,
 		if errors.Is(err, unix.ENOENT) && g.Writable && !isTop {
 			gone = g.Path
 			continue
+		}
+		if errors.Is(err, unix.ENOENT) {
+			// Removed since the launcher looked (a placeholder another
+			// run released): the launcher sets the run up again.
+			return nil, fmt.Errorf("git dir entry %s %s", g.Path, vanished)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("hold the git dir's entry: %w", err)

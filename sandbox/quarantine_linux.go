@@ -273,7 +273,12 @@ func (g *guard) finish() []Removed {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.unwatch()
-	g.releaseMasks()
+	// The placeholders go once the result is out (0.8 ms in a git
+	// workspace): nothing runs in the sandbox any more, and a run that
+	// starts first shares them. Until then they count as untouched below.
+	if !afterReport(g.release) {
+		g.releaseMasks()
+	}
 	for _, m := range g.missing {
 		if _, err := os.Lstat(m.path); err == nil && !g.untouched(m.path) {
 			g.quarantine(m.root, m.path)
@@ -296,6 +301,13 @@ func (g *guard) stop() {
 		g.releaseMasks()
 		g.mu.Unlock()
 	}
+}
+
+// release lets go of the run's placeholders.
+func (g *guard) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.releaseMasks()
 }
 
 // releaseMasks lets go of the run's placeholders. Called with g.mu.

@@ -52,6 +52,7 @@ type sparePool struct {
 	starting map[spareKey]*spareStart
 	owed     map[spareKey]bool // runs ended: refill once reported
 	owedAt   *time.Timer       // refills the owed ones if nobody reports
+	later    []func()          // ended runs' tidying, once reported (afterReport)
 }
 
 // spareStart is a spare on its way; done is closed when the start ends.
@@ -88,12 +89,38 @@ func KeepSpareHelpers(on bool) {
 			delete(spares.idle, k)
 		}
 	}
+	var later []func()
+	if !on {
+		later, spares.later = spares.later, nil
+	}
 	spares.mu.Unlock()
+	for _, f := range later {
+		f()
+	}
 	lingerWatches(on)
 	for _, s := range drop {
 		s.timer.Stop()
 		s.h.kill()
 	}
+}
+
+// afterReport queues f, tidying after a run that nothing waits for (the
+// git placeholders' release), to run once the run's result is reported
+// (RefillSpares) or spareRefillDelay after, whichever comes first, and
+// before the spares start. A process that keeps no spares (one command)
+// gets false and runs f itself.
+func afterReport(f func()) bool {
+	sp := spares
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if !sp.enabled {
+		return false
+	}
+	sp.later = append(sp.later, f)
+	if sp.owedAt == nil {
+		sp.owedAt = time.AfterFunc(spareRefillDelay, sp.payOwed)
+	}
+	return true
 }
 
 // PrepareSpare starts a spare helper for commands under pol now, so that
@@ -179,16 +206,19 @@ func (sp *sparePool) fillAfterReport(key spareKey) {
 	}
 }
 
-// payOwed starts the spares that ended runs are owed.
+// payOwed does the ended runs' tidying and starts the spares they are owed.
 func (sp *sparePool) payOwed() {
 	sp.mu.Lock()
-	keys := sp.owed
-	sp.owed = map[spareKey]bool{}
+	keys, later := sp.owed, sp.later
+	sp.owed, sp.later = map[spareKey]bool{}, nil
 	if sp.owedAt != nil {
 		sp.owedAt.Stop()
 		sp.owedAt = nil
 	}
 	sp.mu.Unlock()
+	for _, f := range later {
+		f()
+	}
 	for k := range keys {
 		sp.fill(k)
 	}
