@@ -179,6 +179,31 @@ func (as *assessor) line(a *Analysis) string {
 	return text
 }
 
+// awkProgram is awk's program text: the first operand unless -f names a
+// file (then "", unread), after -v/-F values.
+func awkProgram(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-f" || strings.HasPrefix(a, "--file"):
+			return ""
+		case a == "-v" || a == "-F" || a == "--assign" || a == "--field-separator":
+			i++
+		case a == "--":
+			if i+1 < len(args) {
+				return args[i+1]
+			}
+			return ""
+		case strings.HasPrefix(a, "-") && a != "-":
+		default:
+			return a
+		}
+	}
+	return ""
+}
+
+// awkPipe matches awk's output to a command: print … | "cmd", "cmd" | getline.
+var awkPipe = lazyre.New(`(?:print|printf)[^;}]*\|&?\s*"|"\s*\|&?\s*getline`)
+
 var forkBomb = lazyre.New(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
 
 func summarize(a *Analysis, r Risk) string {
@@ -389,6 +414,27 @@ func (as *assessor) segment(seg Segment) {
 		}
 		if hasFlag(args, "-c", "-e", "--eval", "-r") {
 			as.add(RiskMedium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))
+		}
+	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
+		if code := awkProgram(args); strings.Contains(code, "system(") ||
+			awkPipe().MatchString(code) {
+			as.add(RiskMedium, "", fmt.Sprintf("runs commands from inline %s code, which Warden cannot analyse", prog))
+		}
+	case "vim", "vi", "nvim", "ex", "view", "gvim":
+		for i, a := range args {
+			cmd := ""
+			switch {
+			case (a == "-c" || a == "--cmd") && i+1 < len(args):
+				cmd = args[i+1]
+			case strings.HasPrefix(a, "+") && len(a) > 1:
+				cmd = a[1:]
+			case a == "-S" || strings.HasPrefix(a, "-S"):
+				cmd = "source"
+			}
+			if strings.Contains(cmd, "!") || strings.Contains(cmd, "system(") || cmd == "source" || strings.HasPrefix(cmd, "lua") || strings.HasPrefix(cmd, "py") {
+				as.add(RiskMedium, "", fmt.Sprintf("runs editor commands that may start programs, which Warden cannot analyse (%s %s)", prog, a))
+				break
+			}
 		}
 	case "eval", "source", ".":
 		as.add(RiskMedium, "", fmt.Sprintf("runs code Warden cannot analyse (%s)", prog))
