@@ -72,19 +72,28 @@ func TestRiskServices(t *testing.T) {
 // under never it runs sandboxed (off the network it cannot reach the
 // service) but is refused without a sandbox.
 func TestServiceDeletionDecisions(t *testing.T) {
+	checkOfflineStoppedDecisions(t, []string{"kubectl", "delete", "ns", "prod"})
+}
+
+// checkOfflineStoppedDecisions checks the decisions for a high-risk command
+// that only a sandbox keeping it off the network stops: asked under
+// on-request with no rule offered, run sandboxed under never, refused
+// under never without a sandbox.
+func checkOfflineStoppedDecisions(t *testing.T, argv []string) {
+	t.Helper()
 	ws, _ := looseWorkspace(t)
 	ev := func(ask AskForApproval, mode SandboxMode) *Evaluation {
-		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: []string{"kubectl", "delete", "ns", "prod"}, Cwd: ws,
+		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws,
 			Sandbox: Sandbox{Mode: mode, Workspace: []string{ws}}})
 	}
 	if e := ev(OnRequest, WorkspaceWrite); e.Decision != Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil {
-		t.Errorf("on-request: %s %s amend %q (%s)", e.Decision, e.Risk.Level, e.Amendment, e.Reason)
+		t.Errorf("%q on-request: %s %s amend %q (%s)", argv, e.Decision, e.Risk.Level, e.Amendment, e.Reason)
 	}
 	if e := ev(Never, WorkspaceWrite); e.Decision != Allow {
-		t.Errorf("never, sandboxed: %s (%s)", e.Decision, e.Reason)
+		t.Errorf("%q never, sandboxed: %s (%s)", argv, e.Decision, e.Reason)
 	}
 	if e := ev(Never, DangerFullAccess); e.Decision != Forbidden {
-		t.Errorf("never, no sandbox: %s (%s)", e.Decision, e.Reason)
+		t.Errorf("%q never, no sandbox: %s (%s)", argv, e.Decision, e.Reason)
 	}
 }
 
