@@ -51,6 +51,16 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		case len(ops) > 0 && (ops[0] == "rm" || ops[0] == "rmi"),
 			at("container", "rm") >= 0, at("container", "prune") >= 0, at("image", "rm") >= 0, at("image", "prune") >= 0:
 			medium(DataDeletion, "removes containers or images (%s)", cmd(0, 2))
+		case len(ops) > 1 && (ops[0] == "push" || at("image", "push") == 0):
+			image := ops[len(ops)-1]
+			high(DataExfiltration, "publishes the image %s, and what was built into it, to %s (%s push)", image, imageRegistry(image), prog)
+		case (at("build") >= 0 || at("buildx", "build") >= 0) && (hasFlag(args, "--push") || hasFlag(args, "--output=type=registry")):
+			image := optionValue(args, "-t", "--tag")
+			high(DataExfiltration, "publishes the image %s it builds, with the files it copies in, to %s (%s build --push)", image, imageRegistry(image), prog)
+		}
+	case "oras", "crane", "skopeo", "regctl":
+		if len(ops) > 1 && (ops[0] == "push" || ops[0] == "copy" || ops[0] == "cp" || prog == "regctl" && at("image", "copy") == 0) {
+			high(DataExfiltration, "publishes files or an image to a registry (%s)", cmd(0, 1))
 		}
 	case "kubectl", "oc":
 		if i := slices.Index(ops, "delete"); i >= 0 {
@@ -59,12 +69,27 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		if at("run") == 0 && (hasFlag(args, "--privileged") || hasFlag(args, "--privileged=true")) {
 			high(PrivilegeEscalation, "runs a privileged pod, with root on its node (%s run --privileged)", prog)
 		}
+		for _, verb := range []string{"apply", "create", "replace", "patch", "edit", "scale", "set", "label", "annotate", "taint", "cordon", "drain"} {
+			if at(verb) == 0 || verb == "set" && at("rollout", "restart") == 0 {
+				medium(SystemModification, "changes Kubernetes resources (%s)", cmd(0, 2))
+				break
+			}
+		}
+		if at("rollout", "restart") == 0 || at("rollout", "undo") == 0 {
+			medium(SystemModification, "changes Kubernetes resources (%s)", cmd(0, 2))
+		}
 	case "helm":
 		for _, sub := range []string{"uninstall", "delete", "del", "un"} {
 			if i := at(sub); i == 0 {
 				high(DataDeletion, "uninstalls a Helm release (%s)", cmd(i, 2))
 				break
 			}
+		}
+		if at("install") == 0 || at("upgrade") == 0 || at("rollback") == 0 {
+			medium(SystemModification, "changes a Helm release in the cluster (%s)", cmd(0, 2))
+		}
+		if at("push") == 0 {
+			high(DataExfiltration, "publishes a chart to a registry (helm push)")
 		}
 	case "terraform", "tofu", "terragrunt":
 		switch {

@@ -133,3 +133,32 @@ func TestRiskRemoteRuns(t *testing.T) {
 		{[]string{"curl", "-X", "DELETE", "http://127.0.0.1:3000/x"}, RiskMedium, "sends a DELETE request to 127.0.0.1", ""},
 	})
 }
+
+// TestRiskPublishesAndClusterChanges: pushing an image publishes what was
+// built into it (high, like npm publish); applying manifests or upgrading
+// a release changes a cluster (medium, named). Both were "low, nothing
+// risky found". Pulls, builds without --push and reads stay as they were.
+func TestRiskPublishesAndClusterChanges(t *testing.T) {
+	ws, home := looseWorkspace(t)
+	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"docker", "push", "ghcr.io/acme/app:latest"}, RiskHigh, "publishes the image ghcr.io/acme/app:latest, and what was built into it, to ghcr.io (docker push)", ""},
+		{[]string{"docker", "push", "app"}, RiskHigh, "to registry-1.docker.io", ""},
+		{[]string{"podman", "image", "push", "quay.io/x/y"}, RiskHigh, "to quay.io (podman push)", ""},
+		{[]string{"docker", "buildx", "build", "--push", "-t", "ghcr.io/acme/app", "."}, RiskHigh, "publishes the image ghcr.io/acme/app it builds", ""},
+		{[]string{"oras", "push", "registry.example.com/x:1", "./file"}, RiskHigh, "publishes files or an image to a registry (oras push)", ""},
+		{[]string{"helm", "push", "chart.tgz", "oci://ghcr.io/acme"}, RiskHigh, "publishes a chart", ""},
+		{[]string{"kubectl", "apply", "-f", "k8s/"}, RiskMedium, "changes Kubernetes resources (kubectl apply", ""},
+		{[]string{"kubectl", "rollout", "restart", "deploy/app"}, RiskMedium, "changes Kubernetes resources (kubectl rollout restart)", ""},
+		{[]string{"kubectl", "set", "image", "deploy/app", "app=x:2"}, RiskMedium, "changes Kubernetes resources", ""},
+		{[]string{"helm", "upgrade", "--install", "app", "./chart"}, RiskMedium, "changes a Helm release in the cluster", ""},
+		// twins
+		{[]string{"docker", "push", "--help"}, RiskLow, "", "publishes"},
+		{[]string{"docker", "build", "-t", "app", "."}, RiskLow, "", "publishes"},
+		{[]string{"docker", "pull", "node:20"}, RiskMedium, "contacts registry-1.docker.io", "publishes"},
+		{[]string{"kubectl", "get", "pods"}, RiskLow, "", "changes"},
+		{[]string{"kubectl", "apply", "-f", "k8s/", "--dry-run=client"}, RiskLow, "", "changes"},
+		{[]string{"helm", "list"}, RiskLow, "", "changes"},
+		{[]string{"helm", "template", "./chart"}, RiskLow, "", "changes"},
+	})
+}
