@@ -1083,6 +1083,14 @@ func (as *assessor) remote(prog string, args []string) {
 		if !strings.Contains(dest, ":") {
 			as.writes(dest, false)
 		}
+	case "nc", "ncat", "netcat":
+		// Not -e's program or -p's port: the host it connects to, if any
+		// (a listener has none).
+		if nc := parseNetcat(args); nc.host != "" && !nc.listen {
+			if m := sshHostArg().FindStringSubmatch(nc.host); m != nil {
+				as.contacts(m[1], RiskMedium)
+			}
+		}
 	case "socat":
 		for _, addr := range socatAddresses(args) {
 			if kind, host := socatAddress(addr); kind == "connect" {

@@ -65,6 +65,27 @@ func (as *assessor) shellOnSocket(host string) {
 // netcatShell says what nc's command hands a connection (-e PROG, -c CMD,
 // ncat's --exec and --sh-exec): a fact, or "".
 func netcatShell(prog string, args []string) string {
+	nc := parseNetcat(args)
+	if nc.exe == "" {
+		return ""
+	}
+	if nc.listen || nc.host == "" {
+		return fmt.Sprintf("gives `%s` to whoever connects to port %s (%s -e)", nc.exe, nc.port, prog)
+	}
+	return fmt.Sprintf("gives `%s` to %s, which connects to it (%s -e)", nc.exe, nc.host, prog)
+}
+
+// netcat is what an nc, ncat or netcat command line says: the program it
+// hands a connection, the host it connects to, the port, and whether it
+// listens.
+type netcat struct {
+	exe, host, port string
+	listen          bool
+}
+
+// parseNetcat reads nc's options, whose values (-e PROG, -c CMD, -p PORT)
+// are neither hosts nor ports to connect to.
+func parseNetcat(args []string) netcat {
 	exe, port := "", ""
 	listen := false
 	var ops []string
@@ -116,9 +137,6 @@ func netcatShell(prog string, args []string) string {
 			ops = append(ops, a)
 		}
 	}
-	if exe == "" {
-		return ""
-	}
 	host := ""
 	for _, op := range ops {
 		if looksNumeric(op) && !strings.Contains(op, ".") {
@@ -131,10 +149,7 @@ func netcatShell(prog string, args []string) string {
 			host = op
 		}
 	}
-	if listen || host == "" {
-		return fmt.Sprintf("gives `%s` to whoever connects to port %s (%s -e)", exe, port, prog)
-	}
-	return fmt.Sprintf("gives `%s` to %s, which connects to it (%s -e)", exe, host, prog)
+	return netcat{exe: exe, host: host, port: port, listen: listen}
 }
 
 // socatAddress sorts one socat address: "exec" (what = the program),

