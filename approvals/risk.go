@@ -103,8 +103,9 @@ type assessor struct {
 	// netFDs are the hosts an `exec N<>/dev/tcp/...` of the line opened a
 	// descriptor to, for a shell that reads from it (shellOnSocket).
 	netFDs []string
-	// repointed are the git remotes the line adds or changes: name, URL.
-	repointed [][2]string
+	// repointed are the git remotes the line adds or changes, by name:
+	// their URLs.
+	repointed map[string]string
 }
 
 type riskFact struct {
@@ -416,8 +417,7 @@ func (as *assessor) segment(seg Segment) {
 			as.add(RiskMedium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))
 		}
 	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
-		if code := awkProgram(args); strings.Contains(code, "system(") ||
-			awkPipe().MatchString(code) {
+		if code := awkProgram(args); strings.Contains(code, "system(") || awkPipe().MatchString(code) {
 			as.add(RiskMedium, "", fmt.Sprintf("runs commands from inline %s code, which Warden cannot analyse", prog))
 		}
 	case "vim", "vi", "nvim", "ex", "view", "gvim":
@@ -428,7 +428,7 @@ func (as *assessor) segment(seg Segment) {
 				cmd = args[i+1]
 			case strings.HasPrefix(a, "+") && len(a) > 1:
 				cmd = a[1:]
-			case a == "-S" || strings.HasPrefix(a, "-S"):
+			case strings.HasPrefix(a, "-S"):
 				cmd = "source"
 			}
 			if strings.Contains(cmd, "!") || strings.Contains(cmd, "system(") || cmd == "source" || strings.HasPrefix(cmd, "lua") || strings.HasPrefix(cmd, "py") {
@@ -1099,8 +1099,7 @@ func (as *assessor) remote(prog string, args []string) {
 		}
 	case "ssh":
 		// Not the first operand: -L, -R and -D take forward specs.
-		host, _ := sshTarget(args)
-		if m := sshHostArg().FindStringSubmatch(host); m != nil {
+		if m := sshHostArg().FindStringSubmatch(parseSSH(args).host); m != nil {
 			as.contacts(m[1], RiskMedium)
 		}
 	default:

@@ -8,8 +8,7 @@ import (
 // TestRiskLooseTokensOnCommandLine: credentials written into a command's
 // words are flagged without repeating them; the twins carry none.
 func TestRiskLooseTokensOnCommandLine(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	sh := func(s string) []string { return []string{"bash", "-lc", s} }
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"curl", "-H", "Authorization: Bearer sk-live-123", "https://api.example.com"}, RiskMedium, "passes a credential on the command line (Authorization header)", "sk-live-123"},

@@ -7,8 +7,7 @@ import "testing"
 // containers given the host and jobs handed to a scheduler say so. The
 // twins stay in the workspace or only list.
 func TestRiskDestinations(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"tar", "xzf", "x.tgz", "-C", "~"}, RiskHigh, "writes outside the workspace: ~", ""},
 		{[]string{"tar", "-xf", "x.tar", "--directory=/opt"}, RiskHigh, "writes outside the workspace: /opt", ""},
@@ -45,8 +44,8 @@ func TestRiskDestinations(t *testing.T) {
 // outside the workspace: /tmp", high), while `cp x ~/` still writes
 // outside; a file copied onto itself writes nothing.
 func TestRiskCopiesIntoDirectories(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
+	home := ctx.Home
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"cp", "main.go", home + "/"}, RiskHigh, "writes outside the workspace: ~/main.go", ""},
 		{[]string{"cp", "main.go", home + "/.local/bin/"}, RiskHigh, "writes outside the workspace: ~/.local/bin/main.go", ""},
@@ -65,8 +64,7 @@ func TestRiskCopiesIntoDirectories(t *testing.T) {
 // TestRiskWritesAnywhere: archives and patches that name absolute paths,
 // world-writable modes and privileged pods were "low, nothing risky found".
 func TestRiskWritesAnywhere(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"tar", "xf", "x.tar", "-P"}, RiskHigh, "wherever the archive's absolute paths point (tar -P)", ""},
 		{[]string{"tar", "xPf", "x.tar"}, RiskHigh, "the archive's absolute paths", ""},

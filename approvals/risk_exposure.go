@@ -32,8 +32,8 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 			expose(SystemModification, fact)
 		}
 	case "gh":
-		if wordsAt(ops, "gist", "create") >= 0 {
-			files := slices.DeleteFunc(slices.Clone(ops[wordsAt(ops, "gist", "create")+2:]), func(f string) bool { return f == "-" })
+		if i := wordsAt(ops, "gist", "create"); i >= 0 {
+			files := slices.DeleteFunc(slices.Clone(ops[i+2:]), func(f string) bool { return f == "-" })
 			where := "a GitHub gist"
 			if hasFlag(args, "--public", "-p") {
 				where = "a public GitHub gist"
@@ -259,41 +259,12 @@ func tunnelExposure(prog string, args, ops []string) string {
 			return fmt.Sprintf("publishes %s on the internet (tailscale funnel)", ops[1])
 		}
 	case "ssh":
-		if fwd := sshRemoteForwards(args); len(fwd) > 0 {
-			host, _ := sshTarget(args)
-			if at := strings.LastIndex(host, "@"); at >= 0 {
-				host = host[at+1:]
-			}
-			return fmt.Sprintf("opens %s on %s to this machine (ssh -R %s)", fwdListen(fwd[0]), host, fwd[0])
+		if c := parseSSH(args); len(c.remoteForwards) > 0 {
+			fwd := c.remoteForwards[0]
+			return fmt.Sprintf("opens %s on %s to this machine (ssh -R %s)", fwdListen(fwd), c.host, fwd)
 		}
 	}
 	return ""
-}
-
-// sshRemoteForwards are the values of ssh's -R options.
-func sshRemoteForwards(args []string) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			break // the destination: the rest is the remote command
-		}
-		for j := 1; j < len(a); j++ {
-			if strings.IndexByte("BbcDEeFIiJLlmOoPpQRSWw", a[j]) < 0 {
-				continue
-			}
-			v := a[j+1:]
-			if v == "" && i+1 < len(args) {
-				i++
-				v = args[i]
-			}
-			if a[j] == 'R' {
-				out = append(out, v)
-			}
-			break
-		}
-	}
-	return out
 }
 
 // fwdListen names the remote end of an ssh -R forward ([bind:]port:...).
@@ -307,22 +278,20 @@ func fwdListen(spec string) string {
 
 // cloudUpload says which local paths prog's command copies to cloud
 // storage, and where (dest "" when it copies none).
-func cloudUpload(prog string, args, ops []string) (srcs []string, dest string) {
+func cloudUpload(prog string, args, ops []string) (local []string, dest string) {
 	remote := func(s string) bool { return strings.Contains(s, "://") }
+	// copyTo reads `VERB SRC... DEST` from ops[verbAt]: the local sources
+	// when DEST is remote.
 	copyTo := func(verbAt int) ([]string, string) {
 		rest := ops[verbAt:]
 		if len(rest) < 2 || !remote(rest[len(rest)-1]) {
 			return nil, ""
 		}
-		for _, s := range rest[:len(rest)-1] {
-			if !remote(s) {
-				srcs = append(srcs, s)
-			}
-		}
-		if len(srcs) == 0 {
+		local := slices.DeleteFunc(slices.Clone(rest[:len(rest)-1]), remote)
+		if len(local) == 0 {
 			return nil, ""
 		}
-		return srcs, rest[len(rest)-1]
+		return local, rest[len(rest)-1]
 	}
 	switch prog {
 	case "aws":

@@ -66,15 +66,15 @@ func (as *assessor) git(args []string) {
 		if len(refs) > 0 {
 			remote = refs[0]
 		}
-		if h := gitURLHost(remote); h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
-			// A URL, not one of the repository's remotes: its commits go
-			// wherever the command says.
-			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, which is not one of its remotes", h))
+		// A URL, or a remote the line itself points at one: its commits go
+		// wherever the command says, unless that is one of the
+		// repository's remotes.
+		url, how := remote, "which is not one of its remotes"
+		if u, ok := as.repointed[remote]; ok {
+			url, how = u, fmt.Sprintf("where this command points the remote %q", remote)
 		}
-		for _, rp := range as.repointed {
-			if h := gitURLHost(rp[1]); rp[0] == remote && h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
-				as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, where this command points the remote %q", h, remote))
-			}
+		if h := gitURLHost(url); h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
+			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", h, how))
 		}
 		as.contactsRemote(gitCwd, remote)
 	case "fetch", "pull", "ls-remote", "remote":
@@ -82,7 +82,10 @@ func (as *assessor) git(args []string) {
 			// `git remote add NAME URL`, `git remote set-url NAME URL`:
 			// a push to NAME later in the line goes to URL.
 			if ops := operands(rest[1:]); len(ops) >= 2 {
-				as.repointed = append(as.repointed, [2]string{ops[0], ops[1]})
+				if as.repointed == nil {
+					as.repointed = map[string]string{}
+				}
+				as.repointed[ops[0]] = ops[1]
 			}
 		}
 		if sub == "remote" && (len(rest) == 0 || rest[0] != "update") {

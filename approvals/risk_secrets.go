@@ -369,11 +369,11 @@ func readArgs(prog string, args []string) []string {
 	case "openssl", "ssh-keygen", "mkcert":
 		// Where a key or certificate is written, not read: `openssl req
 		// -newkey … -keyout key.pem -out cert.pem`, `ssh-keygen -f key`.
+		generates := prog == "ssh-keygen" && !hasFlag(args, "-y", "-l", "-e", "-p", "-c", "-B") // -f names the new key
 		out := make([]string, 0, len(args))
 		for i := 0; i < len(args); i++ {
 			switch a := args[i]; {
-			case a == "-out" || a == "-keyout" || a == "-cert-file" || a == "-key-file" ||
-				prog == "ssh-keygen" && a == "-f" && !hasFlag(args, "-y", "-l", "-e", "-p", "-c", "-B"):
+			case a == "-out" || a == "-keyout" || a == "-cert-file" || a == "-key-file" || generates && a == "-f":
 				i++
 			default:
 				out = append(out, a)

@@ -12,8 +12,7 @@ import (
 // for the secrets they hold are read secrets; the twins only list, describe
 // or change.
 func TestSecretsFromProgramsAndFiles(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	sh := func(s string) []string { return []string{"bash", "-lc", s} }
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"pass", "show", "work/github"}, RiskHigh, "reads secrets: the password store (pass show)", ""},
@@ -75,8 +74,8 @@ func TestSecretsFromProgramsAndFiles(t *testing.T) {
 // high risk and asked under every policy; the twins list a profile or read
 // configuration beside the stores.
 func TestSecretsTheSandboxHides(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
+	home := ctx.Home
 	var cases []riskCase
 	for _, e := range sandbox.BuiltinReadDeny {
 		p := home + "/" + strings.ReplaceAll(e, "*", ".toml")
@@ -96,8 +95,8 @@ func TestSecretsTheSandboxHides(t *testing.T) {
 // written, not read (`openssl req -newkey … -keyout key.pem`, `ssh-keygen
 // -f deploy_key`): no "reads secrets", while printing one still is.
 func TestSecretsWrittenNotRead(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
+	home := ctx.Home
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"openssl", "req", "-x509", "-newkey", "rsa:2048", "-keyout", "key.pem", "-out", "cert.pem", "-days", "1", "-nodes", "-subj", "/CN=localhost"}, RiskLow, "", "secrets"},
 		{[]string{"openssl", "genpkey", "-algorithm", "ed25519", "-out", "key.pem"}, RiskLow, "", "secrets"},

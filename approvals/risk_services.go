@@ -69,13 +69,7 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		if at("run") == 0 && (hasFlag(args, "--privileged") || hasFlag(args, "--privileged=true")) {
 			high(PrivilegeEscalation, "runs a privileged pod, with root on its node (%s run --privileged)", prog)
 		}
-		for _, verb := range []string{"apply", "create", "replace", "patch", "edit", "scale", "set", "label", "annotate", "taint", "cordon", "drain"} {
-			if at(verb) == 0 || verb == "set" && at("rollout", "restart") == 0 {
-				medium(SystemModification, "changes Kubernetes resources (%s)", cmd(0, 2))
-				break
-			}
-		}
-		if at("rollout", "restart") == 0 || at("rollout", "undo") == 0 {
+		if len(ops) > 0 && kubectlChanges[ops[0]] || at("rollout", "restart") == 0 || at("rollout", "undo") == 0 {
 			medium(SystemModification, "changes Kubernetes resources (%s)", cmd(0, 2))
 		}
 	case "helm":
@@ -121,10 +115,9 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 			}
 		}
 	case "gh", "glab":
-		switch {
-		case slices.Index(ops, "delete") >= 1:
-			i := slices.Index(ops, "delete")
-			high(DataDeletion, "deletes data on the hosting service (%s)", cmd(i-1, 3))
+		switch del := slices.Index(ops, "delete"); {
+		case del >= 1:
+			high(DataDeletion, "deletes data on the hosting service (%s)", cmd(del-1, 3))
 		case at("repo", "archive") >= 0:
 			medium(DataDeletion, "archives a repository (%s repo archive)", prog)
 		case at("pr", "merge") >= 0 || at("mr", "merge") >= 0:
@@ -186,6 +179,11 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 	}
 	return out
 }
+
+// kubectlChanges are the kubectl subcommands that change resources in the
+// cluster.
+var kubectlChanges = map[string]bool{"apply": true, "create": true, "replace": true, "patch": true, "edit": true, "scale": true,
+	"set": true, "label": true, "annotate": true, "taint": true, "cordon": true, "drain": true}
 
 // dryRun says whether the command only reports what it would do
 // (kubectl's --dry-run=client|server, helm's and others' --dry-run).
@@ -263,38 +261,58 @@ func (as *assessor) localDatabase(prog string, ops []string) {
 
 // ---- commands run elsewhere ----
 
-// sshTarget splits ssh's arguments into the destination and the command
-// it runs there (none: a login shell). Like OpenSSH, it takes options after
-// the destination too (`ssh host -p 2222 -N`): the command starts at the
+// sshCommand is what an ssh command line says: the destination's host
+// (without its user), the command run there (none: a login shell) and the
+// remote forwards it opens (-R).
+type sshCommand struct {
+	host           string
+	remote         []string
+	remoteForwards []string
+}
+
+// parseSSH walks ssh's options, whose values (-p 2222, -L and -R specs)
+// are no destination. Like OpenSSH, it takes options after the
+// destination too (`ssh host -p 2222 -N`): the command starts at the
 // first word after it that is not one.
-func sshTarget(args []string) (host string, remote []string) {
+func parseSSH(args []string) sshCommand {
+	var c sshCommand
+	dest := ""
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			if host != "" {
-				return host, args[i+1:]
+			if dest == "" && i+1 < len(args) {
+				dest, i = args[i+1], i+1
 			}
-			if i+1 < len(args) {
-				return args[i+1], args[i+2:]
-			}
-			return "", nil
+			c.remote = args[i+1:]
+			i = len(args)
 		case strings.HasPrefix(a, "-") && len(a) > 1:
 			for j := 1; j < len(a); j++ {
-				if strings.IndexByte("BbcDEeFIiJLlmOoPpQRSWw", a[j]) >= 0 {
-					if j == len(a)-1 {
-						i++ // the option's value is the next word
-					}
-					break
+				if strings.IndexByte("BbcDEeFIiJLlmOoPpQRSWw", a[j]) < 0 {
+					continue
 				}
+				v := a[j+1:]
+				if v == "" && i+1 < len(args) {
+					i++ // the option's value is the next word
+					v = args[i]
+				}
+				if a[j] == 'R' {
+					c.remoteForwards = append(c.remoteForwards, v)
+				}
+				break
 			}
-		case host == "":
-			host = a
+		case dest == "":
+			dest = a
 		default:
-			return host, args[i:]
+			c.remote = args[i:]
+			i = len(args)
 		}
 	}
-	return host, nil
+	if at := strings.LastIndex(dest, "@"); at >= 0 {
+		dest = dest[at+1:]
+	}
+	c.host = dest
+	return c
 }
 
 // execTarget splits `docker exec [OPTIONS] CONTAINER CMD...` and
@@ -408,11 +426,8 @@ func remoteLevel(host string) RiskLevel {
 func (as *assessor) remoteEffects(prog string, args, ops []string) {
 	switch prog {
 	case "ssh":
-		if host, remote := sshTarget(args); host != "" {
-			if at := strings.LastIndex(host, "@"); at >= 0 {
-				host = host[at+1:]
-			}
-			as.remoteRun(host, remote, true)
+		if c := parseSSH(args); c.host != "" {
+			as.remoteRun(c.host, c.remote, true)
 		}
 	case "docker", "podman", "nerdctl", "kubectl", "oc":
 		if len(ops) > 0 && ops[0] == "exec" {

@@ -7,8 +7,7 @@ import "testing"
 // publishing packages are high risk, named by their subcommand; the twins
 // only read or plan.
 func TestRiskServices(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"kubectl", "delete", "ns", "prod"}, RiskHigh, "deletes Kubernetes resources (kubectl delete ns prod)", ""},
 		{[]string{"kubectl", "-n", "prod", "delete", "pod", "--all"}, RiskHigh, "deletes Kubernetes resources", ""},
@@ -102,8 +101,7 @@ func checkOfflineStoppedDecisions(t *testing.T, argv []string) {
 // what is known to just read stays medium. The twins connect, read or ask
 // for data.
 func TestRiskRemoteRuns(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	checkRisk(t, ctx, []riskCase{
 		{sh("ssh prod 'rm -rf /srv/data'"), RiskHigh, "runs commands on prod, where no sandbox confines them: `rm -rf /srv/data`", ""},
 		{[]string{"ssh", "-p", "2222", "-l", "deploy", "prod.example.com", "sudo", "systemctl", "restart", "app"}, RiskHigh, "runs commands on prod.example.com", ""},
@@ -139,8 +137,7 @@ func TestRiskRemoteRuns(t *testing.T) {
 // a release changes a cluster (medium, named). Both were "low, nothing
 // risky found". Pulls, builds without --push and reads stay as they were.
 func TestRiskPublishesAndClusterChanges(t *testing.T) {
-	ws, home := looseWorkspace(t)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}, Home: home}
+	ctx := looseContext(t)
 	checkRisk(t, ctx, []riskCase{
 		{[]string{"docker", "push", "ghcr.io/acme/app:latest"}, RiskHigh, "publishes the image ghcr.io/acme/app:latest, and what was built into it, to ghcr.io (docker push)", ""},
 		{[]string{"docker", "push", "app"}, RiskHigh, "to registry-1.docker.io", ""},

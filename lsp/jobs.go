@@ -35,11 +35,10 @@ type Job struct {
 	// shown: the job told the user its outcome itself (Job.Show), so the
 	// closing message for clients without progress UI is not repeated.
 	shown atomic.Bool
-	// opened is closed once the progress has begun or will not; while the
-	// client answers our create request (opening), reports wait in
+	// opened is closed once the progress has begun or will not; until
+	// then (the client answers our create request) reports wait in
 	// pending. sendMu keeps the begin before them (jobs_progress.go).
 	opened  chan struct{}
-	opening bool
 	pending []progressValue
 	sendMu  sync.Mutex
 }
@@ -68,7 +67,7 @@ func (j *Job) Report(message string, percent int) {
 	j.mu.Lock()
 	j.message, j.percent = message, percent
 	token := j.token
-	if token == nil && j.opening {
+	if token == nil && !isClosed(j.opened) {
 		j.pending = append(j.pending, v)
 	}
 	j.mu.Unlock()

@@ -42,7 +42,6 @@ func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
 	// still finds the job.
 	job.mu.Lock()
 	job.tokKey = fmt.Sprintf("%q", name)
-	job.opening = true
 	job.mu.Unlock()
 	go func() {
 		defer close(job.opened)
@@ -53,7 +52,7 @@ func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
 		defer job.sendMu.Unlock()
 		job.mu.Lock()
 		pending := job.pending
-		job.pending, job.opening = nil, false
+		job.pending = nil
 		if err == nil {
 			job.token = token
 		}
@@ -67,6 +66,16 @@ func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
 			s.client.progress(token, v)
 		}
 	}()
+}
+
+// isClosed says whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // awaitProgress waits until the progress of the job running in ctx, if any,
