@@ -12,10 +12,25 @@ func PrepareRun(pol Policy, helper string) {
 	if pol.Validate() != nil {
 		return
 	}
-	prestartHelper(pol, helper)
+	StartHelper(pol, helper)
 	if pol.mode() == WorkspaceWrite && scansRoots() {
 		if roots, err := pol.Roots(); err == nil {
 			scanRoots(roots, true)
 		}
 	}
+}
+
+// StartHelper is the first half of PrepareRun, for a caller that knows the
+// sandbox's mode and network before the rest of the policy: the helper's
+// start is the longest step of a one-shot run's set-up, and it needs only
+// those two. Nothing else of pol counts; PrepareRun after it starts no
+// second helper.
+func StartHelper(pol Policy, helper string) {
+	if _, err := ParseMode(string(pol.Mode)); err != nil {
+		return
+	}
+	if _, err := ParseNetworkMode(string(pol.Network)); err != nil {
+		return
+	}
+	prestartHelper(pol, helper)
 }

@@ -54,6 +54,7 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 		fmt.Fprintf(env.stderr, "warden exec: %v\n", err)
 		return exitUsage
 	}
+	execOpts.startHelper(cfg)
 	// One command runs: the checks before its decision (the protected
 	// paths, the roots of PrepareRun and of the approvals' view) share one
 	// memo of the file system; Start resolves again with its own.

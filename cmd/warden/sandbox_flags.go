@@ -46,10 +46,7 @@ func (f *sandboxFlags) resolveWith(cfg config.Config, memo *pathmemo.Memo) (stri
 	if err != nil {
 		return "", sandbox.Policy{}, fmt.Errorf("--cwd: %w", err)
 	}
-	mode := cfg.SandboxMode
-	if f.mode != "" {
-		mode = f.mode
-	}
+	mode := f.sandboxMode(cfg)
 	if mode == string(sandbox.External) {
 		return "", sandbox.Policy{}, fmt.Errorf("--sandbox external is for callers inside another sandbox; use read-only, workspace-write or danger-full-access")
 	}
@@ -71,6 +68,28 @@ func (f *sandboxFlags) resolveWith(cfg config.Config, memo *pathmemo.Memo) (stri
 		err = f.reads.apply(&policy, cfg)
 	}
 	return cwd, policy, err
+}
+
+// sandboxMode is --sandbox, else sandbox_mode from config.toml.
+func (f *sandboxFlags) sandboxMode(cfg config.Config) string {
+	if f.mode != "" {
+		return f.mode
+	}
+	return cfg.SandboxMode
+}
+
+// startHelper begins the sandbox helper's start (sandbox.StartHelper) as
+// soon as the configuration is read: it needs only the mode and the
+// network, and the rest of the policy (the protected paths, the roots) is
+// resolved meanwhile. A command line resolve then rejects only wastes it.
+func (f *sandboxFlags) startHelper(cfg config.Config) {
+	mode := f.sandboxMode(cfg)
+	if mode == string(sandbox.External) {
+		return
+	}
+	if pol, err := sandbox.NewPolicy(mode, string(f.network.or(cfg.Network)), nil); err == nil {
+		sandbox.StartHelper(pol, "")
+	}
 }
 
 // stringList is a repeatable string flag.
