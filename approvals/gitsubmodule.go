@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/gitconfig"
 )
 
 // repoProtected judges a repository whose git dir is itself protected: the
@@ -50,18 +52,18 @@ func (j gitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth i
 	}
 	// .gitmodules (the sandbox's to edit: it can only add paths here) and
 	// the submodules initialised in the config, named as their usual path.
-	modules, err := readGitConfig(filepath.Join(workTree, ".gitmodules"))
+	modules, err := gitconfig.Read(filepath.Join(workTree, ".gitmodules"))
 	if err != nil {
 		return false
 	}
 	for _, e := range modules {
-		if e.section == "submodule" && e.key == "path" {
-			paths = append(paths, e.value)
+		if e.Section == "submodule" && e.Key == "path" {
+			paths = append(paths, e.Value)
 		}
 	}
 	for _, e := range entries {
-		if e.section == "submodule" && e.sub != "" {
-			paths = append(paths, e.sub)
+		if e.Section == "submodule" && e.Sub != "" {
+			paths = append(paths, e.Sub)
 		}
 	}
 	for _, p := range paths {

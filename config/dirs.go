@@ -5,7 +5,10 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/gitconfig"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
 )
@@ -90,6 +93,24 @@ func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []st
 	}
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
 		out = append(out, filepath.Clean(g))
+	}
+	return append(out, gitConfigTargets(workspaces)...)
+}
+
+// gitConfigTargets are what the config of each workspace's repository (or
+// the user's) makes git run or obey inside that workspace: its
+// core.hooksPath, the files it includes (gitconfig.Targets). The sandbox
+// finds them again at each run; here they make a patch to them ask.
+func gitConfigTargets(workspaces []string) []string {
+	var out []string
+	h, _ := home()
+	global := gitconfig.GlobalFiles(os.Getenv)
+	for _, ws := range workspaces {
+		for _, t := range gitconfig.Targets(filepath.Join(ws, ".git"), global, h) {
+			if rel, err := filepath.Rel(ws, t); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") && !slices.Contains(out, t) {
+				out = append(out, t)
+			}
+		}
 	}
 	return out
 }

@@ -239,4 +239,5 @@ func splitGitDirs(roots []Root) {
 		r.Protected = slices.DeleteFunc(slices.Clone(r.Protected), inDirs)
 		r.Found = slices.DeleteFunc(slices.Clone(r.Found), inDirs)
 	}
+	protectConfigTargets(roots)
 }

@@ -95,7 +95,7 @@ func (g *guard) check(f *FileEdit) []Concern {
 			continue
 		}
 		if extra := g.protectedPath(p, real); extra != "" {
-			add(p, "is inside %s, which Warden keeps read-only (its own configuration or state)", extra)
+			add(p, "is inside %s, which Warden keeps read-only (configuration, state or code the host runs)", extra)
 		} else if name := protectedPart(p, root); name != "" {
 			add(p, "is a protected path (%s)", name)
 		} else if name := protectedPart(real, realRoot); name != "" {

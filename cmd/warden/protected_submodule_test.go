@@ -79,6 +79,14 @@ prefix_rule(pattern=["git", "submodule"], decision="allow")
 	}
 }
 
+// A config file the repository includes from the work tree (a team's
+// shared ../.gitconfig) is held by the sandbox like the git dir's own
+// config: the one a sandboxed command makes is moved away before git runs
+// on the host. Attack: the command's .gitconfig, with a core.fsmonitor, is
+// gone after its run, and git status under an allow rule (out of the
+// sandbox, since what it includes is the sandbox's to keep) runs no
+// fsmonitor. Twin: the one the user writes is theirs, and git status runs
+// its fsmonitor on the host.
 func TestProtectedSubmoduleIncludedConfigInWorkTree(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -93,24 +101,27 @@ func TestProtectedSubmoduleIncludedConfigInWorkTree(t *testing.T) {
 	os.WriteFile(rules, []byte(`prefix_rule(pattern=["git", "status"], decision="allow")`+"\n"), 0o644)
 	env := isolated(home)
 	exists := func(name string) bool { _, err := os.Stat(filepath.Join(marks, name)); return err == nil }
+	fsmonitor := func(mark string) string { return "[core]\n\tfsmonitor = \"touch " + marks + "/" + mark + "\"\n" }
 
-	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
-		"sh", "-c", `printf '[core]\n\tfsmonitor = "touch `+marks+`/inc"\n' > .gitconfig`)
-	if code != 0 {
-		t.Fatalf("writing the included file in the sandbox: exit %d %s", code, errOut)
+	_, errOut, _ := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--",
+		"sh", "-c", `printf '`+strings.ReplaceAll(fsmonitor("inc"), "\n", `\n`)+`' > .gitconfig`)
+	if _, err := os.Lstat(filepath.Join(ws, ".gitconfig")); err == nil || !strings.Contains(errOut, "removed .gitconfig it created") {
+		t.Fatalf("attack: the included .gitconfig the sandboxed command made was left (%v): %s", err, errOut)
 	}
 	out, _, _ := wardenIn(t, env, "policy", "check", "--json", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if bypasses(out) {
-		t.Errorf("attack: git status reading a sandbox-written included config bypasses: %s", out)
+	if !bypasses(out) {
+		t.Errorf("git status, whose included config the sandbox holds, no longer bypasses: %s", out)
 	}
 	wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--", "git", "status")
 	if exists("inc") {
 		t.Fatal("attack: the included config's fsmonitor ran on the host")
 	}
-	// Twin: without the include, the same repository bypasses.
-	hostGit(t, ws, "config", "--unset", "include.path")
-	out, _, _ = wardenIn(t, env, "policy", "check", "--json", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if !bypasses(out) {
-		t.Errorf("twin: git status without the include no longer bypasses: %s", out)
+	// Twin: the user's own included config runs its fsmonitor on the host.
+	if err := os.WriteFile(filepath.Join(ws, ".gitconfig"), []byte(fsmonitor("user")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--", "git", "status")
+	if code != 0 || !strings.Contains(stdout, "On branch") || !exists("user") {
+		t.Errorf("twin: git status under the rule with the user's include: exit %d, marker %v, out %q err %q", code, exists("user"), stdout, errOut)
 	}
 }

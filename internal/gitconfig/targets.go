@@ -1,0 +1,140 @@
+package gitconfig
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// A repository's config, or the user's, can make git obey or run files
+// outside the git dir: core.hooksPath names the hooks directory (husky's
+// .husky/_, a project's .githooks), and include.path and includeIf.*.path
+// pull in more config (a project's shared ../.gitconfig), which may set
+// core.fsmonitor or core.hooksPath in turn.
+
+// maxDepth bounds the includes followed, as git does (10).
+const maxDepth = 10
+
+// GlobalFiles are the system's and the user's config files as git finds
+// them with the environment getenv.
+func GlobalFiles(getenv func(string) string) []string {
+	var out []string
+	if g := getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		out = append(out, g)
+	} else {
+		if h := getenv("HOME"); h != "" {
+			out = append(out, filepath.Join(h, ".gitconfig"))
+		}
+		if x := getenv("XDG_CONFIG_HOME"); x != "" {
+			out = append(out, filepath.Join(x, "git", "config"))
+		} else if h := getenv("HOME"); h != "" {
+			out = append(out, filepath.Join(h, ".config", "git", "config"))
+		}
+	}
+	if s := getenv("GIT_CONFIG_SYSTEM"); s != "" {
+		out = append(out, s)
+	} else {
+		out = append(out, "/etc/gitconfig")
+	}
+	if c := getenv("GIT_CONFIG"); c != "" {
+		out = append(out, c)
+	}
+	return out
+}
+
+// Targets lists what git, run in the repository whose git dir is gitDir,
+// obeys or runs because of its config files (the global ones, then the
+// git dir's config and config.worktree): every file they include, whatever
+// the condition (git may meet it), followed into what those include; and
+// core.hooksPath, with the directory above a hooks directory named _
+// (husky's stubs there run the hooks one level up). A relative include is
+// relative to the including file's directory, a relative hooksPath to the
+// work tree (the parent of a .git, or core.worktree); ~/ is home. Paths git
+// would expand otherwise (%(prefix)/) are left out. So are, when a hook
+// manager's hook is installed in one of those hooks directories or in the
+// git dir's hooks/, the files in the work tree whose commands it runs
+// (hookConfigs).
+func Targets(gitDir string, global []string, home string) []string {
+	var out []string
+	add := func(p string) {
+		if !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	worktree := ""
+	if filepath.Base(gitDir) == ".git" {
+		worktree = filepath.Dir(gitDir)
+	}
+	local := filepath.Join(gitDir, "config")
+	if entries, _ := Read(local); entries != nil {
+		for _, e := range entries {
+			if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
+				worktree = path(e.Value, gitDir, home)
+			}
+		}
+	}
+	var hookDirs []string
+	var read func(file string, depth int)
+	read = func(file string, depth int) {
+		if depth > maxDepth {
+			return
+		}
+		entries, _ := Read(file)
+		for _, e := range entries {
+			switch {
+			case e.Key == "path" && (e.Section == "include" || e.Section == "includeif"):
+				if p := path(e.Value, filepath.Dir(file), home); p != "" {
+					add(p)
+					read(p, depth+1)
+				}
+			case e.Section == "core" && e.Sub == "" && e.Key == "hookspath":
+				h := e.Value
+				if !filepath.IsAbs(h) && !strings.HasPrefix(h, "~") {
+					if worktree == "" {
+						continue // no work tree for it to be relative to
+					}
+					h = filepath.Join(worktree, h)
+				}
+				if p := path(h, worktree, home); p != "" {
+					add(p)
+					hookDirs = append(hookDirs, p)
+					if filepath.Base(p) == "_" {
+						add(filepath.Dir(p))
+						hookDirs = append(hookDirs, filepath.Dir(p))
+					}
+				}
+			}
+		}
+	}
+	for _, f := range global {
+		read(f, 0)
+	}
+	read(local, 0)
+	read(filepath.Join(gitDir, "config.worktree"), 0)
+	for _, dir := range append(hookDirs, filepath.Join(gitDir, "hooks")) {
+		for _, c := range hookConfigs(dir, worktree) {
+			add(c)
+		}
+	}
+	return out
+}
+
+// path is a path value of a config file as git reads it: relative to base,
+// ~/ in home. "" for an empty one, another user's home, or one git expands
+// otherwise.
+func path(v, base, home string) string {
+	switch {
+	case v == "" || strings.HasPrefix(v, "%("):
+		return ""
+	case v == "~" || strings.HasPrefix(v, "~/"):
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, v[1:])
+	case strings.HasPrefix(v, "~"):
+		return ""
+	case filepath.IsAbs(v):
+		return filepath.Clean(v)
+	}
+	return filepath.Join(base, v)
+}

