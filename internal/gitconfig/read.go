@@ -29,7 +29,7 @@ func Read(path string) ([]Entry, error) {
 	var out []Entry
 	section, sub := "", ""
 	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	sc.Buffer(make([]byte, 0, 4096), 1<<20) // lines up to 1 MB
 	pending := ""
 	for sc.Scan() {
 		line := pending + sc.Text()

@@ -66,11 +66,10 @@ func Targets(gitDir string, global []string, home string) []string {
 		worktree = filepath.Dir(gitDir)
 	}
 	local := filepath.Join(gitDir, "config")
-	if entries, _ := Read(local); entries != nil {
-		for _, e := range entries {
-			if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
-				worktree = path(e.Value, gitDir, home)
-			}
+	localEntries, _ := Read(local)
+	for _, e := range localEntries {
+		if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
+			worktree = path(e.Value, gitDir, home)
 		}
 	}
 	var hookDirs []string
@@ -79,7 +78,10 @@ func Targets(gitDir string, global []string, home string) []string {
 		if depth > maxDepth {
 			return
 		}
-		entries, _ := Read(file)
+		entries := localEntries
+		if file != local || depth > 0 {
+			entries, _ = Read(file)
+		}
 		for _, e := range entries {
 			switch {
 			case e.Key == "path" && (e.Section == "include" || e.Section == "includeif"):
