@@ -38,7 +38,9 @@ var gitHookNames = []string{
 func protectConfigTargets(roots []Root) {
 	home, _ := os.UserHomeDir()
 	global := gitconfig.GlobalFiles(os.Getenv)
-	var targets []string
+	// The user's own config names some without any repository: a
+	// dotfiles directory opened as the workspace holds what it includes.
+	targets := gitconfig.Targets("", global, home)
 	for _, r := range roots {
 		for _, gp := range r.Git {
 			if gp.Writable {

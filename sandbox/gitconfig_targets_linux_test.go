@@ -173,3 +173,29 @@ func TestHookManagersConfigsHeldReadOnly(t *testing.T) {
 		t.Errorf("twin: without the hooks, the config was not writable: %q, removed %+v", got, res.Removed)
 	}
 }
+
+// A file the user's global config includes, in a writable root that is no
+// repository (a dotfiles directory opened as the workspace), is what every
+// git on the host reads: held read-only. Twin: the files beside it.
+func TestGlobalConfigIncludeInAWorkspaceWithoutRepository(t *testing.T) {
+	ws := t.TempDir()
+	inc := filepath.Join(ws, "git", "shared.inc")
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[include]\n\tpath = "+inc+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GIT_CONFIG_GLOBAL", global)
+	if err := os.MkdirAll(filepath.Dir(inc), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(inc, []byte("[user]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, ws, Command{Argv: sh(`printf '[core]\n\tfsmonitor = curl evil\n' >> git/shared.inc; echo x > git/other`)})
+	if got := readFile(t, inc); got != "[user]\n" {
+		t.Errorf("the global config's include in the workspace was rewritten: %q", got)
+	}
+	if got := readFile(t, filepath.Join(ws, "git", "other")); got != "x\n" {
+		t.Errorf("twin: beside it was not writable: %q (%s)", got, res.Output)
+	}
+}

@@ -53,7 +53,8 @@ func GlobalFiles(getenv func(string) string) []string {
 // would expand otherwise (%(prefix)/) are left out. So are, when a hook
 // manager's hook is installed in one of those hooks directories or in the
 // git dir's hooks/, the files in the work tree whose commands it runs
-// (hookConfigs).
+// (hookConfigs). With gitDir "", only what the global files name that
+// needs no repository: their includes and an absolute hooksPath.
 func Targets(gitDir string, global []string, home string) []string {
 	var out []string
 	add := func(p string) {
@@ -65,8 +66,12 @@ func Targets(gitDir string, global []string, home string) []string {
 	if filepath.Base(gitDir) == ".git" {
 		worktree = filepath.Dir(gitDir)
 	}
-	local := filepath.Join(gitDir, "config")
-	localEntries, _ := Read(local)
+	local := ""
+	var localEntries []Entry
+	if gitDir != "" {
+		local = filepath.Join(gitDir, "config")
+		localEntries, _ = Read(local)
+	}
 	for _, e := range localEntries {
 		if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
 			worktree = path(e.Value, gitDir, home)
@@ -110,6 +115,9 @@ func Targets(gitDir string, global []string, home string) []string {
 	}
 	for _, f := range global {
 		read(f, 0)
+	}
+	if gitDir == "" {
+		return out
 	}
 	read(local, 0)
 	read(filepath.Join(gitDir, "config.worktree"), 0)

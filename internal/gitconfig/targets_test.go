@@ -116,3 +116,17 @@ func TestRead(t *testing.T) {
 		t.Errorf("a missing file: %v, %v", e, err)
 	}
 }
+
+// Without a repository, what the user's config names that needs none: its
+// includes and an absolute hooksPath; a relative hooksPath is each work
+// tree's, so none here.
+func TestTargetsOfTheGlobalConfigAlone(t *testing.T) {
+	dir := t.TempDir()
+	global := filepath.Join(dir, "gitconfig")
+	write(t, global, "[include]\n\tpath = dotfiles/git.inc\n[core]\n\thooksPath = .hooks\n")
+	write(t, filepath.Join(dir, "dotfiles", "git.inc"), "[core]\n\thooksPath = /srv/hooks\n")
+	got := Targets("", []string{global}, "")
+	if want := []string{filepath.Join(dir, "dotfiles", "git.inc"), "/srv/hooks"}; !slices.Equal(got, want) {
+		t.Errorf("Targets = %q, want %q", got, want)
+	}
+}
