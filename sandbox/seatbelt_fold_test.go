@@ -252,3 +252,25 @@ func TestOnDiskCaseKeepsCaseSensitiveNames(t *testing.T) {
 		}
 	}
 }
+
+// On macOS the profile denies what a repository's config makes git run in
+// the work tree (husky's hooks, an included config, missing or not), as it
+// denies .git/hooks. Twin: the work tree's source.
+func TestSeatbeltDeniesWhatTheRepositoryConfigRuns(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	ws := t.TempDir()
+	gitRepo(t, ws, [][2]string{{"core.hooksPath", ".husky/_"}, {"include.path", "../shared.gitconfig"}, {"include.path", "../missing.cfg"}},
+		map[string]string{".husky/_/h": "#!/bin/sh\n", ".husky/pre-commit": "npm test\n", "shared.gitconfig": "[user]\n"})
+	roots := []Root{{Path: ws, Protected: protectedFor(ws)}}
+	splitGitDirs(roots)
+	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite}, roots, 1)
+	s := parseSBPL(t, profile, params)
+	for _, rel := range []string{".husky/pre-commit", ".husky/_/h", ".husky/_/post-checkout", "shared.gitconfig", "missing.cfg", ".HUSKY/pre-commit"} {
+		if s.allowed("file-write*", filepath.Join(ws, rel)) {
+			t.Errorf("write to %s allowed", rel)
+		}
+	}
+	if !s.allowed("file-write*", filepath.Join(ws, "src", "main.go")) {
+		t.Error("twin: the work tree's source is not writable")
+	}
+}
