@@ -2,9 +2,10 @@ package approvals
 
 import (
 	"net"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/gitconfig"
 
 	"github.com/wardenhq/warden/internal/lazyre"
 )
@@ -66,28 +67,11 @@ func RepoRemoteHosts(dir string) []string {
 	if cfg == "" {
 		return nil
 	}
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		return nil
-	}
+	entries, _ := gitconfig.Read(cfg)
 	seen := map[string]bool{}
-	inRemote := false
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			inRemote = strings.HasPrefix(line, `[remote "`)
-			continue
-		}
-		if !inRemote {
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(strings.ToLower(k)) {
-		case "url", "pushurl":
-			if h := gitURLHost(strings.TrimSpace(v)); h != "" {
+	for _, e := range entries {
+		if e.Section == "remote" && e.Sub != "" && (e.Key == "url" || e.Key == "pushurl") {
+			if h := gitURLHost(e.Value); h != "" {
 				seen[NormalizeHost(h)] = true
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/gitconfig"
+
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -76,7 +78,7 @@ func (as *assessor) git(args []string) {
 		if h := gitURLHost(url); h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
 			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", h, how))
 		}
-		as.contactsRemote(gitCwd, remote)
+		as.contactsRemote(gitCwd, url)
 	case "fetch", "pull", "ls-remote", "remote":
 		if sub == "remote" && len(rest) > 0 && (rest[0] == "add" || rest[0] == "set-url") {
 			// `git remote add NAME URL`, `git remote set-url NAME URL`:
@@ -94,6 +96,9 @@ func (as *assessor) git(args []string) {
 		remote := "origin"
 		if ops := operands(rest); len(ops) > 0 && sub != "remote" {
 			remote = ops[0]
+		}
+		if u, ok := as.repointed[remote]; ok {
+			remote = u // the URL this line gave it
 		}
 		as.contactsRemote(gitCwd, remote)
 	case "clone", "submodule":
@@ -206,22 +211,10 @@ func gitRemoteHost(dir, remote string) string {
 	if cfg == "" {
 		return ""
 	}
-	data, err := os.ReadFile(cfg)
-	if err != nil {
-		return ""
-	}
-	section := fmt.Sprintf(`[remote "%s"]`, remote)
-	in := false
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			in = line == section
-			continue
-		}
-		if in {
-			if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "url" {
-				return gitURLHost(strings.TrimSpace(v))
-			}
+	entries, _ := gitconfig.Read(cfg)
+	for _, e := range entries {
+		if e.Section == "remote" && e.Sub == remote && e.Key == "url" {
+			return gitURLHost(e.Value)
 		}
 	}
 	return ""
