@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -161,5 +164,41 @@ func TestGlobalConfigIncludeInAWorkspaceWithoutRepository(t *testing.T) {
 	}
 	if got := readFile(t, filepath.Join(ws, "git", "other")); got != "x\n" {
 		t.Errorf("twin: beside it was not writable: %q (%s)", got, res.Output)
+	}
+}
+
+// A .git/hooks that is a symbolic link into the work tree (a way to share
+// hooks) cannot be held read-only: the command could point it elsewhere.
+// The run is refused, nothing runs, and the refusal names git's own way,
+// core.hooksPath. Twin: with core.hooksPath naming the same directory the
+// command runs, and the hooks stay read-only.
+func TestLinkedHooksRefusedWithTheWayOut(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	ws := t.TempDir()
+	gitRepo(t, ws, nil, map[string]string{"scripts/pre-commit": "exit 0\n"})
+	hooks := filepath.Join(ws, ".git", "hooks")
+	if err := os.RemoveAll(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../scripts", hooks); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Command{Argv: sh(`echo ran > ran`), Cwd: ws, Helper: testHelper, Policy: Policy{Workspace: []string{ws}}})
+	if err == nil || !strings.Contains(err.Error(), "core.hooksPath") {
+		t.Fatalf("err = %v, want a refusal naming core.hooksPath", err)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "ran")); err == nil {
+		t.Fatal("the command ran")
+	}
+
+	if err := os.Remove(hooks); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", ws, "config", "core.hooksPath", "scripts").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	res := run(t, ws, Command{Argv: sh(`echo ran > ran; echo x >> scripts/pre-commit`)})
+	if readFile(t, filepath.Join(ws, "ran")) != "ran\n" || readFile(t, filepath.Join(ws, "scripts", "pre-commit")) != "exit 0\n" {
+		t.Errorf("twin: with core.hooksPath the command did not run, or rewrote the hook: %s", res.Output)
 	}
 }

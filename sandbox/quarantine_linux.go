@@ -102,7 +102,12 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 				continue
 			}
 			if st, err := cfg.memo.Lstat(gp.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !gp.Writable {
-				return nil, refuse("%s is a symbolic link; Warden cannot keep it read-only (replace it with the file itself)", gp.Path)
+				hint := "replace the link with what it points to"
+				if filepath.Base(gp.Path) == "hooks" {
+					// A common way to share hooks; git's own way is kept.
+					hint = "point git at that directory instead (git config core.hooksPath DIR), which Warden keeps read-only, or replace the link with the directory"
+				}
+				return nil, refuse("%s is a symbolic link, which Warden cannot keep read-only: %s", gp.Path, hint)
 			}
 		}
 	}
