@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,12 +72,15 @@ func (as *assessor) git(args []string) {
 		// A URL, or a remote the line itself points at one: its commits go
 		// wherever the command says, unless that is one of the
 		// repository's remotes.
+		// Compared by repository, not host: the likeliest place to push a
+		// copy to is another repository on the same forge
+		// (https://TOKEN@github.com/attacker/loot).
 		url, how := remote, "which is not one of its remotes"
 		if u, ok := as.repointed[remote]; ok {
 			url, how = u, fmt.Sprintf("where this command points the remote %q", remote)
 		}
-		if h := gitURLHost(url); h != "" && !contains(RepoRemoteHosts(gitCwd), h) {
-			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", h, how))
+		if repo := gitURLRepo(url); repo != "" && !contains(repoRemoteRepos(gitCwd), repo) {
+			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", repo, how))
 		}
 		as.contactsRemote(gitCwd, url)
 	case "fetch", "pull", "ls-remote", "remote":
@@ -266,6 +270,47 @@ func gitURLHost(s string) string {
 		}
 	}
 	return ""
+}
+
+// gitURLRepo is a git URL's host and repository path, as a push's
+// destination is compared with the repository's remotes: lower case,
+// without user, password or port, a trailing slash or .git
+// ("github.com/o/r"). "" when s is no URL (a remote's name).
+func gitURLRepo(s string) string {
+	host, p := "", ""
+	if strings.Contains(s, "://") {
+		u, err := url.Parse(s)
+		if err != nil || u.Hostname() == "" {
+			return ""
+		}
+		host, p = u.Hostname(), u.Path
+	} else if m := scpLikeURL().FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
+		host = m[1]
+		_, p, _ = strings.Cut(s[strings.Index(s, m[1])+len(m[1]):], ":")
+	} else {
+		return ""
+	}
+	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
+	return strings.ToLower(strings.TrimSuffix(host+"/"+p, "/"))
+}
+
+// repoRemoteRepos lists the repositories (gitURLRepo) of the remotes in the
+// git configuration of the repository holding dir, as RepoRemoteHosts.
+func repoRemoteRepos(dir string) []string {
+	cfg := gitConfigPath(dir)
+	if dir == "" || cfg == "" {
+		return nil
+	}
+	entries, _ := gitconfig.Read(cfg)
+	var out []string
+	for _, e := range entries {
+		if e.Section == "remote" && e.Sub != "" && (e.Key == "url" || e.Key == "pushurl") {
+			if r := gitURLRepo(e.Value); r != "" {
+				out = append(out, r)
+			}
+		}
+	}
+	return out
 }
 
 // gitDiscard reports checkouts and restores that overwrite uncommitted
