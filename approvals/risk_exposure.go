@@ -32,6 +32,7 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 			expose(SystemModification, fact)
 		}
 	case "gh":
+		as.gh(args)
 		if i := wordsAt(ops, "gist", "create"); i >= 0 {
 			files := slices.DeleteFunc(slices.Clone(ops[i+2:]), func(f string) bool { return f == "-" })
 			where := "a GitHub gist"

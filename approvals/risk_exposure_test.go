@@ -83,14 +83,14 @@ func TestRiskExposure(t *testing.T) {
 		{[]string{"aws", "s3", "sync", "s3://a", "s3://b"}, RiskMedium, "", "uploads"},
 		{[]string{"gsutil", "cp", "gs://b/x", "."}, RiskMedium, "", "uploads"},
 		{[]string{"rclone", "copy", "remote:bucket", "./local"}, RiskLow, "", "uploads"},
-		{[]string{"gh", "gist", "list"}, RiskLow, "", "gist"},
+		{[]string{"gh", "gist", "list"}, RiskMedium, "contacts github.com", "uploads"},
 		{sh("git remote add upstream https://github.com/o/r.git && git fetch upstream"), RiskMedium, "contacts github.com", "pushes"},
 		{sh("git remote add mirror https://gitlab.example.org/w.git && git push mirror"), RiskMedium, "contacts gitlab.example.org", "pushes the repository"},
 		{sh("git remote set-url origin https://gitlab.example.org/w.git && git pull"), RiskMedium, "contacts gitlab.example.org", "host is unknown"},
-		{[]string{"gh", "pr", "view", "12"}, RiskLow, "", "merges"},
-		{[]string{"gh", "pr", "create", "--fill"}, RiskLow, "", ""},
-		{[]string{"gh", "repo", "edit", "--visibility", "private"}, RiskLow, "", "public"},
-		{[]string{"gh", "repo", "create", "x", "--private", "--source=.", "--push"}, RiskLow, "", "public"},
+		{[]string{"gh", "pr", "view", "12"}, RiskMedium, "contacts github.com", "merges"},
+		{[]string{"gh", "pr", "create", "--fill"}, RiskMedium, "contacts github.com", "posts"},
+		{[]string{"gh", "repo", "edit", "--visibility", "private"}, RiskMedium, "contacts github.com", "public"},
+		{[]string{"gh", "repo", "create", "x", "--private", "--source=.", "--push"}, RiskMedium, "contacts github.com", "public"},
 	})
 }
 

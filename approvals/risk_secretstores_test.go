@@ -58,7 +58,7 @@ func TestSecretsFromProgramsAndFiles(t *testing.T) {
 		{[]string{"kubectl", "get", "secrets", "-o", "name"}, RiskLow, "", "secrets"},
 		{[]string{"kubectl", "describe", "secret", "db"}, RiskLow, "", "secrets"},
 		{[]string{"kubectl", "get", "pods", "-o", "yaml"}, RiskLow, "", "secrets"},
-		{[]string{"gh", "auth", "status"}, RiskLow, "", "secrets"},
+		{[]string{"gh", "auth", "status"}, RiskMedium, "contacts github.com", "secrets"},
 		{[]string{"ps", "aux"}, RiskLow, "", "secrets"},
 		{[]string{"ps", "-ef"}, RiskLow, "", "secrets"},
 		{sh("echo $GITHUB_TOKEN"), RiskLow, "", "secrets"}, // filtered out of every command's environment

@@ -51,7 +51,7 @@ func TestRiskServices(t *testing.T) {
 		{[]string{"terraform", "apply"}, RiskLow, "", "infrastructure"},
 		{[]string{"aws", "s3", "ls", "s3://bucket"}, RiskMedium, "contacts s3.amazonaws.com", "deletes"},
 		{[]string{"aws", "ec2", "describe-instances"}, RiskLow, "", "deletes"},
-		{[]string{"gh", "repo", "view", "o/r"}, RiskLow, "", "deletes"},
+		{[]string{"gh", "repo", "view", "o/r"}, RiskMedium, "contacts github.com", "deletes"},
 		{[]string{"docker", "volume", "ls"}, RiskLow, "", "deletes"},
 		{[]string{"docker", "compose", "down"}, RiskLow, "", "volumes"},
 		{[]string{"npm", "run", "publish"}, RiskLow, "", "publishes"},
@@ -126,7 +126,7 @@ func TestRiskRemoteRuns(t *testing.T) {
 		{[]string{"curl", "-X", "POST", "-d", "a=1", "https://api.example.com"}, RiskMedium, "", "DELETE"},
 		{[]string{"curl", "https://api.example.com/delete"}, RiskMedium, "", "DELETE"},
 		{[]string{"http", "GET", "api.example.com/items"}, RiskLow, "", "DELETE"},
-		{[]string{"gh", "api", "repos/o/r"}, RiskLow, "", "DELETE"},
+		{[]string{"gh", "api", "repos/o/r"}, RiskMedium, "contacts github.com", "DELETE"},
 		{[]string{"curl", "-X", "DELETE", "http://localhost:8080/api/items/1"}, RiskMedium, "sends a DELETE request to localhost", ""},
 		{[]string{"curl", "-X", "DELETE", "http://127.0.0.1:3000/x"}, RiskMedium, "sends a DELETE request to 127.0.0.1", ""},
 	})
