@@ -1040,6 +1040,8 @@ func (as *assessor) fetch(prog string, args []string) {
 			file = a[strings.Index(a, "=")+1:]
 		case strings.HasPrefix(a, "-d@"):
 			file = a[3:]
+		case (prog == "http" || prog == "https" || prog == "xh") && !strings.HasPrefix(a, "-"):
+			file = httpieFile(a)
 		}
 		if file != "" && file != "-" {
 			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
@@ -1053,6 +1055,26 @@ func (as *assessor) fetch(prog string, args []string) {
 			}
 		}
 	}
+}
+
+// httpieSeparators are httpie's request-item separators, the longest
+// first where one begins another.
+var httpieSeparators = []string{":=@", "=@", "@", ":=", "==", "=", ":"}
+
+// httpieFile is the file an httpie request item sends: the whole body
+// (@FILE), a form file (NAME@FILE), a field's text or JSON from a file
+// (NAME=@FILE, NAME:=@FILE); "" for other items (email=a@b.com is text).
+func httpieFile(item string) string {
+	at, sep := -1, ""
+	for _, s := range httpieSeparators {
+		if i := strings.Index(item, s); i >= 0 && (at < 0 || i < at) {
+			at, sep = i, s
+		}
+	}
+	if at < 0 || !strings.HasSuffix(sep, "@") || strings.Contains(item, "://") {
+		return ""
+	}
+	return item[at+len(sep):]
 }
 
 var sshHostArg = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*)(?::.*)?$`)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -31,8 +32,22 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 		if fact := socatShell(args); fact != "" {
 			expose(SystemModification, fact)
 		}
-	case "gh":
-		as.gh(args)
+	case "glab":
+		// GitLab's gists: `glab snippet create [FILE...]`.
+		if c := parseGh(args); len(c.ops) >= 2 && c.ops[0] == "snippet" && c.ops[1] == "create" {
+			where := "a GitLab snippet"
+			if hasFlag(args, "--public", "-p") || optionValue(args, "-v", "--visibility") == "public" {
+				where = "a public GitLab snippet"
+			}
+			for _, f := range c.ops[2:] {
+				expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(f), false), where))
+				as.reads(f)
+			}
+		}
+	case "gh", "hub":
+		if prog == "gh" {
+			as.gh(args)
+		}
 		if i := wordsAt(ops, "gist", "create"); i >= 0 {
 			files := slices.DeleteFunc(slices.Clone(ops[i+2:]), func(f string) bool { return f == "-" })
 			where := "a GitHub gist"
@@ -47,6 +62,14 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 	}
 	if fact := tunnelExposure(prog, args, ops); fact != "" {
 		expose(DataExfiltration, fact)
+	}
+	if fact := as.servesFiles(prog, args); fact != "" && !as.offline() {
+		// Without the network (off, or ask: a namespace of its own) no
+		// other machine reaches it; a dev server is everyday work there.
+		as.add(RiskHigh, DataExfiltration, fact)
+	}
+	if to := mailRecipients(prog, args, ops); to != "" {
+		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("sends email to %s (%s)", to, prog))
 	}
 	if srcs, dest := cloudUpload(prog, args, ops); dest != "" {
 		for _, src := range srcs {
@@ -350,4 +373,78 @@ func readsCommands(argv []string) bool {
 	}
 	args := argv[1:]
 	return hasFlag(args, "-i", "-s") || len(operands(args)) == 0 && !hasFlag(args, "-c")
+}
+
+// servesFiles says what a command serves to other machines: a static file
+// server bound to every interface (python's http.server by default, php
+// -S on 0.0.0.0) hands out the directory, .env and .git included. ""
+// for one bound to this machine.
+func (as *assessor) servesFiles(prog string, args []string) string {
+	switch {
+	case strings.HasPrefix(prog, "python") && wordsAt(args, "-m", "http.server") >= 0:
+		bind := optionValue(args, "-b", "--bind")
+		if bind == "" {
+			bind = "0.0.0.0" // every interface, python's default
+		}
+		if loopbackAddress(bind) {
+			return ""
+		}
+		dir := optionValue(args, "-d", "--directory")
+		if dir == "" {
+			dir = "."
+		}
+		port := "8000"
+		for _, op := range operands(args[wordsAt(args, "-m", "http.server")+2:]) {
+			if _, err := strconv.Atoi(op); err == nil {
+				port = op
+				break
+			}
+		}
+		return fmt.Sprintf("serves %s to every machine that can reach port %s (python -m http.server)", as.display(as.abs(dir), false), port)
+	case prog == "php":
+		addr := optionValue(args, "-S", "")
+		host, port, _ := strings.Cut(addr, ":")
+		if addr == "" || loopbackAddress(host) {
+			return ""
+		}
+		dir := optionValue(args, "-t", "")
+		if dir == "" {
+			dir = "."
+		}
+		return fmt.Sprintf("serves %s to every machine that can reach port %s (php -S)", as.display(as.abs(dir), false), port)
+	}
+	return ""
+}
+
+// loopbackAddress says whether a server bound to addr is reachable from
+// this machine only.
+func loopbackAddress(addr string) bool {
+	addr = strings.Trim(addr, "[]")
+	return addr == "localhost" || strings.HasPrefix(addr, "127.") || addr == "::1"
+}
+
+// mailRecipients lists whom a mail command sends to ("" for none): the
+// operands of mail, mailx, mutt, sendmail, msmtp and ssmtp that are
+// addresses, swaks --to, git send-email --to.
+func mailRecipients(prog string, args, ops []string) string {
+	var to []string
+	switch prog {
+	case "mail", "mailx", "mutt", "sendmail", "msmtp", "ssmtp", "neomutt":
+		for _, op := range ops {
+			if strings.Contains(op, "@") && !strings.ContainsAny(op, "/ ") {
+				to = append(to, op)
+			}
+		}
+	case "swaks":
+		to = append(to, optionValue(args, "-t", "--to"))
+	case "git":
+		if len(ops) > 0 && ops[0] == "send-email" {
+			to = append(to, optionValue(args, "--to", "--to"))
+			if to[0] == "" {
+				to[0] = "the configured recipients"
+			}
+		}
+	}
+	to = slices.DeleteFunc(to, func(s string) bool { return s == "" })
+	return strings.Join(to, ", ")
 }

@@ -20,6 +20,7 @@ var ghValueFlags = map[string]bool{
 	"--input": true, "-q": true, "--jq": true, "--template": true, "--hostname": true, "-n": true,
 	"--notes": true, "--notes-file": true, "--target": true, "-d": true, "--desc": true, "-r": true,
 	"--reviewer": true, "-e": true, "--env": true, "-c": true, "--cache": true, "--json": true,
+	"--visibility": true, "--filename": true, "-D": true, "--description": true,
 }
 
 // ghLocal are gh's commands that stay on this machine.
@@ -28,6 +29,7 @@ var ghLocal = map[string]bool{"help": true, "version": true, "completion": true,
 // ghCall is what a gh command line says.
 type ghCall struct {
 	cmd      []string // the command words: "issue", "create"
+	ops      []string // every operand, the command words first
 	repo     string   // -R/--repo, as written
 	method   string   // gh api's -X
 	endpoint string   // gh api's endpoint
@@ -78,7 +80,7 @@ func parseGh(args []string) ghCall {
 			c.files = append(c.files, value)
 		}
 	}
-	c.cmd = ops[:min(2, len(ops))]
+	c.cmd, c.ops = ops[:min(2, len(ops))], ops
 	if len(ops) > 2 && len(c.cmd) == 2 && c.cmd[0] == "release" && c.cmd[1] == "upload" {
 		for _, asset := range ops[3:] { // TAG, then the assets (FILE#label)
 			f, _, _ := strings.Cut(asset, "#")
