@@ -94,7 +94,7 @@ func TestRiskExposure(t *testing.T) {
 		{[]string{"gh", "pr", "view", "12"}, RiskMedium, "contacts github.com", "merges"},
 		{[]string{"gh", "pr", "create", "--fill"}, RiskMedium, "contacts github.com", "posts"},
 		{[]string{"gh", "repo", "edit", "--visibility", "private"}, RiskMedium, "contacts github.com", "public"},
-		{[]string{"gh", "repo", "create", "x", "--private", "--source=.", "--push"}, RiskMedium, "contacts github.com", "public"},
+		{[]string{"gh", "repo", "create", "x", "--private", "--source=.", "--push"}, RiskHigh, "pushes the repository to a new repository x on GitHub", "public"},
 	})
 }
 

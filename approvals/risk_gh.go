@@ -115,6 +115,18 @@ func (as *assessor) gh(args []string) {
 			as.reads(f)
 		}
 	}
+	if strings.Join(c.cmd, " ") == "repo create" && hasFlag(args, "--push") {
+		// A new repository is none of the remotes, private or not: with a
+		// token on the line, the attacker's.
+		name := "a new repository"
+		if len(c.ops) > 2 {
+			name = ghRepo(c.ops[2], host)
+			if !strings.Contains(c.ops[2], "/") {
+				name = "a new repository " + c.ops[2]
+			}
+		}
+		expose(fmt.Sprintf("pushes the repository to %s on GitHub (gh repo create --push)", name))
+	}
 	own := repoRemoteRepos(as.ctx.Cwd)
 	if c.cmd[0] == "api" {
 		target := ghEndpointRepo(c.endpoint)
