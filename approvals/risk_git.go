@@ -40,7 +40,7 @@ func (as *assessor) git(args []string) {
 	case "config":
 		as.gitConfigCommand(gitCwd, rest)
 	case "push":
-		force := false
+		force, repoOpt := false, ""
 		var refs []string
 		for _, a := range rest {
 			switch {
@@ -52,6 +52,8 @@ func (as *assessor) git(args []string) {
 				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
 			case !strings.HasPrefix(a, "-"):
 				refs = append(refs, a)
+			case strings.HasPrefix(a, "--repo="):
+				repoOpt = strings.TrimPrefix(a, "--repo=")
 			}
 		}
 		for _, r := range refs[min(1, len(refs)):] {
@@ -68,6 +70,8 @@ func (as *assessor) git(args []string) {
 		remote := "origin"
 		if len(refs) > 0 {
 			remote = refs[0]
+		} else if repoOpt != "" {
+			remote = repoOpt // --repo: the remote when none is named
 		}
 		// A URL, or a remote the line itself points at one: its commits go
 		// wherever the command says, unless that is one of the

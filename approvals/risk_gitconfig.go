@@ -202,9 +202,10 @@ func gitOptionsRun(args []string) bool {
 
 // gitSetting is one key set for a single command by a git global option.
 type gitSetting struct {
-	key  string
-	text string // as written: -c key=value, --config-env=key=VAR
-	risk configRisk
+	key   string
+	value string // "" when not on the line (--config-env)
+	text  string // as written: -c key=value, --config-env=key=VAR
+	risk  configRisk
 }
 
 // gitConfigOptions reads the -c and --config-env options before the
@@ -220,7 +221,7 @@ func gitConfigOptions(args []string) []gitSetting {
 			if !hasValue {
 				v = "true" // `-c key` alone sets a boolean
 			}
-			out = append(out, gitSetting{k, "-c " + args[i], gitConfigRisk(k, v, true)})
+			out = append(out, gitSetting{k, v, "-c " + args[i], gitConfigRisk(k, v, true)})
 		case (a == "--config-env" && i+1 < len(args)) || strings.HasPrefix(a, "--config-env="):
 			spec := strings.TrimPrefix(a, "--config-env=")
 			if a == "--config-env" {
@@ -228,7 +229,7 @@ func gitConfigOptions(args []string) []gitSetting {
 				spec = args[i]
 			}
 			k, _, _ := strings.Cut(spec, "=")
-			out = append(out, gitSetting{k, "--config-env=" + spec, gitConfigRisk(k, "", false)})
+			out = append(out, gitSetting{k, "", "--config-env=" + spec, gitConfigRisk(k, "", false)})
 		case gitValueOption(a) && i+1 < len(args):
 			i++
 		}
@@ -242,6 +243,7 @@ func gitConfigOptions(args []string) []gitSetting {
 // (core.fsmonitor=, core.hooksPath=/dev/null, core.pager=cat) are not.
 func (as *assessor) gitOneShot(args []string) {
 	for _, s := range gitConfigOptions(args) {
+		as.remoteRedirect(s.key, s.value, s.text)
 		switch s.risk {
 		case configRuns:
 			as.add(RiskHigh, SystemModification, "makes git run a program Warden cannot analyse ("+s.text+")")
@@ -505,6 +507,9 @@ func (as *assessor) gitEnvironment(code, raw string) {
 		case strings.HasPrefix(name, "GIT_CONFIG_KEY_"):
 			v, vk := gitEnvValue(raw, "GIT_CONFIG_VALUE_"+strings.TrimPrefix(name, "GIT_CONFIG_KEY_"))
 			r = gitConfigRisk(value, v, known && vk)
+			if known && vk {
+				as.remoteRedirect(value, v, name+"="+value)
+			}
 		case name == "GIT_CONFIG_PARAMETERS":
 			r = configRuns // not parsed: fail closed
 		case name == "GIT_CONFIG" || name == "GIT_CONFIG_GLOBAL" || name == "GIT_CONFIG_SYSTEM" || name == "GIT_TEMPLATE_DIR" || name == "GIT_EXEC_PATH":
@@ -579,4 +584,18 @@ func rawCommandLine(a *Analysis) string {
 		}
 	}
 	return b.String()
+}
+
+// remoteRedirect judges a remote's URL set for one command (-c
+// remote.origin.pushurl=URL, GIT_CONFIG_KEY_n): the command's pushes and
+// fetches go there, and one that is none of the repository's remotes is
+// where a copy of it would be pushed.
+func (as *assessor) remoteRedirect(key, value, text string) {
+	section, sub, name := splitConfigKey(key)
+	if section != "remote" || sub == "" || name != "url" && name != "pushurl" {
+		return
+	}
+	if repo := gitURLRepo(value); repo != "" && !contains(repoRemoteRepos(as.ctx.Cwd), repo) {
+		as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("sends the remote %q's pushes to %s, which is not one of its remotes (%s)", sub, repo, text))
+	}
 }
