@@ -118,14 +118,14 @@ func (as *assessor) gh(args []string) {
 	if strings.Join(c.cmd, " ") == "repo create" && hasFlag(args, "--push") {
 		// A new repository is none of the remotes, private or not: with a
 		// token on the line, the attacker's.
-		name := "a new repository"
-		if len(c.ops) > 2 {
-			name = ghRepo(c.ops[2], host)
-			if !strings.Contains(c.ops[2], "/") {
-				name = "a new repository " + c.ops[2]
-			}
+		name := "a new repository on GitHub"
+		switch {
+		case len(c.ops) > 2 && strings.Contains(c.ops[2], "/"):
+			name = ghRepo(c.ops[2], host) + ", a new repository"
+		case len(c.ops) > 2:
+			name = "a new repository " + c.ops[2] + " on GitHub"
 		}
-		expose(fmt.Sprintf("pushes the repository to %s on GitHub (gh repo create --push)", name))
+		expose(fmt.Sprintf("pushes the repository to %s (gh repo create --push)", name))
 	}
 	own := repoRemoteRepos(as.ctx.Cwd)
 	if c.cmd[0] == "api" {
