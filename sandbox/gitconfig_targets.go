@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
 )
@@ -62,7 +61,7 @@ func protectConfigTargets(roots []Root) {
 				}
 				continue
 			}
-			add := append(linksAbove(r.Path, t), t)
+			add := []string{t}
 			if t == r.Path {
 				add = add[:0]
 				for _, h := range gitHookNames {
@@ -87,24 +86,4 @@ func owningGitDir(git []GitPath, p string) string {
 		}
 	}
 	return owner
-}
-
-// linksAbove lists the symbolic links between root and p: git follows them
-// to p at each use, and the command could replace one with a directory of
-// its own. As protected paths they refuse the run (newGuard: a link cannot
-// be held read-only), which names them.
-func linksAbove(root, p string) []string {
-	var out []string
-	rel, err := filepath.Rel(root, filepath.Dir(p))
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return nil
-	}
-	dir := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		dir = filepath.Join(dir, part)
-		if st, err := os.Lstat(dir); err == nil && st.Mode()&os.ModeSymlink != 0 {
-			out = append(out, dir)
-		}
-	}
-	return out
 }

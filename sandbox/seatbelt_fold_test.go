@@ -274,3 +274,33 @@ func TestSeatbeltDeniesWhatTheRepositoryConfigRuns(t *testing.T) {
 		t.Error("twin: the work tree's source is not writable")
 	}
 }
+
+// On macOS a protected path reached through a link in the root is held by
+// denying writes to the link itself (no refusal needed): a command can
+// neither remove ~/.config nor write through it. Twin: the dotfiles
+// directory's other files.
+func TestSeatbeltDeniesTheLinkAboveAProtectedPath(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "dotfiles", "config", "warden"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("dotfiles/config", filepath.Join(ws, ".config")); err != nil {
+		t.Fatal(err)
+	}
+	pol := Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true,
+		ProtectedPaths: []string{filepath.Join(ws, ".config", "warden")}}
+	roots, err := pol.Roots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile, params := SeatbeltProfile(pol, roots, 1)
+	s := parseSBPL(t, profile, params)
+	for _, p := range []string{filepath.Join(ws, ".config"), filepath.Join(ws, ".config", "warden", "config.toml"), filepath.Join(ws, "dotfiles", "config", "warden", "x")} {
+		if s.allowed("file-write*", p) {
+			t.Errorf("write to %s allowed", p)
+		}
+	}
+	if !s.allowed("file-write*", filepath.Join(ws, "dotfiles", "README")) {
+		t.Error("twin: the dotfiles directory is not writable")
+	}
+}
