@@ -217,6 +217,11 @@ func isSecretPath(p string) bool {
 	if base == "environ" && strings.Contains(p, "proc/") {
 		return true
 	}
+	// The service account token Kubernetes mounts into every pod (an
+	// agent in a dev container on a cluster reads the cluster's keys).
+	if strings.Contains(p, "run/secrets/kubernetes.io/") {
+		return true
+	}
 	if base == ".env" || strings.HasPrefix(base, ".env*") {
 		return true
 	}

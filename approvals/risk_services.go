@@ -359,6 +359,16 @@ func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
 		argv = []string{"sh", "-c", strings.Join(remote, " ")}
 	}
 	shown := DisplayCommand(argv)
+	for _, w := range remote {
+		for _, f := range strings.Fields(w) {
+			// In a container, /run/secrets/NAME is Docker's and Compose's
+			// secrets as well.
+			if f = strings.Trim(f, `"'`); isSecretPath(f) || strings.HasPrefix(f, "/run/secrets/") {
+				// Its output comes back here, to the agent.
+				as.readsSecret(fmt.Sprintf("%s on %s", f, where))
+			}
+		}
+	}
 	if Analyze(argv).KnownSafe() {
 		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
 		return

@@ -108,6 +108,11 @@ func TestRiskRemoteRuns(t *testing.T) {
 		{[]string{"ssh", "-tt", "-J", "bastion", "ops@prod", "bash", "deploy.sh"}, RiskHigh, "runs commands on prod", ""},
 		{[]string{"kubectl", "exec", "web-1", "-c", "app", "--", "rm", "-rf", "/data"}, RiskHigh, "runs commands on the pod web-1", ""},
 		{[]string{"docker", "exec", "-u", "postgres", "db", "psql", "-c", "DROP TABLE x"}, RiskHigh, "runs commands on the container db, where no sandbox confines them: `psql -c 'DROP TABLE x'`", ""},
+		// secrets read elsewhere come back to the agent
+		{sh(`kubectl exec -it web -- sh -c "cat /var/run/secrets/kubernetes.io/serviceaccount/token"`), RiskHigh, "reads secrets: /var/run/secrets/kubernetes.io/serviceaccount/token on the pod web", ""},
+		{[]string{"docker", "exec", "app", "cat", "/run/secrets/db_password"}, RiskHigh, "reads secrets: /run/secrets/db_password on the container app", ""},
+		{[]string{"ssh", "deploy@prod.example.com", "cat", "~/.aws/credentials"}, RiskHigh, "reads secrets: ~/.aws/credentials on prod.example.com", ""},
+		{[]string{"cat", "/var/run/secrets/kubernetes.io/serviceaccount/token"}, RiskHigh, "reads secrets", ""},
 		{[]string{"ansible-playbook", "-i", "prod", "deploy.yml"}, RiskHigh, "runs Ansible tasks on remote hosts", ""},
 		{[]string{"curl", "-X", "DELETE", "https://api.example.com/v1/users/1"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
 		{[]string{"curl", "-XDELETE", "https://api.example.com/v1/x"}, RiskHigh, "sends a DELETE request to api.example.com", ""},
