@@ -30,9 +30,12 @@ func Read(path string) ([]Entry, error) {
 	section, sub := "", ""
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20) // lines up to 1 MB
-	pending := ""
+	pending, first := "", true
 	for sc.Scan() {
 		line := pending + sc.Text()
+		if first {
+			line, first = strings.TrimPrefix(line, "\ufeff"), false // git skips a UTF-8 BOM
+		}
 		pending = ""
 		if strings.HasSuffix(line, `\`) && !strings.HasSuffix(line, `\\`) {
 			pending = strings.TrimSuffix(line, `\`) // continued on the next line

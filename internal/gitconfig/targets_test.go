@@ -33,6 +33,7 @@ func TestTargets(t *testing.T) {
 		{name: "absolute", config: "[core]\n\thooksPath = /srv/hooks\n", want: []string{"/srv/hooks"}},
 		{name: "quoted with a comment", config: "[core]\n\thooksPath = \".git hooks\" # the team's\n", want: []string{".git hooks"}},
 		{name: "section on the key's line, any case", config: "[CORE] HooksPath = h\n", want: []string{"h"}},
+		{name: "a byte order mark first, as Windows editors write", config: "\ufeff[core]\n\thooksPath = .githooks\n", want: []string{".githooks"}},
 		{name: "include relative to the git dir", config: "[include]\n\tpath = ../shared.gitconfig\n", want: []string{"shared.gitconfig"}},
 		{
 			name:   "includeIf whatever the condition, and what it includes",
