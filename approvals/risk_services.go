@@ -93,10 +93,25 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 			high(SystemModification, "changes infrastructure without a review (%s apply -auto-approve)", prog)
 		}
 	case "pulumi", "cdk", "cdktf", "sst":
-		if at("destroy") >= 0 {
+		switch {
+		case at("destroy") >= 0:
 			high(DataDeletion, "destroys the stack's cloud resources (%s destroy)", prog)
+		case prog == "pulumi" && at("up") == 0 && hasFlag(args, "--yes", "-y", "-f", "--skip-preview"),
+			prog != "pulumi" && at("deploy") == 0 && (prog == "sst" || hasFlag(args, "--require-approval=never") || optionValue(args, "--require-approval", "--require-approval") == "never" || hasFlag(args, "--auto-approve")):
+			high(SystemModification, "changes cloud resources without a review (%s)", cmd(0, 1))
+		case at("up") == 0 || at("deploy") == 0:
+			medium(SystemModification, "changes cloud resources after a review it shows (%s)", cmd(0, 1))
 		}
+	case "vercel", "netlify", "fly", "flyctl", "firebase", "wrangler", "railway", "serverless", "sls", "sam", "eb", "gcloud":
+		if fact := deploys(prog, args, ops); fact != "" {
+			high(SystemModification, "%s", fact)
+		}
+	}
+	switch prog {
 	case "aws":
+		if at("lambda", "update-function-code") >= 0 {
+			high(SystemModification, "replaces the code of the Lambda function %s (aws lambda update-function-code)", optionValue(args, "--function-name", "--function-name"))
+		}
 		for i := 0; i+1 < len(ops); i++ {
 			service, verb := ops[i], ops[i+1]
 			if service == "s3" && (verb == "rm" || verb == "rb") || service == "s3" && verb == "sync" && hasFlag(args, "--delete") ||
@@ -457,4 +472,32 @@ func (as *assessor) remoteEffects(prog string, args, ops []string) {
 		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), remoteLevel(host), DataDeletion,
 			fmt.Sprintf("sends a DELETE request to %s", host))
 	}
+}
+
+// deploys says what a hosting tool's command puts live: the workspace's
+// code published at the service's production address, where everyone
+// reaches it (a preview deploy, at an address of its own, is not); "" for
+// none.
+func deploys(prog string, args, ops []string) string {
+	at := func(words ...string) int { return wordsAt(ops, words...) }
+	prod := hasFlag(args, "--prod", "--production")
+	switch {
+	case prog == "vercel" && prod && (len(ops) == 0 || ops[0] == "deploy"):
+		return "deploys to production on Vercel (vercel --prod)"
+	case prog == "netlify" && at("deploy") == 0 && prod:
+		return "deploys to production on Netlify (netlify deploy --prod)"
+	case (prog == "fly" || prog == "flyctl") && at("deploy") == 0:
+		return "deploys the app on Fly.io (" + prog + " deploy)"
+	case prog == "firebase" && at("deploy") == 0:
+		return "deploys to Firebase (firebase deploy)"
+	case prog == "wrangler" && (at("deploy") == 0 || at("publish") == 0):
+		return "deploys the Worker on Cloudflare (wrangler " + ops[0] + ")"
+	case prog == "railway" && at("up") == 0:
+		return "deploys the project on Railway (railway up)"
+	case (prog == "serverless" || prog == "sls" || prog == "sam" || prog == "eb") && at("deploy") == 0:
+		return "deploys the service (" + prog + " deploy)"
+	case prog == "gcloud" && (at("run", "deploy") == 0 || at("app", "deploy") == 0 || at("functions", "deploy") == 0):
+		return "deploys to Google Cloud (gcloud " + ops[0] + " deploy)"
+	}
+	return ""
 }

@@ -164,3 +164,35 @@ func TestRiskPublishesAndClusterChanges(t *testing.T) {
 		{[]string{"helm", "template", "./chart"}, RiskLow, "", "changes"},
 	})
 }
+
+// TestRiskDeploys: what puts the workspace's code live at a service's
+// production address, or changes cloud resources without a review, is
+// high, named; as terraform apply -auto-approve is. Twins: a preview
+// deploy, a plan shown first, reads.
+func TestRiskDeploys(t *testing.T) {
+	ctx := looseContext(t)
+	checkRisk(t, ctx, []riskCase{
+		{[]string{"vercel", "--prod"}, RiskHigh, "deploys to production on Vercel (vercel --prod)", ""},
+		{[]string{"vercel", "deploy", "--prod", "--yes"}, RiskHigh, "deploys to production on Vercel", ""},
+		{[]string{"netlify", "deploy", "--prod", "--dir", "dist"}, RiskHigh, "deploys to production on Netlify (netlify deploy --prod)", ""},
+		{[]string{"fly", "deploy"}, RiskHigh, "deploys the app on Fly.io (fly deploy)", ""},
+		{[]string{"flyctl", "deploy", "--remote-only"}, RiskHigh, "deploys the app on Fly.io (flyctl deploy)", ""},
+		{[]string{"firebase", "deploy", "--only", "hosting"}, RiskHigh, "deploys to Firebase (firebase deploy)", ""},
+		{[]string{"wrangler", "deploy"}, RiskHigh, "deploys the Worker on Cloudflare (wrangler deploy)", ""},
+		{[]string{"gcloud", "run", "deploy", "web", "--source", "."}, RiskHigh, "deploys to Google Cloud (gcloud run deploy)", ""},
+		{[]string{"sls", "deploy", "--stage", "prod"}, RiskHigh, "deploys the service (sls deploy)", ""},
+		{[]string{"aws", "lambda", "update-function-code", "--function-name", "prod", "--zip-file", "fileb://f.zip"}, RiskHigh, "replaces the code of the Lambda function prod", ""},
+		{[]string{"pulumi", "up", "--yes"}, RiskHigh, "changes cloud resources without a review (pulumi up)", ""},
+		{[]string{"cdk", "deploy", "--require-approval", "never"}, RiskHigh, "changes cloud resources without a review (cdk deploy)", ""},
+		// twins
+		{[]string{"vercel"}, RiskLow, "", "deploys"},
+		{[]string{"vercel", "logs", "web"}, RiskLow, "", "deploys"},
+		{[]string{"netlify", "deploy", "--dir", "dist"}, RiskLow, "", "production"},
+		{[]string{"pulumi", "up"}, RiskMedium, "after a review it shows", "without"},
+		{[]string{"pulumi", "preview"}, RiskLow, "", "changes"},
+		{[]string{"cdk", "diff"}, RiskLow, "", "changes"},
+		{[]string{"fly", "status"}, RiskLow, "", "deploys"},
+		{[]string{"gcloud", "run", "services", "list"}, RiskLow, "", "deploys"},
+		{[]string{"aws", "lambda", "get-function", "--function-name", "prod"}, RiskLow, "", "replaces"},
+	})
+}
