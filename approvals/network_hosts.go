@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/gitconfig"
-
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -60,20 +58,10 @@ func KnownRegistry(host string) string {
 // the repository holding dir (read on the host, where the sandbox cannot
 // have changed it), sorted.
 func RepoRemoteHosts(dir string) []string {
-	if dir == "" {
-		return nil
-	}
-	cfg := gitConfigPath(dir)
-	if cfg == "" {
-		return nil
-	}
-	entries, _ := gitconfig.Read(cfg)
 	seen := map[string]bool{}
-	for _, e := range entries {
-		if e.Section == "remote" && e.Sub != "" && (e.Key == "url" || e.Key == "pushurl") {
-			if h := gitURLHost(e.Value); h != "" {
-				seen[NormalizeHost(h)] = true
-			}
+	for _, e := range remoteURLs(dir) {
+		if h := gitURLHost(e.Value); h != "" {
+			seen[NormalizeHost(h)] = true
 		}
 	}
 	return sortedKeys(seen)

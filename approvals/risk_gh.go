@@ -24,7 +24,7 @@ var ghValueFlags = map[string]bool{
 }
 
 // ghLocal are gh's commands that stay on this machine.
-var ghLocal = map[string]bool{"help": true, "version": true, "completion": true, "alias": true, "config": true, "--version": true}
+var ghLocal = map[string]bool{"help": true, "version": true, "completion": true, "alias": true, "config": true}
 
 // ghCall is what a gh command line says.
 type ghCall struct {
@@ -181,13 +181,13 @@ func ghMutation(fields []string) bool {
 // ghRepo is -R's value as gitURLRepo reads a remote: [HOST/]OWNER/REPO or a
 // URL.
 func ghRepo(r, host string) string {
-	if strings.Contains(r, "://") || strings.Contains(r, "@") {
-		return gitURLRepo(r)
+	if !strings.Contains(r, "://") && !strings.Contains(r, "@") {
+		if strings.Count(r, "/") < 2 {
+			r = host + "/" + r
+		}
+		r = "https://" + r
 	}
-	if strings.Count(r, "/") < 2 {
-		r = host + "/" + r
-	}
-	return strings.ToLower(strings.TrimSuffix(strings.Trim(r, "/"), ".git"))
+	return gitURLRepo(r)
 }
 
 // ghEndpointRepo is the OWNER/REPO an API endpoint is about

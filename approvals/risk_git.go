@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
@@ -215,17 +216,29 @@ func gitRemoteHost(dir, remote string) string {
 	if h := gitURLHost(remote); h != "" {
 		return h
 	}
-	cfg := gitConfigPath(dir)
-	if cfg == "" {
-		return ""
-	}
-	entries, _ := gitconfig.Read(cfg)
-	for _, e := range entries {
-		if e.Section == "remote" && e.Sub == remote && e.Key == "url" {
+	for _, e := range remoteURLs(dir) {
+		if e.Sub == remote && e.Key == "url" {
 			return gitURLHost(e.Value)
 		}
 	}
 	return ""
+}
+
+// remoteURLs are the url and pushurl entries of the remotes in the git
+// configuration of the repository holding dir (read on the host, where the
+// sandbox cannot have changed it), in the file's order.
+func remoteURLs(dir string) []gitconfig.Entry {
+	cfg := ""
+	if dir != "" {
+		cfg = gitConfigPath(dir)
+	}
+	if cfg == "" {
+		return nil
+	}
+	entries, _ := gitconfig.Read(cfg)
+	return slices.DeleteFunc(entries, func(e gitconfig.Entry) bool {
+		return e.Section != "remote" || e.Sub == "" || e.Key != "url" && e.Key != "pushurl"
+	})
 }
 
 // gitConfigPath finds .git/config from dir upward, following worktree
@@ -301,17 +314,10 @@ func gitURLRepo(s string) string {
 // repoRemoteRepos lists the repositories (gitURLRepo) of the remotes in the
 // git configuration of the repository holding dir, as RepoRemoteHosts.
 func repoRemoteRepos(dir string) []string {
-	cfg := gitConfigPath(dir)
-	if dir == "" || cfg == "" {
-		return nil
-	}
-	entries, _ := gitconfig.Read(cfg)
 	var out []string
-	for _, e := range entries {
-		if e.Section == "remote" && e.Sub != "" && (e.Key == "url" || e.Key == "pushurl") {
-			if r := gitURLRepo(e.Value); r != "" {
-				out = append(out, r)
-			}
+	for _, e := range remoteURLs(dir) {
+		if r := gitURLRepo(e.Value); r != "" {
+			out = append(out, r)
 		}
 	}
 	return out

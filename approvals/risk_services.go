@@ -39,6 +39,9 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 	cmd := func(from, n int) string { // the subcommand as written, for the fact
 		return prog + " " + strings.Join(ops[from:min(from+n, len(ops))], " ")
 	}
+	if fact := deploys(prog, args, ops); fact != "" {
+		high(SystemModification, "%s", fact)
+	}
 	switch prog {
 	case "docker", "podman", "nerdctl":
 		switch {
@@ -102,12 +105,6 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		case at("up") == 0 || at("deploy") == 0:
 			medium(SystemModification, "changes cloud resources after a review it shows (%s)", cmd(0, 1))
 		}
-	case "vercel", "netlify", "fly", "flyctl", "firebase", "wrangler", "railway", "serverless", "sls", "sam", "eb", "gcloud":
-		if fact := deploys(prog, args, ops); fact != "" {
-			high(SystemModification, "%s", fact)
-		}
-	}
-	switch prog {
 	case "aws":
 		if at("lambda", "update-function-code") >= 0 {
 			high(SystemModification, "replaces the code of the Lambda function %s (aws lambda update-function-code)", optionValue(args, "--function-name", "--function-name"))

@@ -94,20 +94,20 @@ func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []st
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
 		out = append(out, filepath.Clean(g))
 	}
-	return append(out, gitConfigTargets(workspaces)...)
+	return append(out, res.gitConfigTargets(workspaces)...)
 }
 
 // gitConfigTargets are what the config of each workspace's repository (or
 // the user's) makes git run or obey inside that workspace: its
 // core.hooksPath, the files it includes (gitconfig.Targets). The sandbox
 // finds them again at each run; here they make a patch to them ask.
-func gitConfigTargets(workspaces []string) []string {
+func (r resolver) gitConfigTargets(workspaces []string) []string {
 	var out []string
 	h, _ := home()
-	global := gitconfig.GlobalFiles(os.Getenv)
+	find := gitconfig.NewFinder(gitconfig.GlobalFiles(os.Getenv), h)
 	for _, ws := range workspaces {
-		for _, t := range gitconfig.Targets(filepath.Join(ws, ".git"), global, h) {
-			if rel, err := filepath.Rel(ws, t); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, "../") && !slices.Contains(out, t) {
+		for _, t := range find.Targets(filepath.Join(ws, ".git")) {
+			if t != ws && r.holdsAny(ws, []string{t}) && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}

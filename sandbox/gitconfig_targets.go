@@ -37,14 +37,14 @@ var gitHookNames = []string{
 // directory that is a writable root itself keeps only its hooks.
 func protectConfigTargets(roots []Root) {
 	home, _ := os.UserHomeDir()
-	global := gitconfig.GlobalFiles(os.Getenv)
+	find := gitconfig.NewFinder(gitconfig.GlobalFiles(os.Getenv), home)
 	// The user's own config names some without any repository: a
 	// dotfiles directory opened as the workspace holds what it includes.
-	targets := gitconfig.Targets("", global, home)
+	targets := find.Targets("")
 	for _, r := range roots {
 		for _, gp := range r.Git {
 			if gp.Writable {
-				targets = append(targets, gitconfig.Targets(gp.Path, global, home)...)
+				targets = append(targets, find.Targets(gp.Path)...)
 			}
 		}
 	}

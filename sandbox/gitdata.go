@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	"bufio"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/gitconfig"
 )
 
 // A repository's git dir holds two kinds of files. Its data (objects, refs,
@@ -150,27 +151,12 @@ func IsGitDir(dir string) bool {
 // relative to the config, inside the git dir: git obeys them as it obeys
 // the config.
 func gitIncludes(dir string) []string {
-	f, err := os.Open(filepath.Join(dir, "config"))
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
+	entries, _ := gitconfig.Read(filepath.Join(dir, "config"))
 	var out []string
-	include := false
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			sec := strings.ToLower(strings.TrimLeft(line, "[ \t"))
-			include = strings.HasPrefix(sec, "include")
-			continue
-		}
-		k, v, ok := strings.Cut(line, "=")
-		if !include || !ok || !strings.EqualFold(strings.TrimSpace(k), "path") {
-			continue
-		}
-		v = strings.Trim(strings.TrimSpace(v), `"`)
-		if v == "" || filepath.IsAbs(v) || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(") {
+	for _, e := range entries {
+		v := e.Value
+		if e.Key != "path" || e.Section != "include" && e.Section != "includeif" ||
+			v == "" || filepath.IsAbs(v) || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(") {
 			continue
 		}
 		if p := filepath.Join(dir, v); within(dir, p) && p != dir {

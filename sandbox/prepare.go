@@ -12,7 +12,7 @@ func PrepareRun(pol Policy, helper string) {
 	if pol.Validate() != nil {
 		return
 	}
-	StartHelper(pol, helper)
+	prestartHelper(pol, helper)
 	if pol.mode() == WorkspaceWrite && scansRoots() {
 		if roots, err := pol.Roots(); err == nil {
 			scanRoots(roots, true)
@@ -26,11 +26,7 @@ func PrepareRun(pol Policy, helper string) {
 // those two. Nothing else of pol counts; PrepareRun after it starts no
 // second helper.
 func StartHelper(pol Policy, helper string) {
-	if _, err := ParseMode(string(pol.Mode)); err != nil {
-		return
+	if pol.Validate() == nil {
+		prestartHelper(pol, helper)
 	}
-	if _, err := ParseNetworkMode(string(pol.Network)); err != nil {
-		return
-	}
-	prestartHelper(pol, helper)
 }

@@ -639,13 +639,7 @@ func copyAt(src int, name string, dst int, dname string, budget *int64) error {
 // whoever follows p goes through it, and a sandboxed command may replace
 // it (the root is writable), where no mount can pin a link.
 func linkAbove(root, p string, m *pathmemo.Memo) string {
-	rel, err := filepath.Rel(root, filepath.Dir(p))
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return ""
-	}
-	dir := root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		dir = filepath.Join(dir, part)
+	for _, dir := range pinnedDirs(root, []string{p}) { // shallowest first
 		st, err := m.Lstat(dir)
 		if err != nil {
 			return "" // missing from here down: nothing to follow

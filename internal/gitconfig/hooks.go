@@ -16,13 +16,15 @@ import (
 // much what git runs as the hook itself.
 
 // hookRunners are the managers known: a hook whose text holds marker runs
-// the commands of configs (relative to the work tree).
+// the commands of configs (relative to the work tree), and of the file its
+// --config names when configArg.
 var hookRunners = []struct {
-	marker  string
-	configs []string
+	marker    string
+	configs   []string
+	configArg bool
 }{
-	{"hook-impl", []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}},
-	{"lefthook", lefthookConfigs()},
+	{"hook-impl", []string{".pre-commit-config.yaml", ".pre-commit-config.yml"}, true},
+	{"lefthook", lefthookConfigs(), false},
 }
 
 // lefthookConfigs are the files and directories lefthook reads: its config
@@ -38,8 +40,8 @@ func lefthookConfigs() []string {
 	return out
 }
 
-// preCommitConfig finds pre-commit's --config argument in its hook.
-var preCommitConfig = lazyre.New(`--config[= ]["']?([^"'\s)]+)`)
+// configArg finds a --config argument in a hook (pre-commit's).
+var configArg = lazyre.New(`--config[= ]["']?([^"'\s)]+)`)
 
 // maxHookSize bounds what is read of one hook: hook managers' hooks are a
 // few kilobytes.
@@ -65,9 +67,10 @@ func hookConfigs(dir, worktree string) []string {
 			for _, c := range r.configs {
 				out = append(out, filepath.Join(worktree, c))
 			}
-		}
-		if strings.Contains(text, hookRunners[0].marker) {
-			for _, m := range preCommitConfig().FindAllStringSubmatch(text, -1) {
+			if !r.configArg {
+				continue
+			}
+			for _, m := range configArg().FindAllStringSubmatch(text, -1) {
 				if p := path(m[1], worktree, ""); p != "" {
 					out = append(out, p)
 				}

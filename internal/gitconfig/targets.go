@@ -56,6 +56,35 @@ func GlobalFiles(getenv func(string) string) []string {
 // (hookConfigs). With gitDir "", only what the global files name that
 // needs no repository: their includes and an absolute hooksPath.
 func Targets(gitDir string, global []string, home string) []string {
+	return NewFinder(global, home).Targets(gitDir)
+}
+
+// Finder finds the Targets of several repositories at one moment (a run's
+// writable roots), reading each config file once.
+type Finder struct {
+	global []string
+	home   string
+	read   map[string][]Entry
+}
+
+// NewFinder is a Finder for the global config files global, home being the
+// user's home directory.
+func NewFinder(global []string, home string) *Finder {
+	return &Finder{global: global, home: home, read: map[string][]Entry{}}
+}
+
+// entries is Read, once per file: nil for one that cannot be read.
+func (f *Finder) entries(file string) []Entry {
+	e, ok := f.read[file]
+	if !ok {
+		e, _ = Read(file)
+		f.read[file] = e
+	}
+	return e
+}
+
+// Targets is the package's Targets for gitDir.
+func (f *Finder) Targets(gitDir string) []string {
 	var out []string
 	add := func(p string) {
 		if !slices.Contains(out, p) {
@@ -66,15 +95,12 @@ func Targets(gitDir string, global []string, home string) []string {
 	if filepath.Base(gitDir) == ".git" {
 		worktree = filepath.Dir(gitDir)
 	}
-	local := ""
-	var localEntries []Entry
+	local := filepath.Join(gitDir, "config")
 	if gitDir != "" {
-		local = filepath.Join(gitDir, "config")
-		localEntries, _ = Read(local)
-	}
-	for _, e := range localEntries {
-		if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
-			worktree = path(e.Value, gitDir, home)
+		for _, e := range f.entries(local) {
+			if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
+				worktree = path(e.Value, gitDir, f.home)
+			}
 		}
 	}
 	var hookDirs []string
@@ -83,14 +109,10 @@ func Targets(gitDir string, global []string, home string) []string {
 		if depth > maxDepth {
 			return
 		}
-		entries := localEntries
-		if file != local || depth > 0 {
-			entries, _ = Read(file)
-		}
-		for _, e := range entries {
+		for _, e := range f.entries(file) {
 			switch {
 			case e.Key == "path" && (e.Section == "include" || e.Section == "includeif"):
-				if p := path(e.Value, filepath.Dir(file), home); p != "" {
+				if p := path(e.Value, filepath.Dir(file), f.home); p != "" {
 					add(p)
 					read(p, depth+1)
 				}
@@ -102,7 +124,7 @@ func Targets(gitDir string, global []string, home string) []string {
 					}
 					h = filepath.Join(worktree, h)
 				}
-				if p := path(h, worktree, home); p != "" {
+				if p := path(h, worktree, f.home); p != "" {
 					add(p)
 					hookDirs = append(hookDirs, p)
 					if filepath.Base(p) == "_" {
@@ -113,8 +135,8 @@ func Targets(gitDir string, global []string, home string) []string {
 			}
 		}
 	}
-	for _, f := range global {
-		read(f, 0)
+	for _, g := range f.global {
+		read(g, 0)
 	}
 	if gitDir == "" {
 		return out
