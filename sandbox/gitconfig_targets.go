@@ -47,6 +47,14 @@ func protectConfigTargets(roots []Root) {
 				targets = append(targets, find.Targets(gp.Path)...)
 			}
 		}
+		// A work tree whose git dir the root does not hold (a linked
+		// worktree of a repository elsewhere, a submodule) still runs the
+		// hooks its config names in this work tree.
+		for _, f := range append([]string{filepath.Join(r.Path, ".git")}, r.Found...) {
+			if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && filepath.Base(f) == ".git" {
+				targets = append(targets, find.Targets(f)...)
+			}
+		}
 	}
 	for _, t := range targets {
 		for i := range roots {

@@ -1,6 +1,8 @@
 package gitconfig
 
 import (
+	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,14 +44,17 @@ func GlobalFiles(getenv func(string) string) []string {
 	return out
 }
 
-// Targets lists what git, run in the repository whose git dir is gitDir,
-// obeys or runs because of its config files (the global ones, then the
-// git dir's config and config.worktree): every file they include, whatever
+// Targets lists what git, run in the repository whose git dir is gitDir
+// (or whose work tree's .git file it is), obeys or runs because of its
+// config files (the global ones, then the git dir's config and
+// config.worktree; a linked worktree's common config and its own
+// config.worktree): every file they include, whatever
 // the condition (git may meet it), followed into what those include; and
 // core.hooksPath, with the directory above a hooks directory named _
 // (husky's stubs there run the hooks one level up). A relative include is
 // relative to the including file's directory, a relative hooksPath to the
-// work tree (the parent of a .git, or core.worktree); ~/ is home. Paths git
+// work tree (the parent of a .git, core.worktree, or the one a linked
+// worktree's git dir names: each worktree has its own husky); ~/ is home. Paths git
 // would expand otherwise (%(prefix)/) are left out. So are, when a hook
 // manager's hook is installed in one of those hooks directories or in the
 // git dir's hooks/, the files in the work tree whose commands it runs
@@ -91,12 +96,14 @@ func (f *Finder) Targets(gitDir string) []string {
 			out = append(out, p)
 		}
 	}
-	worktree := ""
-	if filepath.Base(gitDir) == ".git" {
-		worktree = filepath.Dir(gitDir)
-	}
-	local := filepath.Join(gitDir, "config")
+	var common, worktree string
 	if gitDir != "" {
+		gitDir, common, worktree = layout(gitDir)
+	}
+	local := filepath.Join(common, "config")
+	if gitDir != "" && common == gitDir {
+		// A linked worktree's work tree is the one its git dir names, not
+		// the main work tree's core.worktree.
 		for _, e := range f.entries(local) {
 			if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
 				worktree = path(e.Value, gitDir, f.home)
@@ -143,12 +150,66 @@ func (f *Finder) Targets(gitDir string) []string {
 	}
 	read(local, 0)
 	read(filepath.Join(gitDir, "config.worktree"), 0)
-	for _, dir := range append(hookDirs, filepath.Join(gitDir, "hooks")) {
+	for _, dir := range append(hookDirs, filepath.Join(common, "hooks")) {
 		for _, c := range hookConfigs(dir, worktree) {
 			add(c)
 		}
 	}
 	return out
+}
+
+// layout resolves what Targets is given, a git dir or a work tree's .git
+// file (a linked worktree's, a submodule's), into the git dir, its common
+// dir and its work tree ("" when git would find none). A linked worktree's
+// git dir (.git/worktrees/NAME) names the common dir, whose config and
+// hooks every worktree shares, in its commondir file, and the work tree's
+// .git file in its gitdir file; its own config is config.worktree.
+func layout(p string) (gitDir, common, worktree string) {
+	gitDir = p
+	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
+		if t, ok := strings.CutPrefix(firstLine(p), "gitdir:"); ok && strings.TrimSpace(t) != "" {
+			gitDir = resolved(strings.TrimSpace(t), filepath.Dir(p))
+			worktree = filepath.Dir(p)
+		}
+	} else if filepath.Base(p) == ".git" {
+		worktree = filepath.Dir(p)
+	}
+	common = gitDir
+	if c := firstLine(filepath.Join(gitDir, "commondir")); c != "" {
+		common = resolved(c, gitDir)
+		if worktree == "" {
+			if g := firstLine(filepath.Join(gitDir, "gitdir")); g != "" {
+				worktree = filepath.Dir(resolved(g, gitDir))
+			}
+		}
+	}
+	return gitDir, common, worktree
+}
+
+// firstLine is the first line of the small file p, trimmed ("" when
+// unreadable).
+func firstLine(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(f, buf)
+	line, _, _ := strings.Cut(string(buf[:n]), "\n")
+	return strings.TrimSpace(line)
+}
+
+// resolved is the path v, relative to base when not absolute, with its
+// symbolic links resolved when it exists: a root is compared resolved.
+func resolved(v, base string) string {
+	if !filepath.IsAbs(v) {
+		v = filepath.Join(base, v)
+	}
+	if r, err := filepath.EvalSymlinks(v); err == nil {
+		return r
+	}
+	return filepath.Clean(v)
 }
 
 // path is a path value of a config file as git reads it: relative to base,

@@ -97,6 +97,42 @@ func TestTargetsFollowCoreWorktree(t *testing.T) {
 	}
 }
 
+// A linked worktree's git dir (.git/worktrees/NAME) holds no config of its
+// own: git reads the common dir's config and the worktree's
+// config.worktree, and runs a relative hooksPath in the linked work tree
+// (its own checkout of .husky), which its gitdir file names. Before, the
+// linked work tree's hooks were nobody's target, and a sandboxed command
+// opened there rewrote what the user's next commit in it runs.
+func TestTargetsOfALinkedWorktree(t *testing.T) {
+	base := t.TempDir()
+	main, feat := filepath.Join(base, "main"), filepath.Join(base, "feat")
+	common := filepath.Join(main, ".git")
+	wt := filepath.Join(common, "worktrees", "feat")
+	write(t, filepath.Join(common, "config"), "[core]\n\thooksPath = .husky/_\n")
+	write(t, filepath.Join(wt, "commondir"), "../..\n")
+	write(t, filepath.Join(wt, "gitdir"), filepath.Join(feat, ".git")+"\n")
+	write(t, filepath.Join(wt, "config.worktree"), "[include]\n\tpath = ../../../../feat/local.cfg\n")
+	write(t, filepath.Join(feat, ".git"), "gitdir: "+wt+"\n")
+	want := []string{filepath.Join(feat, ".husky", "_"), filepath.Join(feat, ".husky"), filepath.Join(feat, "local.cfg")}
+	for _, from := range []string{wt, filepath.Join(feat, ".git")} {
+		got := Targets(from, nil, "")
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("Targets(%s) = %q, want %q", from, got, want)
+		}
+	}
+	// Twin: the main work tree's own hooks for its git dir.
+	if got, want := Targets(common, nil, ""), []string{filepath.Join(main, ".husky", "_"), filepath.Join(main, ".husky")}; !slices.Equal(got, want) {
+		t.Errorf("Targets(main) = %q, want %q", got, want)
+	}
+	// A relative gitdir (worktree.useRelativePaths) is relative to the git dir.
+	write(t, filepath.Join(wt, "gitdir"), "../../../../feat/.git\n")
+	if got := Targets(wt, nil, ""); !slices.Contains(got, filepath.Join(feat, ".husky", "_")) {
+		t.Errorf("Targets with a relative gitdir file = %q", got)
+	}
+}
+
 func TestRead(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "config")
 	write(t, p, "# comment\n[core]\n\tfsmonitor = \"a;b\" ; trailing\n\tbool\n[remote \"origin\"]\n\turl = x\\\n  y\n[section.sub]\n\tk = v\n")
