@@ -25,8 +25,9 @@ import (
 //
 // git also obeys the state of an interrupted rebase or cherry-pick
 // (rebase-merge/git-rebase-todo and sequencer/todo hold `exec` lines). They
-// stay writable so that a sandboxed rebase works; the host refuses to take
-// git out of the sandbox while such state exists (approvals).
+// stay writable so that a sandboxed rebase works; the exec steps a run
+// added are taken out when it ends (gittodo.go), and the host refuses to
+// take git out of the sandbox while such state exists (approvals).
 
 // GitObeyed are the entries of a git dir held read-only when they exist
 // (approvals trusts them on the host for that reason).

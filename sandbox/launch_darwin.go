@@ -15,6 +15,8 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	}
 	scanRepos(roots, env)
 	splitGitDirs(roots)
+	todos := watchTodos(roots)
+	p.protect = func() []Removed { return todos.disarm(c.Cwd) }
 	port, env, err := p.askNetwork(c, env)
 	if err != nil {
 		return err

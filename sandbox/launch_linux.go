@@ -267,6 +267,7 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 			return nil, nil, err
 		}
 		g.masks = masks
+		g.todos = watchTodos(spec.Roots)
 		g.arm()
 	}
 	spec.Env = env

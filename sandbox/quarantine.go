@@ -46,11 +46,19 @@ type Removed struct {
 	// Err says what failed; when it is set and Kept is empty the path may
 	// still be there.
 	Err string `json:"error,omitempty"`
+	// Step, when set, is an exec step the command added to the step list
+	// at Path (a stopped rebase's or cherry-pick's, see gittodo.go): it was
+	// taken out of the list, which stays.
+	Step string `json:"step,omitempty"`
 }
 
 // String is the line shown to the user and the model.
 func (r Removed) String() string {
 	switch {
+	case r.Step != "" && r.Err != "":
+		return fmt.Sprintf("the sandbox could not take %q out of %s, where the command added it: %s; a rebase or cherry-pick continued on the host would run it outside the sandbox", r.Step, r.Shown, r.Err)
+	case r.Step != "":
+		return fmt.Sprintf("the sandbox took %q out of %s, where the command added it: a rebase or cherry-pick continued on the host would have run it outside the sandbox", r.Step, r.Shown)
 	case r.Kept != "":
 		return fmt.Sprintf("the sandbox removed %s it created: protected path; kept at %s", r.Shown, r.Kept)
 	case r.Err != "":

@@ -31,6 +31,7 @@ type guard struct {
 	removed []Removed
 	snaps   []nestedSnap
 	masks   []gitMask      // the git dirs' placeholders this run holds (gitmask_linux.go)
+	todos   *todoWatch     // the git dirs' step lists (gittodo.go)
 	memo    *pathmemo.Memo // the run's memo while arm looks; nil after
 	freed   bool           // masks released
 	armed   chan struct{}  // closed when arm's watches hold
@@ -297,6 +298,7 @@ func (g *guard) finish() []Removed {
 			g.quarantine(s.root, p)
 		}
 	}
+	g.removed = append(g.removed, g.todos.disarm(g.cfg.cwd)...)
 	return g.removed
 }
 

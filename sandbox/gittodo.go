@@ -1,0 +1,122 @@
+package sandbox
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// A rebase or cherry-pick that stopped (a conflict, an edit step) keeps its
+// remaining steps in the git dir, and the git dir's data is the sandbox's
+// to write so that a sandboxed rebase works. An exec step in that list is a
+// shell command: the user's `git rebase --continue` on the host runs it,
+// outside the sandbox. So the exec steps a run added (by hand, or by a
+// sandboxed `git rebase -x`) are taken out of the list when the run ends,
+// and reported; the steps the user's own rebase had are kept.
+
+// gitTodoFiles are the step lists of a git dir, as git's sequencer reads
+// them: an interactive rebase's, and a cherry-pick's or revert's.
+var gitTodoFiles = []string{
+	filepath.Join("rebase-merge", "git-rebase-todo"),
+	filepath.Join("sequencer", "todo"),
+}
+
+// todoWatch holds the exec steps each step list of the roots' writable git
+// dirs had when the run started.
+type todoWatch struct {
+	before map[string]map[string]int // list → exec step → count
+}
+
+// watchTodos notes the exec steps of the roots' git dirs' step lists.
+func watchTodos(roots []Root) *todoWatch {
+	w := &todoWatch{before: map[string]map[string]int{}}
+	for _, r := range roots {
+		for _, gp := range r.Git {
+			if !gp.Writable {
+				continue
+			}
+			for _, name := range gitTodoFiles {
+				p := filepath.Join(gp.Path, name)
+				steps := map[string]int{}
+				if data, err := os.ReadFile(p); err == nil {
+					for _, line := range execSteps(data) {
+						steps[line]++
+					}
+				}
+				w.before[p] = steps
+			}
+		}
+	}
+	return w
+}
+
+// execSteps are the exec steps of a step list ("exec CMD" or "x CMD", as
+// git parses them: after blanks, the word and a blank), trimmed.
+func execSteps(data []byte) []string {
+	var out []string
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if s, ok := execStep(string(line)); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func execStep(line string) (string, bool) {
+	s := strings.TrimSpace(line)
+	word, rest, ok := strings.Cut(strings.Replace(s, "\t", " ", 1), " ")
+	if !ok || (word != "exec" && word != "x") || strings.TrimSpace(rest) == "" {
+		return "", false
+	}
+	return s, true
+}
+
+// disarm takes out of each list the exec steps it did not have when the
+// run started, and reports each. A list that cannot be rewritten is
+// reported with the error: the step is still there.
+func (w *todoWatch) disarm(cwd string) []Removed {
+	if w == nil {
+		return nil
+	}
+	var out []Removed
+	for p, before := range w.before {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // gone, or never there
+		}
+		left := make(map[string]int, len(before))
+		for k, v := range before {
+			left[k] = v
+		}
+		var kept [][]byte
+		var added []string
+		for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+			if s, ok := execStep(string(line)); ok {
+				if left[s] == 0 {
+					added = append(added, s)
+					continue
+				}
+				left[s]--
+			}
+			kept = append(kept, line)
+		}
+		if len(added) == 0 {
+			continue
+		}
+		mode := os.FileMode(0o644)
+		if st, err := os.Stat(p); err == nil {
+			mode = st.Mode().Perm()
+		}
+		werr := writeReplacing(p, bytes.Join(kept, nil), mode)
+		for _, s := range added {
+			r := Removed{Path: p, Shown: shownPath(cwd, p), Step: s}
+			if werr != nil {
+				r.Err = fmt.Sprintf("rewrite the list: %v", werr)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
