@@ -162,12 +162,8 @@ func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged [
 		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue
 		}
-		for _, part := range strings.Split(rel, string(filepath.Separator)) {
-			for _, name := range sandbox.ProtectedNames {
-				if strings.EqualFold(part, name) {
-					return true
-				}
-			}
+		if sandbox.ProtectedRel(rel) {
+			return true
 		}
 	}
 	for _, extra := range append(flagged, o.ProtectedPaths...) {

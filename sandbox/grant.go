@@ -224,6 +224,9 @@ func (p Policy) checkWriteGrant(rp string) error {
 			return fmt.Errorf("%s is or is inside the protected %s, which stays read-only", rp, part)
 		}
 	}
+	if ProtectedRel(strings.TrimPrefix(rp, string(filepath.Separator))) {
+		return fmt.Errorf("%s is or is inside a protected path (mise's config), which stays read-only", rp)
+	}
 	res := pathmemo.New()
 	for _, e := range p.ProtectedPaths {
 		if within(res.ResolveExisting(filepath.Clean(e)), rp) {

