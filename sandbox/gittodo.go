@@ -26,12 +26,43 @@ var gitTodoFiles = []string{
 // todoWatch holds the exec steps each step list of the roots' writable git
 // dirs had when the run started.
 type todoWatch struct {
+	roots  []string                  // the run's writable roots
 	before map[string]map[string]int // list → exec step → count
+}
+
+// maxTodo bounds the step list read: git's are a few kilobytes.
+const maxTodo = 4 << 20
+
+// readTodo reads the step list p when it is a regular file within the
+// run's writable roots, links resolved (the command can have written
+// nothing else; a FIFO it left there would block the read). ok is false
+// when there is nothing to check; err says why a list could not be.
+func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, false, nil
+	}
+	inside := false
+	for _, r := range w.roots {
+		inside = inside || within(r, real)
+	}
+	st, err := os.Stat(real)
+	if !inside || err != nil || !st.Mode().IsRegular() {
+		return nil, false, nil
+	}
+	if st.Size() > maxTodo {
+		return nil, false, fmt.Errorf("%d bytes, too large to check", st.Size())
+	}
+	data, err = os.ReadFile(real)
+	return data, err == nil, err
 }
 
 // watchTodos notes the exec steps of the roots' git dirs' step lists.
 func watchTodos(roots []Root) *todoWatch {
 	w := &todoWatch{before: map[string]map[string]int{}}
+	for _, r := range roots {
+		w.roots = append(w.roots, r.Path)
+	}
 	for _, r := range roots {
 		for _, gp := range r.Git {
 			if !gp.Writable {
@@ -40,7 +71,7 @@ func watchTodos(roots []Root) *todoWatch {
 			for _, name := range gitTodoFiles {
 				p := filepath.Join(gp.Path, name)
 				steps := map[string]int{}
-				if data, err := os.ReadFile(p); err == nil {
+				if data, ok, _ := w.readTodo(p); ok {
 					for _, line := range execSteps(data) {
 						steps[line]++
 					}
@@ -82,9 +113,12 @@ func (w *todoWatch) disarm(cwd string) []Removed {
 	}
 	var out []Removed
 	for p, before := range w.before {
-		data, err := os.ReadFile(p)
+		data, ok, err := w.readTodo(p)
 		if err != nil {
-			continue // gone, or never there
+			out = append(out, Removed{Path: p, Shown: shownPath(cwd, p), Step: "exec", Err: fmt.Sprintf("read the list: %v", err)})
+		}
+		if !ok {
+			continue // gone, never there, or nothing the command could write
 		}
 		left := make(map[string]int, len(before))
 		for k, v := range before {

