@@ -125,7 +125,9 @@ func TestStepListsTheCommandReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := make(chan Result, 1)
-	go func() { done <- run(t, ws, Command{Argv: sh(`rm .git/rebase-merge/git-rebase-todo && mkfifo .git/rebase-merge/git-rebase-todo`)}) }()
+	go func() {
+		done <- run(t, ws, Command{Argv: sh(`rm .git/rebase-merge/git-rebase-todo && mkfifo .git/rebase-merge/git-rebase-todo`)})
+	}()
 	select {
 	case res := <-done:
 		if res.ExitCode != 0 || len(res.Removed) != 0 {
