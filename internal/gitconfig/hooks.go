@@ -81,7 +81,7 @@ func hookConfigs(dir, worktree string) []string {
 }
 
 func readHook(p string) string {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return ""
 	}

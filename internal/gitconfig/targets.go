@@ -189,7 +189,7 @@ func layout(p string) (gitDir, common, worktree string) {
 // firstLine is the first line of the small file p, trimmed ("" when
 // unreadable).
 func firstLine(p string) string {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return ""
 	}
