@@ -38,6 +38,9 @@ const maxTodo = 4 << 20
 // nothing else; a FIFO it left there would block the read). ok is false
 // when there is nothing to check; err says why a list could not be.
 func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
+	if _, err := os.Lstat(p); err != nil {
+		return nil, false, nil // most runs: no rebase stopped
+	}
 	real, err := filepath.EvalSymlinks(p)
 	if err != nil {
 		return nil, false, nil
