@@ -241,6 +241,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		}
 		paths = append(paths, rp)
 	}
+	worked := slices.Clone(paths) // the directories the user works in
 	if !p.ExcludeTmpdir {
 		if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
 			if rp, err := resolveDir(t, m); err == nil {
@@ -276,7 +277,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		if rp == "/" {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
 		}
-		prot := protectedPaths(rp, m)
+		prot := protectedPaths(rp, !slices.Contains(worked, rp), m)
 		for _, e := range extras {
 			if within(e, rp) {
 				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
@@ -320,12 +321,17 @@ func resolveDir(p string, m *pathmemo.Memo) (string, error) {
 	return rp, nil
 }
 
-// protectedPaths lists root's protected entries, plus the target of a
+// protectedPaths lists root's protected entries (for a shared temporary
+// directory nobody works in, protect.SharedNames), plus the target of a
 // `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
 // and config there).
-func protectedPaths(root string, m *pathmemo.Memo) []string {
-	out := make([]string, 0, len(ProtectedNames)+len(ProtectedSubpaths)+1)
-	for _, n := range slices.Concat(ProtectedNames, ProtectedSubpaths, protect.MiseEnvNames(os.Getenv)) {
+func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
+	names := slices.Concat(ProtectedNames, ProtectedSubpaths, protect.MiseEnvNames(os.Getenv))
+	if shared {
+		names = protect.SharedNames()
+	}
+	out := make([]string, 0, len(names)+1)
+	for _, n := range names {
 		out = append(out, filepath.Join(root, n))
 	}
 	if target, ok := gitdirTargetWith(filepath.Join(root, ".git"), m); ok {

@@ -43,8 +43,15 @@ func TestRootsIncludeWorkspaceExtrasTmpAndProtectedPaths(t *testing.T) {
 	var paths []string
 	for _, r := range roots {
 		paths = append(paths, r.Path)
-		if len(r.Protected) < len(ProtectedNames) || !slices.Contains(r.Protected, filepath.Join(r.Path, ".git")) {
+		if !slices.Contains(r.Protected, filepath.Join(r.Path, ".git")) || !slices.Contains(r.Protected, filepath.Join(r.Path, ".vscode")) {
 			t.Errorf("root %s protects %v", r.Path, r.Protected)
+		}
+		// mise's config is protected where the user works; a shared
+		// temporary directory's top keeps only what git, agents and
+		// editors obey there.
+		worked := r.Path == resolved(t, ws) || r.Path == resolved(t, extra)
+		if got := slices.Contains(r.Protected, filepath.Join(r.Path, "mise.toml")); got != worked {
+			t.Errorf("root %s (worked in: %v) protects mise.toml: %v", r.Path, worked, got)
 		}
 	}
 	for _, want := range []string{ws, extra, tmpdir, "/tmp"} {
@@ -160,4 +167,13 @@ func TestNetworkModesParseAndDefault(t *testing.T) {
 			t.Errorf("NewPolicy(%s) network %q, %v; want %q", mode, p.Network, err, want)
 		}
 	}
+}
+
+func resolved(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -7,16 +7,14 @@ import (
 )
 
 // Dirs are directories whose contents configure such tools.
-var Dirs = []string{
-	".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix",
+var Dirs = slices.Concat(sharedDirs, []string{
 	// mise's config directory; a dev container's initializeCommand runs on
 	// the host when the editor reopens the folder in it.
 	".mise", ".devcontainer",
-}
+})
 
 // Files are files with the same power.
-var Files = []string{
-	".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc",
+var Files = slices.Concat(sharedFiles, []string{
 	// mise trusts a config by its path, not its content: a trusted one
 	// rewritten stays trusted, and its enter hooks and env templates run
 	// at the next prompt in the directory.
@@ -25,7 +23,23 @@ var Files = []string{
 	// variables, a dev container's config.
 	".vimrc", "_vimrc", "_exrc", ".gvimrc", "_gvimrc",
 	".dir-locals.el", ".dir-locals-2.el", ".devcontainer.json",
-}
+})
+
+// sharedDirs and sharedFiles are the entries that matter at the top of a
+// shared temporary directory too (/tmp, $TMPDIR), where nobody opens a
+// project or trusts a config: git finds a .git there from any directory
+// below that is no repository (a build in /tmp/pip-build-x running git
+// describe), and agents and editors look there.
+var (
+	sharedDirs  = []string{".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix"}
+	sharedFiles = []string{".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc"}
+)
+
+// SharedNames are the Names kept at the top of a shared temporary
+// directory: each protected path costs every run a few lookups, and the
+// others (mise's configs, Vim's and Emacs's, a dev container's) are
+// obeyed only in a directory the user works in or trusted.
+func SharedNames() []string { return slices.Concat(sharedDirs, sharedFiles) }
 
 // Subpaths are protected entries deeper than a root's top: mise's configs
 // under .config (the rest of .config is the project's).
