@@ -71,9 +71,9 @@ func MiseEnvNames(getenv func(string) string) []string {
 // case is ignored, as a case-insensitive volume ignores it.
 func Rel(rel string, getenv func(string) string) string {
 	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
-	deeper := append(slices.Clone(Subpaths), MiseEnvNames(getenv)...)
+	names, deeper := Names(), append(slices.Clone(Subpaths), MiseEnvNames(getenv)...)
 	for i, part := range parts {
-		for _, name := range Names() {
+		for _, name := range names {
 			if strings.EqualFold(part, name) {
 				return name
 			}
