@@ -334,6 +334,18 @@ func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
 	for _, n := range names {
 		out = append(out, filepath.Join(root, n))
 	}
+	if !shared {
+		// The files protected by their name's end (a VS Code workspace
+		// file): those that exist. One the command makes is not opened by
+		// anyone unasked; a link is left alone (the guard refuses to run
+		// with a protected link, and this one the user made).
+		entries, _ := readDirNames(root)
+		for _, e := range entries {
+			if e.regular && protect.HasSuffix(e.name) {
+				out = append(out, filepath.Join(root, e.name))
+			}
+		}
+	}
 	if target, ok := gitdirTargetWith(filepath.Join(root, ".git"), m); ok {
 		out = append(out, target)
 	}

@@ -163,3 +163,24 @@ mkdir -p mise-tasks && echo 'echo hi' > mise-tasks/build`
 		t.Errorf("twin: a task script was not writable: %q (%s)", got, res.Output)
 	}
 }
+
+// A VS Code workspace file at the top of the workspace holds settings and
+// tasks that run when the user opens it, as .vscode does: the command
+// cannot rewrite it. Twin: a file whose name only contains the words is
+// writable.
+func TestCodeWorkspaceFileProtected(t *testing.T) {
+	ws := t.TempDir()
+	for _, name := range []string{"app.code-workspace", "code-workspace.md"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte("{}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := run(t, ws, Command{Argv: sh(`echo '{"tasks":{"tasks":[{"runOptions":{"runOn":"folderOpen"}}]}}' > app.code-workspace; echo more >> code-workspace.md`),
+		Policy: Policy{ExcludeSlashTmp: true, ExcludeTmpdir: true}})
+	if got := readFile(t, filepath.Join(ws, "app.code-workspace")); got != "{}\n" {
+		t.Errorf("the workspace file was rewritten: %q", got)
+	}
+	if got := readFile(t, filepath.Join(ws, "code-workspace.md")); got != "{}\nmore\n" {
+		t.Errorf("twin: code-workspace.md not writable: %q (%s)", got, res.Output)
+	}
+}

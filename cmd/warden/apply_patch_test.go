@@ -223,3 +223,17 @@ func TestApplyPatchAsksForShellAndEditorConfigs(t *testing.T) {
 		}
 	}
 }
+
+// A patch to a VS Code workspace file asks, as one to .vscode does.
+func TestApplyPatchAsksForAWorkspaceFile(t *testing.T) {
+	work := t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "app.code-workspace"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	patch := "*** Begin Patch\n*** Update File: app.code-workspace\n@@\n-{}\n+{\"tasks\":{}}\n*** End Patch\n"
+	_, stderr, code := runApplyPatch(t, patch, "--cwd", work)
+	got, _ := os.ReadFile(filepath.Join(work, "app.code-workspace"))
+	if code == 0 || string(got) != "{}\n" || !strings.Contains(stderr, "app.code-workspace is a protected path") {
+		t.Errorf("exit %d, file %q, stderr %q", code, got, stderr)
+	}
+}

@@ -47,6 +47,22 @@ var Subpaths = []string{
 	filepath.Join(".config", "mise.toml"), filepath.Join(".config", "mise.local.toml"), filepath.Join(".config", "mise"),
 }
 
+// Suffixes protect files by the end of their name: a VS Code workspace
+// file (NAME.code-workspace) holds settings and tasks (runOn: folderOpen)
+// as .vscode does, and the user opens it in a folder trusted by its path.
+var Suffixes = []string{".code-workspace"}
+
+// HasSuffix says whether name ends in one of Suffixes, in any letter case.
+func HasSuffix(name string) bool {
+	lower := strings.ToLower(name)
+	for _, s := range Suffixes {
+		if strings.HasSuffix(lower, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // Names are Dirs and Files.
 func Names() []string { return slices.Concat(Dirs, Files) }
 
@@ -67,10 +83,14 @@ func MiseEnvNames(getenv func(string) string) []string {
 
 // Rel returns the protected entry that rel, a path relative to a root,
 // is or is inside ("" none): one of Names as any of its parts (every .git,
-// wherever it is), one of Subpaths or of MiseEnvNames at any depth. Letter
-// case is ignored, as a case-insensitive volume ignores it.
+// wherever it is), one of Subpaths or of MiseEnvNames at any depth, a file
+// named with one of Suffixes. Letter case is ignored, as a
+// case-insensitive volume ignores it.
 func Rel(rel string, getenv func(string) string) string {
 	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
+	if last := parts[len(parts)-1]; HasSuffix(last) {
+		return last
+	}
 	names, deeper := Names(), append(slices.Clone(Subpaths), MiseEnvNames(getenv)...)
 	for i, part := range parts {
 		for _, name := range names {
