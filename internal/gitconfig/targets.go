@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/google/shlex"
 )
 
 // A repository's config, or the user's, can make git obey or run files
@@ -51,7 +53,9 @@ func GlobalFiles(getenv func(string) string) []string {
 // config.worktree): every file they include, whatever
 // the condition (git may meet it), followed into what those include; and
 // core.hooksPath, with the directory above a hooks directory named _
-// (husky's stubs there run the hooks one level up). A relative include is
+// (husky's stubs there run the hooks one level up); init.templateDir,
+// whose hooks git init and clone install; and the programs that the values
+// of runsProgram's keys name by a path (programPath, holdable). A relative include is
 // relative to the including file's directory, a relative hooksPath to the
 // work tree (the parent of a .git, core.worktree, or the one a linked
 // worktree's git dir names: each worktree has its own husky); ~/ is home. Paths git
@@ -123,6 +127,15 @@ func (f *Finder) Targets(gitDir string) []string {
 					add(p)
 					read(p, depth+1)
 				}
+			case runsProgram(e):
+				if p := programPath(e.Value, worktree, f.home); p != "" && holdable(p) {
+					add(p)
+				}
+			case e.Section == "init" && e.Sub == "" && e.Key == "templatedir":
+				// git init and clone copy its hooks into the new repository.
+				if p := path(e.Value, "", f.home); p != "" && filepath.IsAbs(p) {
+					add(p)
+				}
 			case e.Section == "core" && e.Sub == "" && e.Key == "hookspath":
 				h := e.Value
 				if !filepath.IsAbs(h) && !strings.HasPrefix(h, "~") {
@@ -156,6 +169,77 @@ func (f *Finder) Targets(gitDir string) []string {
 		}
 	}
 	return out
+}
+
+// runsProgram says whether e names a program git runs in routine use: on
+// every status (core.fsmonitor, a filter's clean), on a diff, log, commit,
+// merge or fetch (pagers, editors, drivers, credential helpers, signing
+// programs). Aliases are left out: the user runs them by name, as they
+// run make.
+func runsProgram(e Entry) bool {
+	switch e.Section {
+	case "core":
+		return e.Sub == "" && (e.Key == "fsmonitor" || e.Key == "pager" || e.Key == "editor" || e.Key == "sshcommand" || e.Key == "askpass")
+	case "sequence":
+		return e.Sub == "" && e.Key == "editor"
+	case "pager":
+		return e.Sub == ""
+	case "diff":
+		return e.Sub == "" && e.Key == "external" || e.Sub != "" && (e.Key == "textconv" || e.Key == "command")
+	case "filter":
+		return e.Sub != "" && (e.Key == "clean" || e.Key == "smudge" || e.Key == "process")
+	case "merge":
+		return e.Sub != "" && e.Key == "driver"
+	case "mergetool", "difftool":
+		return e.Sub != "" && e.Key == "cmd"
+	case "credential":
+		return e.Key == "helper"
+	case "gpg":
+		return e.Key == "program"
+	}
+	return false
+}
+
+// programPath is the file a program value runs when its first word is a
+// path (absolute, ~/, or relative: to the work tree, where git runs it);
+// "" for a program found on PATH, a boolean (core.fsmonitor = true) or a
+// value it cannot split.
+func programPath(v, worktree, home string) string {
+	v = strings.TrimPrefix(strings.TrimSpace(v), "!")
+	words, err := shlex.Split(v)
+	if err != nil || len(words) == 0 {
+		return ""
+	}
+	w := words[0]
+	if !strings.Contains(w, "/") {
+		return ""
+	}
+	if !filepath.IsAbs(w) && !strings.HasPrefix(w, "~") {
+		if worktree == "" {
+			return ""
+		}
+		return filepath.Join(worktree, w)
+	}
+	return path(w, "", home)
+}
+
+// holdable says whether the program p can be held read-only: a regular
+// file, or nothing yet, reached without a symbolic link. One that is a link
+// or behind one (a virtualenv's python, which nbstripout's filter names) is
+// left out: a link cannot be held, and the sandbox would refuse every run
+// over it.
+func holdable(p string) bool {
+	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
+		return false
+	}
+	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if st, err := os.Lstat(d); err == nil {
+			if st.Mode()&os.ModeSymlink != 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // layout resolves what Targets is given, a git dir or a work tree's .git

@@ -167,3 +167,50 @@ func TestTargetsOfTheGlobalConfigAlone(t *testing.T) {
 		t.Errorf("Targets = %q, want %q", got, want)
 	}
 }
+
+// The programs config values name by a path are targets: a relative one in
+// the work tree (where git runs it), ~/ in home, an absolute one as it is;
+// so is init.templateDir. Twin: a program found on PATH, a boolean
+// fsmonitor, an alias (the user runs it by name), and a program reached
+// through a symbolic link (a virtualenv's python) are not.
+func TestTargetsOfProgramsTheConfigNames(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	git := filepath.Join(ws, ".git")
+	write(t, filepath.Join(ws, ".venv", "real", "python"), "#!/bin/sh\n")
+	if err := os.Symlink("real/python", filepath.Join(ws, ".venv", "python")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(ws, ".venv", "real"), filepath.Join(ws, "venvlink")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(git, "config"), `[core]
+	fsmonitor = ./tools/fsmon.sh
+	pager = less -R
+[filter "strip"]
+	clean = "\"./tools/clean me.sh\" --in-place"
+	smudge = ~/bin/smudge
+[diff "nb"]
+	textconv = .venv/python -m nbconv
+	command = venvlink/python
+[merge "ours"]
+	driver = true
+[credential]
+	helper = /opt/helper/git-credential-x get
+[alias]
+	sync = !./scripts/sync.sh
+[init]
+	templateDir = ~/.git-template
+[sequence]
+	editor = true
+`)
+	got := Targets(git, nil, home)
+	want := []string{
+		filepath.Join(ws, "tools", "fsmon.sh"), filepath.Join(ws, "tools", "clean me.sh"),
+		filepath.Join(home, "bin", "smudge"), "/opt/helper/git-credential-x", filepath.Join(home, ".git-template"),
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Targets = %q\nwant %q", got, want)
+	}
+}
