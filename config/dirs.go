@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/shellenv"
+
 	"github.com/wardenhq/warden/internal/gitconfig"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
@@ -94,7 +96,14 @@ func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []st
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); filepath.IsAbs(g) {
 		out = append(out, filepath.Clean(g))
 	}
-	return append(out, res.gitConfigTargets(workspaces)...)
+	out = append(out, res.gitConfigTargets(workspaces)...)
+	for _, ws := range workspaces {
+		// What the workspace's .envrc and mise configs make the user's
+		// shell source or load: the sandbox finds them again at each run,
+		// here they make a patch to them ask.
+		out = append(out, shellenv.Targets(ws, os.Getenv)...)
+	}
+	return out
 }
 
 // gitConfigTargets are what the config of each workspace's repository (or

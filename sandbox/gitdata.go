@@ -204,6 +204,8 @@ func gitDirs(r Root) []string {
 // splitGitDirs fills each root's Git with the layouts of its git dirs and
 // drops those git dirs from Protected and Found, which hold the rest
 // read-only as a whole.
+// Then it protects what the git configs and the shell-entry configs make
+// the host run (protectConfigTargets, protectShellEnv).
 func splitGitDirs(roots []Root) {
 	for i := range roots {
 		r := &roots[i]
@@ -227,4 +229,5 @@ func splitGitDirs(roots []Root) {
 		r.Found = slices.DeleteFunc(slices.Clone(r.Found), inDirs)
 	}
 	protectConfigTargets(roots)
+	protectShellEnv(roots)
 }

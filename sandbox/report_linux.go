@@ -66,7 +66,7 @@ func nsCovers(ns bool) []string {
 	}
 	return []string{
 		"every mount read-only and nosuid, writable roots writable",
-		"protected subpaths (" + strings.Join(slices.Concat(ProtectedNames, ProtectedSubpaths), " ") + ", *.code-workspace, gitdir: targets, what the repository's git config makes git run in the work tree and in its linked worktrees (core.hooksPath, included files, pre-commit and lefthook configs), Warden's own config and state, the user's git config) read-only, missing ones masked so they cannot be created; at the top of /tmp and $TMPDIR only git's, the agents' and the editors'",
+		"protected subpaths (" + strings.Join(slices.Concat(ProtectedNames, ProtectedSubpaths), " ") + ", *.code-workspace, gitdir: targets, what the repository's git config makes git run in the work tree and in its linked worktrees (core.hooksPath, included files, programs named by a path, init.templateDir, pre-commit and lefthook configs), what the .envrc and mise configs source or load (.envrc.local, .env...), Warden's own config and state, the user's git config) read-only, missing ones masked so they cannot be created; at the top of /tmp and $TMPDIR only git's, the agents' and the editors'",
 		"exec steps a command adds to a stopped rebase's or cherry-pick's step list taken out when it ends (a continue on the host would run them)",
 		"every .git deeper in a writable root (and $GIT_DIR) that exists when the command starts read-only; found by a bounded scan (shallowest first, at most 20,000 directories or 100 ms per root, three levels in /tmp and $TMPDIR, cached 10 s), which never refuses a run",
 		"chmod, chown and utime outside the writable roots (read-only mounts)",

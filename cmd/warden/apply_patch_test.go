@@ -237,3 +237,24 @@ func TestApplyPatchAsksForAWorkspaceFile(t *testing.T) {
 		t.Errorf("exit %d, file %q, stderr %q", code, got, stderr)
 	}
 }
+
+// In a workspace whose .envrc loads .env (dotenv), a patch to .env asks:
+// the user's shell loads it at the next prompt, unchecked by direnv. Twin:
+// .env.example applies.
+func TestApplyPatchAsksForWhatTheEnvrcLoads(t *testing.T) {
+	work := t.TempDir()
+	for name, content := range map[string]string{".envrc": "dotenv\n", ".env": "A=1\n", ".env.example": "A=\n"} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch := "*** Begin Patch\n*** Update File: .env\n@@\n-A=1\n+PATH=/tmp/evil:$PATH\n*** End Patch\n"
+	_, stderr, code := runApplyPatch(t, patch, "--cwd", work)
+	if got, _ := os.ReadFile(filepath.Join(work, ".env")); code == 0 || string(got) != "A=1\n" || !strings.Contains(stderr, ".env is inside") {
+		t.Errorf(".env: exit %d, file %q, stderr %q", code, got, stderr)
+	}
+	patch = "*** Begin Patch\n*** Update File: .env.example\n@@\n-A=\n+A=2\n*** End Patch\n"
+	if _, stderr, code := runApplyPatch(t, patch, "--cwd", work); code != 0 {
+		t.Errorf("twin .env.example: exit %d, stderr %q", code, stderr)
+	}
+}
