@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
-
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -135,10 +136,6 @@ func gitConfigRisk(k, value string, known bool) configRisk {
 			return configRuns
 		}
 		return editorValueRisk(value)
-	case "core.pager", "core.sshcommand", "core.askpass", "core.gitproxy",
-		"core.alternaterefscommand", "diff.external", "gpg.program",
-		"interactive.difffilter", "uploadpack.packobjectshook", "web.browser":
-		return prog()
 	case "include.path", "includeif.path", "init.templatedir":
 		return configRuns // a file git obeys, or hooks copied into new repositories
 	case "safe.directory", "core.protectntfs", "core.protecthfs":
@@ -170,15 +167,13 @@ func gitConfigRisk(k, value string, known bool) configRisk {
 			return progOrBool()
 		}
 	}
+	if gitconfig.ProgramKey(section, sub, key) {
+		return prog()
+	}
 	if sub == "" {
 		return configPlain
 	}
 	switch section + "." + key {
-	case "diff.textconv", "diff.command", "merge.driver", "filter.clean", "filter.smudge", "filter.process",
-		"mergetool.cmd", "difftool.cmd", "browser.cmd", "man.cmd", "remote.uploadpack", "remote.receivepack",
-		"remote.vcs", "gpg.defaultkeycommand", "sendemail.sendmailcmd",
-		"sendemail.tocmd", "sendemail.cccmd", "sendemail.headercmd":
-		return prog()
 	case "submodule.update":
 		if !known || strings.HasPrefix(strings.TrimSpace(value), "!") {
 			return configRuns

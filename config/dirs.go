@@ -8,11 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/shellenv"
-
 	"github.com/wardenhq/warden/internal/gitconfig"
-
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/shellenv"
 )
 
 // ConfigDir is $XDG_CONFIG_HOME/warden (default ~/.config/warden): config.toml

@@ -35,9 +35,7 @@ var gitHookNames = []string{
 // entry of its split; elsewhere in a writable root, a protected path
 // (newGuard lists the missing ones and refuses a symbolic link). A hooks
 // directory that is a writable root itself keeps only its hooks.
-func protectConfigTargets(roots []Root) {
-	home, _ := os.UserHomeDir()
-	find := gitconfig.NewFinder(gitconfig.GlobalFiles(os.Getenv), home)
+func protectConfigTargets(roots []Root, find *gitconfig.Finder) {
 	// The user's own config names some without any repository: a
 	// dotfiles directory opened as the workspace holds what it includes.
 	targets := find.Targets("")

@@ -70,13 +70,13 @@ type GitPath struct {
 // gitLayout splits the git dir dir: first dir itself (writable), then its
 // read-only entries, then each nested git dir the same way, in an order in
 // which applying each entry's access in turn gives the split.
-func gitLayout(dir string) []GitPath {
+func gitLayout(dir string, find *gitconfig.Finder) []GitPath {
 	var out []GitPath
-	addGitLayout(&out, dir, 0)
+	addGitLayout(&out, dir, 0, find)
 	return out
 }
 
-func addGitLayout(out *[]GitPath, dir string, depth int) {
+func addGitLayout(out *[]GitPath, dir string, depth int, find *gitconfig.Finder) {
 	*out = append(*out, GitPath{Path: dir, Writable: true})
 	for _, n := range GitObeyed {
 		p := filepath.Join(dir, n)
@@ -87,7 +87,7 @@ func addGitLayout(out *[]GitPath, dir string, depth int) {
 			*out = append(*out, GitPath{Path: p, Missing: true})
 		}
 	}
-	for _, p := range gitIncludes(dir) {
+	for _, p := range gitIncludes(dir, find) {
 		// An included file not made yet must not be made by the command.
 		_, err := os.Lstat(p)
 		*out = append(*out, GitPath{Path: p, Missing: err != nil})
@@ -101,7 +101,7 @@ func addGitLayout(out *[]GitPath, dir string, depth int) {
 		*out = append(*out, GitPath{Path: p})
 		if depth < gitMaxDepth {
 			for _, sub := range nestedGitDirs(p) {
-				addGitLayout(out, sub, depth+1)
+				addGitLayout(out, sub, depth+1, find)
 			}
 		}
 	}
@@ -150,9 +150,9 @@ func IsGitDir(dir string) bool {
 
 // gitIncludes are the files the git dir's config includes by a path
 // relative to the config, inside the git dir: git obeys them as it obeys
-// the config.
-func gitIncludes(dir string) []string {
-	entries, _ := gitconfig.Read(filepath.Join(dir, "config"))
+// the config. find reads the config (the run's Finder: once per run).
+func gitIncludes(dir string, find *gitconfig.Finder) []string {
+	entries := find.Entries(filepath.Join(dir, "config"))
 	var out []string
 	for _, e := range entries {
 		v := e.Value
@@ -207,12 +207,16 @@ func gitDirs(r Root) []string {
 // Then it protects what the git configs and the shell-entry configs make
 // the host run (protectConfigTargets, protectShellEnv).
 func splitGitDirs(roots []Root) {
+	// One reader of the config files for the run: the layouts and the
+	// targets read the same ones.
+	home, _ := os.UserHomeDir()
+	find := gitconfig.NewFinder(gitconfig.GlobalFiles(os.Getenv), home)
 	for i := range roots {
 		r := &roots[i]
 		r.Git = nil
 		dirs := gitDirs(*r)
 		for _, d := range dirs {
-			r.Git = append(r.Git, gitLayout(d)...)
+			r.Git = append(r.Git, gitLayout(d, find)...)
 		}
 		if len(dirs) == 0 {
 			continue
@@ -228,6 +232,6 @@ func splitGitDirs(roots []Root) {
 		r.Protected = slices.DeleteFunc(slices.Clone(r.Protected), inDirs)
 		r.Found = slices.DeleteFunc(slices.Clone(r.Found), inDirs)
 	}
-	protectConfigTargets(roots)
+	protectConfigTargets(roots, find)
 	protectShellEnv(roots)
 }

@@ -70,7 +70,7 @@ func maskKindFor(p string) (gitMaskKind, bool) {
 		return gitMaskKind{}, false // ORIG_HEAD, MERGE_MSG...: git's state
 	}
 	dir := filepath.Dir(p)
-	return gitMaskKind{}, IsGitDir(dir) && slices.Contains(gitIncludes(dir), p)
+	return gitMaskKind{}, IsGitDir(dir) && slices.Contains(gitIncludes(dir, nil), p)
 }
 
 // gitMask is one placeholder the run holds.

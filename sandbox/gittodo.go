@@ -2,10 +2,13 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/regfile"
 )
 
 // A rebase or cherry-pick that stopped (a conflict, an edit step) keeps its
@@ -53,10 +56,10 @@ func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 	if !inside || err != nil || !st.Mode().IsRegular() {
 		return nil, false, nil
 	}
-	if st.Size() > maxTodo {
+	data, err = regfile.Read(real, maxTodo)
+	if errors.Is(err, regfile.ErrTooLarge) {
 		return nil, false, fmt.Errorf("%d bytes, too large to check", st.Size())
 	}
-	data, err = os.ReadFile(real)
 	return data, err == nil, err
 }
 

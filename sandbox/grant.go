@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/protect"
 )
 
 // Grant is what one request may add to a policy, inside the sandbox:
@@ -219,13 +220,8 @@ func (p Policy) checkWriteGrant(rp string) error {
 	if rp == string(filepath.Separator) {
 		return errors.New("write access to / is no sandbox: that is danger-full-access, a separate choice")
 	}
-	for _, part := range strings.Split(rp, string(filepath.Separator)) {
-		if slices.Contains(ProtectedNames, part) {
-			return fmt.Errorf("%s is or is inside the protected %s, which stays read-only", rp, part)
-		}
-	}
-	if ProtectedRel(strings.TrimPrefix(rp, string(filepath.Separator))) {
-		return fmt.Errorf("%s is or is inside a protected path (mise's config), which stays read-only", rp)
+	if name := protect.Rel(strings.TrimPrefix(rp, string(filepath.Separator)), os.Getenv); name != "" {
+		return fmt.Errorf("%s is or is inside the protected %s, which stays read-only", rp, name)
 	}
 	res := pathmemo.New()
 	for _, e := range p.ProtectedPaths {

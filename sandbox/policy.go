@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/protect"
-
+	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/protect"
 )
 
 // Mode says how much of the filesystem a sandboxed command may change.
@@ -197,6 +196,10 @@ func (p Policy) Sandboxed() bool {
 // Root is one writable directory and the paths inside it that stay read-only.
 type Root struct {
 	Path string // absolute, symlinks resolved
+	// Shared says nobody works in it: $TMPDIR, /tmp or Warden's caches,
+	// not a workspace or a configured root. Its top keeps only
+	// protect.SharedNames, and no shell-entry config is looked for there.
+	Shared bool `json:"-"`
 	// Protected are read-only while they exist; a missing one the command
 	// creates is moved away and reported. Absolute paths, under Path but for
 	// a gitdir: target elsewhere.
@@ -277,7 +280,8 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		if rp == "/" {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
 		}
-		prot := protectedPaths(rp, !slices.Contains(worked, rp), m)
+		shared := !slices.Contains(worked, rp)
+		prot := protectedPaths(rp, shared, m)
 		for _, e := range extras {
 			if within(e, rp) {
 				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
@@ -295,7 +299,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 			}
 		}
 		slices.Sort(prot)
-		roots = append(roots, Root{Path: rp, Protected: slices.Compact(prot)})
+		roots = append(roots, Root{Path: rp, Shared: shared, Protected: slices.Compact(prot)})
 	}
 	return roots, nil
 }
@@ -346,7 +350,7 @@ func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
 			}
 		}
 	}
-	if target, ok := gitdirTargetWith(filepath.Join(root, ".git"), m); ok {
+	if target, ok := gitconfig.GitdirTarget(filepath.Join(root, ".git"), m); ok {
 		out = append(out, target)
 	}
 	return out
@@ -361,36 +365,9 @@ func within(dir, p string) bool {
 // a path that does not exist yet is named as it would be created.
 func resolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
 
-// gitdirTarget reads a .git file of the form "gitdir: PATH".
-func gitdirTarget(gitfile string) (string, bool) { return gitdirTargetWith(gitfile, nil) }
-
-func gitdirTargetWith(gitfile string, m *pathmemo.Memo) (string, bool) {
-	st, err := m.Lstat(gitfile)
-	if err != nil || !st.Mode().IsRegular() {
-		return "", false
-	}
-	f, err := os.Open(gitfile)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	line, err := bufio.NewReader(f).ReadString('\n')
-	if err != nil && !errors.Is(err, fs.ErrClosed) && line == "" {
-		return "", false
-	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if !ok {
-		return "", false
-	}
-	dir = strings.TrimSpace(dir)
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(filepath.Dir(gitfile), dir)
-	}
-	if rp, err := m.EvalSymlinks(dir); err == nil {
-		return rp, true
-	}
-	return "", false
-}
+// gitdirTarget reads a .git file of the form "gitdir: PATH"
+// (gitconfig.GitdirTarget).
+func gitdirTarget(gitfile string) (string, bool) { return gitconfig.GitdirTarget(gitfile, nil) }
 
 // Summary is a one-line description for approval dialogs, e.g.
 // "workspace-write (writes: /src/app, /tmp; .git and other protected paths read-only), network off".

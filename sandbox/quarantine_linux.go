@@ -88,7 +88,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 			if !within(r.Path, p) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
-			if link := linkAbove(r.Path, p, cfg.memo); link != "" {
+			if link := cfg.memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
 				return nil, refuse("protected path %s is reached through the symbolic link %s, which a command could replace with a directory of its own; Warden cannot hold a link in place (replace the link with the directory it points to, or open a project directory rather than %s as the workspace)", p, link, r.Path)
 			}
 			st, err := cfg.memo.Lstat(p)
@@ -635,20 +635,4 @@ func copyAt(src int, name string, dst int, dname string, budget *int64) error {
 		return unix.Symlinkat(string(buf[:n]), dst, dname)
 	}
 	return nil // a device, fifo or socket: nothing to keep
-}
-
-// linkAbove is the first symbolic link between root and p ("" none):
-// whoever follows p goes through it, and a sandboxed command may replace
-// it (the root is writable), where no mount can pin a link.
-func linkAbove(root, p string, m *pathmemo.Memo) string {
-	for _, dir := range pinnedDirs(root, []string{p}) { // shallowest first
-		st, err := m.Lstat(dir)
-		if err != nil {
-			return "" // missing from here down: nothing to follow
-		}
-		if st.Mode()&os.ModeSymlink != 0 {
-			return dir
-		}
-	}
-	return ""
 }

@@ -18,12 +18,12 @@ import (
 
 // protectShellEnv adds to each root the user works in the files its
 // .envrc and mise configs pull in (shellenv.Targets, which leaves out what
-// a link leads to). A shared temporary directory is left out: nobody's
-// shell trusts a config there.
+// a link leads to). A shared root is left out: nobody's shell trusts a
+// config there.
 func protectShellEnv(roots []Root) {
 	for i := range roots {
 		r := &roots[i]
-		if isScratch(r.Path) {
+		if r.Shared {
 			continue
 		}
 		for _, t := range shellenv.Targets(r.Path, os.Getenv) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/lazyre"
+	"github.com/wardenhq/warden/internal/regfile"
 )
 
 // A hook manager installs a hook that runs the commands a file in the work
@@ -81,7 +82,7 @@ func hookConfigs(dir, worktree string) []string {
 }
 
 func readHook(p string) string {
-	f, err := openRegular(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return ""
 	}

@@ -2,10 +2,10 @@ package gitconfig
 
 import (
 	"bufio"
-	"fmt"
 	"os"
 	"strings"
-	"syscall"
+
+	"github.com/wardenhq/warden/internal/regfile"
 )
 
 // Entry is one "key = value" of a git config file: section and key in
@@ -20,7 +20,7 @@ type Entry struct {
 // towards seeing a variable: git's finer points (escapes inside
 // subsections) do not change which keys exist.
 func Read(path string) ([]Entry, error) {
-	f, err := openRegular(path)
+	f, err := regfile.Open(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}
@@ -94,33 +94,4 @@ func unquote(v string) string {
 		}
 	}
 	return strings.TrimSpace(b.String())
-}
-
-// openRegular opens path, links followed, for reading when it is a regular
-// file. What a sandboxed command left in a repository it made may be a
-// FIFO, whose open would block until a writer comes, or a device that
-// never ends: neither is a config git could use either. The null device
-// is read, as empty.
-func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !st.Mode().IsRegular() && !isDevNull(st) {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return f, nil
-}
-
-// isDevNull says whether st is the null device, which reads as empty:
-// GIT_CONFIG_GLOBAL=/dev/null is how one runs git without the user's config.
-func isDevNull(st os.FileInfo) bool {
-	null, err := os.Stat(os.DevNull)
-	return err == nil && os.SameFile(st, null)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/google/shlex"
+	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/regfile"
 )
 
 // A repository's config, or the user's, can make git obey or run files
@@ -55,7 +57,7 @@ func GlobalFiles(getenv func(string) string) []string {
 // core.hooksPath, with the directory above a hooks directory named _
 // (husky's stubs there run the hooks one level up); init.templateDir,
 // whose hooks git init and clone install; and the programs that the values
-// of runsProgram's keys name by a path (programPath, holdable). A relative include is
+// of ProgramKey's variables name by a path (programPath, holdable). A relative include is
 // relative to the including file's directory, a relative hooksPath to the
 // work tree (the parent of a .git, core.worktree, or the one a linked
 // worktree's git dir names: each worktree has its own husky); ~/ is home. Paths git
@@ -82,8 +84,13 @@ func NewFinder(global []string, home string) *Finder {
 	return &Finder{global: global, home: home, read: map[string][]Entry{}}
 }
 
-// entries is Read, once per file: nil for one that cannot be read.
-func (f *Finder) entries(file string) []Entry {
+// Entries is Read, once per file: nil for one that cannot be read. A nil
+// Finder reads each time.
+func (f *Finder) Entries(file string) []Entry {
+	if f == nil {
+		e, _ := Read(file)
+		return e
+	}
 	e, ok := f.read[file]
 	if !ok {
 		e, _ = Read(file)
@@ -108,7 +115,7 @@ func (f *Finder) Targets(gitDir string) []string {
 	if gitDir != "" && common == gitDir {
 		// A linked worktree's work tree is the one its git dir names, not
 		// the main work tree's core.worktree.
-		for _, e := range f.entries(local) {
+		for _, e := range f.Entries(local) {
 			if e.Section == "core" && e.Sub == "" && e.Key == "worktree" {
 				worktree = path(e.Value, gitDir, f.home)
 			}
@@ -120,14 +127,14 @@ func (f *Finder) Targets(gitDir string) []string {
 		if depth > maxDepth {
 			return
 		}
-		for _, e := range f.entries(file) {
+		for _, e := range f.Entries(file) {
 			switch {
 			case e.Key == "path" && (e.Section == "include" || e.Section == "includeif"):
 				if p := path(e.Value, filepath.Dir(file), f.home); p != "" {
 					add(p)
 					read(p, depth+1)
 				}
-			case runsProgram(e):
+			case ProgramKey(e.Section, e.Sub, e.Key):
 				if p := programPath(e.Value, worktree, f.home); p != "" && holdable(p) {
 					add(p)
 				}
@@ -171,35 +178,6 @@ func (f *Finder) Targets(gitDir string) []string {
 	return out
 }
 
-// runsProgram says whether e names a program git runs in routine use: on
-// every status (core.fsmonitor, a filter's clean), on a diff, log, commit,
-// merge or fetch (pagers, editors, drivers, credential helpers, signing
-// programs). Aliases are left out: the user runs them by name, as they
-// run make.
-func runsProgram(e Entry) bool {
-	switch e.Section {
-	case "core":
-		return e.Sub == "" && (e.Key == "fsmonitor" || e.Key == "pager" || e.Key == "editor" || e.Key == "sshcommand" || e.Key == "askpass")
-	case "sequence":
-		return e.Sub == "" && e.Key == "editor"
-	case "pager":
-		return e.Sub == ""
-	case "diff":
-		return e.Sub == "" && e.Key == "external" || e.Sub != "" && (e.Key == "textconv" || e.Key == "command")
-	case "filter":
-		return e.Sub != "" && (e.Key == "clean" || e.Key == "smudge" || e.Key == "process")
-	case "merge":
-		return e.Sub != "" && e.Key == "driver"
-	case "mergetool", "difftool":
-		return e.Sub != "" && e.Key == "cmd"
-	case "credential":
-		return e.Key == "helper"
-	case "gpg":
-		return e.Key == "program"
-	}
-	return false
-}
-
 // programPath is the file a program value runs when its first word is a
 // path (absolute, ~/, or relative: to the work tree, where git runs it);
 // "" for a program found on PATH, a boolean (core.fsmonitor = true) or a
@@ -232,14 +210,7 @@ func holdable(p string) bool {
 	if st, err := os.Lstat(p); err == nil && !st.Mode().IsRegular() {
 		return false
 	}
-	for d := filepath.Dir(p); d != filepath.Dir(d); d = filepath.Dir(d) {
-		if st, err := os.Lstat(d); err == nil {
-			if st.Mode()&os.ModeSymlink != 0 {
-				return false
-			}
-		}
-	}
-	return true
+	return (*pathmemo.Memo)(nil).LinkBelow(string(filepath.Separator), p) == ""
 }
 
 // layout resolves what Targets is given, a git dir or a work tree's .git
@@ -250,11 +221,8 @@ func holdable(p string) bool {
 // .git file in its gitdir file; its own config is config.worktree.
 func layout(p string) (gitDir, common, worktree string) {
 	gitDir = p
-	if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() {
-		if t, ok := strings.CutPrefix(firstLine(p), "gitdir:"); ok && strings.TrimSpace(t) != "" {
-			gitDir = resolved(strings.TrimSpace(t), filepath.Dir(p))
-			worktree = filepath.Dir(p)
-		}
+	if t, ok := GitdirTarget(p, nil); ok {
+		gitDir, worktree = t, filepath.Dir(p)
 	} else if filepath.Base(p) == ".git" {
 		worktree = filepath.Dir(p)
 	}
@@ -270,10 +238,29 @@ func layout(p string) (gitDir, common, worktree string) {
 	return gitDir, common, worktree
 }
 
+// GitdirTarget is the git dir a .git file ("gitdir: PATH", a linked
+// worktree's or a submodule's) points at, relative to the file's
+// directory, resolved through m; ok is false when gitfile is no such
+// file or the git dir does not exist.
+func GitdirTarget(gitfile string, m *pathmemo.Memo) (string, bool) {
+	if st, err := m.Lstat(gitfile); err != nil || !st.Mode().IsRegular() {
+		return "", false
+	}
+	dir, ok := strings.CutPrefix(firstLine(gitfile), "gitdir:")
+	if dir = strings.TrimSpace(dir); !ok || dir == "" {
+		return "", false
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(filepath.Dir(gitfile), dir)
+	}
+	rp, err := m.EvalSymlinks(dir)
+	return rp, err == nil
+}
+
 // firstLine is the first line of the small file p, trimmed ("" when
 // unreadable).
 func firstLine(p string) string {
-	f, err := openRegular(p)
+	f, err := regfile.Open(p)
 	if err != nil {
 		return ""
 	}

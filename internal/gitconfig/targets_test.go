@@ -214,3 +214,17 @@ func TestTargetsOfProgramsTheConfigNames(t *testing.T) {
 		t.Errorf("Targets = %q\nwant %q", got, want)
 	}
 }
+
+// Targets follows every variable ProgramKey names, as the approval policy
+// grades them: a transport proxy and a remote's upload-pack too.
+func TestTargetsFollowEveryProgramKey(t *testing.T) {
+	ws := t.TempDir()
+	git := filepath.Join(ws, ".git")
+	write(t, filepath.Join(git, "config"), "[core]\n\tgitProxy = ./tools/proxy\n[remote \"origin\"]\n\tuploadpack = ./tools/up\n\turl = ./x\n")
+	got := Targets(git, nil, "")
+	want := []string{filepath.Join(ws, "tools", "proxy"), filepath.Join(ws, "tools", "up")}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("Targets = %q, want %q", got, want)
+	}
+}

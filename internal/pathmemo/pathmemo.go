@@ -216,3 +216,27 @@ func (m *Memo) resolvePrefix(p string, strict bool) (string, error) {
 func within(dir, p string) bool {
 	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
+
+// LinkBelow returns the first symbolic link on the way from root down to
+// p: p itself or a directory between them, shallowest first, root
+// excluded ("" when there is none, or when the path stops existing before
+// one). Whoever follows p goes through it, and whoever may write in root
+// may replace it.
+func (m *Memo) LinkBelow(root, p string) string {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	cur := root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		st, err := m.Lstat(cur)
+		if err != nil {
+			return "" // missing from here down: nothing to follow
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			return cur
+		}
+	}
+	return ""
+}

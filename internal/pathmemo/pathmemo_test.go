@@ -198,3 +198,40 @@ func TestForgetDropsOnlyTheSubtree(t *testing.T) {
 		t.Errorf("Forget(%s) dropped the sibling %s, which shares its name as a prefix", a, b)
 	}
 }
+
+// LinkBelow finds a link at p or between root and p, not root itself, and
+// stops where the path stops existing.
+func TestLinkBelow(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if err := os.MkdirAll(filepath.Join(root, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "a"), filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("b", filepath.Join(root, "a", "f")); err != nil {
+		t.Fatal(err)
+	}
+	linkedRoot := filepath.Join(base, "linkedroot")
+	if err := os.Symlink(root, linkedRoot); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Memo{nil, New()} {
+		for p, want := range map[string]string{
+			filepath.Join(root, "a", "b", "x"):    "",
+			filepath.Join(root, "link", "b", "x"): filepath.Join(root, "link"),
+			filepath.Join(root, "a", "f"):         filepath.Join(root, "a", "f"),
+			filepath.Join(root, "missing", "x"):   "",
+			root:                                  "",
+			base:                                  "",
+		} {
+			if got := m.LinkBelow(root, p); got != want {
+				t.Errorf("LinkBelow(%s) = %q, want %q", p, got, want)
+			}
+		}
+		if got := m.LinkBelow(linkedRoot, filepath.Join(linkedRoot, "a")); got != "" {
+			t.Errorf("the root itself counted: %q", got)
+		}
+	}
+}

@@ -66,6 +66,15 @@ func HasSuffix(name string) bool {
 // Names are Dirs and Files.
 func Names() []string { return slices.Concat(Dirs, Files) }
 
+// MiseConfigs are the config files mise reads in a project directory,
+// relative to it (MiseEnvNames adds those of MISE_ENV's environments):
+// Files, Dirs and Subpaths hold each.
+var MiseConfigs = []string{
+	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
+	filepath.Join(".mise", "config.toml"), filepath.Join(".config", "mise.toml"),
+	filepath.Join(".config", "mise.local.toml"), filepath.Join(".config", "mise", "config.toml"),
+}
+
 // MiseEnvNames are the configs mise reads for the environments MISE_ENV
 // names (mise.staging.toml...), as getenv gives it.
 func MiseEnvNames(getenv func(string) string) []string {

@@ -1,14 +1,14 @@
 package shellenv
 
 import (
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/internal/regfile"
 
 	"github.com/BurntSushi/toml"
 	"mvdan.cc/sh/v3/syntax"
@@ -20,28 +20,15 @@ const maxDepth = 4
 // maxSize bounds what is read of one file: these are a few lines.
 const maxSize = 1 << 20
 
-// MiseConfigs are mise's config files of a project directory, relative to
-// it (MISE_ENV's are added by the caller).
-var MiseConfigs = []string{
-	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
-	filepath.Join(".mise", "config.toml"), filepath.Join(".config", "mise.toml"),
-	filepath.Join(".config", "mise.local.toml"), filepath.Join(".config", "mise", "config.toml"),
-}
-
-// Targets lists the files dir's .envrc and mise configs (MiseConfigs, and
-// those of the environments MISE_ENV names as getenv gives it) make the
-// shell source or load, as absolute
-// paths, followed into what sourced files source in turn. A path given by
-// an expansion other than $PWD cannot be known and is left out. So is one
-// outside dir, or behind a symbolic link below it: it cannot be held
-// read-only, and the sandbox would refuse every run over it.
+// Targets lists the files dir's .envrc and mise configs (protect.MiseConfigs
+// and those of the environments MISE_ENV names, as getenv gives it) make
+// the shell source or load, as absolute paths, followed into what sourced
+// files source in turn. A path given by an expansion other than $PWD
+// cannot be known and is left out. So is one outside dir, or behind a
+// symbolic link below it: it cannot be held read-only, and the sandbox
+// would refuse every run over it.
 func Targets(dir string, getenv func(string) string) []string {
-	configs := slices.Clone(MiseConfigs)
-	for _, n := range protect.MiseEnvNames(getenv) {
-		if strings.HasSuffix(n, ".toml") {
-			configs = append(configs, n)
-		}
-	}
+	configs := slices.Concat(protect.MiseConfigs, protect.MiseEnvNames(getenv))
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) bool {
@@ -50,7 +37,7 @@ func Targets(dir string, getenv func(string) string) []string {
 			return false
 		}
 		seen[p] = true
-		if rel, err := filepath.Rel(dir, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !linkOnTheWay(dir, rel) {
+		if rel, err := filepath.Rel(dir, p); err == nil && rel != "." && !strings.HasPrefix(rel, "..") && (*pathmemo.Memo)(nil).LinkBelow(dir, p) == "" {
 			out = append(out, p)
 		}
 		return true
@@ -108,7 +95,7 @@ type source struct {
 // sourced lists the files the shell script file, run in cwd, sources or
 // loads.
 func sourced(file, cwd string) []source {
-	data, err := readRegular(file)
+	data, err := regfile.Read(file, maxSize)
 	if err != nil {
 		return nil
 	}
@@ -209,7 +196,7 @@ func plainPWD(p *syntax.ParamExp) bool {
 // miseLoads lists what the mise config file sources (env._.source) or loads
 // (env._.file): a path, a list of them, or tables with a path.
 func miseLoads(file string) []string {
-	data, err := readRegular(file)
+	data, err := regfile.Read(file, maxSize)
 	if err != nil {
 		return nil
 	}
@@ -244,39 +231,4 @@ func paths(v any) []string {
 		}
 	}
 	return nil
-}
-
-// readRegular reads the regular file p, without blocking on a FIFO a
-// command may have left in its place, up to maxSize.
-func readRegular(p string) ([]byte, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, os.ErrInvalid
-	}
-	return io.ReadAll(io.LimitReader(f, maxSize))
-}
-
-// linkOnTheWay says whether dir/rel, or a directory between them, is a
-// symbolic link.
-func linkOnTheWay(dir, rel string) bool {
-	cur := dir
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
-		st, err := os.Lstat(cur)
-		if err != nil {
-			return false // missing from here down
-		}
-		if st.Mode()&os.ModeSymlink != 0 {
-			return true
-		}
-	}
-	return false
 }
