@@ -102,6 +102,9 @@ type DiskFiles struct{}
 
 func (DiskFiles) ReadFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
+// Buffer implements BufferReader: no file is open in an editor.
+func (DiskFiles) Buffer(string) ([]byte, bool, error) { return nil, false, nil }
+
 // PlanStep is one entry of update_plan.
 type PlanStep struct {
 	Step   string `json:"step"`

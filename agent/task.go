@@ -20,6 +20,15 @@ type Task struct {
 	// Diagnostics are the problems the editor shows in the selection, as
 	// "line 12: message (source)".
 	Diagnostics []string
+	// FromFile: the instruction itself was taken from File (a `warden:`
+	// comment).
+	FromFile bool
+}
+
+// QuotesFile reports whether the task carries text of File (a selection, the
+// editor's diagnostics of it), which the read policy must let through.
+func (t Task) QuotesFile() bool {
+	return t.File != "" && (strings.TrimSpace(t.Selection) != "" || len(t.Diagnostics) > 0 || t.FromFile)
 }
 
 // Prompt is the user message for the model.

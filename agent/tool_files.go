@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals"
 )
 
 const (
@@ -25,7 +27,7 @@ type readArgs struct {
 	Limit  *int   `json:"limit"`
 }
 
-func (e *ToolEnv) readFile(_ context.Context, raw json.RawMessage) (ToolResult, error) {
+func (e *ToolEnv) readFile(ctx context.Context, raw json.RawMessage) (ToolResult, error) {
 	var a readArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return ToolResult{}, err
@@ -48,8 +50,11 @@ func (e *ToolEnv) readFile(_ context.Context, raw json.RawMessage) (ToolResult, 
 		return ToolResult{}, err
 	}
 	e.observer().Step("Reading " + e.rel(path))
-	data, err := e.files().ReadFile(path)
+	data, err := e.readChecked(ctx, "read_file", path)
 	if err != nil {
+		if res, err := refusalResult(err); err == nil {
+			return res, nil
+		}
 		return ToolResult{}, fmt.Errorf("cannot read %s: %v", path, unwrapPathError(err))
 	}
 	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 || !utf8.Valid(data[:min(len(data), 8000)]) {
@@ -101,20 +106,22 @@ func (e *ToolEnv) listDir(_ context.Context, raw json.RawMessage) (ToolResult, e
 	if err != nil {
 		return ToolResult{}, err
 	}
-	st, err := os.Stat(path)
+	guard, err := e.reads().ReadGuard(e.Dir)
 	if err != nil {
-		return ToolResult{}, fmt.Errorf("cannot list %s: %v", path, unwrapPathError(err))
+		return ToolResult{}, err
 	}
-	if !st.IsDir() {
-		return ToolResult{}, fmt.Errorf("%s is a file, not a directory; use read_file", path)
+	top, err := openDirChecked(guard, path)
+	if err != nil {
+		return refusalResult(err)
 	}
 	e.observer().Step("Listing " + e.rel(path))
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s/\n", path)
 	n := 0
-	var walk func(dir string, level int) error
-	walk = func(dir string, level int) error {
-		entries, err := os.ReadDir(dir)
+	var walk func(dir string, d *os.File, level int) error
+	walk = func(dir string, d *os.File, level int) error {
+		entries, err := d.ReadDir(-1)
+		d.Close()
 		if err != nil {
 			fmt.Fprintf(&b, "%s[cannot read: %v]\n", strings.Repeat("  ", level), unwrapPathError(err))
 			return nil
@@ -125,26 +132,59 @@ func (e *ToolEnv) listDir(_ context.Context, raw json.RawMessage) (ToolResult, e
 				return errStopWalk
 			}
 			n++
-			name := ent.Name()
+			name, full := ent.Name(), filepath.Join(dir, ent.Name())
 			if ent.IsDir() {
 				name += "/"
 			} else if ent.Type()&os.ModeSymlink != 0 {
 				name += "@"
 			}
+			// A hidden entry is named, as in a sandboxed `ls`, never opened.
+			if guard.Hidden(full, "") != nil {
+				fmt.Fprintf(&b, "%s%s [hidden by the read policy]\n", strings.Repeat("  ", level+1), name)
+				continue
+			}
 			fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", level+1), name)
 			// .git and dependency trees are huge and rarely what the model wants.
-			if ent.IsDir() && level+1 < depth && ent.Name() != ".git" && ent.Name() != "node_modules" {
-				if err := walk(filepath.Join(dir, ent.Name()), level+1); err != nil {
-					return err
-				}
+			if !ent.IsDir() || level+1 >= depth || ent.Name() == ".git" || ent.Name() == "node_modules" {
+				continue
+			}
+			sub, err := openDirChecked(guard, full)
+			if err != nil {
+				fmt.Fprintf(&b, "%s[not listed: %v]\n", strings.Repeat("  ", level+2), err)
+				continue
+			}
+			if err := walk(full, sub, level+1); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
-	if err := walk(path, 0); err != nil {
+	if err := walk(path, top, 0); err != nil {
 		fmt.Fprintf(&b, "[stopped after %d entries; list a subdirectory for more]\n", maxListEntries)
 	}
 	return ToolResult{Content: b.String()}, nil
+}
+
+// openDirChecked opens the directory path and checks where the opened
+// directory really is against the read policy, so a directory swapped for a
+// link after the check lists nothing hidden.
+func openDirChecked(guard *approvals.ReadGuard, path string) (*os.File, error) {
+	if err := guard.Hidden(path, ""); err != nil {
+		return nil, hiddenRefusal(err)
+	}
+	d, err := openNoBlock(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot list %s: %v", path, unwrapPathError(err))
+	}
+	if err := guard.Hidden(path, realPath(d, path)); err != nil {
+		d.Close()
+		return nil, hiddenRefusal(err)
+	}
+	if st, err := d.Stat(); err != nil || !st.IsDir() {
+		d.Close()
+		return nil, fmt.Errorf("%s is a file, not a directory; use read_file", path)
+	}
+	return d, nil
 }
 
 var errStopWalk = errors.New("too many entries")

@@ -14,10 +14,14 @@ type ToolEnv struct {
 	Dir string
 	// Roots are the directories read_file and list_dir may read; empty
 	// means Dir only.
-	Roots    []string
-	Runner   CommandRunner
-	Patcher  PatchApplier
-	Files    FileReader
+	Roots   []string
+	Runner  CommandRunner
+	Patcher PatchApplier
+	Files   FileReader
+	// Reads decides what read_file, list_dir and forwarded editor text may
+	// hand to the model (the sandbox's read policy, the user for secret
+	// files); nil means the default policy with nobody to ask.
+	Reads    ReadGate
 	Observer Observer
 }
 

@@ -51,7 +51,8 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if err != nil {
 		return nil, err
 	}
-	task := agent.Task{Instruction: instruction}
+	// A comment mode instruction is the buffer's own text.
+	task := agent.Task{Instruction: instruction, FromFile: a.Mode == "comment" && strings.TrimSpace(a.Instruction) == ""}
 	if a.URI != "" {
 		path := uriToPath(a.URI)
 		if path == "" {
@@ -147,13 +148,21 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 		return "", err
 	}
 	obs := &jobObserver{job: job, s: s}
+	env := agent.ToolEnv{
+		Dir: root, Roots: s.readableRoots(root),
+		Runner: tools.runner, Patcher: tools.patcher, Reads: tools.reads,
+		Files: documentFiles{s.docs}, Observer: obs,
+	}
+	if task.QuotesFile() {
+		// The editor's text goes to the model as a read would: the read
+		// policy first.
+		if err := env.CheckForward(ctx, task.File); err != nil {
+			return "", fmt.Errorf("the request's text from %s was not sent to the model: %w", task.File, err)
+		}
+	}
 	sess, err := agent.NewSession(agent.SessionConfig{
-		Model: model,
-		Env: agent.ToolEnv{
-			Dir: root, Roots: s.readableRoots(root),
-			Runner: tools.runner, Patcher: tools.patcher,
-			Files: documentFiles{s.docs}, Observer: obs,
-		},
+		Model:         model,
+		Env:           env,
 		Facts:         agentFacts(cfg, s.ClientInfo().Name),
 		TranscriptDir: filepath.Join(config.StateDir(), "sessions"),
 		OnText:        obs.text,
@@ -350,4 +359,11 @@ type documentFiles struct{ docs *Documents }
 func (d documentFiles) ReadFile(path string) ([]byte, error) {
 	data, _, _, err := d.docs.ReadFile(path)
 	return data, err
+}
+
+// Buffer implements agent.BufferReader: the open buffer only, so the agent
+// reads the disk itself from the file it checked against the read policy.
+func (d documentFiles) Buffer(path string) ([]byte, bool, error) {
+	data, _, open, err := d.docs.Buffer(path)
+	return data, open, err
 }

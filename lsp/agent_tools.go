@@ -8,6 +8,9 @@ import (
 type agentTools struct {
 	runner  agent.CommandRunner
 	patcher agent.PatchApplier
+	// reads is the read policy of read_file, list_dir and forwarded editor
+	// text: the sandbox's, with secret files asked through the same dialogs.
+	reads agent.ReadGate
 }
 
 // agentTools builds, for a session in root, the command runner and the patch
@@ -27,8 +30,10 @@ func (s *Server) agentTools(root string, model agent.Model) (agentTools, error) 
 			OnError:    func(err error) { s.log.Info("model risk summary left out", "err", err) },
 		}
 	}
+	runner := &agent.Orchestrated{Orchestrator: orch, Sandbox: sb}
 	return agentTools{
-		runner:  &agent.Orchestrated{Orchestrator: orch, Sandbox: sb},
+		runner:  runner,
+		reads:   runner,
 		patcher: &agent.PatchPath{Workspace: s.PatchWorkspace(), Orchestrator: orch, Sandbox: sb, Checkpoints: s.Checkpoints()},
 	}, nil
 }

@@ -189,6 +189,20 @@ func (s *Documents) IsOpen(u protocol.DocumentURI) bool {
 // (with its version) if the file is open, else the file on disk (open=false,
 // version 0). path is a file system path; relative paths are not accepted.
 func (s *Documents) ReadFile(path string) (content []byte, version int32, open bool, err error) {
+	content, version, open, err = s.Buffer(path)
+	if open || err != nil {
+		return content, version, open, err
+	}
+	data, err := os.ReadFile(filepath.Clean(path))
+	if err != nil {
+		return nil, 0, false, err
+	}
+	return data, 0, false, nil
+}
+
+// Buffer returns the open buffer of path (absolute) with its version, or
+// open=false when the editor does not have it open.
+func (s *Documents) Buffer(path string) (content []byte, version int32, open bool, err error) {
 	if !filepath.IsAbs(path) {
 		return nil, 0, false, fmt.Errorf("read %s: want an absolute path", path)
 	}
@@ -206,11 +220,7 @@ func (s *Documents) ReadFile(path string) (content []byte, version int32, open b
 	if doc != nil {
 		return []byte(doc.Text), doc.Version, true, nil
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, 0, false, err
-	}
-	return data, 0, false, nil
+	return nil, 0, false, nil
 }
 
 // Version returns the current version of an open document.

@@ -136,11 +136,13 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		}}, report},
 		Notify: notify,
 	}
+	orchestrated := &agent.Orchestrated{Orchestrator: orch, Sandbox: sb}
 	sess, err := agent.NewSession(agent.SessionConfig{
 		Model: model,
 		Env: agent.ToolEnv{
 			Dir:    cwd,
-			Runner: reportingRunner{&agent.Orchestrated{Orchestrator: orch, Sandbox: sb}, report},
+			Runner: reportingRunner{orchestrated, report},
+			Reads:  orchestrated,
 			Patcher: reportingPatcher{&agent.PatchPath{Workspace: patch.Disk{}, Orchestrator: orch, Sandbox: sb,
 				Checkpoints: patch.NewCheckpoints(filepath.Join(config.StateDir(), "checkpoints"))}, report},
 			Files:    agent.DiskFiles{},

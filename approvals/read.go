@@ -1,0 +1,105 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// Reads Warden does itself on the model's behalf (the agent's read_file and
+// list_dir, editor buffers forwarded with a request) take the decision a
+// command's read takes: what the sandbox hides is refused, and a secret file
+// is asked about as high risk, as `cat FILE` would be.
+
+// ReadGuard is the read decision for one read or listing: the sandbox's read
+// policy, resolved now, and the secret-file facts of the risk analysis.
+type ReadGuard struct {
+	hidden *sandbox.ReadChecker
+	ctx    RiskContext
+}
+
+// ReadGuard resolves the sandbox's read policy for reads from cwd.
+func (s Sandbox) ReadGuard(cwd string) (*ReadGuard, error) {
+	c, err := s.Policy().ReadChecker()
+	if err != nil {
+		return nil, err
+	}
+	home := s.Policy().Home()
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return &ReadGuard{hidden: c, ctx: RiskContext{Cwd: cwd, Sandbox: s, Home: home}}, nil
+}
+
+// Hidden returns a *sandbox.ReadHiddenError when the read policy hides path
+// (absolute) or real (where it leads; "" to resolve it), nil otherwise.
+func (g *ReadGuard) Hidden(path, real string) error { return g.hidden.Check(path, real) }
+
+// SecretRisk is the risk of handing path's content to the model, as the
+// analysis judges `cat PATH`: high when it or where it leads is a secret
+// file (.env, a private key, a token store); ok is false otherwise.
+func (g *ReadGuard) SecretRisk(path, real string) (r Risk, ok bool) {
+	as := &assessor{ctx: g.ctx, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
+	as.reads(path)
+	if real != "" && real != path {
+		as.reads(real)
+	}
+	if len(as.secrets) == 0 {
+		return Risk{}, false
+	}
+	r = Risk{Level: as.level, Facts: as.factsBySeverity(), readsSecrets: true}
+	for c := range as.categories {
+		r.Categories = append(r.Categories, c)
+	}
+	r.Summary = summarize(&Analysis{}, r)
+	return r, true
+}
+
+// ReadRequest is a read of a secret file Warden would do for the model.
+type ReadRequest struct {
+	// Tool names the reader for the dialog and the audit: read_file, or
+	// editor_text for a selection sent with a request.
+	Tool    string
+	Path    string // absolute, as asked for
+	Cwd     string
+	Sandbox Sandbox
+	Risk    Risk // from SecretRisk
+}
+
+// ReadOutcome is the user's answer to a ReadRequest.
+type ReadOutcome struct {
+	Allowed bool
+	Abort   bool   // "Deny and stop": the agent's turn ends
+	Refused string // why not, when not allowed
+}
+
+// ApproveRead asks the user, through the dialog and the audit a command
+// takes, whether the secret file may go to the model. High risk: Deny
+// first, nothing remembered; under never nobody can be asked and it is
+// refused; a dismissed dialog or a lost client is a denial.
+func (o *Orchestrator) ApproveRead(ctx context.Context, req ReadRequest) ReadOutcome {
+	argv := []string{req.Tool, req.Path}
+	reason := fmt.Sprintf("%s would send this file's content to the model: high risk: %s", req.Tool, req.Risk.Summary)
+	if o.Policy.rejects(categoryHeuristics) {
+		refused := reason + "; the approval policy is " + o.Policy.Ask.String() + ", so nobody can be asked and it is refused"
+		o.audit(AuditEvent{Event: "refused", Kind: "read", Argv: argv, Cwd: req.Cwd, Reason: refused})
+		return ReadOutcome{Refused: refused}
+	}
+	p := PromptRequest{
+		Kind: PromptCommand, Argv: argv, Command: DisplayCommand(argv), Cwd: req.Cwd,
+		Reason: reason, Sandbox: req.Sandbox, Risk: req.Risk,
+	}
+	d, _, err := o.ask(ctx, p, []string{"read\x00" + filepath.Clean(req.Path)})
+	switch {
+	case err != nil:
+		return ReadOutcome{Refused: fmt.Sprintf("%s; no answer (%v), so it was denied", reason, err)}
+	case d == Abort:
+		return ReadOutcome{Abort: true, Refused: "rejected by user (deny and stop)"}
+	case d == Approved:
+		return ReadOutcome{Allowed: true}
+	}
+	return ReadOutcome{Refused: "rejected by user"}
+}
