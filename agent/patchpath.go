@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/wardenhq/warden/agent/patch"
@@ -30,6 +31,9 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 	changes, err := patch.Parse(input)
 	if err != nil {
 		return PatchResult{}, err
+	}
+	if err := p.checkHidden(changes, dir); err != nil {
+		return PatchResult{Verdict: Forbidden, Reason: err.Error()}, nil
 	}
 	plan, err := patch.Prepare(changes, p.Workspace, patch.Options{Root: dir, WritableRoots: p.Sandbox.WritableRoots, Protected: p.Sandbox.ProtectedPaths})
 	if err != nil {
@@ -58,6 +62,32 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 		return PatchResult{}, err
 	}
 	return PatchResult{Summary: landed.String()}, nil
+}
+
+// checkHidden refuses a patch that touches a path the read policy hides:
+// matching its hunks reads the file (a failed match quotes a line of it), and
+// Warden writes no more into a hidden credential store than a sandboxed
+// command could see there.
+func (p *PatchPath) checkHidden(changes []patch.FileChange, dir string) error {
+	guard, err := p.Sandbox.ReadGuard(dir)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		for _, name := range []string{c.Path, c.MoveTo} {
+			if name == "" {
+				continue
+			}
+			path := filepath.FromSlash(name)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(dir, path)
+			}
+			if err := guard.Hidden(filepath.Clean(path), ""); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // ApprovePlan asks the orchestrator whether plan may land. Files the patch

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/agent/modeltest"
+	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -235,3 +237,33 @@ func TestForwardedEditorText(t *testing.T) {
 		t.Errorf("twin: %v", err)
 	}
 }
+
+// TestPatchesStayOutOfHiddenPaths: a patch to the hidden key (whose failed
+// match would quote a line of it) or adding ~/.ssh/authorized_keys is
+// refused before the file is read; a patch to an ordinary file lands.
+func TestPatchesStayOutOfHiddenPaths(t *testing.T) {
+	home := fakeHome(t)
+	sb := homeSandbox(home)
+	pp := &PatchPath{Workspace: patch.Disk{}, Orchestrator: &approvals.Orchestrator{Prompter: &answeringUser{}}, Sandbox: sb}
+	reg := NewRegistry(&ToolEnv{Dir: home, Patcher: pp})
+	ctx := context.Background()
+	for name, input := range map[string]string{
+		"update": "*** Begin Patch\n*** Update File: .ssh/id_rsa\n@@\n-WRONG-GUESS\n+x\n*** End Patch\n",
+		"add":    "*** Begin Patch\n*** Add File: .ssh/authorized_keys\n+ssh-ed25519 AAAA attacker\n*** End Patch\n",
+		"move":   "*** Begin Patch\n*** Update File: project/notes.txt\n*** Move to: .aws/notes.txt\n@@\n-ordinary notes\n+moved\n*** End Patch\n",
+	} {
+		got := reg.Call(ctx, "apply_patch", `{"input":`+strconvQuote(input)+`}`)
+		if got.Verdict != Forbidden || !strings.Contains(got.Content, "hidden by the read policy") || strings.Contains(got.Content, keyText) {
+			t.Errorf("%s: %s %q", name, got.Verdict, got.Content)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(home, ".ssh", "authorized_keys")); err == nil {
+		t.Error("authorized_keys was written")
+	}
+	got := reg.Call(ctx, "apply_patch", `{"input":`+strconvQuote("*** Begin Patch\n*** Update File: project/notes.txt\n@@\n-ordinary notes\n+better notes\n*** End Patch\n")+`}`)
+	if data, _ := os.ReadFile(filepath.Join(home, "project", "notes.txt")); string(data) != "better notes\n" {
+		t.Errorf("twin: %s %q; notes.txt = %q", got.Verdict, got.Content, data)
+	}
+}
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
