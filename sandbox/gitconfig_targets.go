@@ -41,7 +41,7 @@ func protectConfigTargets(roots []Root, find *gitconfig.Finder) {
 	targets := find.Targets("")
 	for _, r := range roots {
 		for _, gp := range r.Git {
-			if gp.Writable {
+			if gp.Writable && gp.VCS == "" {
 				targets = append(targets, find.Targets(gp.Path)...)
 			}
 		}

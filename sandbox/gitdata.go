@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
+	"github.com/wardenhq/warden/internal/protect"
 )
 
 // A repository's git dir holds two kinds of files. Its data (objects, refs,
@@ -65,6 +66,9 @@ type GitPath struct {
 	// (gitmask_linux.go): held read-only like an existing entry, and
 	// watched like a missing one in case it goes away.
 	Masked bool `json:",omitempty"`
+	// VCS names the version control system when the split is not a git
+	// dir's (vcsdata.go): what reads git's config and step lists skips it.
+	VCS string `json:",omitempty"`
 }
 
 // gitLayout splits the git dir dir: first dir itself (writable), then its
@@ -217,6 +221,12 @@ func splitGitDirs(roots []Root) {
 		dirs := gitDirs(*r)
 		for _, d := range dirs {
 			r.Git = append(r.Git, gitLayout(d, find)...)
+		}
+		for _, d := range vcsDirs(*r) {
+			if v, ok := protect.VCSOf(filepath.Base(d)); ok && !inAny(dirs, d) {
+				r.Git = append(r.Git, vcsLayout(d, v, find)...)
+				dirs = append(dirs, d)
+			}
 		}
 		if len(dirs) == 0 {
 			continue

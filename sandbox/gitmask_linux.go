@@ -93,8 +93,8 @@ func holdGitMasks(roots []Root) ([]gitMask, error) {
 	for i := range roots {
 		for j := range roots[i].Git {
 			gp := &roots[i].Git[j]
-			if gp.Writable {
-				continue // data
+			if gp.Writable || gp.VCS != "" {
+				continue // data, or no git dir's
 			}
 			if !gp.Missing && !marked(gp.Path) {
 				if _, err := os.Lstat(gp.Path); !errors.Is(err, os.ErrNotExist) {

@@ -71,7 +71,7 @@ func watchTodos(roots []Root) *todoWatch {
 	}
 	for _, r := range roots {
 		for _, gp := range r.Git {
-			if !gp.Writable {
+			if !gp.Writable || gp.VCS != "" {
 				continue
 			}
 			for _, name := range gitTodoFiles {

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/protect"
 )
 
 // guard watches one run's missing protected paths (see quarantine.go).
@@ -23,7 +24,8 @@ type guard struct {
 	cfg     guardConfig
 	run     string // this run's directory under cfg.dir
 	missing []watched
-	gap     string // why the names are checked only after the run
+	home    homeWatch // home tops and watched links (home_linux.go)
+	gap     string    // why the names are checked only after the run
 
 	mu      sync.Mutex
 	live    bool // registered with the hub: events are handled
@@ -41,13 +43,17 @@ type guard struct {
 type watched struct{ root, path string }
 
 // nestedSnap is what a root held one level down when the run started: its
-// directories and which of them held a .git.
+// directories and the VCS metadata in them (dir/.git, dir/.hg...).
 type nestedSnap struct {
 	root  string
 	skip  []string // other roots inside it, checked on their own
 	dirs  map[string]bool
 	repos map[string]bool
 }
+
+// newVCSEntries are the metadata entries a run may not create below a
+// root's top (protect.VCSEntries).
+var newVCSEntries = protect.VCSEntries()
 
 // Bounds of what is kept: a command that makes a huge protected tree on
 // another filesystem gets it deleted rather than copied whole.
@@ -120,6 +126,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 			g.snaps = append(g.snaps, snapNested(r.Path, roots))
 		}
 	}
+	g.home = newHomeWatch(roots)
 	return g, nil
 }
 
@@ -128,7 +135,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 // command may start. It runs beside the helper's set-up, which mounts
 // nothing at a missing path and so does not depend on it.
 func (g *guard) arm() {
-	if g == nil || len(g.missing) == 0 {
+	if g == nil || (len(g.missing) == 0 && g.home.empty()) {
 		return
 	}
 	g.armed = make(chan struct{})
@@ -173,6 +180,7 @@ func (g *guard) watchMissing() {
 	for _, m := range g.missing {
 		g.advance(m)
 	}
+	g.watchHome()
 	g.memo = nil // events come later: always the file system
 	g.mu.Unlock()
 }
@@ -190,6 +198,7 @@ func (g *guard) event(name string) {
 			g.advance(m)
 		}
 	}
+	g.homeEvent(name)
 }
 
 // unwatch ends g's share of the hub. Called with g.mu.
@@ -298,6 +307,7 @@ func (g *guard) finish() []Removed {
 			g.quarantine(s.root, p)
 		}
 	}
+	g.homeFinish()
 	g.removed = append(g.removed, g.todos.disarm(g.cfg.cwd)...)
 	return g.removed
 }
@@ -421,42 +431,42 @@ func snapNested(root string, roots []Root) nestedSnap {
 	}
 	entries, _ := readDirNames(root)
 	for _, e := range entries {
-		if !e.dir || e.name == ".git" {
+		if !e.dir || slices.Contains(newVCSEntries, e.name) {
 			continue
 		}
 		s.dirs[e.name] = true
-		if _, err := os.Lstat(filepath.Join(root, e.name, ".git")); err == nil {
-			s.repos[e.name] = true
+		for _, n := range newVCSEntries {
+			if _, err := os.Lstat(filepath.Join(root, e.name, n)); err == nil {
+				s.repos[filepath.Join(e.name, n)] = true
+			}
 		}
 	}
 	return s
 }
 
-// newRepos lists the .git entries that appeared during the run: in a
-// directory one level down that existed (its .git only), and in one that is
-// new (moved in or made: its .git and those one level further, found by the
-// scan that finds existing repositories).
+// newRepos lists the VCS metadata entries (.git, .hg...) that appeared
+// during the run: in a directory one level down that existed (its own
+// only), and in one that is new (moved in or made: its own and those one
+// level further, found by the scan that finds existing repositories).
 func (s nestedSnap) newRepos() []string {
 	entries, _ := readDirNames(s.root)
 	var out []string
 	for _, e := range entries {
 		dir := filepath.Join(s.root, e.name)
-		if !e.dir || e.name == ".git" || slices.Contains(s.skip, dir) {
+		if !e.dir || slices.Contains(newVCSEntries, e.name) || slices.Contains(s.skip, dir) {
 			continue
 		}
-		git := filepath.Join(dir, ".git")
-		_, err := os.Lstat(git)
-		if s.dirs[e.name] {
-			if err == nil && !s.repos[e.name] {
-				out = append(out, git)
+		for _, n := range newVCSEntries {
+			p := filepath.Join(dir, n)
+			if _, err := os.Lstat(p); err == nil && !s.repos[filepath.Join(e.name, n)] {
+				out = append(out, p)
 			}
-			continue
 		}
-		if err == nil {
-			out = append(out, git)
+		if s.dirs[e.name] {
+			continue
 		}
 		for _, f := range walkRepos(dir, s.skip, nestedDepth) {
-			if filepath.Base(f) == ".git" && within(dir, f) {
+			if filepath.Dir(f) != dir && slices.Contains(newVCSEntries, filepath.Base(f)) && within(dir, f) {
 				out = append(out, f)
 			}
 		}

@@ -1,16 +1,15 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/internal/protect"
 )
 
 // A repository's .git runs code on the host: its hooks when the user commits,
@@ -82,6 +81,8 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 					found = append(found, g)
 				}
 			}
+			// The top's own protected entries are the root's already.
+			found = slices.DeleteFunc(found, func(p string) bool { return slices.Contains(roots[i].Protected, p) })
 			slices.Sort(found)
 			roots[i].Found = slices.Compact(found)
 		}
@@ -221,82 +222,83 @@ func (r *scanResult) run(root string, skip []string, depth int) {
 // its bound.
 func storeScan(root string, skip []string, depth int) (found []string, cut bool) {
 	gen := scanGen.Add(1)
-	found, cut = walkWith(root, skip, depth, func(dir string, leaf bool) ([]dirEntry, error) {
-		if leaf {
-			return leafEntries(dir)
-		}
-		return storeList(dir, gen)
-	})
+	found, cut = walkWith(root, skip, depth, func(dir string) ([]dirEntry, error) { return storeList(dir, gen) })
 	pruneStore(root, skip, gen)
 	return found, cut
 }
 
-// leafEntries is what the walk needs of a directory it does not enter:
-// its .git. One lstat, where listing the directory (or checking it against
-// the store) costs as much or more.
-func leafEntries(dir string) ([]dirEntry, error) {
-	st, err := os.Lstat(filepath.Join(dir, ".git"))
-	switch {
-	case err == nil:
-		return []dirEntry{{name: ".git", dir: st.IsDir(), regular: st.Mode().IsRegular()}}, nil
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-		return nil, nil
-	}
-	// Not searchable, say: the listing decides, as without the store.
-	return readDirNames(dir)
-}
-
 // walkRepos walks root breadth first, without following symbolic links,
-// without entering a .git or a directory in skip, and no deeper than depth
-// levels (-1: no limit). It lists the .git entries below root's top plus the
-// targets of the .git files. A directory of the user's it cannot read is
-// listed itself (see unlistable); others it cannot read are skipped.
+// without entering a protected entry or a directory in skip, and no deeper
+// than depth levels (-1: no limit). It lists the protected entries below
+// root's top (scanHolds) plus the targets of the .git files. A directory of
+// the user's it cannot read is listed itself (see unlistable); others it
+// cannot read are skipped.
 func walkRepos(root string, skip []string, depth int) []string {
-	found, _ := walkWith(root, skip, depth, func(dir string, _ bool) ([]dirEntry, error) { return readDirNames(dir) })
+	found, _ := walkWith(root, skip, depth, readDirNames)
 	return found
 }
 
-// walkWith is walkRepos listing each directory with list; leaf says the
-// walk will not enter its subdirectories (only its .git matters). cut says
-// it stopped at its bound with directories left to list.
-func walkWith(root string, skip []string, depth int, list func(dir string, leaf bool) ([]dirEntry, error)) (found []string, cut bool) {
-	deadline := time.Now().Add(scanDeadline)
-	type item struct {
-		dir   string
-		level int
+// scanHolds returns what a scan of root holds read-only below its top: in
+// a shared temporary directory, where nobody opens a project below the top
+// but a tool run anywhere finds the metadata above it, the VCS metadata
+// (protect.VCSEntries); elsewhere every protected entry, as the patch
+// guard protects it (protect.Matcher), and the files named with one of
+// protect.Suffixes.
+func scanHolds(root string) func(parent string, e dirEntry) bool {
+	if isScratch(root) {
+		vcs := protect.VCSEntries()
+		return func(_ string, e dirEntry) bool {
+			return slices.ContainsFunc(vcs, func(n string) bool { return strings.EqualFold(n, e.name) })
+		}
 	}
-	queue := []item{{root, 0}}
+	m := protect.NewMatcher(os.Getenv)
+	return func(parent string, e dirEntry) bool {
+		return m.Entry(parent, e.name) != "" || e.regular && protect.HasSuffix(e.name)
+	}
+}
+
+// walkWith is walkRepos listing each directory with list. cut says it
+// stopped at its bound with directories left to list.
+func walkWith(root string, skip []string, depth int, list func(dir string) ([]dirEntry, error)) (found []string, cut bool) {
+	deadline := time.Now().Add(scanDeadline)
+	holds := scanHolds(root)
+	type item struct {
+		dir, rel string // rel: dir relative to root ("" its top)
+		level    int
+	}
+	queue := []item{{root, "", 0}}
 	for n := 0; len(queue) > 0; n++ {
 		if n >= scanMaxDirs || len(found) >= scanMaxFound || (n%64 == 0 && time.Now().After(deadline)) {
 			return found, true
 		}
-		dir, level := queue[0].dir, queue[0].level
+		it := queue[0]
 		queue = queue[1:]
-		entries, err := list(dir, depth >= 0 && level+1 >= depth)
+		entries, err := list(it.dir)
 		if err != nil {
-			if h, ok := unlistable(root, dir, err); ok && !slices.Contains(found, h) {
+			if h, ok := unlistable(root, it.dir, err); ok && !slices.Contains(found, h) {
 				found = append(found, h)
 			}
 			continue
 		}
 		for _, e := range entries {
-			p := filepath.Join(dir, e.name)
+			p := filepath.Join(it.dir, e.name)
+			held := holds(it.rel, e)
 			switch {
-			case e.name == ".git" && dir != root:
+			case held && it.dir != root:
 				if h, ok := unsearchableHold(root, p); ok {
 					if !slices.Contains(found, h) {
 						found = append(found, h)
 					}
-				} else if e.dir {
+				} else if e.dir || e.regular {
 					found = append(found, p)
-				} else if e.regular {
-					found = append(found, p)
-					if t, ok := gitdirTarget(p); ok {
-						found = append(found, t)
+					if e.regular && e.name == ".git" {
+						if t, ok := gitdirTarget(p); ok {
+							found = append(found, t)
+						}
 					}
 				}
-			case e.dir && e.name != ".git" && (depth < 0 || level+1 < depth) && !slices.Contains(skip, p):
-				queue = append(queue, item{p, level + 1})
+			case e.dir && !held && (depth < 0 || it.level+1 < depth) && !slices.Contains(skip, p):
+				queue = append(queue, item{p, filepath.Join(it.rel, e.name), it.level + 1})
 			}
 		}
 	}

@@ -19,7 +19,8 @@ import (
 // The scan is bounded (scanMaxDirs, scanDeadline, scanMaxFound), so a
 // command can push a repository beyond it: flood its parent with
 // directories, or move it below a flood. Two things keep such a repository
-// read-only. Every .git a scan finds is remembered, in this process and in
+// (or a nested protected name) read-only. Every entry a scan holds is
+// remembered, in this process and in
 // Warden's state directory, and each run holds the remembered ones that
 // still exist even when its scan stops short (withKnownRepos). And the
 // directories between a root and a repository are pinned in the sandbox
@@ -88,8 +89,8 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 	now := time.Now().UnixNano()
 	knownRepos.Lock()
 	for _, p := range found {
-		if filepath.Base(p) != ".git" {
-			continue
+		if !mayHold(filepath.Base(p)) {
+			continue // a gitdir: target, a directory held for its mode
 		}
 		if _, ok := knownRepos.m[p]; ok {
 			continue
@@ -111,7 +112,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		knownRepos.cut[root] = now
 		if !knownRepos.told[root] {
 			knownRepos.told[root] = true
-			defer ScanNotice(fmt.Sprintf("the scan of %s for nested repositories stopped at its bound (%d directories, %v, %d found): a repository there that Warden never found is writable by sandboxed commands", root, scanMaxDirs, scanDeadline, scanMaxFound))
+			defer ScanNotice(fmt.Sprintf("the scan of %s for nested repositories and protected names stopped at its bound (%d directories, %v, %d found): one there that Warden never found (a repository's config, a mise.toml, a .vscode) is writable by sandboxed commands; open a smaller workspace to have them all held", root, scanMaxDirs, scanDeadline, scanMaxFound))
 		}
 	} else if _, ok := knownRepos.cut[root]; ok {
 		delete(knownRepos.cut, root)
@@ -136,8 +137,10 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 			out = append(out, p)
 		case err == nil && st.Mode().IsRegular():
 			out = append(out, p)
-			if t, ok := gitdirTarget(p); ok {
-				out = append(out, t)
+			if filepath.Base(p) == ".git" {
+				if t, ok := gitdirTarget(p); ok {
+					out = append(out, t)
+				}
 			}
 		case err == nil:
 			// A symbolic link or other: not a repository now, and nothing

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wardenhq/warden/internal/protect"
 )
 
 // A scan of /tmp lists hundreds of directories (everyone's scratch, three
@@ -43,7 +46,7 @@ type dirStamp struct {
 
 type dirRecord struct {
 	key     dirStamp
-	entries []dirEntry // its subdirectories and its .git
+	entries []dirEntry // its subdirectories and the files a scan may hold (mayHold)
 	gen     uint64     // the last scan that looked at it
 }
 
@@ -117,7 +120,7 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 	if kept && k.ctime < now.Add(-scanSettled).UnixNano() {
 		var keep []dirEntry
 		for _, e := range entries {
-			if e.dir || e.name == ".git" {
+			if e.dir || mayHold(e.name) {
 				keep = append(keep, e)
 			}
 		}
@@ -190,7 +193,20 @@ func encodeScanStore() []byte {
 	return b
 }
 
-const scanStoreMagic = "warden-scan-cache 1\n"
+// scanStoreMagic names the format; version 1 kept no file but .git.
+const scanStoreMagic = "warden-scan-cache 2\n"
+
+// storeMatcher is the widest Matcher: MISE_ENV's names are kept by their
+// form (mayHold), whatever the environment of the run that lists.
+var storeMatcher = protect.NewMatcher(func(string) string { return "" })
+
+// mayHold says whether a file named name may be held by a scan
+// (scanHolds), in any run's environment.
+func mayHold(name string) bool {
+	lower := strings.ToLower(name)
+	return storeMatcher.Entry("", name) != "" || protect.HasSuffix(name) ||
+		strings.HasSuffix(lower, ".toml") && (strings.HasPrefix(lower, "mise.") || strings.HasPrefix(lower, ".mise."))
+}
 
 func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)

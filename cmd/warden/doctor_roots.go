@@ -38,7 +38,7 @@ func rootsReport() doctorRoots {
 
 func printRoots(w io.Writer, r doctorRoots) {
 	for _, c := range r.ScanCut {
-		fmt.Fprintf(w, "\nthe last scan of %s for nested repositories stopped at its bound: repositories found before stay read-only, one Warden never found there is writable by sandboxed commands\n", c)
+		fmt.Fprintf(w, "\nthe last scan of %s for nested repositories and protected names stopped at its bound: those found before stay read-only, one Warden never found there is writable by sandboxed commands\n", c)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "\nwritable roots: unknown: %s\n", r.Error)

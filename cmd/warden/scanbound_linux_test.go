@@ -67,7 +67,7 @@ $W sh -c 'echo ok >> proj/file2 && echo twin2=$?'`)
 		t.Errorf("the unrelated directory was not moved: %v", err)
 	}
 	doctor := u.sh(`$WARDEN doctor`)
-	if !strings.Contains(doctor, "last scan of "+filepath.Join(u.base, "ws")+" for nested repositories stopped at its bound") {
+	if !strings.Contains(doctor, "last scan of "+filepath.Join(u.base, "ws")+" for nested repositories and protected names stopped at its bound") {
 		t.Errorf("doctor does not name the cut root: %s", doctor)
 	}
 }

@@ -31,7 +31,7 @@ var Files = slices.Concat(sharedFiles, []string{
 // below that is no repository (a build in /tmp/pip-build-x running git
 // describe), and agents and editors look there.
 var (
-	sharedDirs  = []string{".git", ".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix"}
+	sharedDirs  = slices.Concat(VCSEntries(), []string{".warden", ".codex", ".claude", ".cursor", ".agents", ".zed", ".vscode", ".idea", ".helix"})
 	sharedFiles = []string{".envrc", ".mcp.json", ".gitmodules", ".lfsconfig", ".nvim.lua", ".nvimrc", ".exrc"}
 )
 
@@ -91,27 +91,79 @@ func MiseEnvNames(getenv func(string) string) []string {
 }
 
 // Rel returns the protected entry that rel, a path relative to a root,
-// is or is inside ("" none): one of Names as any of its parts (every .git,
-// wherever it is), one of Subpaths or of MiseEnvNames at any depth, a file
-// named with one of Suffixes. Letter case is ignored, as a
+// is or is inside ("" none): the first of its parts that Matcher.Entry
+// names (every .git and other VCS metadata, wherever it is), or a last
+// part named with one of Suffixes. Letter case is ignored, as a
 // case-insensitive volume ignores it.
 func Rel(rel string, getenv func(string) string) string {
 	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
 	if last := parts[len(parts)-1]; HasSuffix(last) {
 		return last
 	}
-	names, deeper := Names(), append(slices.Clone(Subpaths), MiseEnvNames(getenv)...)
+	m := NewMatcher(getenv)
 	for i, part := range parts {
-		for _, name := range names {
-			if strings.EqualFold(part, name) {
-				return name
+		if name := m.Entry(filepath.Join(parts[:i]...), part); name != "" {
+			return name
+		}
+	}
+	return ""
+}
+
+// A Matcher says which entries of a tree are protected, the same for the
+// patch guard (Rel) and the sandbox's scan of a root at any depth. It
+// reads MISE_ENV once, when made.
+type Matcher struct {
+	names map[string]string // lower case → as listed
+	subs  []subpath
+}
+
+type subpath struct {
+	name  string   // as listed
+	parts []string // lower case
+}
+
+// NewMatcher lists Names, Subpaths and the MiseEnvNames of getenv.
+func NewMatcher(getenv func(string) string) *Matcher {
+	m := &Matcher{names: map[string]string{}}
+	for _, n := range Names() {
+		m.names[strings.ToLower(n)] = n
+	}
+	for _, n := range append(slices.Clone(Subpaths), MiseEnvNames(getenv)...) {
+		parts := strings.Split(strings.ToLower(n), string(filepath.Separator))
+		if len(parts) == 1 {
+			m.names[parts[0]] = n
+			continue
+		}
+		m.subs = append(m.subs, subpath{n, parts})
+	}
+	return m
+}
+
+// Entry returns the protected entry that name, in the directory parent
+// (relative to a root, "" its top), is itself ("" none): one of Names, or
+// the end of one of Subpaths or of MiseEnvNames. Suffixes are the
+// caller's: they protect files only.
+func (m *Matcher) Entry(parent, name string) string {
+	lower := strings.ToLower(name)
+	if n, ok := m.names[lower]; ok {
+		return n
+	}
+	for _, s := range m.subs {
+		if s.parts[len(s.parts)-1] != lower {
+			continue
+		}
+		dir := parent
+		matched := true
+		for i := len(s.parts) - 2; i >= 0 && matched; i-- {
+			base := filepath.Base(dir)
+			matched = dir != "" && dir != "." && strings.ToLower(base) == s.parts[i]
+			dir = filepath.Dir(dir)
+			if dir == "." {
+				dir = ""
 			}
 		}
-		for _, sub := range deeper {
-			n := strings.Count(sub, string(filepath.Separator)) + 1
-			if i+n <= len(parts) && strings.EqualFold(filepath.Join(parts[i:i+n]...), sub) {
-				return sub
-			}
+		if matched {
+			return s.name
 		}
 	}
 	return ""

@@ -14,6 +14,12 @@ func TestRel(t *testing.T) {
 	}
 	for rel, want := range map[string]bool{
 		".git/config":                  true,
+		"lib/.hg/hgrc":                 true,
+		"a/.jj/repo/config.toml":       true,
+		"_darcs/prefs/defaults":        true,
+		"x/.fslckout":                  true,
+		".svn/wc.db":                   false,
+		"src/hg/hgrc":                  false,
 		"sub/.git":                     true,
 		"mise.toml":                    true,
 		"pkg/.MISE.toml":               true,
