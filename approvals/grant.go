@@ -23,8 +23,8 @@ import (
 func (s Sandbox) Policy() sandbox.Policy {
 	return sandbox.Policy{Mode: sandbox.Mode(s.Mode), Network: s.Network,
 		Workspace: s.Workspace, WritableRoots: s.WritableRoots,
-		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: s.ProtectedPaths, Reads: s.Reads,
-		Caches: s.Caches}
+		ExcludeTmpdir: true, ExcludeSlashTmp: true, ProtectedPaths: s.ProtectedPaths, HomeWritable: s.HomeWritable,
+		Reads: s.Reads, Caches: s.Caches}
 }
 
 // DescribeGrant is what g adds, in words for a dialog or the model:

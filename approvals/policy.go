@@ -259,6 +259,9 @@ type Sandbox struct {
 	// ProtectedPaths stay read-only inside the writable roots, and patches
 	// to them ask (Warden's own config and state: sandbox.Policy's).
 	ProtectedPaths []string
+	// HomeWritable are the home's entries that stay writable where a root
+	// holds the home directory, carried to the run unchanged.
+	HomeWritable []string
 	// Reads is the sandbox's read policy, carried to the run unchanged.
 	Reads sandbox.ReadPolicy
 	// Caches are the sandbox's private toolchain caches, carried to the

@@ -134,7 +134,7 @@ func SandboxFor(p sandbox.Policy) (Sandbox, error) {
 	if _, err := ParseSandboxMode(string(mode)); err != nil {
 		return Sandbox{}, err
 	}
-	s := Sandbox{Mode: mode, Network: p.Network, ProtectedPaths: p.ProtectedPaths, Reads: p.Reads, Caches: p.Caches}
+	s := Sandbox{Mode: mode, Network: p.Network, ProtectedPaths: p.ProtectedPaths, HomeWritable: p.HomeWritable, Reads: p.Reads, Caches: p.Caches}
 	for _, w := range p.Workspace {
 		real, err := filepath.EvalSymlinks(w)
 		if err != nil {

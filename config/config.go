@@ -29,6 +29,11 @@ type Config struct {
 	Network NetworkAccess `toml:"network_access" json:"networkAccess,omitempty"`
 	// WritableRoots are extra directories that workspace-write may write.
 	WritableRoots []string `toml:"writable_roots" json:"writableRoots,omitempty"`
+	// HomeWritable are entries of the home directory (relative to it, such
+	// as .npm or .cache/foo) that stay writable where a writable root is or
+	// holds the home directory: every other entry at its top whose name
+	// starts with "." is read-only there.
+	HomeWritable []string `toml:"home_writable" json:"homeWritable,omitempty"`
 	// ReadAccess is the sandbox's read policy: full, deny-secrets (the
 	// default: credential stores hidden) or restricted (system directories,
 	// toolchains, the workspace and ReadableRoots only; Linux).
@@ -202,6 +207,7 @@ func (c *Config) MergeJSON(raw json.RawMessage) error {
 	merged.EnvKeep = append([]string(nil), c.EnvKeep...)
 	merged.ReadDeny = append([]string(nil), c.ReadDeny...)
 	merged.ReadAllow = append([]string(nil), c.ReadAllow...)
+	merged.HomeWritable = append([]string(nil), c.HomeWritable...)
 	merged.ReadableRoots = append([]string(nil), c.ReadableRoots...)
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
@@ -232,6 +238,11 @@ func (c Config) Validate() error {
 	}
 	if _, err := ParseSize(c.CacheMaxSize); err != nil {
 		return err
+	}
+	for _, e := range c.HomeWritable {
+		if err := checkHomeEntry(e); err != nil {
+			return err
+		}
 	}
 	for _, k := range c.EnvKeep {
 		if _, err := path.Match(k, ""); err != nil || strings.TrimSpace(k) == "" {

@@ -80,8 +80,14 @@ func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []st
 				out = append(out, p)
 			}
 		}
-		// A cache the user made a writable root is theirs to share.
+		// A cache the user made a writable root, or allowed with
+		// home_writable, is theirs to share.
 		roots := append(ExpandHome(cfg.WritableRoots), workspaces...)
+		for _, e := range cfg.HomeWritable {
+			if checkHomeEntry(e) == nil {
+				roots = append(roots, filepath.Join(h, strings.TrimPrefix(strings.TrimSpace(e), "~/")))
+			}
+		}
 		for _, p := range userCaches(h, roots) {
 			if !res.holdsAny(p, roots) {
 				out = append(out, p)

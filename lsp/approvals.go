@@ -119,6 +119,7 @@ func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error
 	p, err := sandbox.NewPolicy(cfg.SandboxMode, string(cfg.Network), roots)
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
+	p.HomeWritable = cfg.HomeWritable
 	p.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err != nil {
 		return p, err

@@ -159,6 +159,9 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 			return fmt.Errorf("make %s read-only: %w", p, err)
 		}
 	}
+	if err := reopenNested(spec.Roots, protected); err != nil {
+		return err
+	}
 	for _, g := range git {
 		attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
 		if g.Writable {
@@ -180,6 +183,30 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 	// The old working directory is under the mounts now; enter the new view.
 	if err := unix.Chdir(spec.Cwd); err != nil {
 		return fmt.Errorf("enter %s: %w", spec.Cwd, err)
+	}
+	return nil
+}
+
+// reopenNested makes each root that lies in a read-only path of another
+// (the toolchain caches under a home's ~/.cache, a home_writable entry such
+// as .cache/foo, a configured root that is a home dot-entry) writable again,
+// and its own protected paths read-only again. Roots are sorted, the
+// outer first.
+func reopenNested(roots []Root, protected []string) error {
+	for _, r := range roots {
+		if !slices.ContainsFunc(protected, func(p string) bool { return within(p, r.Path) }) {
+			continue
+		}
+		if err := unix.MountSetattr(unix.AT_FDCWD, r.Path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
+			return fmt.Errorf("make %s writable inside a read-only path: %w", r.Path, err)
+		}
+		for _, p := range protected {
+			if p != r.Path && within(r.Path, p) {
+				if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
+					return fmt.Errorf("make %s read-only: %w", p, err)
+				}
+			}
+		}
 	}
 	return nil
 }

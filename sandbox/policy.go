@@ -81,6 +81,11 @@ type Policy struct {
 	// Warden's own configuration and state, the user's git configuration.
 	// The caller (which knows where those live) fills them in.
 	ProtectedPaths []string
+	// HomeWritable are the entries of the home directory (relative to it,
+	// home_writable in config.toml) that stay writable where a writable
+	// root is or holds it: every other entry at its top whose name starts
+	// with "." is read-only there (see home.go).
+	HomeWritable []string
 
 	// Reads is what the command may read.
 	Reads ReadPolicy
@@ -147,6 +152,9 @@ func (p Policy) Validate() error {
 		if !filepath.IsAbs(r) {
 			return fmt.Errorf("protected path %q: must be an absolute path", r)
 		}
+	}
+	if err := validateHomeWritable(p.HomeWritable); err != nil {
+		return err
 	}
 	if r := p.Caches.Root; r != "" && !filepath.IsAbs(r) {
 		return fmt.Errorf("cache root %q: must be an absolute path", r)
@@ -217,6 +225,14 @@ type Root struct {
 	// repositories found below) into writable data and read-only parts
 	// (gitLayout), in the order the sandbox applies them.
 	Git []GitPath `json:",omitempty"`
+	// Home is set when the root is or holds the home directory: its
+	// dot-entries are among Protected, and one the command creates is
+	// moved away (home.go). The launcher's alone.
+	Home *HomeTop `json:"-"`
+	// Watched are existing entries a mount cannot hold (links among the
+	// home's dot-entries or on PATH): one the command replaces is moved
+	// away. The launcher's alone.
+	Watched []string `json:"-"`
 }
 
 // Roots resolves the writable roots: the workspace, the configured roots,
@@ -244,6 +260,8 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		}
 		paths = append(paths, rp)
 	}
+	home := p.homeDir(m)
+	paths = append(paths, p.homeWritableRoots(home, paths, m)...)
 	worked := slices.Clone(paths) // the directories the user works in
 	if !p.ExcludeTmpdir {
 		if t := os.Getenv("TMPDIR"); filepath.IsAbs(t) {
@@ -298,8 +316,11 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 				prot = append(prot, l)
 			}
 		}
+		held, watch, top := p.homeHeld(rp, home, worked, m)
+		onPath, linked := pathHeld(rp, worked, m)
+		prot = append(append(prot, held...), onPath...)
 		slices.Sort(prot)
-		roots = append(roots, Root{Path: rp, Shared: shared, Protected: slices.Compact(prot)})
+		roots = append(roots, Root{Path: rp, Shared: shared, Protected: slices.Compact(prot), Home: top, Watched: append(watch, linked...)})
 	}
 	return roots, nil
 }

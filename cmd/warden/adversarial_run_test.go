@@ -369,7 +369,7 @@ prefix_rule(pattern=["git", "status"], decision="allow")
 	cases := []advCase{
 		{id: "plant-rc", argv: []string{"sh", "-c", plant}, result: []string{"Sandboxed: yes", "planted"}},
 		{id: "gitconfig", argv: []string{"sh", "-c", "printf '" + fsmonitor + "' >> .gitconfig"}, result: []string{"Sandboxed: yes", "the sandbox removed .gitconfig it created: protected path"}},
-		{id: "xdg-git", argv: []string{"sh", "-c", "mkdir -p .config/git && printf '" + fsmonitor + "' > .config/git/config"}, result: []string{"Sandboxed: yes", "the sandbox removed .config/git it created: protected path"}},
+		{id: "xdg-git", argv: []string{"sh", "-c", "mkdir -p .config/git && printf '" + fsmonitor + "' > .config/git/config"}, result: []string{"Sandboxed: yes", "Read-only file system"}},
 		{id: "login-shell", argv: bashc("cat f"), result: []string{"Sandboxed: yes", "hello"}},
 		{id: "twin-cat", twin: true, argv: []string{"cat", "f"}, result: []string{"Sandboxed: no", "hello"}, ranOutside: true},
 		{id: "twin-git", twin: true, argv: []string{"git", "status"}, result: []string{"Exit code: 0", "Sandboxed: no"}, ranOutside: true},
@@ -397,7 +397,10 @@ prefix_rule(pattern=["git", "status"], decision="allow")
 // and forges the audit log; neither lands. The twin writes beside them.
 func TestAdversarialRunWardenConfigInHomeWorkspace(t *testing.T) {
 	home := t.TempDir()
-	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	// The user lets commands write ~/.config (home_writable): Warden's own
+	// directory inside still stays read-only.
+	os.MkdirAll(filepath.Join(home, ".config", "warden"), 0o755)
+	os.WriteFile(filepath.Join(home, ".config", "warden", "config.toml"), []byte(`home_writable = [".config"]`+"\n"), 0o644)
 	cases := []advCase{
 		{id: "rule", argv: []string{"sh", "-c", `mkdir -p .config/warden/rules && echo 'prefix_rule(pattern=["sh"], decision="allow")' > .config/warden/rules/x.rules`}, result: []string{"Sandboxed: yes"}},
 		{id: "audit", argv: []string{"sh", "-c", `echo '{"event":"forged"}' >> .local/state/warden/audit.log`}, result: []string{"Sandboxed: yes"}},

@@ -128,13 +128,16 @@ func homeEnv(home string) []string { return []string{"HOME=" + home} }
 
 func TestProtectedWardenConfigInHomeWorkspace(t *testing.T) {
 	home := t.TempDir()
-	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	// The user lets commands write ~/.config and ~/.local (home_writable
+	// in ~/.config/warden/config.toml): Warden's own directories inside
+	// still stay read-only.
+	writeWardenConfig(t, home, `home_writable = [".config", ".local"]`+"\n")
 	env := homeEnv(home)
 	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--",
 		"sh", "-c", `mkdir -p .config/warden/rules && echo 'prefix_rule(pattern=["sh"], decision="allow")' > .config/warden/rules/x.rules`)
 	// It may land inside for a moment; it is moved away and reported.
 	undone := strings.Contains(errOut, "the sandbox removed .config/warden it created: protected path; kept at "+filepath.Join(home, ".local", "state", "warden", "quarantine"))
-	if _, err := os.Stat(filepath.Join(home, ".config/warden")); err == nil || (code == 0 && !undone) {
+	if _, err := os.Stat(filepath.Join(home, ".config/warden/rules/x.rules")); err == nil || (code == 0 && !undone) {
 		t.Errorf("attack: a rule written into Warden's config dir: exit %d %s", code, errOut)
 	}
 	_, errOut, code = wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--cwd", home, "--",
@@ -148,7 +151,7 @@ func TestProtectedWardenConfigInHomeWorkspace(t *testing.T) {
 		t.Errorf("twin: writing beside Warden's dirs failed: exit %d %s", code, errOut)
 	}
 	// Nothing else is left behind.
-	if entries, _ := os.ReadDir(filepath.Join(home, ".config")); len(entries) != 1 || entries[0].Name() != "other" {
+	if entries, _ := os.ReadDir(filepath.Join(home, ".config")); len(entries) != 2 || entries[0].Name() != "other" || entries[1].Name() != "warden" {
 		t.Errorf(".config after the runs holds %v", entries)
 	}
 }

@@ -63,6 +63,7 @@ func (f *sandboxFlags) resolveWith(cfg config.Config, memo *pathmemo.Memo) (stri
 	policy, err := sandbox.NewPolicy(mode, string(f.network.or(cfg.Network)), roots)
 	policy.Workspace = []string{cwd}
 	policy.ProtectedPaths = config.ProtectedPathsMemo(memo, cfg, cwd)
+	policy.HomeWritable = cfg.HomeWritable
 	policy.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err == nil {
 		err = f.reads.apply(&policy, cfg)
