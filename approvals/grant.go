@@ -28,9 +28,37 @@ func (s Sandbox) Policy() sandbox.Policy {
 }
 
 // DescribeGrant is what g adds, in words for a dialog or the model:
-// "write access to ~/.cache/pip, read access to /opt/data".
+// "write access to ~/src (stays read-only inside: 2 repositories (a/.git,
+// b/.git), .vscode in b), read access to /opt/data".
 func (s Sandbox) DescribeGrant(g sandbox.Grant) string {
-	return strings.Join(g.Describe(s.Policy().Home()), ", ")
+	pol := s.Policy()
+	parts := g.Describe(pol.Home())
+	for i, w := range g.Write {
+		if held := grantHeld(pol, g, w); held != "" {
+			parts[i] += " (stays read-only inside: " + held + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// heldInside is what stays read-only inside w, a directory g makes
+// writable under pol (sandbox.Held).
+func heldInside(pol sandbox.Policy, g sandbox.Grant, w string) (sandbox.Held, error) {
+	wider, err := pol.WithGrant(g)
+	if err != nil {
+		return sandbox.Held{}, err
+	}
+	return wider.HeldInside(w)
+}
+
+// grantHeld is heldInside in words, "" when nothing is held or it cannot
+// be told (grantRisk says so).
+func grantHeld(pol sandbox.Policy, g sandbox.Grant, w string) string {
+	h, err := heldInside(pol, g, w)
+	if err != nil {
+		return ""
+	}
+	return h.String()
 }
 
 // grantKeys are the session keys of a command run with grant g: one per
@@ -92,16 +120,25 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 	}
 	show := func(p string) string { return tildeShow(home, p) }
 	for _, w := range g.Write {
+		held, err := heldInside(pol, g, w)
+		stays := "; stays read-only inside: " + held.String()
+		if held.String() == "" {
+			stays = "; nothing inside is held read-only"
+		}
 		switch {
+		case err != nil:
+			note(RiskHigh, fmt.Sprintf("grants write access to %s; what stays read-only inside cannot be told (%v)", show(w), err))
 		case broad(w):
-			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more (protected paths stay read-only)")
+			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more"+stays)
 		case system(w):
-			note(RiskHigh, "grants write access to "+show(w)+": a system directory")
+			note(RiskHigh, "grants write access to "+show(w)+": a system directory"+stays)
+		case len(held.Projects) > 0:
+			note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable%s", show(w), heldList(held.Projects), stays))
 		default:
 			if hid, ok := pol.ContainsHidden(w); ok {
-				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
+				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)%s", show(w), show(hid), stays))
 			} else {
-				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots; protected entries inside stay read-only)")
+				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots)"+stays)
 			}
 		}
 	}
@@ -123,6 +160,14 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		}
 	}
 	return level, facts
+}
+
+// heldList joins names for a fact, up to 8 and how many more.
+func heldList(names []string) string {
+	if len(names) <= 8 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:8], ", ") + fmt.Sprintf(" and %d more", len(names)-8)
 }
 
 func tildeShow(home, p string) string {
