@@ -136,6 +136,19 @@ func (p Policy) homeHeld(rp, home string, worked []string, m *pathmemo.Memo) (he
 	return held, watch, top
 }
 
+// innermostHolding is the deepest of roots (sorted) that is or holds home,
+// or "": the one root whose Protected lists the home's dot-entries (a
+// mount in the innermost covers every outer root's view too).
+func innermostHolding(roots []string, home string) string {
+	out := ""
+	for _, r := range roots {
+		if home != "" && within(r, home) {
+			out = r
+		}
+	}
+	return out
+}
+
 // pathHeld lists the directories on the user's PATH that lie inside rp:
 // held read-only (resolved), the link as written watched when the entry
 // is one. A PATH directory that is a worked root or holds one is left

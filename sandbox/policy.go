@@ -294,6 +294,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		}
 	}
 	roots := make([]Root, 0, len(paths))
+	homeRoot := innermostHolding(paths, home) // holds the home's top once
 	for _, rp := range paths {
 		if rp == "/" {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
@@ -316,7 +317,11 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 				prot = append(prot, l)
 			}
 		}
-		held, watch, top := p.homeHeld(rp, home, worked, m)
+		var held, watch []string
+		var top *HomeTop
+		if rp == homeRoot {
+			held, watch, top = p.homeHeld(rp, home, worked, m)
+		}
 		onPath, linked := pathHeld(rp, worked, m)
 		prot = append(append(prot, held...), onPath...)
 		slices.Sort(prot)
