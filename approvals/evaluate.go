@@ -44,8 +44,9 @@ type MatchedRule struct {
 // user, or is refused, and everything that decision rests on.
 type Evaluation struct {
 	Decision Decision `json:"decision"`
-	// BypassSandbox: every command matched an explicit allow rule, so it runs
-	// without the sandbox (as Codex does).
+	// BypassSandbox is always false: an allow rule means "run without
+	// asking, in the sandbox" (Codex's rules take the command out of it;
+	// Warden's never do). Kept for the policy check's JSON contract.
 	BypassSandbox bool          `json:"bypass_sandbox"`
 	KnownSafe     bool          `json:"known_safe"`
 	Dangerous     bool          `json:"dangerous"`
@@ -92,10 +93,13 @@ type Evaluator struct {
 	// RulesErr is set when the rules failed to load and no earlier good set
 	// exists: anything not known-safe then needs the user.
 	RulesErr error
-	// RunEnv returns the environment a command run outside the sandbox
-	// starts with (its PATH finds the programs an allow rule lets out); nil
-	// means this process's environment.
+	// RunEnv returns the environment a command starts with (its PATH finds
+	// the programs a rule with a grant runs); nil means this process's
+	// environment.
 	RunEnv func() []string
+	// RulesDir is where "Always allow" saves rules: one is offered only
+	// when the rule saved there would be applied ("" : not checked).
+	RulesDir string
 }
 
 // Evaluate decides the requirement for req. It is pure apart from reading
@@ -137,16 +141,14 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	var promptSeg []Segment // commands the heuristics would ask about
 	var ruleReason string
 	rulePrompt := false
-	// setAside says why allow rules are ignored for this command line (it
-	// is not plain words); computed once, when an allow rule first matches.
-	setAside, checked, ruleIgnored := "", false, false
+	// setAside says why an allow rule is not applied (rule_apply.go).
+	setAside, ruleIgnored := "", false
+	var plain lazyPlain
 	for _, seg := range a.Segments {
 		matches := ev.Rules.Match(seg.Argv)
 		if allowsOnly(matches) {
-			if !checked {
-				setAside, checked = newPlainCheck(req, ev.runEnv()).ruleBypassBlocker(a), true
-			}
-			if setAside != "" {
+			if why := ev.allowRuleBlocker(req, a, matches, &plain); why != "" {
+				setAside = why
 				// Judged as if no rule matched, but still reported.
 				for _, r := range matches {
 					e.MatchedRules = append(e.MatchedRules, MatchedRule{Pattern: r.PatternString(), Decision: r.Decision, Justification: r.Justification, Source: r.Source})
@@ -223,10 +225,18 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		decision = Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
+	case decision == Allow && allRuleAllowed && ev.leavesByRequest(req, e):
+		// The rule lets it run in the sandbox without asking; leaving the
+		// sandbox takes the user, as for any command.
+		decision = Prompt
+		e.category = categoryEscalation
+		e.Reason = fmt.Sprintf("`%s` is allowed by rule %s in the sandbox, and asks to run outside it (%s risk)", cmd, e.MatchedRules[0].Source, e.Risk.Level)
 	case decision == Allow:
 		switch {
+		case allRuleAllowed && req.Sandbox.Restricted():
+			e.Reason = fmt.Sprintf("`%s` is allowed by rule %s, in the sandbox", cmd, e.MatchedRules[0].Source)
 		case allRuleAllowed:
-			e.Reason = fmt.Sprintf("`%s` is allowed by rule %s", cmd, e.MatchedRules[0].Source)
+			e.Reason = fmt.Sprintf("`%s` is allowed by rule %s (no sandbox: danger-full-access)", cmd, e.MatchedRules[0].Source)
 		case e.KnownSafe:
 			e.Reason = fmt.Sprintf("`%s` is known to be safe", cmd)
 		case !req.Sandbox.Restricted():
@@ -237,9 +247,9 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	}
 
 	if ruleIgnored {
-		e.Reason += "; allow rule not applied outside the sandbox: " + setAside
+		e.Reason += "; allow rule not applied: " + setAside
 	}
-	ruleGranted := applyGrants(req, e, asked, allRuleAllowed && decision == Allow, allowMatched)
+	applyGrants(req, e, asked, allRuleAllowed && decision == Allow, allowMatched)
 	if e.GrantAsked {
 		what := req.Sandbox.DescribeGrant(asked)
 		if decision == Allow {
@@ -260,16 +270,11 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
 	if decision == Allow {
 		e.Decision = Allow
-		// A rule with a grant keeps the sandbox: it says what the command may
-		// do inside it.
-		e.BypassSandbox = allRuleAllowed && !ruleGranted && e.Risk.Level < RiskHigh && gitStaysProtected(a, req.Cwd, req.Sandbox)
-		if hardened && run != nil && !e.BypassSandbox {
-			// Not under a rule's bypass: the user's rule lets their own git
-			// (fsmonitor, pager...) run, from a repository judged protected.
+		if hardened && run != nil {
 			e.RunArgv = run
 			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", DisplayCommand(run))
 		}
-		if e.Escalate && !e.BypassSandbox {
+		if e.Escalate {
 			// Leaving the sandbox always takes an approval. A low-risk
 			// command staying inside the writable roots does not need to
 			// leave it, and under never or on-failure nobody is asked first:
@@ -296,10 +301,33 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		return e
 	}
 	e.Decision = Prompt
-	if !rulePrompt && !e.Dangerous && e.Risk.Level < RiskHigh && a.Understood() {
+	if !rulePrompt && !e.Dangerous && e.Risk.Level < RiskHigh && a.Understood() && !e.Escalate {
+		// A rule saved from a dialog to leave the sandbox would not do what
+		// the user approved: it runs the command in the sandbox.
 		e.Amendment = amendment(req.PrefixRule, promptSeg)
 	}
+	if e.Amendment != nil {
+		if why := ev.amendmentBlocker(req, a, !e.Grant.IsZero(), &plain); why != "" {
+			e.Amendment = nil
+			e.Reason += "; \"Always allow\" is not offered: " + why
+		}
+	}
 	return e
+}
+
+// leavesByRequest reports whether the model's request to run outside the
+// sandbox needs the user although rules allow the command: under the
+// policies that ask, unless the command is low risk and stays inside the
+// writable roots (it then runs sandboxed, as heuristics decide).
+func (ev *Evaluator) leavesByRequest(req CommandRequest, e *Evaluation) bool {
+	if !req.RequestEscalation || !req.Sandbox.Restricted() || e.Risk.Level == RiskLow || ev.Policy.rejects(categoryEscalation) {
+		return false
+	}
+	switch ev.Policy.Ask {
+	case OnRequest, Granular, Untrusted:
+		return true
+	}
+	return false
 }
 
 // allowsOnly reports whether rules matched and every one of them allows.

@@ -73,7 +73,9 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		{"dangerous on-failure", Policy{Ask: OnFailure}, []string{"rm", "-f", "/srv/x"}, false, nil, "", want{Prompt, false, nil, ""}},
 		// On-request: the sandbox protects; ask only to leave it or for high risk.
 		{"on-request make", Policy{Ask: OnRequest}, []string{"make"}, false, nil, "", want{Allow, false, nil, "runs in the sandbox"}},
-		{"on-request escalation medium risk", Policy{Ask: OnRequest}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, []string{"curl", "https://example.com"}, "outside the sandbox"}},
+		// Leaving the sandbox is never offered "Always allow": the saved rule
+		// would run it in the sandbox, not as approved.
+		{"on-request escalation medium risk", Policy{Ask: OnRequest}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, nil, "outside the sandbox"}},
 		{"on-request escalation low risk runs sandboxed", Policy{Ask: OnRequest}, []string{"make", "all"}, true, nil, "", want{Allow, false, nil, "escalation not needed"}},
 		{"on-request high risk asks", Policy{Ask: OnRequest}, []string{"git", "reset", "--hard"}, false, nil, "", want{Prompt, false, nil, "high risk"}},
 		{"on-request high risk no amendment", Policy{Ask: OnRequest}, []string{"bash", "-lc", "echo x >> ~/.profile"}, false, nil, "", want{Prompt, false, nil, "Writes outside the workspace"}},
@@ -94,17 +96,23 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		{"forbidden rule never-policy", Policy{Ask: Never}, []string{"make", "deploy"}, false, nil, "", want{Forbidden, false, nil, ""}},
 		{"prompt rule", Policy{Ask: OnRequest}, []string{"npm", "publish"}, false, nil, "", want{Prompt, false, nil, "publishing is public"}},
 		{"prompt rule no amendment", Policy{Ask: Untrusted}, []string{"npm", "publish", "--tag", "x"}, false, nil, "", want{Prompt, false, nil, "requires approval"}},
-		{"allow rule bypasses sandbox", Policy{Ask: Untrusted}, []string{"cargo", "test"}, false, nil, "", want{Allow, true, nil, "allowed by rule"}},
-		{"allow rules for every command bypass", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && git commit -m x"}, false, nil, "", want{Allow, true, nil, ""}},
-		{"allow rule and safe command do not bypass", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && ls"}, false, nil, "", want{Allow, false, nil, ""}},
+		// An allow rule runs the command without asking, in the sandbox.
+		{"allow rule keeps the sandbox", Policy{Ask: Untrusted}, []string{"cargo", "test"}, false, nil, "", want{Allow, false, nil, "allowed by rule"}},
+		{"allow rules for every command keep the sandbox", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && git commit -m x"}, false, nil, "", want{Allow, false, nil, "in the sandbox"}},
+		{"allow rule and safe command", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && ls"}, false, nil, "", want{Allow, false, nil, ""}},
+		// Leaving the sandbox takes a dialog, whatever the rules say; no
+		// "Always allow" is offered for it (a rule would run it sandboxed).
+		{"allow rule asking to leave the sandbox asks", Policy{Ask: OnRequest}, []string{"git", "push"}, true, []string{"git", "push"}, "", want{Prompt, false, nil, "asks to run outside it"}},
+		{"allow rule asking to leave, low risk, runs sandboxed", Policy{Ask: OnRequest}, []string{"cargo", "test"}, true, nil, "", want{Allow, false, nil, "escalation not needed"}},
+		{"allow rule asking to leave under never runs sandboxed", Policy{Ask: Never}, []string{"git", "push"}, true, nil, "", want{Allow, false, nil, "runs sandboxed"}},
 		{"allow rule then unmatched asks for the rest", Policy{Ask: Untrusted}, []string{"bash", "-lc", "cargo test && make"}, false, nil, "", want{Prompt, false, []string{"make"}, ""}},
 		{"allow rule but high risk still asks", Policy{Ask: OnRequest}, []string{"git", "push", "--force"}, false, nil, "", want{Prompt, false, nil, "Rewrites remote history"}},
-		{"allow rule plain push", Policy{Ask: OnRequest}, []string{"git", "push"}, false, nil, "", want{Allow, true, nil, ""}},
+		{"allow rule plain push", Policy{Ask: OnRequest}, []string{"git", "push"}, false, nil, "", want{Allow, false, nil, "in the sandbox"}},
 		// Granular.
 		{"granular rejects rule prompts", Policy{Ask: Granular, Reject: RejectCategories{Rules: true}}, []string{"npm", "publish"}, false, nil, "", want{Forbidden, false, nil, "granular"}},
 		{"granular keeps rule prompts", Policy{Ask: Granular}, []string{"npm", "publish"}, false, nil, "", want{Prompt, false, nil, ""}},
 		{"granular rejects escalation", Policy{Ask: Granular, Reject: RejectCategories{SandboxEscalation: true}}, []string{"curl", "https://example.com"}, true, nil, "", want{Forbidden, false, nil, "granular"}},
-		{"granular escalation asked", Policy{Ask: Granular}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, []string{"curl", "https://example.com"}, ""}},
+		{"granular escalation asked", Policy{Ask: Granular}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, nil, ""}},
 		{"granular plain runs", Policy{Ask: Granular, Reject: RejectCategories{SandboxEscalation: true, Rules: true}}, []string{"make"}, false, nil, "", want{Allow, false, nil, ""}},
 	}
 	for _, c := range cases {

@@ -141,11 +141,12 @@ var bypassTokens = []bypassToken{
 	{'x', "func", true}, {'x', "printf-v", true}, {'x', "test-v", true}, {'x', "eval", true},
 }
 
-// FuzzRuleBypass builds scripts from commands an allow rule covers (cat),
-// mixed with assignments, expansions, substitutions, arithmetic, globs,
-// redirections and programs inside the workspace. A script with any of those
-// never bypasses the sandbox; the same script of plain words only always
-// does, so the check fails both ways.
+// FuzzRuleBypass builds scripts from commands an allow rule with a grant
+// covers (cat), mixed with assignments, expansions, substitutions,
+// arithmetic, globs, redirections and programs inside the workspace. A
+// script with any of those never gets the rule's grant; the same script of
+// plain words only always does, so the check fails both ways. Neither ever
+// leaves the sandbox.
 func FuzzRuleBypass(f *testing.F) {
 	// One seed per token (each hazard alone), and a few plain mixtures.
 	for i := range bypassTokens {
@@ -158,7 +159,7 @@ func FuzzRuleBypass(f *testing.F) {
 	bin := hostBin(f, "cat", "bash")
 	ws := f.TempDir()
 	rulesDir := f.TempDir()
-	if err := os.WriteFile(filepath.Join(rulesDir, "r.rules"), []byte(`prefix_rule(pattern=["cat"], decision="allow")`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(rulesDir, "r.rules"), []byte(grantRule(hostBin(f), "cat")), 0o644); err != nil {
 		f.Fatal(err)
 	}
 	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
@@ -173,11 +174,14 @@ func FuzzRuleBypass(f *testing.F) {
 		script, hazard := buildBypassScript(plan, word, bin, ws)
 		argv := []string{"bash", "-lc", script}
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}})
-		if hazard && e.BypassSandbox {
+		if e.BypassSandbox {
 			t.Fatalf("%q bypasses the sandbox: %s", script, e.Reason)
 		}
-		if !hazard && (!e.BypassSandbox || e.Decision != Allow) {
-			t.Fatalf("plain %q: %s, bypass %v: %s", script, e.Decision, e.BypassSandbox, e.Reason)
+		if hazard && !e.Grant.IsZero() {
+			t.Fatalf("%q gets the rule's grant: %s", script, e.Reason)
+		}
+		if !hazard && !grantApplied(e) {
+			t.Fatalf("plain %q: %s, grant %v: %s", script, e.Decision, e.Grant, e.Reason)
 		}
 	})
 }

@@ -7,8 +7,8 @@ import (
 )
 
 // The sandbox lets a command write a repository's data (refs, objects,
-// rebase state) but not what git executes or obeys. The host-side bypass
-// must trust only the latter: attacks plant behaviour in the data, twins
+// rebase state) but not what git executes or obeys. The host-side judgment
+// of a repository (gitStaysProtected) must trust only the latter: attacks plant behaviour in the data, twins
 // use the same repository untouched.
 func TestGitDataBypassTrustsOnlyHeldParts(t *testing.T) {
 	ws := t.TempDir()
@@ -33,8 +33,10 @@ func TestGitDataBypassTrustsOnlyHeldParts(t *testing.T) {
 	check := func(name string, argv []string, bypass bool) {
 		t.Helper()
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
-		if e.Decision != Allow || e.BypassSandbox != bypass {
-			t.Errorf("%s: %v: decision %s bypass %v, want allow, bypass %v (%s)", name, argv, e.Decision, e.BypassSandbox, bypass, e.Reason)
+		// The rule runs every one in the sandbox; whether the repository is
+		// judged held (its git commands may be known-safe) still differs.
+		if e.Decision != Allow || e.BypassSandbox || gitStaysProtected(e.Analysis, ws, sb) != bypass {
+			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", name, argv, e.Decision, e.BypassSandbox, gitStaysProtected(e.Analysis, ws, sb), bypass, e.Reason)
 		}
 	}
 	check("twin: the workspace's repository", []string{"git", "status"}, true)

@@ -7,9 +7,10 @@ import (
 	"testing"
 )
 
-// A rule's bypass is kept for git only when every repository the command
-// could use is one the sandbox protects. Attacks use a repository a
-// sandboxed command could have made; twins the workspace's own.
+// A repository is judged held (its git commands may be known-safe) only
+// when every repository the command could use is one the sandbox protects;
+// an allow rule runs each of them in the sandbox either way. Attacks use a
+// repository a sandboxed command could have made; twins the workspace's own.
 func TestProtectedGitRepositoryDecidesBypass(t *testing.T) {
 	ws := t.TempDir()
 	// Outside every place a sandbox writes (not under /tmp or $TMPDIR, where
@@ -71,8 +72,8 @@ prefix_rule(pattern=["cd"], decision="allow")
 	for _, c := range cases {
 		env = c.env
 		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: sb})
-		if e.Decision != Allow || e.BypassSandbox != c.bypass {
-			t.Errorf("%s: %v: decision %s bypass %v, want allow, bypass %v (%s)", c.name, c.argv, e.Decision, e.BypassSandbox, c.bypass, e.Reason)
+		if got := gitStaysProtected(e.Analysis, ws, sb); e.Decision != Allow || e.BypassSandbox || got != c.bypass {
+			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", c.name, c.argv, e.Decision, e.BypassSandbox, got, c.bypass, e.Reason)
 		}
 	}
 }

@@ -219,9 +219,8 @@ func usableNetwork(pol sandbox.Policy, g sandbox.Grant) (sandbox.Grant, error) {
 // applyGrants sets e.Grant: the matched allow rules' grant when every
 // command of the line is allowed by rules (a rule's grant is the user's
 // own), plus the request's grant; e.GrantAsked when the rules do not cover
-// the request. It reports whether a matched rule carries a grant (such a
-// rule never takes the command out of the sandbox).
-func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*Rule) bool {
+// the request.
+func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*Rule) {
 	rg := ruleGrant(matched)
 	if rg != nil && allAllowed && req.Sandbox.Restricted() {
 		// Exact: a saved path that became a link is not followed.
@@ -240,7 +239,6 @@ func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllo
 		e.Grant = e.Grant.Union(asked)
 		e.GrantAsked = true
 	}
-	return rg != nil
 }
 
 // withWrites is s with more writable roots (a grant's directories).

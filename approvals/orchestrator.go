@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -136,7 +137,7 @@ func (o *Orchestrator) session() *SessionStore {
 
 // Evaluator returns an evaluator over the rules currently in force.
 func (o *Orchestrator) Evaluator() *Evaluator {
-	ev := &Evaluator{Policy: o.Policy}
+	ev := &Evaluator{Policy: o.Policy, RulesDir: o.RulesDir}
 	if r, ok := o.Runner.(interface{ RunEnv() []string }); ok {
 		ev.RunEnv = r.RunEnv
 	}
@@ -172,12 +173,15 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	}
 
 	// 2. Needs approval: ask, unless this session already approved it.
-	escalate := ev.BypassSandbox || !req.Sandbox.Restricted()
+	escalate := !req.Sandbox.Restricted()
 	grant := ev.Grant
 	if ev.Decision == Prompt {
-		sandboxed := !ev.BypassSandbox && !ev.Escalate && req.Sandbox.Restricted()
+		sandboxed := !ev.Escalate && req.Sandbox.Restricted()
 		p := o.commandPrompt(PromptCommand, req, ev, sandboxed)
 		keys := []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))}
+		if why := o.session().Lapsed(keys); why != "" {
+			p.Reason += "; " + why
+		}
 		if sandboxed && !grant.IsZero() {
 			// Keyed by the command and each entry of its grant: a later
 			// request for more asks again, one for a subset does not.
@@ -246,7 +250,11 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	p.Reason = "command failed in the sandbox; retry without sandbox?"
 	p.Blocked = res.Denial
 	p.Amendment = nil
-	d, cached, err := o.ask(ctx, p, []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, true))})
+	keys := []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, true))}
+	if why := o.session().Lapsed(keys); why != "" {
+		p.Reason += "; " + why
+	}
+	d, cached, err := o.ask(ctx, p, keys)
 	out.Asked, out.Decision = !cached, d
 	if !d.IsApproval() {
 		out.Abort = d == Abort
@@ -272,6 +280,10 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	ready, wait, err := o.barrierBeforeRun()
 	if err != nil {
 		return RunResult{ExitCode: -1}, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+	}
+	if !unsandboxed && (req.Sandbox.Mode != ReadOnly || len(grant.Write) > 0) {
+		// What it writes may be what an approved unsandboxed command reads.
+		o.session().LapseUnsandboxed(fmt.Sprintf("the sandboxed run of `%s`", DisplayCommand(req.Argv)))
 	}
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
@@ -384,7 +396,7 @@ func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string, grant 
 	}
 	o.audit(ev)
 	if err == nil && o.Rules != nil {
-		o.Rules.addAllow(prefix, DefaultRulesFile, grantRef(grant))
+		o.Rules.addAllow(prefix, filepath.Join(o.RulesDir, DefaultRulesFile), grantRef(grant))
 	}
 }
 

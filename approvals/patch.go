@@ -193,6 +193,7 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 	switch ev.Decision {
 	case Allow:
 		out.Approved = true
+		o.lapseForPatch(files)
 		return out, nil
 	case Forbidden:
 		out.Refused = ev.Reason
@@ -221,5 +222,20 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 		return out, nil
 	}
 	out.Approved = true
+	o.lapseForPatch(files)
 	return out, nil
+}
+
+// lapseForPatch ends the session's unsandboxed approvals: the approved
+// patch may change what those commands read.
+func (o *Orchestrator) lapseForPatch(files []string) {
+	what := "the patch"
+	switch len(files) {
+	case 0:
+	case 1:
+		what += " to " + EscapeText(files[0])
+	default:
+		what += fmt.Sprintf(" to %d files", len(files))
+	}
+	o.session().LapseUnsandboxed(what)
 }

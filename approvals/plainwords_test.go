@@ -40,12 +40,27 @@ func hostEnv(dir string) func() []string {
 	return func() []string { return []string{"PATH=" + dir, "HOME=" + dir} }
 }
 
-// TestRuleBypassPlainWords: an allow rule takes a command out of the
-// sandbox only when it is plain words running programs from outside the
-// writable roots. Each attack is judged as if no rule matched (here, under
-// on-request: it runs sandboxed), with the reason saying why; each twin
-// still bypasses.
-func TestRuleBypassPlainWords(t *testing.T) {
+// grantRule is an allow rule for pattern carrying a write grant to dir.
+func grantRule(dir string, pattern ...string) string {
+	q := make([]string, len(pattern))
+	for i, p := range pattern {
+		q[i] = `"` + p + `"`
+	}
+	return `prefix_rule(pattern=[` + strings.Join(q, ", ") + `], decision="allow", additional_permissions={"write": ["` + dir + `"]})` + "\n"
+}
+
+// grantApplied says whether e runs by its rule with the rule's grant.
+func grantApplied(e *Evaluation) bool {
+	return e.Decision == Allow && !e.Grant.IsZero() && !e.GrantAsked
+}
+
+// TestRuleGrantPlainWords: an allow rule's grant goes only to what the
+// rule names: plain words running programs from outside the writable roots
+// (a program the sandbox could rewrite would carry the grant). Each attack
+// is judged as if no rule matched (here, under on-request: it runs
+// sandboxed, without the grant), with the reason saying why; each twin
+// gets the grant. No rule ever takes the command out of the sandbox.
+func TestRuleGrantPlainWords(t *testing.T) {
 	bin := hostBin(t, "cat", "bash", "git", "sh")
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, "bin"), 0o755)
@@ -53,15 +68,9 @@ func TestRuleBypassPlainWords(t *testing.T) {
 	// A link outside the roots whose target is the workspace's binary.
 	links := hostBin(t)
 	os.Symlink(filepath.Join(ws, "bin", "cat"), filepath.Join(links, "cat"))
-	rulesDir := t.TempDir()
-	writeRules(t, rulesDir, "r.rules", `
-prefix_rule(pattern=["cat"], decision="allow")
-prefix_rule(pattern=["git", "status"], decision="allow")
-prefix_rule(pattern=["printf"], decision="allow")
-prefix_rule(pattern=["test"], decision="allow")
-prefix_rule(pattern=["read"], decision="allow")
-prefix_rule(pattern=["echo"], decision="allow")
-`)
+	rulesDir, granted := t.TempDir(), hostBin(t)
+	writeRules(t, rulesDir, "r.rules", grantRule(granted, "cat")+grantRule(granted, "git", "status")+
+		grantRule(granted, "printf")+grantRule(granted, "test")+grantRule(granted, "read")+grantRule(granted, "echo"))
 	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		t.Fatal(err)
@@ -143,12 +152,15 @@ prefix_rule(pattern=["echo"], decision="allow")
 		}
 		ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules, RunEnv: env}
 		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}})
-		if e.BypassSandbox != c.bypass {
-			t.Errorf("%s: %q: bypass_sandbox %v, want %v (reason %q)", c.name, c.argv, e.BypassSandbox, c.bypass, e.Reason)
+		if e.BypassSandbox {
+			t.Errorf("%s: %q: bypass_sandbox true (reason %q)", c.name, c.argv, e.Reason)
+		}
+		if grantApplied(e) != c.bypass {
+			t.Errorf("%s: %q: grant applied %v, want %v (reason %q)", c.name, c.argv, grantApplied(e), c.bypass, e.Reason)
 			continue
 		}
 		if c.bypass {
-			if e.Decision != Allow || !strings.Contains(e.Reason, "allowed by rule") {
+			if !strings.Contains(e.Reason, "allowed by rule") || !strings.Contains(e.Reason, "in the sandbox") {
 				t.Errorf("%s: decision %s, reason %q", c.name, e.Decision, e.Reason)
 			}
 			continue
@@ -156,19 +168,19 @@ prefix_rule(pattern=["echo"], decision="allow")
 		if !strings.Contains(e.Reason, c.why) {
 			t.Errorf("%s: reason %q lacks %q", c.name, e.Reason, c.why)
 		}
-		if len(e.MatchedRules) > 0 && !strings.Contains(e.Reason, "allow rule not applied outside the sandbox") {
+		if len(e.MatchedRules) > 0 && !strings.Contains(e.Reason, "allow rule not applied: rule "+rulesDir) {
 			t.Errorf("%s: a matched rule was set aside silently: %q", c.name, e.Reason)
 		}
 	}
 }
 
-// TestRuleBypassSetAsideRuleSkipsNoApproval: a rule set aside does not
+// TestRuleGrantSetAsideRuleSkipsNoApproval: a rule set aside does not
 // spare the approval the same command would need without it.
-func TestRuleBypassSetAsideRuleSkipsNoApproval(t *testing.T) {
+func TestRuleGrantSetAsideRuleSkipsNoApproval(t *testing.T) {
 	bin := hostBin(t, "cat", "bash", "make")
 	ws := t.TempDir()
 	rulesDir := t.TempDir()
-	writeRules(t, rulesDir, "r.rules", `prefix_rule(pattern=["make"], decision="allow")`)
+	writeRules(t, rulesDir, "r.rules", grantRule(hostBin(t), "make"))
 	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		t.Fatal(err)
@@ -178,16 +190,16 @@ func TestRuleBypassSetAsideRuleSkipsNoApproval(t *testing.T) {
 		req := CommandRequest{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
 		req.Argv = []string{"bash", "-lc", "make all"}
 		twin := ev.Evaluate(req)
-		if twin.Decision != Allow || !twin.BypassSandbox {
-			t.Errorf("%s: twin `make all`: %s bypass=%v (%s)", pol, twin.Decision, twin.BypassSandbox, twin.Reason)
+		if !grantApplied(twin) || twin.BypassSandbox {
+			t.Errorf("%s: twin `make all`: %s grant=%v bypass=%v (%s)", pol, twin.Decision, twin.Grant, twin.BypassSandbox, twin.Reason)
 		}
 		req.Argv = []string{"bash", "-lc", "MAKEFLAGS=x make all"}
 		noRules := (&Evaluator{Policy: Policy{Ask: pol}, RunEnv: hostEnv(bin)}).Evaluate(req)
 		got := ev.Evaluate(req)
-		if got.BypassSandbox || got.Decision != noRules.Decision {
+		if got.BypassSandbox || !got.Grant.IsZero() || got.Decision != noRules.Decision {
 			t.Errorf("%s: %q: %s bypass=%v, want %s as without the rule (%s)", pol, req.Argv, got.Decision, got.BypassSandbox, noRules.Decision, got.Reason)
 		}
-		if len(got.MatchedRules) != 1 || !strings.Contains(got.Reason, "allow rule not applied outside the sandbox: the command sets MAKEFLAGS") {
+		if len(got.MatchedRules) != 1 || !strings.Contains(got.Reason, "carries additional permissions, and the command sets MAKEFLAGS") {
 			t.Errorf("%s: matched %v, reason %q", pol, got.MatchedRules, got.Reason)
 		}
 	}

@@ -83,8 +83,8 @@ func (b *RuleBook) LastError() error {
 }
 
 // addAllow puts a just-persisted allow rule into force without a reload.
-func (b *RuleBook) addAllow(prefix []string, source string, grant *sandbox.Grant) {
-	r := &Rule{Decision: Allow, Source: source, Grant: grant}
+func (b *RuleBook) addAllow(prefix []string, file string, grant *sandbox.Grant) {
+	r := &Rule{Decision: Allow, Source: filepath.Base(file), File: file, Grant: grant}
 	for _, t := range prefix {
 		r.Pattern = append(r.Pattern, []string{t})
 	}

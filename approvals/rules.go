@@ -25,6 +25,10 @@ type Rule struct {
 	Decision      Decision   `json:"decision"`
 	Justification string     `json:"justification,omitempty"`
 	Source        string     `json:"source"` // file:line of the prefix_rule call
+	// File is the rules file the rule came from, absolute ("" for a rule
+	// built in memory): an allow rule from a file a sandboxed command can
+	// rewrite is not applied (see ruleFileBlocker).
+	File string `json:"-"`
 	// Grant is the rule's additional_permissions (allow rules only): the
 	// command runs in the sandbox plus this grant, never outside it.
 	Grant *sandbox.Grant `json:"grant,omitempty"`
@@ -283,7 +287,12 @@ func (rs *RuleSet) loadFile(path string, trust Trust) error {
 	if err != nil {
 		return err
 	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("rules file %s: %w", path, err)
+	}
 	for _, r := range parsed.Rules {
+		r.File = abs
 		if trust == TrustTightenOnly && r.Decision == Allow {
 			rs.Warnings = append(rs.Warnings, fmt.Sprintf("%s: allow rule ignored: this workspace is not trusted, so its rules may only prompt or forbid", r.Source))
 			continue

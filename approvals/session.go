@@ -21,6 +21,9 @@ type SessionStore struct {
 	// contacted are the network destinations reached this session (see
 	// network_session.go).
 	contacted map[string]bool
+	// lapsed are unsandboxed approvals that no longer hold, with why (see
+	// session_lapse.go).
+	lapsed map[string]string
 }
 
 type pendingPrompt struct {
@@ -126,6 +129,7 @@ func (s *SessionStore) Ask(ctx context.Context, keys []string, remember bool, as
 	if p.decision == ApprovedForSession {
 		for _, k := range keys {
 			s.approved[exactKey(k)] = true
+			delete(s.lapsed, exactKey(k))
 		}
 	}
 	delete(s.pending, id)

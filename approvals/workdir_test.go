@@ -58,10 +58,10 @@ func TestBoundarySessionApprovalKeysOnTheResolvedDir(t *testing.T) {
 	}
 }
 
-// An allow rule takes a command out of the sandbox only where the user put
-// the session: in a directory outside the workspace the command is asked
-// about and, approved, runs sandboxed. The twin inside still bypasses.
-func TestBoundaryRuleBypassDoesNotFollowAnOutsideWorkdir(t *testing.T) {
+// An allow rule spares the dialog only where the user put the session: in
+// a directory outside the workspace the command is asked about and,
+// approved, runs sandboxed. The twin inside runs unasked, sandboxed too.
+func TestBoundaryRuleDoesNotFollowAnOutsideWorkdir(t *testing.T) {
 	f := newOrch(t, OnRequest, Approved)
 	os.MkdirAll(f.rules, 0o755)
 	if err := os.WriteFile(filepath.Join(f.rules, "t.rules"), []byte(`prefix_rule(pattern=["touch"], decision="allow")`+"\n"), 0o644); err != nil {
@@ -83,7 +83,7 @@ func TestBoundaryRuleBypassDoesNotFollowAnOutsideWorkdir(t *testing.T) {
 		t.Error("the approved command wrote outside the workspace: it left the sandbox")
 	}
 	res, err = f.o.Exec(context.Background(), ExecRequest{CommandRequest: CommandRequest{Argv: []string{"touch", "x"}, Cwd: f.ws, Sandbox: sb}})
-	if err != nil || res.Asked || !res.Ran || !res.Escalated {
+	if err != nil || res.Asked || !res.Ran || res.Escalated {
 		t.Errorf("the twin inside: %+v %v", res, err)
 	}
 }

@@ -146,8 +146,9 @@ func wants(t *testing.T, what, got string, want ...string) {
 
 // Class 2: a cat allow rule in the user's rules; the model smuggles the
 // workspace's ./bin/cat (which leaves a marker outside every writable root)
-// past it. It runs sandboxed, the marker never appears; the twin leaves the
-// sandbox and the model gets the file.
+// past it. It runs sandboxed, the marker never appears; the twin runs
+// unasked under the rule, in the sandbox too (a rule never takes a command
+// out of it), and the model gets the file.
 func TestAdversarialServeAgentRuleBypass(t *testing.T) {
 	outside := outsideDir(t)
 	marker := filepath.Join(outside, "pwned")
@@ -172,9 +173,9 @@ func TestAdversarialServeAgentRuleBypass(t *testing.T) {
 			t.Errorf("attack %s: audit ran %v, outside the sandbox %v", c.id, ran, out)
 		}
 	}
-	wants(t, "twin", toolResult(t, s.srv, "twin"), "Exit code: 0", "Sandboxed: no", "hello")
-	if _, out := s.auditRuns(t, calls[2].argv); !out {
-		t.Error("twin: cat f did not leave the sandbox under its rule")
+	wants(t, "twin", toolResult(t, s.srv, "twin"), "Exit code: 0", "Sandboxed: yes", "hello")
+	if ran, out := s.auditRuns(t, calls[2].argv); !ran || out {
+		t.Errorf("twin: cat f under its rule: ran %v, outside the sandbox %v", ran, out)
 	}
 }
 

@@ -194,14 +194,15 @@ func bashc(script string) []string { return []string{"bash", "-lc", script} }
 // Class 2: with `cat` allowed by a --rules file, the model smuggles a
 // workspace program past the rule. Every attack runs sandboxed (the audit
 // says so, the model is told "Sandboxed: yes") and the marker the program
-// leaves outside every writable root is never written; the twins leave the
-// sandbox under the rule and their output reaches the model.
+// leaves outside every writable root is never written; the twins run unasked
+// under the rule, in the sandbox too (a rule never takes a command out of
+// it), and their output reaches the model.
 func TestAdversarialRunRuleBypass(t *testing.T) {
 	f := newRuleBypassFixture(t)
 	sandboxed := []string{"Sandboxed: yes"}
 	cases := []advCase{
-		{id: "twin-cat", twin: true, argv: []string{"cat", "f"}, result: []string{"Exit code: 0", "Sandboxed: no", "hello"}, ranOutside: true},
-		{id: "twin-script", twin: true, argv: bashc("cat f"), result: []string{"Exit code: 0", "Sandboxed: no", "hello"}, ranOutside: true},
+		{id: "twin-cat", twin: true, argv: []string{"cat", "f"}, result: []string{"Exit code: 0", "Sandboxed: yes", "hello"}},
+		{id: "twin-script", twin: true, argv: bashc("cat f"), result: []string{"Exit code: 0", "Sandboxed: yes", "hello"}},
 		{id: "path-prefix", argv: bashc("PATH=./bin:$PATH cat f"), result: sandboxed},
 		{id: "by-path", argv: []string{filepath.Join(f.ws, "bin", "cat"), "f"}, result: sandboxed},
 		{id: "let-subscript", argv: bashc("let 'a[$(./bin/cat)]'; cat f"), result: sandboxed},
@@ -296,8 +297,8 @@ func TestAdversarialRunProtectedPaths(t *testing.T) {
 // repository in the sandbox, points its core.fsmonitor at a command that
 // leaves a marker on the host, then runs `git status` there under the very
 // rules Warden offers. It runs sandboxed; the marker never appears. The
-// twin: `git status` in the workspace's own repository still leaves the
-// sandbox under the rule.
+// twin: `git status` in the workspace's own repository runs unasked under
+// the rule, in the sandbox too (no rule takes a command out of it).
 func TestAdversarialRunNestedRepositoryFsmonitor(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -322,12 +323,12 @@ prefix_rule(pattern=["cd"], decision="allow")
 		// and the model is told.
 		{id: "make-repo", twin: true, argv: []string{"sh", "-c", "git init -q sub && git -C sub config core.fsmonitor 'touch " + marker + "' && git -C sub status >/dev/null && echo made"}, result: []string{"Exit code: 0", "made", "the sandbox removed sub/.git it created: protected path; kept at "}},
 		{id: "make-gitfile", twin: true, argv: []string{"sh", "-c", gitfile}, result: []string{"Exit code: 0", "made", "the sandbox removed sub2/.git it created: protected path; kept at "}},
-		// So git there finds the workspace's own repository, which the
-		// rule may take out of the sandbox: the planted fsmonitor is gone.
-		{id: "git-C-status", argv: []string{"git", "-C", "sub", "status"}, result: []string{"Exit code: 0"}, ranOutside: true},
-		{id: "cd-status", argv: []string{"sh", "-c", "cd sub && git status"}, result: []string{"Exit code: 0"}, ranOutside: true},
-		{id: "gitfile-status", argv: []string{"git", "-C", "sub2", "status"}, result: []string{"Exit code: 0"}, ranOutside: true},
-		{id: "twin-status", twin: true, argv: []string{"git", "status"}, result: []string{"Exit code: 0", "Sandboxed: no", "evil.git/"}, ranOutside: true},
+		// So git there finds the workspace's own repository, and runs in
+		// the sandbox under the rule: the planted fsmonitor is gone.
+		{id: "git-C-status", argv: []string{"git", "-C", "sub", "status"}, result: []string{"Exit code: 0", "Sandboxed: yes"}},
+		{id: "cd-status", argv: []string{"sh", "-c", "cd sub && git status"}, result: []string{"Exit code: 0", "Sandboxed: yes"}},
+		{id: "gitfile-status", argv: []string{"git", "-C", "sub2", "status"}, result: []string{"Exit code: 0", "Sandboxed: yes"}},
+		{id: "twin-status", twin: true, argv: []string{"git", "status"}, result: []string{"Exit code: 0", "Sandboxed: yes", "evil.git/"}},
 	}
 	r := adversarialRun(t, ws, []string{"GIT_CONFIG_GLOBAL=/dev/null"}, cases, "--rules", rules, "--approval", "never")
 	r.check(t, cases)
@@ -348,9 +349,10 @@ prefix_rule(pattern=["cd"], decision="allow")
 // protected), then runs `bash -lc 'cat f'` and `git status` under allow
 // rules, hoping the host runs them. The startup files cannot be written (they
 // are protected paths; a missing one made is moved away), and a shell reading startup files from a writable
-// root stays sandboxed anyway; the git configuration is never written, so
-// `git status` (a twin) may leave the sandbox; `cat f` (a twin) does. The
-// marker outside never appears.
+// root stays sandboxed anyway; the git configuration is never written.
+// The twins, `git status` and `cat f`, run unasked under the rules, in the
+// sandbox (no rule takes a command out of it). The marker outside never
+// appears.
 func TestAdversarialRunStartupFilesInHomeWorkspace(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -371,8 +373,8 @@ prefix_rule(pattern=["git", "status"], decision="allow")
 		{id: "gitconfig", argv: []string{"sh", "-c", "printf '" + fsmonitor + "' >> .gitconfig"}, result: []string{"Sandboxed: yes", "the sandbox removed .gitconfig it created: protected path"}},
 		{id: "xdg-git", argv: []string{"sh", "-c", "mkdir -p .config/git && printf '" + fsmonitor + "' > .config/git/config"}, result: []string{"Sandboxed: yes", "Read-only file system"}},
 		{id: "login-shell", argv: bashc("cat f"), result: []string{"Sandboxed: yes", "hello"}},
-		{id: "twin-cat", twin: true, argv: []string{"cat", "f"}, result: []string{"Sandboxed: no", "hello"}, ranOutside: true},
-		{id: "twin-git", twin: true, argv: []string{"git", "status"}, result: []string{"Exit code: 0", "Sandboxed: no"}, ranOutside: true},
+		{id: "twin-cat", twin: true, argv: []string{"cat", "f"}, result: []string{"Sandboxed: yes", "hello"}},
+		{id: "twin-git", twin: true, argv: []string{"git", "status"}, result: []string{"Exit code: 0", "Sandboxed: yes"}},
 	}
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "XDG_STATE_HOME=", "GIT_CONFIG_NOSYSTEM=1"}
 	r := adversarialRun(t, home, env, cases, "--rules", rules, "--approval", "on-request", "--deny")
@@ -577,8 +579,9 @@ func TestAdversarialRunPromptEscaping(t *testing.T) {
 
 // Class 6: a rules file's host_executable(name="cat", paths=[]) takes
 // programs named by a path off cat's rule: the model's /bin/cat f and
-// /usr/bin/cat f run sandboxed (their output still reaches it). The twin,
-// plain `cat f`, leaves the sandbox under the rule.
+// /usr/bin/cat f are judged without the rule (their output still reaches
+// it). The twin, plain `cat f`, runs under the rule. Every one runs in the
+// sandbox: no rule takes a command out of it.
 func TestAdversarialRunHostExecutableNoPaths(t *testing.T) {
 	ws := t.TempDir()
 	os.WriteFile(filepath.Join(ws, "f"), []byte("hello\n"), 0o644)
@@ -595,7 +598,7 @@ host_executable(name="cat", paths=[])
 	if len(cases) == 0 {
 		t.Skip("no /bin/cat or /usr/bin/cat")
 	}
-	cases = append(cases, advCase{id: "twin", twin: true, argv: []string{"cat", "f"}, result: []string{"Exit code: 0", "Sandboxed: no", "hello"}, ranOutside: true})
+	cases = append(cases, advCase{id: "twin", twin: true, argv: []string{"cat", "f"}, result: []string{"Exit code: 0", "Sandboxed: yes", "hello"}})
 	r := adversarialRun(t, ws, nil, cases, "--rules", rules, "--approval", "on-request", "--deny")
 	r.check(t, cases)
 }

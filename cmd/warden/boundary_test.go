@@ -186,7 +186,7 @@ func boundaryPolicyCheck(t *testing.T, home, cwd string, argv ...string) policyJ
 // does not inherit its trust: its allow rule is ignored (tighten-only). The
 // twins: the trusted root's own allow rule applies in the root and below it.
 func TestBoundarySubdirRulesDoNotInheritTrust(t *testing.T) {
-	home := t.TempDir()
+	home := dirOutsideWritableRoots(t) // under /tmp, a writable root, ws/.warden would be the sandbox's to rewrite
 	ws := filepath.Join(home, "ws")
 	sub := filepath.Join(ws, "sub")
 	writeWardenRules(t, ws, `prefix_rule(pattern=["make", "test"], decision="allow")`+"\n")

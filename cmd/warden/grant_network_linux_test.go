@@ -99,7 +99,7 @@ func TestExecRuleNetworkGrant(t *testing.T) {
 	home := netHome(t, "")
 	ws := t.TempDir()
 	port, other := hostServer(t), hostServer(t)
-	rules := filepath.Join(t.TempDir(), "curl.rules")
+	rules := filepath.Join(dirOutsideWritableRoots(t), "curl.rules") // a rules file in /tmp is the sandbox's to rewrite
 	rule := fmt.Sprintf(`prefix_rule(pattern=["curl"], decision="allow", additional_permissions={"network": ["127.0.0.1:%d"]})`, port)
 	os.WriteFile(rules, []byte(rule+"\n"), 0o600)
 	flags := []string{"--deny", "--rules", rules}

@@ -121,11 +121,10 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	if setup.rulesErr != nil {
 		status = exitRulesBroken
 	}
-	// The --cwd directory is the workspace, as for exec and run.
-	roots := append([]string(nil), cfg.WritableRoots...)
-	if sbMode == approvals.WorkspaceWrite {
-		roots = append(roots, cwd)
-	}
+	// The sandbox exec would run it in: the --cwd directory is the
+	// workspace, plus the configured roots, --writable-root, and (under
+	// workspace-write) $TMPDIR and /tmp.
+	roots, _ := config.WritableRoots(cfg)
 	for _, r := range sub.writableRoots {
 		if abs, err := filepath.Abs(r); err == nil {
 			roots = append(roots, abs)
@@ -135,13 +134,15 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return usageError(env, "policy", "--network: %v", err)
 	}
-	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules}
-	ev := o.Evaluator().Evaluate(approvals.CommandRequest{
-		Argv: argv, Cwd: cwd, Grant: sub.grants.grant(),
-		Sandbox: approvals.Sandbox{Mode: sbMode, Network: network, Workspace: []string{cwd}, WritableRoots: roots, ProtectedPaths: config.ProtectedPaths(cfg, cwd), Reads: reads.Reads},
-	})
+	sb, err := approvals.SandboxFor(sandbox.Policy{Mode: reads.Mode, Network: network, Workspace: []string{cwd}, WritableRoots: roots,
+		ProtectedPaths: config.ProtectedPaths(cfg, cwd), Reads: reads.Reads})
+	if err != nil {
+		return usageError(env, "policy", "%v", err)
+	}
+	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir()}
+	ev := o.Evaluator().Evaluate(approvals.CommandRequest{Argv: argv, Cwd: cwd, Grant: sub.grants.grant(), Sandbox: sb})
 	rules, _ := setup.rules.Current()
-	dests := approvals.CheckNetwork(rules, setup.policy, network, ev.BypassSandbox || sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
+	dests := approvals.CheckNetwork(rules, setup.policy, network, sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
 	if ev.Decision != approvals.Forbidden {
 		dests = approvals.GrantedChecks(dests, ev.Grant, ev.GrantAsked)
 	}
@@ -154,8 +155,8 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		return status
 	}
 	fmt.Fprintf(env.stdout, "decision:  %s\nreason:    %s\n", ev.Decision, ev.Reason)
-	fmt.Fprintf(env.stdout, "sandbox:   %s\n", map[bool]string{true: "bypassed (every command matched an allow rule)", false: "used"}[ev.BypassSandbox])
-	if reads.Sandboxed() && !ev.BypassSandbox {
+	fmt.Fprintf(env.stdout, "sandbox:   %s\n", map[bool]string{true: "none (danger-full-access)", false: "used (a rule never takes a command out of it)"}[sbMode == approvals.DangerFullAccess])
+	if reads.Sandboxed() {
 		fmt.Fprintf(env.stdout, "reads:     %s\n", reads.ReadSummary())
 	}
 	fmt.Fprintf(env.stdout, "known-safe: %v, dangerous: %v\n", ev.KnownSafe, ev.Dangerous)

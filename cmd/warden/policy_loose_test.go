@@ -13,7 +13,7 @@ import (
 // known_safe, risk level and facts, per policy. Each attack has a twin that
 // stays as it was.
 func TestSecretsPolicyCheckJSON(t *testing.T) {
-	home := t.TempDir()
+	home := dirOutsideWritableRoots(t) // /tmp is a writable root: rules and homes there are the sandbox's to rewrite
 	ws := filepath.Join(home, "ws")
 	for _, f := range []string{"ws/.env", "ws/.env.example", "ws/README.md", "ws/main.go", ".aws/credentials", "notes.txt"} {
 		writeFile(t, filepath.Join(home, f), "X=1\n")

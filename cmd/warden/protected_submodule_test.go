@@ -63,18 +63,17 @@ prefix_rule(pattern=["git", "submodule"], decision="allow")
 	}
 
 	// Twin: the same submodule checked out by the user (its .git a gitdir
-	// file into the protected .git/modules) bypasses again, and git status
-	// runs on the host (the top repository's fsmonitor, set by the user,
-	// leaves its marker).
+	// file into the protected .git/modules): git status runs unasked, in the
+	// sandbox, and works (the fsmonitor leaves no marker outside it).
 	os.RemoveAll(filepath.Join(ws, "lib"))
 	hostGit(t, ws, "-c", "protocol.file.allow=always", "submodule", "update", "-q", "--init")
 	hostGit(t, ws, "config", "core.fsmonitor", "touch "+marks+"/top")
 	out, _, _ := wardenIn(t, env, "policy", "check", "--json", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if !bypasses(out) {
-		t.Errorf("twin: git status with a checked-out submodule no longer bypasses: %s", out)
+	if !runsUnaskedInTheSandbox(out) {
+		t.Errorf("twin: git status with a checked-out submodule: %s", out)
 	}
 	stdout, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if code != 0 || !strings.Contains(stdout, "On branch") || !exists("top") {
+	if code != 0 || !strings.Contains(stdout, "On branch") || exists("top") {
 		t.Errorf("twin: git status under the rule: exit %d, marker %v, out %q err %q", code, exists("top"), stdout, errOut)
 	}
 }
@@ -83,10 +82,9 @@ prefix_rule(pattern=["git", "submodule"], decision="allow")
 // shared ../.gitconfig) is held by the sandbox like the git dir's own
 // config: the one a sandboxed command makes is moved away before git runs
 // on the host. Attack: the command's .gitconfig, with a core.fsmonitor, is
-// gone after its run, and git status under an allow rule (out of the
-// sandbox, since what it includes is the sandbox's to keep) runs no
-// fsmonitor. Twin: the one the user writes is theirs, and git status runs
-// its fsmonitor on the host.
+// gone after its run, and git status under an allow rule runs no
+// fsmonitor on the host. Twin: the one the user writes stays, and git
+// status under the rule runs unasked, in the sandbox.
 func TestProtectedSubmoduleIncludedConfigInWorkTree(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -109,19 +107,19 @@ func TestProtectedSubmoduleIncludedConfigInWorkTree(t *testing.T) {
 		t.Fatalf("attack: the included .gitconfig the sandboxed command made was left (%v): %s", err, errOut)
 	}
 	out, _, _ := wardenIn(t, env, "policy", "check", "--json", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if !bypasses(out) {
-		t.Errorf("git status, whose included config the sandbox holds, no longer bypasses: %s", out)
+	if !runsUnaskedInTheSandbox(out) {
+		t.Errorf("git status, whose included config the sandbox holds: %s", out)
 	}
 	wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--", "git", "status")
 	if exists("inc") {
 		t.Fatal("attack: the included config's fsmonitor ran on the host")
 	}
-	// Twin: the user's own included config runs its fsmonitor on the host.
+	// Twin: the user's own included config stays; git status works.
 	if err := os.WriteFile(filepath.Join(ws, ".gitconfig"), []byte(fsmonitor("user")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	stdout, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--deny", "--rules", rules, "--cwd", ws, "--", "git", "status")
-	if code != 0 || !strings.Contains(stdout, "On branch") || !exists("user") {
+	if _, err := os.Stat(filepath.Join(ws, ".gitconfig")); code != 0 || !strings.Contains(stdout, "On branch") || err != nil {
 		t.Errorf("twin: git status under the rule with the user's include: exit %d, marker %v, out %q err %q", code, exists("user"), stdout, errOut)
 	}
 }

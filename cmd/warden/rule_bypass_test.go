@@ -14,9 +14,10 @@ import (
 )
 
 // ruleBypassFixture is a workspace under an allow rule for `cat` (and `git
-// status`), holding programs that leave a marker outside every writable
-// root when they run: ./bin/cat, ./x.so (an LD_PRELOAD library) and
-// ./bin/fsmonitor (a git hook). A rule must never let them run on the host.
+// status`) that carries a write grant, holding programs that leave a marker
+// outside every writable root when they run: ./bin/cat, ./x.so (an
+// LD_PRELOAD library) and ./bin/fsmonitor (a git hook). A rule never lets
+// them run on the host, and gives its grant only to what it names.
 type ruleBypassFixture struct {
 	ws, rules, home, marker string
 }
@@ -30,9 +31,11 @@ func newRuleBypassFixture(t *testing.T) ruleBypassFixture {
 	evil := fmt.Sprintf("#!/bin/sh\ntouch %s\necho evil\n", f.marker)
 	os.WriteFile(filepath.Join(f.ws, "bin", "cat"), []byte(evil), 0o755)
 	os.WriteFile(filepath.Join(f.ws, "bin", "fsmonitor"), []byte(evil), 0o755)
+	granted := filepath.Join(outside, "granted")
+	os.Mkdir(granted, 0o755)
 	f.rules = filepath.Join(outside, "team.rules")
-	os.WriteFile(f.rules, []byte(`prefix_rule(pattern=["cat"], decision="allow")
-prefix_rule(pattern=["git", "status"], decision="allow")
+	os.WriteFile(f.rules, []byte(`prefix_rule(pattern=["cat"], decision="allow", additional_permissions={"write": ["`+granted+`"]})
+prefix_rule(pattern=["git", "status"], decision="allow", additional_permissions={"write": ["`+granted+`"]})
 `), 0o644)
 	return f
 }
@@ -77,7 +80,7 @@ type ruleBypassCase struct {
 	name   string
 	argv   []string
 	env    []string
-	bypass bool   // twins: the rule takes them out of the sandbox
+	bypass bool   // twins: the rule applies, with its grant (in the sandbox)
 	out    string // twins: what they print
 	why    string // attacks: part of the reason the rule was set aside
 }
@@ -90,10 +93,13 @@ func (f ruleBypassFixture) check(t *testing.T, i int, c ruleBypassCase) {
 	if err := json.Unmarshal([]byte(stdout), &p); code != 0 || err != nil {
 		t.Fatalf("%s: policy check exit %d (%v): %s%s", c.name, code, err, stdout, stderr)
 	}
-	if p.BypassSandbox != c.bypass {
-		t.Errorf("%s: policy check bypass_sandbox %v, want %v (%s)", c.name, p.BypassSandbox, c.bypass, p.Reason)
+	if p.BypassSandbox {
+		t.Errorf("%s: policy check bypass_sandbox true (%s)", c.name, p.Reason)
 	}
-	if !c.bypass && (!strings.Contains(p.Reason, "allow rule not applied outside the sandbox") || !strings.Contains(p.Reason, c.why)) {
+	if c.bypass && !strings.Contains(p.Reason, "in the sandbox with write access to") {
+		t.Errorf("%s: reason %q does not give the rule's grant", c.name, p.Reason)
+	}
+	if !c.bypass && (!strings.Contains(p.Reason, "allow rule not applied: rule "+f.rules) || !strings.Contains(p.Reason, c.why)) {
 		t.Errorf("%s: reason %q does not say the rule was set aside because %q", c.name, p.Reason, c.why)
 	}
 	if len(p.MatchedRules) == 0 {
@@ -107,7 +113,7 @@ func (f ruleBypassFixture) check(t *testing.T, i int, c ruleBypassCase) {
 		t.Errorf("%s: the workspace's program ran on the host (marker written); exit %d, %s", c.name, code, stderr)
 	}
 	if c.bypass {
-		if code != 0 || stdout != c.out || !outside {
+		if code != 0 || stdout != c.out || outside || !ran {
 			t.Errorf("%s: exit %d, stdout %q (want %q), ran outside the sandbox %v; stderr %s", c.name, code, stdout, c.out, outside, stderr)
 		}
 		return
@@ -120,11 +126,12 @@ func (f ruleBypassFixture) check(t *testing.T, i int, c ruleBypassCase) {
 	}
 }
 
-// TestRuleBypassThroughTheBinary: with `cat` allowed by a rule, commands
-// that smuggle a workspace program or a redirection past the rule run
-// sandboxed (the marker outside the workspace is never written), and
-// `warden policy check` says bypass_sandbox false and why; their plain
-// twins still leave the sandbox and print the file.
+// TestRuleBypassThroughTheBinary: with `cat` allowed by a rule that carries
+// a grant, commands that smuggle a workspace program or a redirection past
+// the rule run sandboxed without the grant (the marker outside the
+// workspace is never written), and `warden policy check` says why the rule
+// was set aside; their plain twins get the grant and print the file. None
+// of them leaves the sandbox.
 func TestRuleBypassThroughTheBinary(t *testing.T) {
 	f := newRuleBypassFixture(t)
 	sh := func(s string) []string { return []string{"bash", "-lc", s} }

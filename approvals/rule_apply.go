@@ -1,0 +1,157 @@
+package approvals
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/wardenhq/warden/internal/protect"
+)
+
+// An allow rule means "run without asking, in the sandbox", with the
+// rule's grant if it carries one: it never takes a command out of the
+// sandbox. A rule is applied only where that meaning holds:
+//
+//   - its rules file lies outside every writable root, or in a protected
+//     part of one (a sandboxed command could otherwise write itself an
+//     allow rule, or a grant);
+//   - a rule with a grant lets only what the user's rule names run with the
+//     grant: plain words running programs found outside the writable roots,
+//     with no shell start-up file inside one (see plainwords.go). A
+//     program the sandbox could have rewritten would carry the grant.
+//
+// A rule not applied is reported with why, and the command is judged as if
+// no rule had matched. "Always allow" is offered only when the rule it saves
+// would be applied by these same checks.
+
+// lazyPlain runs the plain-words check of one command line at most once.
+type lazyPlain struct {
+	done bool
+	why  string
+}
+
+func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *Analysis) string {
+	if !l.done {
+		l.why, l.done = newPlainCheck(req, ev.runEnv()).ruleBypassBlocker(a), true
+	}
+	return l.why
+}
+
+// allowRuleBlocker says why the allow rules that matched one command of
+// the line are not applied, or "" when they are.
+func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *Analysis, matches []*Rule, plain *lazyPlain) string {
+	for _, r := range matches {
+		if why := ruleFileBlocker(r.File, req.Sandbox); why != "" {
+			return fmt.Sprintf("rule %s: %s", r.Source, why)
+		}
+	}
+	for _, r := range matches {
+		if r.Grant == nil || !req.Sandbox.Restricted() {
+			continue
+		}
+		if why := plain.blocker(ev, req, a); why != "" {
+			return fmt.Sprintf("rule %s carries additional permissions, and %s", r.Source, why)
+		}
+	}
+	return ""
+}
+
+// amendmentBlocker says why an "Always allow" rule saved for this request
+// (with its grant, when it has one) would not be applied next time, or ""
+// when it would.
+func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *Analysis, withGrant bool, plain *lazyPlain) string {
+	if ev.RulesDir != "" {
+		if why := ruleFileBlocker(filepath.Join(ev.RulesDir, DefaultRulesFile), req.Sandbox); why != "" {
+			return why
+		}
+	}
+	if withGrant && req.Sandbox.Restricted() {
+		if why := plain.blocker(ev, req, a); why != "" {
+			return "the rule would carry additional permissions, and " + why
+		}
+	}
+	return ""
+}
+
+// ruleFileBlocker says why a rule from file must not be applied: the file
+// lies in a writable root, outside what the sandbox holds read-only there,
+// so a sandboxed command could have written the rule. "" when it is safe
+// (or the rule was not read from a file).
+func ruleFileBlocker(file string, sb Sandbox) string {
+	if file == "" || !sb.Restricted() || sb.Mode == ReadOnly {
+		return ""
+	}
+	paths := []string{filepath.Clean(file)}
+	if real, err := resolveExisting(file); err == nil && real != paths[0] {
+		paths = append(paths, real)
+	}
+	for _, p := range paths {
+		// Roots nest (the workspace inside /tmp): the sandbox holds p when
+		// any root it lies in keeps it read-only.
+		writableIn, held := "", false
+		for _, root := range sb.WritableRoots {
+			rel, ok := relInside(root, p)
+			if !ok {
+				continue
+			}
+			if heldReadOnly(p, rel, sb.ProtectedPaths) {
+				held = true
+			} else if writableIn == "" {
+				writableIn = root
+			}
+		}
+		if writableIn != "" && !held {
+			return fmt.Sprintf("its rules file %s lies in the writable root %s, where sandboxed commands can rewrite it", file, writableIn)
+		}
+	}
+	return ""
+}
+
+// heldReadOnly says whether the sandbox keeps p (rel inside its root)
+// read-only: in a protected entry at the root's top (deeper ones are held
+// only where the sandbox's scan finds them), or under a protected path.
+func heldReadOnly(p, rel string, protected []string) bool {
+	if name := protect.Rel(rel, os.Getenv); name != "" && strings.HasPrefix(strings.ToLower(rel), strings.ToLower(name)) {
+		return true
+	}
+	for _, q := range protected {
+		if _, ok := relInside(q, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// relInside returns p relative to dir when p is dir or lies below it.
+func relInside(dir, p string) (string, bool) {
+	dir = filepath.Clean(dir)
+	if p == dir {
+		return ".", true
+	}
+	if dir == string(filepath.Separator) {
+		return strings.TrimPrefix(p, dir), true
+	}
+	if strings.HasPrefix(p, dir+string(filepath.Separator)) {
+		return p[len(dir)+1:], true
+	}
+	return "", false
+}
+
+// resolveExisting resolves the links of the longest existing prefix of p
+// (a rules file that does not exist yet still has a real directory).
+func resolveExisting(p string) (string, error) {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, rest), nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return "", fmt.Errorf("no part of %s exists", p)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
+}
