@@ -59,8 +59,9 @@
 // read-only and nosuid, binds the writable roots writable and their protected
 // subpaths (ProtectedNames, a gitdir: target, Policy.ProtectedPaths) read-only
 // again (the launcher watches missing ones and moves away what the command
-// creates there, see quarantine.go), and every repository found deeper in a
-// root (scanRepos); where the kernel lacks seccomp user notification, masks
+// creates there, see quarantine.go), and every repository and protected
+// name found deeper in a root (scanRepos), each VCS's metadata split into
+// writable data and read-only config (gitdata.go, vcsdata.go); where the kernel lacks seccomp user notification, masks
 // the unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR,
 // the top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
 // $SSH_AUTH_SOCK, $TMUX and similar; the launcher finds them before each

@@ -1,7 +1,10 @@
 // Package protect names the entries of a writable root that configure
 // tools which run code without the user running the project's own
-// tooling: git, the shell on entering the directory (direnv, mise), editors
-// opening the folder, MCP servers, Warden and other agents. The sandbox
-// keeps them read-only and moves away the ones a command creates; a patch
-// to one needs the user's approval. One list, so the two never disagree.
+// tooling: every version control system (VCSes: what each executes or
+// obeys, apart from its data), the shell on entering the directory
+// (direnv, mise), editors opening the folder, MCP servers, Warden and
+// other agents. The sandbox keeps them read-only at any depth (its scan
+// asks Matcher) and moves away the ones a command creates; a patch to one
+// needs the user's approval (Rel asks the same Matcher). One answer, so
+// the two never disagree.
 package protect
