@@ -41,7 +41,8 @@ func init() {
 // stderr and no file changed) otherwise.
 func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(env.stderr, "warden apply-patch: "+format+"\n", a...)
+		// Paths and hunks come from the patch's author: escaped, never rendered.
+		fmt.Fprintf(env.stderr, "warden apply-patch: %s\n", approvals.EscapeLines(fmt.Sprintf(format, a...)))
 		return 1
 	}
 	// A one-shot run over at most MaxPatchBytes of patch: trade some memory
@@ -93,7 +94,7 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	fmt.Fprint(env.stdout, res)
+	fmt.Fprint(env.stdout, approvals.EscapeLines(fmt.Sprint(res)))
 	return 0
 }
 

@@ -258,3 +258,21 @@ func TestApplyPatchAsksForWhatTheEnvrcLoads(t *testing.T) {
 		t.Errorf("twin .env.example: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestApplyPatchEscapesWhatThePatchNames: the file names a patch carries
+// (the model's text) reach the terminal escaped, in the success report and
+// in errors: an escape sequence in a name is shown, never rendered.
+func TestApplyPatchEscapesWhatThePatchNames(t *testing.T) {
+	ws := t.TempDir()
+	name := "a\x1b[2J\x1b]0;pwned\ab.txt"
+	add := "*** Begin Patch\n*** Add File: " + name + "\n+hi\n*** End Patch\n"
+	stdout, stderr, code := runApplyPatch(t, add, "--cwd", ws, "-")
+	if code != 0 || strings.ContainsAny(stdout+stderr, "\x1b\a") || !strings.Contains(stdout, `a\x1b[2J\x1b]0;pwned\ab.txt`) {
+		t.Errorf("add: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	update := "*** Begin Patch\n*** Update File: " + name + "\n@@\n-nothere\n+x\n*** End Patch\n"
+	stdout, stderr, code = runApplyPatch(t, update, "--cwd", ws, "-")
+	if code != 1 || strings.ContainsAny(stdout+stderr, "\x1b\a") || !strings.Contains(stderr, `\x1b[2J`) {
+		t.Errorf("failed update: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
@@ -20,7 +23,13 @@ type doctorRoots struct {
 	// stopped at its bound: a repository there Warden never found is not
 	// held read-only.
 	ScanCut []string `json:"scan_cut"`
-	Error   string   `json:"error,omitempty"`
+	// HomeWritable are home_writable's entries: in a root that is or holds
+	// the home directory, every other dot-entry at its top is read-only.
+	HomeWritable []string `json:"home_writable"`
+	// HoldsHome are the configured roots that are or hold the home
+	// directory.
+	HoldsHome []string `json:"holds_home"`
+	Error     string   `json:"error,omitempty"`
 }
 
 func rootsReport() doctorRoots {
@@ -33,6 +42,15 @@ func rootsReport() doctorRoots {
 	used, missing := config.WritableRoots(cfg)
 	r.Configured = append(r.Configured, used...)
 	r.Skipped = append(r.Skipped, missing...)
+	r.HomeWritable = append([]string{}, cfg.HomeWritable...)
+	r.HoldsHome = []string{}
+	if home, err := os.UserHomeDir(); err == nil {
+		for i, c := range config.ExpandHome(used) {
+			if rel, err := filepath.Rel(c, home); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				r.HoldsHome = append(r.HoldsHome, used[i])
+			}
+		}
+	}
 	return r
 }
 
@@ -54,5 +72,14 @@ func printRoots(w io.Writer, r doctorRoots) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "  - %s: does not exist, skipped\n", s)
 	}
+	for _, h := range r.HoldsHome {
+		fmt.Fprintf(w, "  %s holds your home directory: its dot-entries stay read-only there\n", h)
+	}
+	allowed := "none (home_writable in config.toml)"
+	if len(r.HomeWritable) > 0 {
+		allowed = strings.Join(r.HomeWritable, ", ")
+	}
+	fmt.Fprintf(w, "in a workspace or root that is or holds the home directory, every dot-entry at its top is read-only and one a command creates there is moved away, except: %s\n", allowed)
+	fmt.Fprintln(w, "every directory on PATH inside a writable root is read-only")
 	fmt.Fprintf(w, "protected names a command creates (.git, .envrc, .vscode, ...) are moved to %s and reported\n", r.Quarantine)
 }

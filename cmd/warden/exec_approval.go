@@ -120,7 +120,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	case res.Canceled:
 		fmt.Fprintln(env.stderr, "warden exec: interrupted; the command and everything it started were killed")
 	case res.SandboxDenied && !out.Escalated:
-		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", res.Denial, policy.Summary())
+		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", approvals.EscapeText(res.Denial), policy.Summary())
 		if out.Refused != "" {
 			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(strings.TrimSpace(out.Refused)))
 		}

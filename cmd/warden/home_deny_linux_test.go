@@ -87,6 +87,9 @@ func TestHomeWritableAllows(t *testing.T) {
 			t.Errorf("twin: %s was not written: %v", rel, err)
 		}
 	}
+	if out, _, _ := wardenIn(t, env, "doctor"); !strings.Contains(out, "every dot-entry at its top is read-only and one a command creates there is moved away, except: .npm-global, ~/.cache/foo, .newtool\n") {
+		t.Errorf("doctor does not say what home_writable allows:\n%s", out)
+	}
 	_, errOut, code = wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--yes", "--cwd", home, "--", "sh", "-c", `echo x > .cache/other/x`)
 	if code == 0 || !denied(errOut) {
 		t.Errorf("attack: a sibling of an allowed entry was writable: exit %d %s", code, errOut)

@@ -25,7 +25,8 @@ type runReport struct {
 
 func (r *runReport) line(format string, a ...any) {
 	r.out.endText()
-	fmt.Fprintf(r.w, format+"\n", a...)
+	// Every line may carry what the model or a command wrote: escaped.
+	fmt.Fprintln(r.w, approvals.EscapeLines(fmt.Sprintf(format, a...)))
 }
 
 // lastPatchFailed is the failure of the last patch, "" when it landed or
