@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -68,7 +69,12 @@ type netPrompt struct {
 	err      error
 }
 
-type runStop struct{ stop func() }
+type runStop struct {
+	stop func()
+	// sandbox is what the run may write: a network allow rule from a
+	// file it could have written is not applied (NetworkRulesFor).
+	sandbox *Sandbox
+}
 
 // NewNetworkDecider returns a decider for cfg.
 func NewNetworkDecider(cfg NetworkConfig) *NetworkDecider {
@@ -116,7 +122,7 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	if d.cfg.Rules != nil {
 		rules, rulesErr = d.cfg.Rules.Current()
 	}
-	ev := EvaluateNetwork(rules, d.cfg.Policy, dest)
+	ev := d.evaluate(rules, req.Origin.RunID, dest)
 	ruleForbids := ev.Rule != nil && ev.Rule.Decision == Forbidden
 	if ev.Decision != Allow && !ruleForbids && d.granted(req.Origin.RunID, dest) {
 		// The user (or a rule) approved this host with the command; only a
@@ -305,7 +311,7 @@ func (d *NetworkDecider) persist(preq PromptRequest, dest netproxy.Destination) 
 	}
 	d.audit(ev)
 	if err == nil && d.cfg.Rules != nil {
-		d.cfg.Rules.addNetworkAllow(dest.Host, dest.Protocol, DefaultRulesFile)
+		d.cfg.Rules.addNetworkAllow(dest.Host, dest.Protocol, filepath.Join(d.cfg.RulesDir, DefaultRulesFile))
 	}
 }
 
@@ -385,4 +391,29 @@ func setOf(list []string) map[string]bool {
 		m[s] = true
 	}
 	return m
+}
+
+// SetRunSandbox records the sandbox a registered run works in.
+func (d *NetworkDecider) SetRunSandbox(runID string, sb Sandbox) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if r := d.runs[runID]; r != nil {
+		r.sandbox = &sb
+	}
+}
+
+// evaluate is EvaluateNetwork under the rules the run's sandbox leaves in
+// force: an allow rule from a file the run could have written is set aside,
+// and the reason says so.
+func (d *NetworkDecider) evaluate(rules *RuleSet, runID string, dest netproxy.Destination) NetworkEvaluation {
+	d.mu.Lock()
+	var sb *Sandbox
+	if r := d.runs[runID]; r != nil {
+		sb = r.sandbox
+	}
+	d.mu.Unlock()
+	if sb == nil {
+		return EvaluateNetwork(rules, d.cfg.Policy, dest)
+	}
+	return EvaluateNetworkIn(rules, d.cfg.Policy, dest, *sb)
 }

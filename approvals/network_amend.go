@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -33,7 +34,7 @@ func AppendNetworkAllowRule(dir, host string, protocol netproxy.Protocol) (bool,
 // addNetworkAllow puts a just-persisted network allow rule into force
 // without waiting for the reload.
 func (b *RuleBook) addNetworkAllow(host string, protocol netproxy.Protocol, source string) {
-	r := NetworkRule{Host: NormalizeHost(host), Protocol: ruleProtocol(protocol), Decision: Allow, Source: source}
+	r := NetworkRule{Host: NormalizeHost(host), Protocol: ruleProtocol(protocol), Decision: Allow, Source: filepath.Base(source), File: source}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.good {

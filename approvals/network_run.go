@@ -32,6 +32,7 @@ var runSeq atomic.Uint64
 func (p *NetworkProxy) forRun(spec RunSpec, stop func()) (*runProxy, func()) {
 	id := fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1))
 	unregister := p.decider.RegisterRun(id, stop)
+	p.decider.SetRunSandbox(id, spec.Sandbox)
 	revoke := p.decider.GrantHosts(id, spec.Grant.Network)
 	h := &runProxy{server: p.server, decider: p.decider, origin: netproxy.Origin{RunID: id, Command: spec.Argv, Workdir: spec.Cwd}}
 	return h, func() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
 // An allow rule means "run without asking, in the sandbox", with the
@@ -154,4 +155,53 @@ func resolveExisting(p string) (string, error) {
 		rest = filepath.Join(filepath.Base(p), rest)
 		p = parent
 	}
+}
+
+// NetworkRulesFor is rs with the network allow rules that sb's sandboxed
+// commands could have written (ruleFileBlocker) taken out, and why each
+// was: a network_rule from such a file may still ask or forbid, never
+// allow.
+func (rs *RuleSet) NetworkRulesFor(sb Sandbox) (*RuleSet, []string) {
+	if rs == nil {
+		return nil, nil
+	}
+	var kept []NetworkRule
+	var notes []string
+	for i, r := range rs.network {
+		why := ""
+		if r.Decision == Allow {
+			why = ruleFileBlocker(r.File, sb)
+		}
+		if why == "" {
+			if kept != nil {
+				kept = append(kept, r)
+			}
+			continue
+		}
+		if kept == nil {
+			kept = append(make([]NetworkRule, 0, len(rs.network)), rs.network[:i]...)
+		}
+		notes = append(notes, fmt.Sprintf("network_rule at %s not applied: %s", r.Source, why))
+	}
+	if notes == nil {
+		return rs, nil
+	}
+	n := rs.with(nil)
+	n.network = kept
+	return n, notes
+}
+
+// EvaluateNetworkIn is EvaluateNetwork for a command sandboxed by sb: the
+// network allow rules sb lets it rewrite are not applied, and when one of
+// them would have allowed dest the reason names it and says why.
+func EvaluateNetworkIn(rules *RuleSet, policy Policy, dest netproxy.Destination, sb Sandbox) NetworkEvaluation {
+	trusted, notes := rules.NetworkRulesFor(sb)
+	ev := EvaluateNetwork(trusted, policy, dest)
+	if len(notes) == 0 || ev.Decision == Allow {
+		return ev
+	}
+	if all := EvaluateNetwork(rules, policy, dest); all.Decision == Allow && all.Rule != nil {
+		ev.Reason += fmt.Sprintf("; network_rule at %s not applied: %s", all.Rule.Source, ruleFileBlocker(all.Rule.File, sb))
+	}
+	return ev
 }

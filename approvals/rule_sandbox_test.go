@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
 // TestAllowRuleRunsInTheSandbox is the issue's attack: with an allow rule
@@ -164,5 +165,34 @@ func TestSessionApprovalOfAnUnsandboxedRunLapses(t *testing.T) {
 	}
 	if last := f.user.asked[len(f.user.asked)-1]; !strings.Contains(last.Reason, "lapsed after the patch to") {
 		t.Errorf("the dialog does not name the patch: %q", last.Reason)
+	}
+}
+
+// TestNetworkAllowRuleFromAWritableRoot: a network_rule allow in a rules
+// file the run could rewrite lets no connection through unasked: the run's
+// proxy asks (here nobody can answer, so it is refused) and says why. The
+// twin: the same rule from outside the writable roots allows.
+func TestNetworkAllowRuleFromAWritableRoot(t *testing.T) {
+	ws := t.TempDir()
+	loose := writeRules(t, filepath.Join(ws, "team"), "net.rules", `network_rule(host="pypi.org", decision="allow")`+"\n")
+	book, err := NewRuleBook(nil, []string{loose})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewNetworkDecider(NetworkConfig{Policy: Policy{Ask: OnRequest}, Rules: book})
+	d.RegisterRun("r1", func() {})
+	d.SetRunSandbox("r1", Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}})
+	if v := d.Decide(context.Background(), netReq("pypi.org", 443, netproxy.HTTPS, "r1")); v.Allow {
+		t.Errorf("attack: a network allow rule from the workspace let the connection through: %s", v.Reason)
+	}
+	rules, _ := book.Current()
+	ev := EvaluateNetworkIn(rules, Policy{Ask: OnRequest}, dst("pypi.org", 443, netproxy.HTTPS), Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}})
+	if ev.Decision != Prompt || !strings.Contains(ev.Reason, "network_rule at "+loose) || !strings.Contains(ev.Reason, "lies in the writable root "+ws) {
+		t.Errorf("the dialog's reason does not say why the rule was set aside: %s (%s)", ev.Decision, ev.Reason)
+	}
+	d.RegisterRun("r2", func() {})
+	d.SetRunSandbox("r2", Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{filepath.Join(ws, "src")}})
+	if v := d.Decide(context.Background(), netReq("pypi.org", 443, netproxy.HTTPS, "r2")); !v.Allow {
+		t.Errorf("twin: the rule from outside the run's roots: %s", v.Reason)
 	}
 }

@@ -314,6 +314,7 @@ func (rs *RuleSet) loadFile(path string, trust Trust) error {
 			rs.Warnings = append(rs.Warnings, fmt.Sprintf("%s: network allow rule ignored: this workspace is not trusted, so its rules may only prompt or forbid", n.Source))
 			continue
 		}
+		n.File = abs
 		rs.network = append(rs.network, n)
 	}
 	return nil

@@ -23,6 +23,9 @@ type NetworkRule struct {
 	Decision      Decision `json:"decision"`
 	Justification string   `json:"justification,omitempty"`
 	Source        string   `json:"source"` // file:line of the network_rule call
+	// File is the rules file it came from, absolute ("" for one built in
+	// memory): see Rule.File.
+	File string `json:"-"`
 }
 
 // ProtocolAny matches every protocol; it is what a network_rule without a

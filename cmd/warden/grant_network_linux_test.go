@@ -253,3 +253,29 @@ func TestExecNetworkGrantTerminalAlwaysAllow(t *testing.T) {
 		t.Errorf("another port under the saved rule: exit %d %q\n%s", code, out, errOut)
 	}
 }
+
+// TestExecNetworkAllowRuleFromTheWorkspace: a network_rule allow in a
+// rules file inside the workspace is one a sandboxed command could have
+// written itself: the proxy does not apply it, and the connection meets
+// the dialog (refused by --deny). The twin: the same file outside every
+// writable root lets the connection through unasked.
+func TestExecNetworkAllowRuleFromTheWorkspace(t *testing.T) {
+	needCurl(t)
+	home := netHome(t, "")
+	ws := t.TempDir()
+	port := hostServer(t)
+	rule := []byte(`network_rule(host="127.0.0.1", decision="allow")` + "\n")
+	inside := filepath.Join(ws, "net.rules")
+	outside := filepath.Join(dirOutsideWritableRoots(t), "net.rules")
+	os.WriteFile(inside, rule, 0o600)
+	os.WriteFile(outside, rule, 0o600)
+	url := fmt.Sprintf("http://127.0.0.1:%d/rule", port)
+	stdout, stderr, code := runWardenEnv(t, home, "", execArgs(ws, []string{"--deny", "--rules", inside}, netCurl(url))...)
+	if code == 0 || strings.Contains(stdout, "hello") || !strings.Contains(stderr, "wants to connect to") {
+		t.Errorf("attack: a network allow rule from the workspace: exit %d stdout %q\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runWardenEnv(t, home, "", execArgs(ws, []string{"--deny", "--rules", outside}, netCurl(url))...)
+	if code != 0 || stdout != "hello from the host /rule" {
+		t.Errorf("twin: the rule from outside the roots: exit %d stdout %q\n%s", code, stdout, stderr)
+	}
+}

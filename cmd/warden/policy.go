@@ -142,6 +142,9 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir()}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{Argv: argv, Cwd: cwd, Grant: sub.grants.grant(), Sandbox: sb})
 	rules, _ := setup.rules.Current()
+	// A network allow rule the sandboxed command could have written itself
+	// is not applied (approvals.EvaluateNetworkIn).
+	rules, _ = rules.NetworkRulesFor(sb)
 	dests := approvals.CheckNetwork(rules, setup.policy, network, sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
 	if ev.Decision != approvals.Forbidden {
 		dests = approvals.GrantedChecks(dests, ev.Grant, ev.GrantAsked)
