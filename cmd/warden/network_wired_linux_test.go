@@ -78,7 +78,7 @@ func TestExecNetworkAskThroughTheProxy(t *testing.T) {
 
 	// A network_rule allows it without a question (--deny would refuse
 	// any question), and the twin without the rule is refused.
-	rules := filepath.Join(t.TempDir(), "net.rules")
+	rules := filepath.Join(dirOutsideWritableRoots(t), "net.rules") // one in /tmp is the sandbox's to rewrite: not applied
 	os.WriteFile(rules, []byte(`network_rule(host="127.0.0.1", decision="allow", justification="the test server")`+"\n"), 0o600)
 	stdout, stderr, code = runWardenEnv(t, home, "", append([]string{"exec", "--cwd", ws, "--deny", "--rules", rules, "--"}, append(curl, url)...)...)
 	if code != 0 || stdout != "hello from the host /x" {
