@@ -205,3 +205,43 @@ func EvaluateNetworkIn(rules *RuleSet, policy Policy, dest netproxy.Destination,
 	}
 	return ev
 }
+
+// RuleNote is an allow rule that is not applied, and why.
+type RuleNote struct {
+	Source string `json:"source"`
+	Rule   string `json:"rule"`
+	Why    string `json:"why"`
+}
+
+// NotApplied lists the allow rules of rs that a command under sb would
+// not be given, by the same checks Evaluate and the network proxy make:
+// rules from a file inside a writable root, and rules with a grant whose
+// program is found inside one (or by a relative path). env is the
+// environment commands start with (its PATH finds the programs).
+func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
+	var out []RuleNote
+	check := newPlainCheck(CommandRequest{Cwd: cwd, Sandbox: sb}, env)
+	for _, r := range rs.All() {
+		if r.Decision != Allow {
+			continue
+		}
+		why := ruleFileBlocker(r.File, sb)
+		if why == "" && r.Grant != nil && sb.Restricted() {
+			if w := check.program(r.Pattern[0][0]); w != "" {
+				why = "it carries additional permissions, and " + w
+			}
+		}
+		if why != "" {
+			out = append(out, RuleNote{Source: r.Source, Rule: "prefix_rule " + r.PatternString(), Why: why})
+		}
+	}
+	for _, n := range rs.NetworkRules() {
+		if n.Decision != Allow {
+			continue
+		}
+		if why := ruleFileBlocker(n.File, sb); why != "" {
+			out = append(out, RuleNote{Source: n.Source, Rule: fmt.Sprintf("network_rule %s (%s)", n.Host, n.Protocol), Why: why})
+		}
+	}
+	return out
+}

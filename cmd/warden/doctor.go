@@ -42,6 +42,7 @@ type doctorReport struct {
 	Model   doctorModel    `json:"model"`
 	Network doctorNetwork  `json:"network"`
 	Roots   doctorRoots    `json:"writable_roots"`
+	Rules   doctorRules    `json:"rules"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -82,6 +83,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep.Config, rep.Model = modelReport(ctx)
 	rep.Network = networkReport(rep.Sandbox.Mechanism)
 	rep.Roots = rootsReport()
+	rep.Rules = rulesReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -138,6 +140,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	printNetwork(w, rep.Network)
 	printReads(w, rep.Reads)
 	printRoots(w, rep.Roots)
+	printRules(w, rep.Rules)
 	printCaches(w, rep.Caches)
 	e := rep.Env
 	fmt.Fprintln(w, "\nenvironment: every command's variables, sandboxed or not, minus secrets:")
