@@ -18,13 +18,13 @@ import (
 // exists below it when a command starts, but it cannot stop a sandboxed
 // command from making a new nested repository. Nor does it stop it from
 // writing an interrupted rebase's todo list, whose exec lines git runs on
-// --continue: while such state exists, git stays in the sandbox. So a git command may leave the sandbox (a rule's bypass) only
-// when every repository it could use is one the sandboxed command cannot
-// have written: outside the writable roots, or inside the .git at the top of
-// the deepest writable root that holds it (the workspace's own repository,
-// its submodules and worktrees, whose git dirs live in .git). Anything else,
-// including a nested repository that git would find from the working
-// directory, runs in the sandbox, where its hooks cannot reach the host.
+// --continue. So a git command is judged to use a held repository (and its
+// read-only subcommands may be known-safe) only when every repository it
+// could use is one the sandboxed command cannot have written: outside the
+// writable roots, or inside the .git at the top of the deepest writable
+// root that holds it (the workspace's own repository, its submodules and
+// worktrees, whose git dirs live in .git), with no such rebase state.
+// Every git command runs in the sandbox either way (no rule takes one out).
 
 // gitEnv reads the environment the command inherits; tests replace it.
 var gitEnv = os.Getenv

@@ -12,18 +12,20 @@ import (
 	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
-// An allow rule matches words. It may take a command out of the sandbox only
-// when those words are all that runs: every word plain literal text, no
-// assignment, no redirection but /dev/null and descriptor copies, no shell
-// syntax beyond simple commands joined by ; && || |, and every program found
-// outside the writable roots (where the sandboxed agent could have put its
-// own). Anything else is judged as if the rule had not matched.
+// An allow rule matches words. Its grant (additional_permissions) goes to
+// the command only when those words are all that runs: every word plain
+// literal text, no assignment, no redirection but /dev/null and descriptor
+// copies, no shell syntax beyond simple commands joined by ; && || |, and
+// every program found outside the writable roots (where the sandboxed agent
+// could have put its own). Anything else is judged as if the rule had not
+// matched (see rule_apply.go). No rule ever takes a command out of the
+// sandbox.
 
-// plainCheck holds what the plain-words check needs to know about where a
-// command would run outside the sandbox.
+// plainCheck holds what the plain-words check needs to know about where
+// the command's programs would be found.
 type plainCheck struct {
 	roots []string // writable roots, cleaned and, where possible, also symlink-resolved
-	env   []string // the environment an unsandboxed command starts with
+	env   []string // the environment the command starts with
 	path  string   // its PATH
 	// seen are the simple commands found plain, keyed by commandKey.
 	seen map[string]bool
@@ -56,12 +58,12 @@ func newPlainCheck(req CommandRequest, env []string) *plainCheck {
 	return c
 }
 
-// ruleBypassBlocker says why an allow rule may not take the analysed
-// command line out of the sandbox, or "" when it is plain words running
+// grantBlocker says why an allow rule's grant may not go to the
+// analysed command line, or "" when it is plain words running
 // programs from outside every writable root. Every command the analysis
 // found (and rules matched) must be one this check saw whole: one the
 // analysis unwraps from another program (env, timeout…) is not.
-func (c *plainCheck) ruleBypassBlocker(a *Analysis) string {
+func (c *plainCheck) grantBlocker(a *Analysis) string {
 	size := 0
 	for _, arg := range a.Argv {
 		size += len(arg) + 1

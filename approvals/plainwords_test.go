@@ -215,14 +215,14 @@ func TestRuleBypassUnwrappedCommand(t *testing.T) {
 	req := CommandRequest{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
 	check := newPlainCheck(req, hostEnv(bin)())
 	wrapped := &Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
-	if why := check.ruleBypassBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
+	if why := check.grantBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
 		t.Errorf("unwrapped segment: %q", why)
 	}
 	direct := &Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
-	if why := newPlainCheck(req, hostEnv(bin)()).ruleBypassBlocker(direct); why != "" {
+	if why := newPlainCheck(req, hostEnv(bin)()).grantBlocker(direct); why != "" {
 		t.Errorf("plain command: %q", why)
 	}
-	if why := newPlainCheck(req, hostEnv(bin)()).ruleBypassBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
+	if why := newPlainCheck(req, hostEnv(bin)()).grantBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
 		t.Error("non-UTF-8 argument passed")
 	}
 }

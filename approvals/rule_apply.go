@@ -34,7 +34,7 @@ type lazyPlain struct {
 
 func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *Analysis) string {
 	if !l.done {
-		l.why, l.done = newPlainCheck(req, ev.runEnv()).ruleBypassBlocker(a), true
+		l.why, l.done = newPlainCheck(req, ev.runEnv()).grantBlocker(a), true
 	}
 	return l.why
 }

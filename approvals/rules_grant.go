@@ -13,8 +13,8 @@ import (
 
 // Warden's extension to prefix_rule: additional_permissions = {"write":
 // [...], "read": [...], "network": [...]} on an allow rule. A command the
-// rule allows runs in the sandbox plus that grant; a rule with a grant never
-// takes a command out of the sandbox. Paths are absolute or start with ~/;
+// rule allows runs in the sandbox plus that grant (no rule takes a command
+// out of the sandbox). Paths are absolute or start with ~/;
 // they are checked against the sandbox (sandbox.Policy.ResolveGrant) each
 // time the rule applies, so a path that became a link is not followed.
 

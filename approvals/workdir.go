@@ -83,10 +83,10 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 		ev.Risk.Summary = fact + "; " + ev.Risk.Summary
 	}
 	ev.Amendment = nil
-	// Approved, it runs sandboxed: an allow rule or the model's escalation
-	// request does not take a command out of the sandbox in a directory the
-	// user has not chosen; leaving it is the retry prompt's separate question.
-	ev.BypassSandbox, ev.Escalate = false, false
+	// Approved, it runs sandboxed: the model's escalation request does not
+	// take a command out of the sandbox in a directory the user has not
+	// chosen; leaving it is the retry prompt's separate question.
+	ev.Escalate = false
 	if o.Policy.Ask == Never {
 		ev.Decision = Forbidden
 		ev.Reason = fmt.Sprintf("`%s` refused: %s, and the approval policy is never, so nobody can be asked; run it inside the workspace", cmd, why)
