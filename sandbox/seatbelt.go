@@ -63,39 +63,96 @@ func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, par
 	params = seatbeltReadable(&b, p, roots, params)
 	params = seatbeltReads(&b, p, params)
 	if len(roots) > 0 {
-		b.WriteString("\n; Writes: the writable roots, minus their protected subpaths.\n(allow file-write*")
-		for i, r := range roots {
-			key := fmt.Sprintf("WRITABLE_ROOT_%d", i)
-			params = append(params, fmt.Sprintf("-D%s=%s", key, r.Path))
-			held := append(slices.Clone(r.Protected), r.Found...)
-			if len(held) == 0 {
-				fmt.Fprintf(&b, "\n  (subpath (param %q))", key)
-				continue
-			}
-			fmt.Fprintf(&b, "\n  (require-all (subpath (param %q))", key)
-			for j, prot := range held {
-				pk := fmt.Sprintf("%s_PROTECTED_%d", key, j)
-				params = append(params, fmt.Sprintf("-D%s=%s", pk, prot))
-				fmt.Fprintf(&b, "\n    (require-not (literal (param %q))) (require-not (subpath (param %q)))", pk, pk)
-			}
-			// The directories between the root and a deeper protected path
-			// may not be renamed or removed themselves, or the command could
-			// move ~/.config away and make a new ~/.config/warden. (A found
-			// repository moved away stays intact; one made in its place is
-			// the command's own, which the host never trusts.)
-			for j, dir := range pinnedDirs(r.Path, r.Protected) {
-				pk := fmt.Sprintf("%s_PINNED_%d", key, j)
-				params = append(params, fmt.Sprintf("-D%s=%s", pk, dir))
-				fmt.Fprintf(&b, "\n    (require-not (literal (param %q)))", pk)
-			}
-			b.WriteString(")")
+		b.WriteString("\n; Writes: the writable roots, minus their protected subpaths.")
+		params = seatbeltWrites(&b, roots, "WRITABLE_ROOT", "GIT", params, false)
+		if nested := reopenedRoots(roots); len(nested) > 0 {
+			b.WriteString("\n; Roots inside a path held above (the sandbox's caches under ~/.cache, a deeper\n; home_writable entry): writable again, what lies in them held again.")
+			params = seatbeltWrites(&b, nested, "NESTED_ROOT", "NESTED_GIT", params, true)
 		}
-		b.WriteString(")\n")
-		params = seatbeltGit(&b, roots, params)
-		params = seatbeltProtectedFold(&b, roots, params)
 	}
 	seatbeltNetwork(&b, p.network(), proxyPort)
 	return b.String(), params
+}
+
+// seatbeltWrites writes the allow of roots minus what they hold, then their
+// git split and the any-case deny of what they hold, each later than the
+// rules it limits. rootKey and gitKey name the parameters. pinRoots keeps
+// each root itself where it is (a reopened root: the path above it is
+// held, so it must not be moved out, changed and moved back).
+func seatbeltWrites(b *strings.Builder, roots []Root, rootKey, gitKey string, params []string, pinRoots bool) []string {
+	b.WriteString("\n(allow file-write*")
+	for i, r := range roots {
+		key := fmt.Sprintf("%s_%d", rootKey, i)
+		params = append(params, fmt.Sprintf("-D%s=%s", key, r.Path))
+		held := append(slices.Clone(r.Protected), r.Found...)
+		if len(held) == 0 && !pinRoots {
+			fmt.Fprintf(b, "\n  (subpath (param %q))", key)
+			continue
+		}
+		fmt.Fprintf(b, "\n  (require-all (subpath (param %q))", key)
+		if pinRoots {
+			fmt.Fprintf(b, " (require-not (literal (param %q)))", key)
+		}
+		for j, prot := range held {
+			pk := fmt.Sprintf("%s_PROTECTED_%d", key, j)
+			params = append(params, fmt.Sprintf("-D%s=%s", pk, prot))
+			fmt.Fprintf(b, "\n    (require-not (literal (param %q))) (require-not (subpath (param %q)))", pk, pk)
+		}
+		// The directories between the root and a deeper protected path
+		// may not be renamed or removed themselves, or the command could
+		// move ~/.config away and make a new ~/.config/warden. (A found
+		// repository moved away stays intact; one made in its place is
+		// the command's own, which the host never trusts.)
+		for j, dir := range pinnedDirs(r.Path, r.Protected) {
+			pk := fmt.Sprintf("%s_PINNED_%d", key, j)
+			params = append(params, fmt.Sprintf("-D%s=%s", pk, dir))
+			fmt.Fprintf(b, "\n    (require-not (literal (param %q)))", pk)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(")\n")
+	params = seatbeltGit(b, roots, gitKey, params)
+	return seatbeltProtectedFold(b, roots, params)
+}
+
+// reopenedRoots are the roots that lie inside a protected path of another
+// root (the toolchain caches under a home's ~/.cache, a home_writable entry
+// such as .cache/foo), as the Linux helper reopens them (reopenNested): the
+// deny of that path, which comes after every allow, covers them. Each is
+// returned holding what any root holds inside it (protected paths, found
+// repositories, git splits), so that written again after those denies it is
+// writable and they are held again. A root inside a found repository or a
+// read-only git entry is left held, as the Linux helper seals those last.
+// Outer first, so that a root reopened inside another stays writable.
+func reopenedRoots(roots []Root) []Root {
+	var out []Root
+	for _, n := range roots {
+		inHeld, sealed := false, false
+		for _, r := range roots {
+			if r.Path == n.Path {
+				continue
+			}
+			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return within(p, n.Path) })
+			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return within(p, n.Path) }) ||
+				slices.ContainsFunc(r.Git, func(g GitPath) bool { return !g.Writable && within(g.Path, n.Path) })
+		}
+		if !inHeld || sealed {
+			continue
+		}
+		re := Root{Path: n.Path}
+		inside := func(p string) bool { return p != n.Path && within(n.Path, p) }
+		for _, r := range roots {
+			re.Protected = append(re.Protected, slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return !inside(p) })...)
+			re.Found = append(re.Found, slices.DeleteFunc(slices.Clone(r.Found), func(p string) bool { return !inside(p) })...)
+			re.Git = append(re.Git, slices.DeleteFunc(slices.Clone(r.Git), func(g GitPath) bool { return !inside(g.Path) })...)
+		}
+		slices.Sort(re.Protected)
+		re.Protected = slices.Compact(re.Protected)
+		slices.Sort(re.Found)
+		re.Found = slices.Compact(re.Found)
+		out = append(out, re)
+	}
+	return out
 }
 
 // SeatbeltPlatformReadable are the system directories restricted mode lets

@@ -20,10 +20,10 @@ import (
 // hooks/ git then finds, under a name Seatbelt's path rules, which compare
 // bytes, would not match. So each read-only entry and each pin is also
 // denied by a regex that matches its path in every spelling (foldRegex).
-func seatbeltGit(b *strings.Builder, roots []Root, params []string) []string {
+func seatbeltGit(b *strings.Builder, roots []Root, gitKey string, params []string) []string {
 	n := 0
 	param := func(path string) string {
-		key := fmt.Sprintf("GIT_%d", n)
+		key := fmt.Sprintf("%s_%d", gitKey, n)
 		n++
 		params = append(params, fmt.Sprintf("-D%s=%s", key, path))
 		return key
