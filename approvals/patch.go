@@ -90,6 +90,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	if req.Sandbox.Mode != ReadOnly {
 		as.roots = append(as.roots, req.Cwd)
 	}
+	held := req.Sandbox.heldBy(req.Cwd)
 	var names []string
 	for _, f := range req.Files {
 		paths := []string{f.Path}
@@ -104,7 +105,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 			case req.Sandbox.Mode != DangerFullAccess && !as.inside(p):
 				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
 				as.add(RiskHigh, SystemModification, "writes outside the workspace: "+as.display(p, false))
-			case o.protected(p, as.roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)):
+			case o.protected(p, as.roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
 				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
 				as.add(RiskHigh, SystemModification, "changes a protected path: "+as.display(p, false))
 			}
@@ -175,6 +176,17 @@ func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged [
 		}
 	}
 	return false
+}
+
+// heldBy is the sandbox's answer to what it holds read-only in the roots a
+// patch may write, cwd among them (sandbox.Policy.HeldBy): a home
+// directory's dot-entries, the PATH directories in a root.
+func (s Sandbox) heldBy(cwd string) func(string) string {
+	pol := s.Policy()
+	if filepath.IsAbs(cwd) {
+		pol.Workspace = append(slices.Clone(pol.Workspace), cwd)
+	}
+	return pol.HeldBy()
 }
 
 // ApprovePatch decides whether a patch may be applied, asking the user when

@@ -32,6 +32,11 @@ type Options struct {
 	// Protected are absolute paths a patch may change only with approval,
 	// wherever they are (Warden's own configuration and state).
 	Protected []string
+	// Held is the sandbox's answer to what it holds read-only
+	// (sandbox.Policy.HeldBy: a home directory's dot-entries, the PATH
+	// directories in a root): the held path holding a path, or "". A
+	// patch to one needs approval. Nil asks nothing more.
+	Held func(path string) string
 }
 
 // FileEdit is one file change, resolved against the workspace and computed
@@ -152,7 +157,7 @@ func Prepare(changes []FileChange, src Source, opt Options) (*Plan, error) {
 		return nil, fmt.Errorf("workspace root: %w", err)
 	}
 	g := newGuard(root, opt.WritableRoots)
-	g.protected = opt.Protected
+	g.protected, g.held = opt.Protected, opt.Held
 	plan := &Plan{Root: root, Files: make([]FileEdit, 0, len(changes))}
 	touched := make(map[string]*FileChange, len(changes))
 	claim := func(c *FileChange, abs, rel string) error {

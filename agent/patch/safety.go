@@ -13,7 +13,8 @@ import (
 
 // guard resolves patch paths against the workspace and says which need approval.
 type guard struct {
-	protected []string // absolute paths that need approval wherever they are
+	protected []string            // absolute paths that need approval wherever they are
+	held      func(string) string // the sandbox's read-only paths (Options.Held)
 	root      string
 	roots     []string // root and the writable roots, cleaned
 	realRoots []string // the same with symlinks resolved
@@ -94,6 +95,8 @@ func (g *guard) check(f *FileEdit) []Concern {
 			add(p, "is a protected path (%s)", name)
 		} else if name := protectedPart(real, realRoot); name != "" {
 			add(p, "leads through a symlink to a protected path (%s)", name)
+		} else if held := g.heldBy(p, real); held != "" {
+			add(p, "is a protected path: the sandbox holds %s read-only (a home directory's dot-entries and the directories on PATH hold what the host runs)", held)
 		}
 	}
 	if f.Existed && hasNUL(f.Before) {
@@ -114,6 +117,18 @@ func (g *guard) protectedPath(p, real string) string {
 		}
 	}
 	return ""
+}
+
+// heldBy is what the sandbox holds read-only that holds p, as written or
+// resolved, or "".
+func (g *guard) heldBy(p, real string) string {
+	if g.held == nil {
+		return ""
+	}
+	if h := g.held(p); h != "" {
+		return h
+	}
+	return g.held(real)
 }
 
 // real resolves symlinks in p, resolving each directory once per patch.

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 func init() {
@@ -68,7 +70,13 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	if err != nil {
 		return fail("%v\nNothing was changed.", err)
 	}
-	plan, err := patch.Prepare(changes, patch.Disk{}, patch.Options{Root: cwd, WritableRoots: cfg.WritableRoots, Protected: config.ProtectedPaths(cfg, cwd)})
+	protected := config.ProtectedPaths(cfg, cwd)
+	// What the sandbox would hold read-only there: the roots that exist
+	// (a missing one holds nothing), the workspace made absolute.
+	roots, _ := config.WritableRoots(cfg)
+	abs, _ := filepath.Abs(cwd)
+	held := sandbox.Policy{Workspace: []string{abs}, WritableRoots: roots, ProtectedPaths: protected, HomeWritable: cfg.HomeWritable}.HeldBy()
+	plan, err := patch.Prepare(changes, patch.Disk{}, patch.Options{Root: cwd, WritableRoots: cfg.WritableRoots, Protected: protected, Held: held})
 	if err != nil {
 		return fail("%v\nNothing was changed.", err)
 	}

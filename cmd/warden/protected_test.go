@@ -215,7 +215,9 @@ func TestProtectedAgentAndEditorConfig(t *testing.T) {
 
 func TestProtectedPatchToWardenConfigAsks(t *testing.T) {
 	home := t.TempDir()
-	os.MkdirAll(filepath.Join(home, ".config"), 0o755)
+	// The user lets ~/.config be written (home_writable): Warden's config
+	// dir inside still asks.
+	writeWardenConfig(t, home, `home_writable = [".config"]`+"\n")
 	env := homeEnv(home)
 	patch := func(path string) string {
 		return "*** Begin Patch\n*** Add File: " + path + "\n+prefix_rule(pattern=[\"sh\"], decision=\"allow\")\n*** End Patch\n"
