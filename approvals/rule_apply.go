@@ -62,6 +62,9 @@ func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *Analysis, matches [
 // (with its grant, when it has one) would not be applied next time, or ""
 // when it would.
 func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *Analysis, withGrant bool, plain *lazyPlain) string {
+	if !req.Sandbox.Restricted() {
+		return "with no sandbox (danger-full-access) the saved rule would run it unsandboxed"
+	}
 	if ev.RulesDir != "" {
 		if why := ruleFileBlocker(filepath.Join(ev.RulesDir, DefaultRulesFile), req.Sandbox); why != "" {
 			return why

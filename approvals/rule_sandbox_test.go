@@ -108,6 +108,13 @@ func TestAlwaysAllowOfferedOnlyWhenTheRuleWillApply(t *testing.T) {
 	if e := ask("make", "dist"); e.Decision != Prompt || len(e.Amendment) == 0 {
 		t.Errorf("make dist with a grant: %s amendment %q (%s)", e.Decision, e.Amendment, e.Reason)
 	}
+	// With no sandbox at all, a saved rule would run it unsandboxed.
+	ev.Policy.Ask = Untrusted
+	e = ev.Evaluate(CommandRequest{Argv: []string{"make", "dist"}, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess, Workspace: []string{ws}}, PrefixRule: []string{"make", "dist"}})
+	if e.Decision != Prompt || e.Amendment != nil || !strings.Contains(e.Reason, "danger-full-access") {
+		t.Errorf("danger-full-access: %s amendment %q (%s)", e.Decision, e.Amendment, e.Reason)
+	}
+	ev.Policy.Ask = OnRequest
 	// The rules directory itself inside a writable root: nothing saved
 	// there would be applied.
 	ev.RulesDir = filepath.Join(ws, "rules")
