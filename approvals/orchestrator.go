@@ -332,8 +332,11 @@ func (o *Orchestrator) commandPrompt(kind PromptKind, req ExecRequest, ev *Evalu
 // missing prompter are denials.
 func (o *Orchestrator) ask(ctx context.Context, p PromptRequest, keys []string) (d ReviewDecision, cached bool, err error) {
 	kind := "command"
-	if p.Kind == PromptPatch {
+	switch p.Kind {
+	case PromptPatch:
 		kind = "patch"
+	case PromptRead:
+		kind = "read"
 	}
 	// A high-risk request is asked every time, whatever was remembered.
 	d, cached, err = o.session().Ask(ctx, keys, p.AllowSession, func(ctx context.Context) (ReviewDecision, error) {

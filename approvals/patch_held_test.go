@@ -41,7 +41,7 @@ func TestEvaluatePatchAsksWhereTheSandboxHoldsReadOnly(t *testing.T) {
 		}
 	}
 	for _, c := range []struct {
-		cwd, rel string
+		cwd, rel     string
 		homeWritable []string
 	}{
 		{home, "notes.txt", nil}, {home, "src/app/main.go", nil}, {ws, "src/main.go", nil}, {ws, "binaries/git", nil},

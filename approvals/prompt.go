@@ -30,6 +30,10 @@ const (
 	// PromptNetwork asks whether a sandboxed command may connect to a
 	// host (see network_prompt.go).
 	PromptNetwork
+	// PromptRead asks whether Warden may hand a secret file's text to the
+	// model (ApproveRead): nothing runs, Warden reads it itself. Files
+	// holds the path as shown; it is always asked as high risk.
+	PromptRead
 )
 
 // PromptRequest is everything a prompt shows.
@@ -91,7 +95,7 @@ func AlwaysAllowTitle(prefix []string) string {
 // client that pre-selects the first action (Emacs eglot, a stray Enter)
 // denies.
 func (r PromptRequest) Actions() []Action {
-	if r.Risk.Level >= RiskHigh {
+	if r.Risk.Level >= RiskHigh || r.Kind == PromptRead {
 		if r.OfferUnsandboxed {
 			return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleRunUnsandboxed, ApprovedUnsandboxed}, {TitleDenyAndStop, Abort}}
 		}
@@ -152,6 +156,13 @@ func (r PromptRequest) Message() string {
 			hidden = hidden || NeedsEscape(f)
 		}
 		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(files, ", "))
+	case PromptRead:
+		files := make([]string, len(r.Files))
+		for i, f := range r.Files {
+			files[i] = EscapeText(f)
+			hidden = hidden || NeedsEscape(f)
+		}
+		fmt.Fprintf(&b, "Warden: let the agent read %s (a secret file)?", strings.Join(files, ", "))
 	}
 	if hidden {
 		b.WriteString("\nNote: this request holds control or invisible characters; they are shown escaped (\\r, \\x1b, \\u202e...)")
@@ -170,6 +181,8 @@ func (r PromptRequest) Message() string {
 	case r.Kind == PromptPatch:
 		// No process runs: Warden itself writes the files once approved.
 		b.WriteString("\nSandbox: not involved: Warden writes these files itself")
+	case r.Kind == PromptRead:
+		b.WriteString("\nSandbox: not involved: Warden reads this file itself and hands its text to the model")
 	case r.Sandboxed && !r.Grant.IsZero():
 		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", EscapeText(r.Sandbox.String()), EscapeText(r.Sandbox.DescribeGrant(r.Grant)))
 		if len(r.Amendment) > 0 {

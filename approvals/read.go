@@ -82,15 +82,19 @@ type ReadOutcome struct {
 // refused; a dismissed dialog or a lost client is a denial.
 func (o *Orchestrator) ApproveRead(ctx context.Context, req ReadRequest) ReadOutcome {
 	argv := []string{req.Tool, req.Path}
-	reason := fmt.Sprintf("%s would send this file's content to the model: high risk: %s", req.Tool, req.Risk.Summary)
+	asked := fmt.Sprintf("%s would send this file's content to the model", req.Tool)
+	reason := asked + ": high risk: " + req.Risk.Summary
 	if o.Policy.rejects(categoryHeuristics) {
 		refused := reason + "; the approval policy is " + o.Policy.Ask.String() + ", so nobody can be asked and it is refused"
 		o.audit(AuditEvent{Event: "refused", Kind: "read", Argv: argv, Cwd: req.Cwd, Reason: refused})
 		return ReadOutcome{Refused: refused}
 	}
+	// The risk line says how risky; the reason says only why it asks.
+	risk := req.Risk
+	risk.Level = max(risk.Level, RiskHigh)
 	p := PromptRequest{
-		Kind: PromptCommand, Argv: argv, Command: DisplayCommand(argv), Cwd: req.Cwd,
-		Reason: reason, Sandbox: req.Sandbox, Risk: req.Risk,
+		Kind: PromptRead, Argv: argv, Files: []string{readDisplay(req.Path, req.Sandbox)}, Cwd: req.Cwd,
+		Reason: asked, Sandbox: req.Sandbox, Risk: risk,
 	}
 	d, _, err := o.ask(ctx, p, []string{"read\x00" + filepath.Clean(req.Path)})
 	switch {
@@ -102,4 +106,16 @@ func (o *Orchestrator) ApproveRead(ctx context.Context, req ReadRequest) ReadOut
 		return ReadOutcome{Allowed: true}
 	}
 	return ReadOutcome{Refused: "rejected by user"}
+}
+
+// readDisplay shows a read's path in the dialog: under the home directory
+// as ~/..., wherever the workspace is (where a secret lies is the point),
+// else absolute.
+func readDisplay(path string, sb Sandbox) string {
+	home := sb.Policy().Home()
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	as := &assessor{ctx: RiskContext{Home: home}}
+	return as.display(filepath.Clean(path), false)
 }

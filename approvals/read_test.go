@@ -101,3 +101,79 @@ func TestApproveReadAsksLikeAHighRiskCommand(t *testing.T) {
 		t.Errorf("never asked %d times", n)
 	}
 }
+
+// TestReadDialogSaysWhatHappens: a secret read's dialog names the file
+// under ~ and what it is, says that no sandbox is involved because Warden
+// reads the file itself (not that something runs unsandboxed), carries the
+// risk facts once, and puts Deny first; the audit records a read prompt.
+// A path with control characters is shown escaped.
+func TestReadDialogSaysWhatHappens(t *testing.T) {
+	home := t.TempDir()
+	ws := filepath.Join(home, "project")
+	os.MkdirAll(ws, 0o755)
+	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, Reads: sandbox.ReadPolicy{Home: home}}
+	g, err := sb.ReadGuard(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, heading := range map[string]string{
+		filepath.Join(home, ".env"):            "Warden: let the agent read ~/.env (a secret file)?",
+		filepath.Join(ws, "deploy", "srv.key"): "Warden: let the agent read ~/project/deploy/srv.key (a secret file)?",
+		filepath.Join(ws, "a\x1b[2J", ".env"):  `Warden: let the agent read ~/project/a\x1b[2J/.env (a secret file)?`,
+	} {
+		risk, ok := g.SecretRisk(path, "")
+		if !ok {
+			t.Fatalf("%q is no secret", path)
+		}
+		user := &scriptedUser{answers: []ReviewDecision{Denied}}
+		state := t.TempDir()
+		audit, err := OpenAuditLog(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := &Orchestrator{Prompter: user, Audit: audit}
+		if out := o.ApproveRead(context.Background(), ReadRequest{Tool: "read_file", Path: path, Cwd: ws, Sandbox: sb, Risk: risk}); out.Allowed {
+			t.Fatalf("denied read allowed: %+v", out)
+		}
+		audit.Close()
+		asked := user.prompts()
+		if len(asked) != 1 {
+			t.Fatalf("%d prompts", len(asked))
+		}
+		p := asked[0]
+		msg := p.Message()
+		lines := strings.Split(msg, "\n")
+		if lines[0] != heading {
+			t.Errorf("heading %q, want %q", lines[0], heading)
+		}
+		for _, want := range []string{
+			"\nSandbox: not involved: Warden reads this file itself and hands its text to the model\n",
+			"\nAsking because: read_file would send this file's content to the model\n",
+			"\nRisk: high: ", "\n  - " + EscapeText(risk.Facts[0]),
+		} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("dialog lacks %q:\n%s", want, msg)
+			}
+		}
+		for _, wrong := range []string{"NOT sandboxed", "run `", "Warden: run", "\x1b"} {
+			if strings.Contains(msg, wrong) {
+				t.Errorf("dialog says %q:\n%s", wrong, msg)
+			}
+		}
+		if strings.Count(msg, EscapeText(risk.Facts[0])) != 1 {
+			t.Errorf("the risk fact is repeated:\n%s", msg)
+		}
+		if acts := p.Actions(); acts[0].Title != TitleDeny || len(acts) != 3 {
+			t.Errorf("actions %+v, want Deny first and nothing to remember", acts)
+		}
+		log, _ := os.ReadFile(filepath.Join(state, "audit.log"))
+		if !strings.Contains(string(log), `"event":"prompt","kind":"read"`) {
+			t.Errorf("audit has no read prompt:\n%s", log)
+		}
+	}
+	// Read prompts are Deny first even if a caller's risk were lower.
+	low := PromptRequest{Kind: PromptRead, Files: []string{"x"}, Risk: Risk{Level: RiskLow}}
+	if low.Actions()[0].Title != TitleDeny {
+		t.Errorf("a low-risk read dialog offers %+v", low.Actions())
+	}
+}
