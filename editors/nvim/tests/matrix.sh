@@ -2,7 +2,9 @@
 # Runs the headless suite (run.sh) on the system Neovim (Debian: 0.7.2) and on
 # every Neovim build in the shared tools directory (default: ../shared/tools
 # next to the repository), each extracted once into a cache outside the repo.
-# A missing tarball is a failure, not a skip; WARDEN_NVIM_SYSTEM=skip leaves
+# A user's clone has no such directory: a missing build is then skipped,
+# said loudly and listed in make test's summary ($WARDEN_SKIP_LOG); under
+# WARDEN_REQUIRE_ALL=1 (CI) it is a failure. WARDEN_NVIM_SYSTEM=skip leaves
 # out the system Neovim (make nvim-test sets it when it cannot be installed).
 # $1 filters tests as in run.sh.
 set -u
@@ -23,8 +25,13 @@ failed=()
 tarballs=()
 for name in "${required[@]}"; do
 	if [ ! -f "$tools/$name" ]; then
-		echo "nvim-test: missing Neovim build $tools/$name" >&2
-		failed+=("$name (missing)")
+		if [ "${WARDEN_REQUIRE_ALL:-}" = 1 ]; then
+			echo "nvim-test: missing Neovim build $tools/$name" >&2
+			failed+=("$name (missing)")
+		else
+			echo "=== nvim-test: SKIPPED $name: no such build in $tools (set WARDEN_NVIM_TOOLS to a directory holding it)" >&2
+			[ -n "${WARDEN_SKIP_LOG:-}" ] && echo "the Neovim suite on $name: not found in $tools (WARDEN_NVIM_TOOLS)" >>"$WARDEN_SKIP_LOG"
+		fi
 	fi
 done
 for t in "$tools"/nvim*.tar.gz; do
