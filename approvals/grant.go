@@ -27,10 +27,19 @@ func (s Sandbox) Policy() sandbox.Policy {
 		Reads: s.Reads, Caches: s.Caches}
 }
 
-// DescribeGrant is what g adds, in words for a dialog or the model:
-// "write access to ~/src (stays read-only inside: 2 repositories (a/.git,
-// b/.git), .vscode in b), read access to /opt/data".
+// DescribeGrant is what g adds, in words for a heading, a reason or the
+// model: "write access to ~/src, read access to /opt/data". What stays
+// held inside is said once, on the dialog's sandbox line
+// (DescribeGrantHeld).
 func (s Sandbox) DescribeGrant(g sandbox.Grant) string {
+	return strings.Join(g.Describe(s.Policy().Home()), ", ")
+}
+
+// DescribeGrantHeld is DescribeGrant with what stays read-only inside each
+// directory g makes writable: "write access to ~/src (stays read-only
+// inside: 2 repositories (a/.git, b/.git), .vscode in b), read access to
+// /opt/data".
+func (s Sandbox) DescribeGrantHeld(g sandbox.Grant) string {
 	pol := s.Policy()
 	parts := g.Describe(pol.Home())
 	for i, w := range g.Write {
@@ -119,26 +128,24 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		return strings.Count(p, string(filepath.Separator)) == 1 // a top-level directory
 	}
 	show := func(p string) string { return tildeShow(home, p) }
+	// What stays held inside is on the dialog's sandbox line; a fact here
+	// only when it raises the risk (other projects, or it cannot be told).
 	for _, w := range g.Write {
 		held, err := heldInside(pol, g, w)
-		stays := "; stays read-only inside: " + held.String()
-		if held.String() == "" {
-			stays = "; nothing inside is held read-only"
-		}
 		switch {
 		case err != nil:
 			note(RiskHigh, fmt.Sprintf("grants write access to %s; what stays read-only inside cannot be told (%v)", show(w), err))
 		case broad(w):
-			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more"+stays)
+			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more")
 		case system(w):
-			note(RiskHigh, "grants write access to "+show(w)+": a system directory"+stays)
+			note(RiskHigh, "grants write access to "+show(w)+": a system directory")
 		case len(held.Projects) > 0:
-			note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable%s", show(w), heldList(held.Projects), stays))
+			note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable", show(w), heldList(held.Projects)))
 		default:
 			if hid, ok := pol.ContainsHidden(w); ok {
-				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)%s", show(w), show(hid), stays))
+				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
 			} else {
-				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots)"+stays)
+				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots)")
 			}
 		}
 	}

@@ -184,7 +184,7 @@ func (r PromptRequest) Message() string {
 	case r.Kind == PromptRead:
 		b.WriteString("\nSandbox: not involved: Warden reads this file itself and hands its text to the model")
 	case r.Sandboxed && !r.Grant.IsZero():
-		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", EscapeText(r.Sandbox.String()), EscapeText(r.Sandbox.DescribeGrant(r.Grant)))
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", EscapeText(r.Sandbox.String()), EscapeText(r.Sandbox.DescribeGrantHeld(r.Grant)))
 		if len(r.Amendment) > 0 {
 			b.WriteString("\nAlways allow saves the rule with this grant: the command stays sandboxed")
 		}
