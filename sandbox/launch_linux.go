@@ -165,11 +165,17 @@ func fallbackGaps(p Policy) []string {
 
 func (p *Process) startHelper(helper string, spec helperSpec, env []string) error {
 	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
-	var repos func([]Root)
+	var repos func([]Root) scanned
 	if spec.Layers.Namespaces {
 		// The scan for nested repositories, the longest of the set-up in a
 		// large /tmp, runs while the helper starts and the sockets are found.
-		repos = startRepoScan(spec.Roots, env)
+		// A process that keeps its helpers keeps an index of the workspace
+		// roots instead (treeindex_linux.go).
+		var indexed map[string]bool
+		if lingerOn.Load() {
+			indexed = p.guardCfg.nested
+		}
+		repos = startRepoScan(spec.Roots, env, indexed)
 	}
 	h, spare := spares.take(key), true
 	if h == nil {
@@ -226,10 +232,15 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 	p.namespaced = spec.Layers.Namespaces
 	p.outputs = startCopying(p.cap, h.stdout, h.stderr)
 	if g != nil {
-		p.protect = g.finish
+		p.protect = func() []Removed {
+			removed := g.finish()
+			p.gaps = append(p.gaps, g.lateGaps...)
+			return removed
+		}
 		if g.gap != "" {
 			p.gaps = append(p.gaps, g.gap)
 		}
+		p.gaps = append(p.gaps, cutGaps(spec.Roots, g.cfg.indexed)...)
 	}
 	p.cleanup = func() {
 		// Start the next spare once this command is done and reported,
@@ -244,7 +255,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 // protected paths, whose watches take hold in the background (the command
 // starts only after guard.waitArmed). It returns the spec as the helper
 // reads it.
-func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfig) (*guard, []byte, error) {
+func finishSpec(spec helperSpec, env []string, repos func([]Root) scanned, gc guardConfig) (*guard, []byte, error) {
 	var g *guard
 	if spec.Layers.Namespaces {
 		var err error
@@ -253,7 +264,8 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root), gc guardConfi
 		} else if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
 			return nil, nil, err
 		}
-		repos(spec.Roots)
+		s := repos(spec.Roots)
+		gc.indexed, gc.before = s.indexed, s.before
 		splitGitDirs(spec.Roots)
 		masks, err := holdGitMasks(spec.Roots)
 		if err != nil {

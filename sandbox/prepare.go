@@ -15,7 +15,7 @@ func PrepareRun(pol Policy, helper string) {
 	prestartHelper(pol, helper)
 	if pol.mode() == WorkspaceWrite && scansRoots() {
 		if roots, err := pol.Roots(); err == nil {
-			scanRoots(roots, true)
+			scanRoots(roots, true, nil)
 		}
 	}
 }

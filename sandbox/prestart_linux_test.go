@@ -51,12 +51,12 @@ func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 		t.Fatal(err)
 	}
 	roots := []Root{{Path: ws}}
-	_, wait := scanRoots(roots, true)
+	_, _, wait := scanRoots(roots, true, nil)
 	wait()
 	if err := os.Mkdir(filepath.Join(ws, "a", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res, wait := scanRoots(roots, false)
+	res, _, wait := scanRoots(roots, false, nil)
 	wait()
 	if len(res[0]) != 0 {
 		t.Fatalf("the run at once did not take the scan made ahead: %q", res[0])
@@ -68,7 +68,7 @@ func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 		}
 	}
 	scanCache.Unlock()
-	res, wait = scanRoots(roots, false)
+	res, _, wait = scanRoots(roots, false, nil)
 	wait()
 	if !slices.Contains(res[0], filepath.Join(ws, "a", ".git")) {
 		t.Fatalf("a late run used the old scan made ahead: %q", res[0])
@@ -99,7 +99,7 @@ func TestScanAheadStillRunningWhenTheRunStartsLate(t *testing.T) {
 		scanCache.Unlock()
 		done := make(chan []string)
 		go func() {
-			res, wait := scanRoots(roots, false)
+			res, _, wait := scanRoots(roots, false, nil)
 			wait()
 			done <- res[0]
 		}()

@@ -26,7 +26,13 @@ import (
 type guardConfig struct {
 	dir    string          // quarantine directory; empty: delete what is moved away
 	cwd    string          // for the paths messages show
-	nested map[string]bool // roots whose new .git entries below the top are checked
+	nested map[string]bool // roots whose new protected entries below the top are checked
+	// indexed are the nested roots the index served, with its sequence
+	// number at the run's start (indexCreated); the others are scanned
+	// again after the run.
+	indexed map[string]uint64
+	// before is each root's Found as the scan found it (foundBefore).
+	before map[string]map[string]bool
 	// memo is the run's memo of the file system, for newGuard's first look
 	// (before the command starts); nil looks at the file system.
 	memo *pathmemo.Memo

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,12 +25,14 @@ type guard struct {
 	missing []watched
 	home    homeWatch // home tops and watched links (home_linux.go)
 	gap     string    // why the names are checked only after the run
+	// lateGaps is what the check after the run could not do.
+	lateGaps []string
 
 	mu      sync.Mutex
 	live    bool // registered with the hub: events are handled
 	watched map[watchKey]bool
 	removed []Removed
-	snaps   []nestedSnap
+	deep    []deepCheck
 	masks   []gitMask      // the git dirs' placeholders this run holds (gitmask_linux.go)
 	todos   *todoWatch     // the git dirs' step lists (gittodo.go)
 	memo    *pathmemo.Memo // the run's memo while arm looks; nil after
@@ -42,13 +43,17 @@ type guard struct {
 // watched is one missing protected path and the writable root it is in.
 type watched struct{ root, path string }
 
-// nestedSnap is what a root held one level down when the run started: its
-// directories and the VCS metadata in them (dir/.git, dir/.hg...).
-type nestedSnap struct {
-	root  string
-	skip  []string // other roots inside it, checked on their own
-	dirs  map[string]bool
-	repos map[string]bool
+// deepCheck finds the protected entries a run created below a nested
+// root's top, at any depth: from the index when it served the root (what
+// changed since the run's start), else by scanning the root again after the
+// run (from the scan store: a stat per directory, a listing per changed
+// one) against what was there before.
+type deepCheck struct {
+	root    string
+	skip    []string        // other roots inside it, checked on their own
+	before  map[string]bool // the root's Found at the start
+	seq     uint64          // the index's sequence number at the start
+	indexed bool
 }
 
 // newVCSEntries are the metadata entries a run may not create below a
@@ -59,7 +64,6 @@ var newVCSEntries = protect.VCSEntries()
 // another filesystem gets it deleted rather than copied whole.
 const (
 	keepMaxBytes = 64 << 20
-	nestedDepth  = 2 // a new directory's .git entries this deep are checked
 )
 
 // newGuard records each root's missing protected paths in its Missing (the
@@ -123,7 +127,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 	}
 	for _, r := range roots {
 		if cfg.nested[r.Path] {
-			g.snaps = append(g.snaps, snapNested(r.Path, roots))
+			g.deep = append(g.deep, newDeepCheck(r, roots, cfg))
 		}
 	}
 	g.home = newHomeWatch(roots)
@@ -283,8 +287,8 @@ func firstMissing(p string, memo *pathmemo.Memo) string {
 }
 
 // finish stops watching and, the command being gone, moves away every
-// missing protected path that exists now and every .git that appeared one
-// or two levels down in the nested roots. It returns what was moved away
+// missing protected path that exists now and every protected entry that
+// appeared at any depth in the nested roots. It returns what was moved away
 // during the whole run.
 func (g *guard) finish() []Removed {
 	g.waitArmed()
@@ -302,9 +306,13 @@ func (g *guard) finish() []Removed {
 			g.quarantine(m.root, m.path)
 		}
 	}
-	for _, s := range g.snaps {
-		for _, p := range s.newRepos() {
-			g.quarantine(s.root, p)
+	for _, d := range g.deep {
+		created, cut := d.created()
+		for _, p := range created {
+			g.quarantine(d.root, p)
+		}
+		if cut {
+			g.lateGaps = append(g.lateGaps, fmt.Sprintf("the check after the run stopped at its bound (%d directories, %d protected entries): a protected name the command created deeper in %s may remain", scanMaxDirs, scanMaxFound, d.root))
 		}
 	}
 	g.homeFinish()
@@ -421,57 +429,49 @@ func emptyLockedDir(p string, st os.FileInfo) bool {
 	return false
 }
 
-// snapNested lists root's directories and those holding a .git.
-func snapNested(root string, roots []Root) nestedSnap {
-	s := nestedSnap{root: root, dirs: map[string]bool{}, repos: map[string]bool{}}
+func newDeepCheck(r Root, roots []Root, cfg guardConfig) deepCheck {
+	d := deepCheck{root: r.Path, before: cfg.before[r.Path]}
+	d.seq, d.indexed = cfg.indexed[r.Path]
 	for _, o := range roots {
-		if o.Path != root && within(root, o.Path) {
-			s.skip = append(s.skip, o.Path)
+		if o.Path != r.Path && within(r.Path, o.Path) {
+			d.skip = append(d.skip, o.Path)
 		}
 	}
-	entries, _ := readDirNames(root)
-	for _, e := range entries {
-		if !e.dir || slices.Contains(newVCSEntries, e.name) {
-			continue
-		}
-		s.dirs[e.name] = true
-		for _, n := range newVCSEntries {
-			if _, err := os.Lstat(filepath.Join(root, e.name, n)); err == nil {
-				s.repos[filepath.Join(e.name, n)] = true
-			}
-		}
-	}
-	return s
+	return d
 }
 
-// newRepos lists the VCS metadata entries (.git, .hg...) that appeared
-// during the run: in a directory one level down that existed (its own
-// only), and in one that is new (moved in or made: its own and those one
-// level further, found by the scan that finds existing repositories).
-func (s nestedSnap) newRepos() []string {
-	entries, _ := readDirNames(s.root)
-	var out []string
-	for _, e := range entries {
-		dir := filepath.Join(s.root, e.name)
-		if !e.dir || slices.Contains(newVCSEntries, e.name) || slices.Contains(s.skip, dir) {
-			continue
-		}
-		for _, n := range newVCSEntries {
-			p := filepath.Join(dir, n)
-			if _, err := os.Lstat(p); err == nil && !s.repos[filepath.Join(e.name, n)] {
-				out = append(out, p)
-			}
-		}
-		if s.dirs[e.name] {
-			continue
-		}
-		for _, f := range walkRepos(dir, s.skip, nestedDepth) {
-			if filepath.Dir(f) != dir && slices.Contains(newVCSEntries, filepath.Base(f)) && within(dir, f) {
-				out = append(out, f)
-			}
+// created lists the protected entries below the root's top that were not
+// there at the start; cut says the scan after the run stopped at its bound.
+// A directory the run made unreadable is not one (the scans hold it, as
+// they hold any directory of the user's they cannot list).
+func (d deepCheck) created() (created []string, cut bool) {
+	after, ok := []string(nil), false
+	if d.indexed {
+		after, ok = indexCreated(d.root, d.skip, d.seq)
+	}
+	if !ok {
+		after, cut = storeWalk(d.root, d.skip, -1, walkMade)
+	}
+	holds := scanHolds(d.root)
+	for _, p := range after {
+		if !d.before[p] && filepath.Dir(p) != d.root && heldName(holds, d.root, p) {
+			created = append(created, p)
 		}
 	}
-	return out
+	return created, cut
+}
+
+// heldName says whether p, below root, is a protected entry by its name.
+func heldName(holds func(string, dirEntry) bool, root, p string) bool {
+	rel, err := filepath.Rel(root, filepath.Dir(p))
+	if err != nil {
+		return false
+	}
+	if rel == "." {
+		rel = ""
+	}
+	st, err := os.Lstat(p)
+	return err == nil && holds(rel, dirEntry{name: filepath.Base(p), dir: st.IsDir(), regular: st.Mode().IsRegular()})
 }
 
 // quarantine moves p (in root) away and records it. Called with g.mu.

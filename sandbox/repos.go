@@ -19,13 +19,14 @@ import (
 // such a repository, see approvals), but the repositories that exist when the
 // command starts are made read-only: scanRepos finds them.
 
-// Bounds of one root's scan. A tree larger than this is scanned shallowest
-// first and the rest skipped: a big or hostile tree (a temp dir with 200,000
-// entries) never fails or slows the run beyond the budget.
+// Bounds of one root's scan, far above an ordinary repository (a monorepo
+// of 100,000 files has about 10,000 directories): no time budget, which a
+// loaded machine would make any tree exceed. A tree beyond them is scanned
+// shallowest first and the rest is not held; that is never silent: every
+// run's result says so (NotEnforced), as does doctor.
 const (
-	scanMaxDirs  = 20000
-	scanDeadline = 100 * time.Millisecond
-	scanMaxFound = 256
+	scanMaxDirs  = 1000000
+	scanMaxFound = 4096 // each is a mount in the sandbox
 	// scratchDepth bounds the scan of /tmp and $TMPDIR, which hold
 	// everyone's scratch: a repository cloned there is found, a test's
 	// tree ten levels down is not worth every command's time.
@@ -59,9 +60,10 @@ type scanResult struct {
 // and files below its top (the top one is in Protected already), the gitdir:
 // targets of the files, and $GIT_DIR / $GIT_COMMON_DIR from the command's
 // environment when they lie in a writable root. The scan runs while the
-// launcher does the rest of its set-up; the returned function waits for it
-// and fills each root's Found.
-func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
+// launcher does the rest of its set-up; the returned function waits for it,
+// fills each root's Found and returns, for each root the index served
+// (those in indexed may be: see treeindex_linux.go), its sequence number.
+func startRepoScan(roots []Root, env []string, indexed map[string]bool) (fill func([]Root) scanned) {
 	var fromEnv []string
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -71,11 +73,17 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			}
 		}
 	}
-	results, wait := scanRoots(roots, false)
-	return func(roots []Root) {
+	results, seqs, wait := scanRoots(roots, false, indexed)
+	return func(roots []Root) scanned {
 		wait()
+		before := map[string]map[string]bool{}
 		for i := range roots {
-			found := slices.Clone(results[i])
+			set := map[string]bool{}
+			for _, p := range slices.Concat(results[i], roots[i].Protected) {
+				set[p] = true
+			}
+			before[roots[i].Path] = set
+			found := slices.DeleteFunc(slices.Clone(results[i]), isLink)
 			for _, g := range fromEnv {
 				if within(roots[i].Path, g) {
 					found = append(found, g)
@@ -86,14 +94,32 @@ func startRepoScan(roots []Root, env []string) (fill func([]Root)) {
 			slices.Sort(found)
 			roots[i].Found = slices.Compact(found)
 		}
+		return scanned{indexed: seqs, before: before}
 	}
+}
+
+// scanned is what a run's scan leaves for the check after the run: for
+// each root the index served, the index's sequence number; and what each
+// root held at the start (its protected entries as found, links too).
+type scanned struct {
+	indexed map[string]uint64
+	before  map[string]map[string]bool
+}
+
+// isLink says p is a symbolic link: a protected entry that is one cannot be
+// held (a mount would follow it); one a run makes is moved away after it.
+func isLink(p string) bool {
+	st, err := os.Lstat(p)
+	return err == nil && st.Mode()&os.ModeSymlink != 0
 }
 
 // scanRoots walks each root once, without entering the others (nested
 // roots are walked on their own), all at once, each from the scan cache
 // when a fresh scan is there or on its way. wait waits for all of them.
-// ahead says the scans are PrepareRun's, for a run about to start.
-func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
+// ahead says the scans are PrepareRun's, for a run about to start. A root
+// in indexed is taken from the index when it serves the root; seqs has its
+// sequence number then (for indexCreated), once wait returns.
+func scanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]string, seqs map[string]uint64, wait func()) {
 	paths := make([]string, len(roots))
 	for i, r := range roots {
 		paths[i] = r.Path
@@ -102,6 +128,8 @@ func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 	useScanStore(store)
 	useKnownRepos(store)
 	results = make([][]string, len(roots))
+	seqs = map[string]uint64{}
+	var seqMu sync.Mutex
 	var wg sync.WaitGroup
 	for i := range paths {
 		wg.Add(1)
@@ -111,6 +139,15 @@ func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 			for _, o := range paths {
 				if o != paths[i] && within(paths[i], o) {
 					skip = append(skip, o)
+				}
+			}
+			if indexed[paths[i]] {
+				if found, seq, ok := indexFound(paths[i], skip); ok {
+					results[i] = found
+					seqMu.Lock()
+					seqs[paths[i]] = seq
+					seqMu.Unlock()
+					return
 				}
 			}
 			depth := -1
@@ -128,12 +165,12 @@ func scanRoots(roots []Root, ahead bool) (results [][]string, wait func()) {
 	}()
 	// The remembered repositories are saved before the run starts: a
 	// one-shot process may end before the goroutine above gets to it.
-	return results, func() { wg.Wait(); saveKnownRepos() }
+	return results, seqs, func() { wg.Wait(); saveKnownRepos() }
 }
 
 // scanRepos fills each root's Found (see startRepoScan).
 func scanRepos(roots []Root, env []string) {
-	startRepoScan(roots, env)(roots)
+	startRepoScan(roots, env, nil)(roots)
 }
 
 // scanStoreDir is where the scans' store is kept (see repos_store.go):
@@ -221,8 +258,13 @@ func (r *scanResult) run(root string, skip []string, depth int) {
 // storeScan walks root with the scan store; cut says the walk stopped at
 // its bound.
 func storeScan(root string, skip []string, depth int) (found []string, cut bool) {
+	return storeWalk(root, skip, depth, walkHold)
+}
+
+// storeWalk is storeScan listing as mode says (walkTree).
+func storeWalk(root string, skip []string, depth int, mode walkMode) (found []string, cut bool) {
 	gen := scanGen.Add(1)
-	found, cut = walkWith(root, skip, depth, func(dir string) ([]dirEntry, error) { return storeList(dir, gen) })
+	found, cut = walkTree(root, root, skip, depth, func(dir string) ([]dirEntry, error) { return storeList(dir, gen) }, mode)
 	pruneStore(root, skip, gen)
 	return found, cut
 }
@@ -260,15 +302,37 @@ func scanHolds(root string) func(parent string, e dirEntry) bool {
 // walkWith is walkRepos listing each directory with list. cut says it
 // stopped at its bound with directories left to list.
 func walkWith(root string, skip []string, depth int, list func(dir string) ([]dirEntry, error)) (found []string, cut bool) {
-	deadline := time.Now().Add(scanDeadline)
+	return walkTree(root, root, skip, depth, list, walkHold)
+}
+
+type walkMode int
+
+const (
+	walkHold walkMode = iota
+	walkMade
+)
+
+// walkTree is walkWith from start, root or a directory below it (rel to
+// root as the protected names are matched). It lists the protected
+// entries, symbolic links too (startRepoScan leaves those out of what is
+// held), and with walkHold the gitdir: targets of the .git files.
+func walkTree(root, start string, skip []string, depth int, list func(dir string) ([]dirEntry, error), mode walkMode) (found []string, cut bool) {
 	holds := scanHolds(root)
 	type item struct {
 		dir, rel string // rel: dir relative to root ("" its top)
 		level    int
 	}
-	queue := []item{{root, "", 0}}
+	rel, err := filepath.Rel(root, start)
+	if err != nil || rel == "." {
+		rel = ""
+	}
+	level := 0
+	if rel != "" {
+		level = strings.Count(rel, string(filepath.Separator)) + 1
+	}
+	queue := []item{{start, rel, level}}
 	for n := 0; len(queue) > 0; n++ {
-		if n >= scanMaxDirs || len(found) >= scanMaxFound || (n%64 == 0 && time.Now().After(deadline)) {
+		if n >= scanMaxDirs || len(found) >= scanMaxFound {
 			return found, true
 		}
 		it := queue[0]
@@ -289,9 +353,9 @@ func walkWith(root string, skip []string, depth int, list func(dir string) ([]di
 					if !slices.Contains(found, h) {
 						found = append(found, h)
 					}
-				} else if e.dir || e.regular {
+				} else {
 					found = append(found, p)
-					if e.regular && e.name == ".git" {
+					if mode == walkHold && e.regular && e.name == ".git" {
 						if t, ok := gitdirTarget(p); ok {
 							found = append(found, t)
 						}

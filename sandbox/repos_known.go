@@ -112,7 +112,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		knownRepos.cut[root] = now
 		if !knownRepos.told[root] {
 			knownRepos.told[root] = true
-			defer ScanNotice(fmt.Sprintf("the scan of %s for nested repositories and protected names stopped at its bound (%d directories, %v, %d found): one there that Warden never found (a repository's config, a mise.toml, a .vscode) is writable by sandboxed commands; open a smaller workspace to have them all held", root, scanMaxDirs, scanDeadline, scanMaxFound))
+			defer ScanNotice(fmt.Sprintf("the scan of %s for nested repositories and protected names stopped at its bound (%d directories, %d found): one there that Warden never found (a repository's config, a mise.toml, a .vscode) is writable by sandboxed commands; open a smaller workspace to have them all held", root, scanMaxDirs, scanMaxFound))
 		}
 	} else if _, ok := knownRepos.cut[root]; ok {
 		delete(knownRepos.cut, root)
@@ -244,6 +244,24 @@ func loadKnownRepos(path string) (repos, cut map[string]int64) {
 		}
 	}
 	return repos, cut
+}
+
+// cutGaps says, for each root not served by the index whose scan stopped
+// at its bound, what this run leaves writable: every run says it, not only
+// the first.
+func cutGaps(roots []Root, indexed map[string]uint64) []string {
+	knownRepos.Lock()
+	defer knownRepos.Unlock()
+	var gaps []string
+	for _, r := range roots {
+		if _, ok := indexed[r.Path]; ok {
+			continue
+		}
+		if _, cut := knownRepos.cut[r.Path]; cut {
+			gaps = append(gaps, fmt.Sprintf("the scan of %s stopped at its bound (%d directories, %d protected entries): a repository or protected name beyond it that Warden never found is writable, and one this command creates there may remain", r.Path, scanMaxDirs, scanMaxFound))
+		}
+	}
+	return gaps
 }
 
 // ScanCutRoots lists the roots whose last scan, as recorded in Warden's
