@@ -1,15 +1,18 @@
 package agent
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -33,6 +36,14 @@ type Request struct {
 	// ResponseFormat asks for structured output (the risk summary); nil for
 	// ordinary turns.
 	ResponseFormat *openai.ChatCompletionResponseFormat
+	// Echoes holds, by index in Messages, what the server attached to an
+	// assistant turn that must go back with it.
+	Echoes map[int]Echo
+	// OnReasoning, if not nil, receives the model's reasoning as it
+	// arrives (never part of the answer); OnNotice what the user should
+	// know while waiting ("rate limited, retrying in 20 s").
+	OnReasoning func(string)
+	OnNotice    func(string)
 }
 
 // Reply is a whole assistant turn, with streamed tool-call fragments merged.
@@ -40,6 +51,9 @@ type Reply struct {
 	Content      string
 	ToolCalls    []openai.ToolCall
 	FinishReason openai.FinishReason
+	// Echo is what must travel back with the turn: its reasoning and its
+	// calls' extra_content.
+	Echo Echo
 }
 
 // Message returns the reply as the assistant message to append to the
@@ -101,18 +115,29 @@ func noModel(m config.Model) *NoModelError {
 }
 
 // Client talks to an OpenAI-compatible Chat Completions endpoint (OpenAI,
-// Azure, Ollama, llama.cpp, vLLM, LM Studio) with streaming and function
-// calling.
+// Azure, Ollama, llama.cpp, vLLM, LM Studio, OpenRouter, Gemini, DeepSeek)
+// with streaming and function calling.
 type Client struct {
-	api     *openai.Client
+	api     *openai.Client // for the model list (Check)
+	http    *http.Client
 	model   string
 	baseURL string
+	chatURL string
+	header  map[string]string
+	extra   map[string]json.RawMessage
+	// noStream is set once the server refused tools with streaming.
+	noStream atomic.Bool
 	// Retries is how many times a 429, a 5xx or a dropped connection is
 	// retried before the first byte of a reply; Backoff is the first wait,
-	// doubled each time.
-	Retries int
-	Backoff time.Duration
+	// doubled each time. A 429's Retry-After replaces the wait when it is at
+	// most MaxRetryAfter; a longer one is not waited for.
+	Retries       int
+	Backoff       time.Duration
+	MaxRetryAfter time.Duration
 }
+
+// DefaultMaxRetryAfter is the longest Retry-After a client waits for.
+const DefaultMaxRetryAfter = time.Minute
 
 // DialTimeout bounds connecting to the model endpoint: a server that
 // answers at all accepts a connection in far less.
@@ -141,19 +166,39 @@ func NewClient(m config.Model) (*Client, error) {
 	// host that does not answer the connection is given up after
 	// DialTimeout (a refused connection fails at once, and neither is
 	// retried).
-	cfg.HTTPClient = &http.Client{Transport: &http.Transport{
+	httpClient := &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: DialTimeout}).DialContext,
 		TLSHandshakeTimeout:   DialTimeout,
 		ResponseHeaderTimeout: 2 * time.Minute,
 		MaxIdleConnsPerHost:   4,
 	}}
-	return &Client{api: openai.NewClientWithConfig(cfg), model: m.Name, baseURL: cfg.BaseURL, Retries: 4, Backoff: 500 * time.Millisecond}, nil
+	cfg.HTTPClient = httpClient
+	extra, err := ExtraFields(m.Extra)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{api: openai.NewClientWithConfig(cfg), http: httpClient, model: m.Name, baseURL: cfg.BaseURL, extra: extra,
+		Retries: 4, Backoff: 500 * time.Millisecond, MaxRetryAfter: DefaultMaxRetryAfter}
+	if cfg.APIType == openai.APITypeAzure {
+		// go-openai's Azure addressing: the deployment in the path, the
+		// key in its own header.
+		c.chatURL = cfg.BaseURL + "/openai/deployments/" + url.PathEscape(m.Name) + "/chat/completions?api-version=" + url.QueryEscape(cfg.APIVersion)
+		c.header = map[string]string{"api-key": m.APIKey}
+	} else {
+		c.chatURL = cfg.BaseURL + "/chat/completions"
+		if m.APIKey != "" {
+			c.header = map[string]string{"Authorization": "Bearer " + m.APIKey}
+		}
+	}
+	return c, nil
 }
 
-// Stream implements Model. A retryable failure before any text reached
-// onText is retried with exponential backoff; cancelling ctx ends the stream
-// at once and returns ctx's error.
+// Stream implements Model. A failure before any text reached onText is
+// retried with exponential backoff when trying again can help (a 429, a 5xx,
+// a dropped connection), waiting as long as a 429's Retry-After asks, up to
+// MaxRetryAfter; an error the server reported about the request itself is
+// not. Cancelling ctx ends the stream at once and returns ctx's error.
 func (c *Client) Stream(ctx context.Context, req Request, onText func(string)) (Reply, error) {
 	wait := c.Backoff
 	for attempt := 0; ; attempt++ {
@@ -164,11 +209,29 @@ func (c *Client) Stream(ctx context.Context, req Request, onText func(string)) (
 		if ctx.Err() != nil {
 			return Reply{}, ctx.Err()
 		}
+		if refusesToolStream(err) && !c.noStream.Swap(true) {
+			// Older llama.cpp: "Cannot use tools with stream". Ask
+			// again without streaming, this time and from now on.
+			notice(req, "the model server cannot stream tool calls; asking without streaming")
+			attempt--
+			continue
+		}
 		if delivered || attempt >= c.Retries || !retryable(err) {
 			return Reply{}, c.explain(err)
 		}
 		// Full jitter keeps several Warden sessions from retrying in step.
 		d := wait/2 + rand.N(wait/2+1)
+		if after := retryAfter(err); after > 0 {
+			if after > c.MaxRetryAfter {
+				return Reply{}, c.explain(err)
+			}
+			d = after
+		}
+		if statusCode(err) == http.StatusTooManyRequests {
+			notice(req, fmt.Sprintf("rate limited by the model server, retrying in %s", seconds(d)))
+		} else if d >= time.Second {
+			notice(req, fmt.Sprintf("the model server failed (%v), retrying in %s", clip(err.Error(), 120), seconds(d)))
+		}
 		select {
 		case <-ctx.Done():
 			return Reply{}, ctx.Err()
@@ -178,168 +241,70 @@ func (c *Client) Stream(ctx context.Context, req Request, onText func(string)) (
 	}
 }
 
+func notice(req Request, msg string) {
+	if req.OnNotice != nil {
+		req.OnNotice(msg)
+	}
+}
+
+// seconds says d in whole seconds, rounded up: "20 s".
+func seconds(d time.Duration) string {
+	return fmt.Sprintf("%d s", int((d+time.Second-1)/time.Second))
+}
+
 func (c *Client) streamOnce(ctx context.Context, req Request, onText func(string)) (reply Reply, delivered bool, err error) {
-	stream, err := c.api.CreateChatCompletionStream(ctx, openai.ChatCompletionRequest{
-		Model:          c.model,
-		Messages:       req.Messages,
-		Tools:          req.Tools,
-		ResponseFormat: req.ResponseFormat,
-		Stream:         true,
-	})
+	stream := !c.noStream.Load()
+	body, err := requestBody(c.model, req, stream, c.extra)
+	if err != nil {
+		return Reply{}, false, fmt.Errorf("encode the request: %w", err)
+	}
+	httpReq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.chatURL, bytes.NewReader(body))
 	if err != nil {
 		return Reply{}, false, err
 	}
-	defer stream.Close()
-	// Recv blocks on the body; closing it is what makes cancellation
+	httpReq.Header.Set("Content-Type", "application/json")
+	httpReq.Header.Set("Accept", "text/event-stream, application/json")
+	for k, v := range c.header {
+		httpReq.Header.Set(k, v)
+	}
+	resp, err := c.http.Do(httpReq)
+	if err != nil {
+		return Reply{}, false, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return Reply{}, false, httpError(resp)
+	}
+	// Reading blocks on the body; closing it is what makes cancellation
 	// immediate even when the server holds the stream open silently.
-	stop := context.AfterFunc(ctx, func() { stream.Close() })
+	stop := context.AfterFunc(ctx, func() { resp.Body.Close() })
 	defer stop()
 
-	var acc accumulator
+	r := bufio.NewReader(resp.Body)
+	if !stream || startsWithJSON(r) {
+		reply, delivered, err = readWhole(r, onText, req.OnReasoning)
+	} else {
+		reply, delivered, err = readStream(r, onText, req.OnReasoning)
+	}
+	if err != nil && ctx.Err() != nil {
+		return Reply{}, delivered, ctx.Err()
+	}
+	return reply, delivered, err
+}
+
+// startsWithJSON reports whether the body is a JSON object rather than
+// events (some llama.cpp bindings answer a streaming request that way).
+func startsWithJSON(r *bufio.Reader) bool {
 	for {
-		chunk, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			if acc.empty() {
-				// A body that ends before any choice is a dropped
-				// connection, not an empty answer.
-				return Reply{}, delivered, fmt.Errorf("stream ended before the model answered: %w", io.ErrUnexpectedEOF)
-			}
-			return acc.reply(), delivered, nil
-		}
+		b, err := r.ReadByte()
 		if err != nil {
-			if ctx.Err() != nil {
-				return Reply{}, delivered, ctx.Err()
-			}
-			return Reply{}, delivered, err
+			return false
 		}
-		if text := acc.add(chunk); text != "" && onText != nil {
-			delivered = true
-			onText(text)
+		switch b {
+		case ' ', '\t', '\r', '\n':
+			continue
 		}
+		r.UnreadByte()
+		return b == '{'
 	}
-}
-
-// accumulator merges streamed deltas. Tool-call fragments carry an index;
-// the first fragment of a call has its id and name, the rest add argument
-// text.
-type accumulator struct {
-	content strings.Builder
-	calls   []openai.ToolCall
-	args    []strings.Builder
-	finish  openai.FinishReason
-}
-
-func (a *accumulator) add(chunk openai.ChatCompletionStreamResponse) string {
-	var text string
-	for _, choice := range chunk.Choices {
-		if choice.Index != 0 {
-			continue // we never ask for n > 1
-		}
-		if choice.Delta.Content != "" {
-			a.content.WriteString(choice.Delta.Content)
-			text += choice.Delta.Content
-		}
-		for _, tc := range choice.Delta.ToolCalls {
-			i := len(a.calls) - 1
-			if tc.Index != nil {
-				i = *tc.Index
-			} else if tc.ID != "" || i < 0 {
-				i = len(a.calls) // servers that omit the index start a call with its id
-			}
-			if i < 0 || i > 1024 {
-				continue
-			}
-			for len(a.calls) <= i {
-				a.calls = append(a.calls, openai.ToolCall{Type: openai.ToolTypeFunction})
-				a.args = append(a.args, strings.Builder{})
-			}
-			if tc.ID != "" {
-				a.calls[i].ID = tc.ID
-			}
-			if tc.Function.Name != "" {
-				a.calls[i].Function.Name += tc.Function.Name
-			}
-			a.args[i].WriteString(tc.Function.Arguments)
-		}
-		if choice.FinishReason != "" {
-			a.finish = choice.FinishReason
-		}
-	}
-	return text
-}
-
-func (a *accumulator) empty() bool {
-	return a.content.Len() == 0 && len(a.calls) == 0 && a.finish == ""
-}
-
-func (a *accumulator) reply() Reply {
-	r := Reply{Content: a.content.String(), FinishReason: a.finish}
-	for i, call := range a.calls {
-		if call.Function.Name == "" && a.args[i].Len() == 0 {
-			continue // an index the server skipped
-		}
-		call.Function.Arguments = a.args[i].String()
-		if call.ID == "" {
-			call.ID = fmt.Sprintf("call_%d", i)
-		}
-		r.ToolCalls = append(r.ToolCalls, call)
-	}
-	return r
-}
-
-func retryable(err error) bool {
-	if code := statusCode(err); code != 0 {
-		return code == http.StatusTooManyRequests || code >= 500
-	}
-	// Nothing listening, or no route to the host: retrying for seconds
-	// only delays the message that says which URL to fix.
-	var opErr *net.OpError
-	if errors.As(err, &opErr) && opErr.Op == "dial" {
-		return false
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return true
-	}
-	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
-}
-
-func statusCode(err error) int {
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		return apiErr.HTTPStatusCode
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return reqErr.HTTPStatusCode
-	}
-	return 0
-}
-
-// explain turns a transport or API failure into a message that says what to
-// change.
-func (c *Client) explain(err error) error {
-	detail := err.Error()
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) && apiErr.Message != "" {
-		detail = apiErr.Message
-	}
-	switch code := statusCode(err); {
-	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return fmt.Errorf("the model endpoint %s refused the API key (HTTP %d: %s); set OPENAI_API_KEY or [model] api_key in %s", c.baseURL, code, detail, config.File())
-	case code == http.StatusNotFound:
-		return fmt.Errorf("the model endpoint %s answered 404 for model %q (%s); check WARDEN_MODEL or [model] name, and that OPENAI_BASE_URL ends where the API lives (usually /v1)", c.baseURL, c.model, detail)
-	case code == http.StatusTooManyRequests:
-		return fmt.Errorf("the model endpoint %s is rate limiting (HTTP 429) and did not recover after %d retries: %s", c.baseURL, c.Retries, detail)
-	case code >= 500:
-		return fmt.Errorf("the model endpoint %s failed (HTTP %d) after %d retries: %s", c.baseURL, code, c.Retries, detail)
-	case code != 0:
-		return fmt.Errorf("the model endpoint %s rejected the request (HTTP %d): %s", c.baseURL, code, detail)
-	}
-	var netErr net.Error
-	var opErr *net.OpError
-	if errors.As(err, &opErr) || errors.As(err, &netErr) {
-		return fmt.Errorf("cannot reach the model endpoint %s (%v); is the server running? Set OPENAI_BASE_URL or [model] base_url in %s", c.baseURL, err, config.File())
-	}
-	return fmt.Errorf("model stream from %s: %w", c.baseURL, err)
 }

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -8,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // FuzzToolCall: whatever name and arguments a model sends, a tool call
@@ -54,14 +53,15 @@ func FuzzAccumulator(f *testing.F) {
 		var a accumulator
 		zero := 0
 		for i := 0; i < len(args) || i == 0; i += chunk {
-			tc := openai.ToolCall{Function: openai.FunctionCall{Arguments: args[i:min(i+chunk, len(args))]}}
+			var tc wireCallDelta
+			tc.Function.Arguments, _ = json.Marshal(args[i:min(i+chunk, len(args))])
 			if i == 0 {
 				tc.ID, tc.Function.Name = "c1", "read_file"
 			}
 			if withIndex {
 				tc.Index = &zero
 			}
-			a.add(openai.ChatCompletionStreamResponse{Choices: []openai.ChatCompletionStreamChoice{{Delta: openai.ChatCompletionStreamChoiceDelta{ToolCalls: []openai.ToolCall{tc}}}}})
+			a.add(wireDelta{ToolCalls: []wireCallDelta{tc}})
 			if len(args) == 0 {
 				break
 			}
@@ -70,13 +70,9 @@ func FuzzAccumulator(f *testing.F) {
 		if len(r.ToolCalls) != 1 || r.ToolCalls[0].Function.Arguments != args || r.ToolCalls[0].ID != "c1" {
 			t.Fatalf("merged %+v from %q", r.ToolCalls, args)
 		}
-		// And garbage chunks never panic.
-		var g accumulator
-		var chunkJSON openai.ChatCompletionStreamResponse
-		if json.Unmarshal([]byte(args), &chunkJSON) == nil {
-			g.add(chunkJSON)
-			g.reply()
-		}
+		// And garbage streams never panic.
+		readStream(bufio.NewReader(strings.NewReader("data: "+args+"\n\nerror: "+args+"\n")), nil, nil)
+		readWhole(strings.NewReader(args), nil, nil)
 	})
 }
 

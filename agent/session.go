@@ -38,6 +38,9 @@ type SessionConfig struct {
 	MaxTurns      int
 	// OnText receives the model's text as it streams.
 	OnText func(string)
+	// OnReasoning receives the model's reasoning as it streams, for
+	// servers that send it: shown as such, never as the answer.
+	OnReasoning func(string)
 }
 
 // Session is one conversation with the model: a task and its follow-ups.
@@ -49,7 +52,10 @@ type Session struct {
 	cfg      SessionConfig
 	reg      *Registry
 	messages []openai.ChatCompletionMessage
-	denied   map[string]int
+	// echoes holds, by index in messages, what the server attached to
+	// an assistant turn that must go back with it.
+	echoes map[int]Echo
+	denied map[string]int
 }
 
 // Result is how a task ended.
@@ -76,7 +82,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if cfg.MaxTurns <= 0 {
 		cfg.MaxTurns = DefaultMaxTurns
 	}
-	s := &Session{ID: cfg.ID, cfg: cfg, denied: map[string]int{}}
+	s := &Session{ID: cfg.ID, cfg: cfg, denied: map[string]int{}, echoes: map[int]Echo{}}
 	s.reg = NewRegistry(&s.cfg.Env)
 	if cfg.TranscriptDir != "" {
 		t, err := OpenTranscript(cfg.TranscriptDir, cfg.ID)
@@ -108,7 +114,8 @@ func (s *Session) Run(ctx context.Context, task string) (Result, error) {
 	s.Transcript.Record(Event{Kind: "task", Text: task})
 	for turn := 1; turn <= s.cfg.MaxTurns; turn++ {
 		obs.Step("Waiting for the model")
-		reply, err := s.cfg.Model.Stream(ctx, Request{Messages: s.messages, Tools: s.reg.Definitions()}, s.cfg.OnText)
+		reply, err := s.cfg.Model.Stream(ctx, Request{Messages: s.messages, Tools: s.reg.Definitions(), Echoes: s.echoes,
+			OnReasoning: s.cfg.OnReasoning, OnNotice: obs.Step}, s.cfg.OnText)
 		if err != nil {
 			if ctx.Err() != nil {
 				err = ctx.Err()
@@ -116,7 +123,10 @@ func (s *Session) Run(ctx context.Context, task string) (Result, error) {
 			s.Transcript.Record(Event{Kind: "error", Text: err.Error()})
 			return Result{Turns: turn}, err
 		}
-		s.messages = append(s.messages, reply.Message())
+		if reply.Echo.Reasoning != "" {
+			s.Transcript.Record(Event{Kind: "reasoning", Text: reply.Echo.Reasoning})
+		}
+		s.appendReply(reply)
 		if len(reply.ToolCalls) == 0 {
 			s.Transcript.Record(Event{Kind: "answer", Text: reply.Content})
 			return Result{Answer: reply.Content, Turns: turn}, nil
@@ -138,6 +148,37 @@ func (s *Session) Run(ctx context.Context, task string) (Result, error) {
 	return Result{Stopped: true, Reason: reason, Turns: s.cfg.MaxTurns}, nil
 }
 
+// appendReply adds the model's turn to the conversation as the server will
+// accept it back: arguments that are not a JSON object (a cut or malformed
+// call) are sent back as {} — Ollama refuses every later request whose
+// history holds them — while the call itself still runs with what the model
+// sent, so its result tells the model what was wrong. What the server
+// attached to the turn (reasoning, thought signatures) travels with it.
+func (s *Session) appendReply(reply Reply) {
+	msg := reply.Message()
+	msg.ToolCalls = append([]openai.ToolCall(nil), msg.ToolCalls...)
+	for i, call := range msg.ToolCalls {
+		if !isJSONObject(call.Function.Arguments) {
+			msg.ToolCalls[i].Function.Arguments = "{}"
+		}
+	}
+	if !reply.Echo.empty() {
+		s.echoes[len(s.messages)] = reply.Echo
+	}
+	s.messages = append(s.messages, msg)
+}
+
+// isJSONObject reports whether args is one JSON object, the only arguments
+// every server accepts back in a conversation.
+func isJSONObject(args string) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal([]byte(args), &v) == nil && v != nil
+}
+
+// invalidArgsNote tells the model what became of its malformed call in the
+// conversation.
+const invalidArgsNote = "\n(The conversation shows this call's arguments as {} so the server accepts it; send the call again with one JSON object as its arguments.)"
+
 // runCalls runs one turn's tool calls in order and appends a tool message
 // for every call, even those not run, so the conversation stays valid for
 // the next request.
@@ -155,6 +196,8 @@ func (s *Session) runCalls(ctx context.Context, calls []openai.ToolCall) (stop b
 			res = s.call(ctx, name, args)
 			if ctx.Err() != nil {
 				res = ToolResult{Content: "Cancelled by the user while it ran; its effects, if any, are unknown."}
+			} else if !isJSONObject(args) {
+				res.Content += invalidArgsNote
 			}
 		}
 		switch res.Verdict {

@@ -28,7 +28,7 @@ type Transcript struct {
 // Event is one JSON line.
 type Event struct {
 	Time time.Time `json:"time"`
-	// Kind is task, assistant, tool_call, tool_result, plan, answer, stopped or error.
+	// Kind is task, reasoning, assistant, tool_call, tool_result, plan, answer, stopped or error.
 	Kind    string          `json:"kind"`
 	Text    string          `json:"text,omitempty"`
 	Tool    string          `json:"tool,omitempty"`
@@ -114,6 +114,10 @@ func markdown(e Event) string {
 	switch e.Kind {
 	case "task":
 		return fmt.Sprintf("\n## Task (%s)\n\n%s\n", at, e.Text)
+	case "reasoning":
+		// Collapsed: the editor shows the transcript beside the code, and
+		// the model's thinking is there to open, not to read as the answer.
+		return fmt.Sprintf("\n<details><summary>Reasoning</summary>\n\n%s\n</details>\n", fence("text", e.Text))
 	case "assistant":
 		return fmt.Sprintf("\n**Agent:** %s\n", e.Text)
 	case "tool_call":

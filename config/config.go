@@ -70,6 +70,9 @@ type Model struct {
 	RiskSummary bool `toml:"risk_summary" json:"riskSummary,omitempty"`
 	// RiskDeadline is how long a dialog may wait for that summary.
 	RiskDeadline Duration `toml:"risk_deadline" json:"riskDeadline,omitempty"`
+	// Extra are the provider's own request fields, sent beside Warden's
+	// (reasoning_effort = "high", an OpenRouter provider = {order = [...]}).
+	Extra map[string]any `toml:"extra" json:"extra,omitempty"`
 }
 
 // Configured reports whether enough is set to talk to a model.

@@ -34,6 +34,18 @@ type Turn struct {
 	// Done, if set, receives the time the last byte of the turn was flushed
 	// (benchmarks measure from there).
 	Done chan<- time.Time
+	// Raw, when set, is the whole response body, sent as is: a replay of a
+	// real server's stream (see Replay) or a plain JSON reply. With Status
+	// it is the error body.
+	Raw string
+	// ContentType is Raw's; text/event-stream unless set (or unless Raw
+	// starts with "{", then application/json).
+	ContentType string
+	// Header is added to the response (Retry-After, for example).
+	Header map[string]string
+	// Message is the error message of a Status turn; a default names the
+	// status.
+	Message string
 }
 
 // Call is one scripted tool call.
@@ -49,6 +61,10 @@ type Request struct {
 	ResponseFormat *openai.ChatCompletionResponseFormat `json:"response_format"`
 	Stream         bool                                 `json:"stream"`
 	Auth           string                               `json:"-"`
+	// Body is the request as sent, for fields the types above do not
+	// keep (reasoning_content, a tool call's extra_content, providers'
+	// extra fields).
+	Body json.RawMessage `json:"-"`
 }
 
 // Last returns the last message of the request.
@@ -131,6 +147,7 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.Auth = r.Header.Get("Authorization")
+	req.Body = body
 
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
@@ -151,11 +168,25 @@ func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusInternalServerError, fmt.Sprintf("fake model: request %d has no scripted turn", n))
 		return
 	}
-	if turn.Status != 0 {
-		writeError(w, turn.Status, fmt.Sprintf("fake model: scripted HTTP %d", turn.Status))
-		return
+	for k, v := range turn.Header {
+		w.Header().Set(k, v)
 	}
-	s.stream(w, r, turn)
+	switch {
+	case turn.Status != 0 && turn.Raw != "":
+		writeRaw(w, turn.Status, turn.ContentType, turn.Raw)
+		return
+	case turn.Status != 0:
+		msg := turn.Message
+		if msg == "" {
+			msg = fmt.Sprintf("fake model: scripted HTTP %d", turn.Status)
+		}
+		writeError(w, turn.Status, msg)
+		return
+	case turn.Raw != "":
+		writeRaw(w, http.StatusOK, turn.ContentType, turn.Raw)
+	default:
+		s.stream(w, r, turn)
+	}
 	if r.Context().Err() != nil {
 		select {
 		case s.canceled <- struct{}{}:
@@ -257,6 +288,23 @@ func splitWords(text string) []string {
 		text = text[i+1:]
 	}
 	return out
+}
+
+// writeRaw sends body as is, flushed as it is written so that a client
+// sees a replay arrive as a stream would.
+func writeRaw(w http.ResponseWriter, status int, contentType, body string) {
+	if contentType == "" {
+		contentType = "text/event-stream"
+		if strings.HasPrefix(strings.TrimSpace(body), "{") {
+			contentType = "application/json"
+		}
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	io.WriteString(w, body)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
