@@ -166,6 +166,7 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 		Facts:         agentFacts(cfg, s.ClientInfo().Name),
 		TranscriptDir: filepath.Join(config.StateDir(), "sessions"),
 		OnText:        obs.text,
+		OnReasoning:   obs.reasoning,
 	})
 	if err != nil {
 		return "", err
@@ -333,6 +334,16 @@ func (o *jobObserver) text(delta string) {
 	}
 	o.lastText = time.Now()
 	o.job.Report("Model: "+approvals.EscapeText(line), -1)
+}
+
+// reasoning shows that the model is thinking, not what: its reasoning is in
+// the transcript, in a collapsed section, and never passes for its answer.
+func (o *jobObserver) reasoning(string) {
+	if time.Since(o.lastText) < textInterval {
+		return
+	}
+	o.lastText = time.Now()
+	o.job.Report("Model: thinking… (the reasoning is in the transcript)", -1)
 }
 
 func (o *jobObserver) Plan(plan []agent.PlanStep) {

@@ -104,7 +104,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	}
 	defer audit.Close()
 
-	out := &terminalOut{w: env.stdout}
+	out := &terminalOut{w: env.stdout, status: env.stderr, dim: isTerminalWriter(env.stderr)}
 	report := &runReport{out: out, w: env.stderr}
 	var prompter approvals.Prompter
 	switch {
@@ -152,6 +152,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		TranscriptDir: filepath.Join(config.StateDir(), "sessions"),
 		MaxTurns:      f.maxTurns,
 		OnText:        out.text,
+		OnReasoning:   out.reasoning,
 	})
 	if err != nil {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
@@ -166,7 +167,8 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		fmt.Fprintln(env.stderr, "warden run: interrupted")
 		return 1
 	case err != nil:
-		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
+		// The model server's own words: shown, escaped.
+		fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(err.Error()))
 		return 1
 	case res.Stopped:
 		fmt.Fprintf(env.stderr, "warden run: stopped: %s\n", res.Reason)
@@ -179,24 +181,65 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 }
 
 // terminalOut streams the model's text to stdout and keeps lines tidy when
-// status lines and prompts (on stderr) interleave with it.
+// status lines and prompts (on stderr) interleave with it. The model's
+// reasoning, for servers that send it, streams to stderr under a label
+// (dimmed on a terminal): never part of the answer on stdout.
 type terminalOut struct {
-	mu      sync.Mutex
-	w       io.Writer
-	midLine bool
+	mu          sync.Mutex
+	w           io.Writer
+	midLine     bool
+	status      io.Writer
+	dim         bool
+	inReasoning bool
 }
 
 func (t *terminalOut) text(s string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.endReasoning()
 	io.WriteString(t.w, s)
 	t.midLine = !strings.HasSuffix(s, "\n")
+}
+
+func (t *terminalOut) reasoning(s string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status == nil {
+		return
+	}
+	if !t.inReasoning {
+		t.endLine()
+		label := "› thinking: "
+		if t.dim {
+			label += "\x1b[2m"
+		}
+		io.WriteString(t.status, label)
+		t.inReasoning = true
+	}
+	io.WriteString(t.status, approvals.EscapeLines(s)) // the model's words: shown, never obeyed
+}
+
+func (t *terminalOut) endReasoning() {
+	if !t.inReasoning {
+		return
+	}
+	end := "\n"
+	if t.dim {
+		end = "\x1b[0m\n"
+	}
+	io.WriteString(t.status, end)
+	t.inReasoning = false
 }
 
 // endText ends a streamed line before something else is printed.
 func (t *terminalOut) endText() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.endReasoning()
+	t.endLine()
+}
+
+func (t *terminalOut) endLine() {
 	if t.midLine {
 		io.WriteString(t.w, "\n")
 		t.midLine = false
