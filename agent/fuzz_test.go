@@ -52,9 +52,15 @@ func FuzzAccumulator(f *testing.F) {
 		}
 		var a accumulator
 		zero := 0
-		for i := 0; i < len(args) || i == 0; i += chunk {
+		for i, end := 0, 0; i < len(args) || i == 0; i = end {
+			// Fragments are JSON strings, which end on a character
+			// boundary, as a real stream's do.
+			end = min(i+chunk, len(args))
+			for end < len(args) && !utf8.RuneStart(args[end]) {
+				end++
+			}
 			var tc wireCallDelta
-			tc.Function.Arguments, _ = json.Marshal(args[i:min(i+chunk, len(args))])
+			tc.Function.Arguments, _ = json.Marshal(args[i:end])
 			if i == 0 {
 				tc.ID, tc.Function.Name = "c1", "read_file"
 			}

@@ -126,7 +126,7 @@ func loadFile(path string) (Config, error) {
 		// The decoder's message has the line and the last key read.
 		return cfg, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 	}
-	if undecoded := md.Undecoded(); len(undecoded) > 0 {
+	if undecoded := knownUndecoded(md.Undecoded()); len(undecoded) > 0 {
 		k := undecoded[0].String()
 		more := ""
 		if len(undecoded) > 1 {
@@ -139,6 +139,20 @@ func loadFile(path string) (Config, error) {
 		return cfg, fmt.Errorf("config %s: %w", at(path, data, key), err)
 	}
 	return cfg, nil
+}
+
+// knownUndecoded leaves out the keys inside [model.extra]: a provider's own
+// fields, sent as they are, which the decoder reports as undecoded below
+// their first level.
+func knownUndecoded(keys []toml.Key) []toml.Key {
+	var out []toml.Key
+	for _, k := range keys {
+		if len(k) > 2 && k[0] == "model" && k[1] == "extra" {
+			continue
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // at is "path:line" for the line that sets key, or path alone.
