@@ -85,13 +85,26 @@ func seatbeltWrites(b *strings.Builder, roots []Root, rootKey, gitKey string, pa
 		key := fmt.Sprintf("%s_%d", rootKey, i)
 		params = append(params, fmt.Sprintf("-D%s=%s", key, r.Path))
 		held := append(slices.Clone(r.Protected), r.Found...)
-		if len(held) == 0 && !pinRoots {
+		// A root inside another (a workspace under /tmp or under a
+		// configured root) is pinned in both: the outer root's allow would
+		// let the command move it away, change what it holds under a name
+		// no rule covers, and move it back.
+		inner := rootsInside(r.Path, roots)
+		pin := pinRoots || insideOtherRoot(r.Path, roots)
+		if len(held) == 0 && !pin && len(inner) == 0 {
 			fmt.Fprintf(b, "\n  (subpath (param %q))", key)
 			continue
 		}
 		fmt.Fprintf(b, "\n  (require-all (subpath (param %q))", key)
-		if pinRoots {
+		if pin {
 			fmt.Fprintf(b, " (require-not (literal (param %q)))", key)
+		}
+		// The inner root and the directories between (moving /tmp/a would
+		// carry /tmp/a/ws along).
+		for j, in := range slices.Compact(slices.Sorted(slices.Values(append(pinnedDirs(r.Path, inner), inner...)))) {
+			ik := fmt.Sprintf("%s_INNER_%d", key, j)
+			params = append(params, fmt.Sprintf("-D%s=%s", ik, in))
+			fmt.Fprintf(b, "\n    (require-not (literal (param %q)))", ik)
 		}
 		for j, prot := range held {
 			pk := fmt.Sprintf("%s_PROTECTED_%d", key, j)
@@ -332,4 +345,25 @@ func seatbeltArgv(profile string, params []string, path string, argv []string) [
 	out := append([]string{SeatbeltPath, "-p", profile}, params...)
 	out = append(out, "--", path)
 	return append(out, argv[1:]...)
+}
+
+// rootsInside are the roots strictly inside path.
+func rootsInside(path string, roots []Root) []string {
+	var out []string
+	for _, r := range roots {
+		if r.Path != path && within(path, r.Path) {
+			out = append(out, r.Path)
+		}
+	}
+	return out
+}
+
+// insideOtherRoot reports whether path lies strictly inside another root.
+func insideOtherRoot(path string, roots []Root) bool {
+	for _, r := range roots {
+		if r.Path != path && within(r.Path, path) {
+			return true
+		}
+	}
+	return false
 }

@@ -66,3 +66,34 @@ func nestedPath(home, set, rel string) string {
 	}
 	return filepath.Join(home, rel)
 }
+
+// A workspace inside another writable root (under /tmp, or under a
+// configured root) cannot be moved away on macOS: the outer root's allow
+// would otherwise let a command rename it, write its .git/config under a
+// path no rule covers, and move it back. Its files and the outer root's
+// other entries stay writable.
+func TestSeatbeltPinsARootInsideAnother(t *testing.T) {
+	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(t.TempDir(), "none"))
+	outer := t.TempDir()
+	ws := filepath.Join(outer, "a", "ws")
+	gitRepo(t, ws, nil, map[string]string{"main.go": "package main\n"})
+	pol := Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{outer}, ExcludeSlashTmp: true, ExcludeTmpdir: true}
+	roots, err := pol.Roots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	splitGitDirs(roots)
+	profile, params := SeatbeltProfile(pol, roots, 1)
+	s := parseSBPL(t, profile, params)
+	real, _ := filepath.EvalSymlinks(ws)
+	for _, p := range []string{real, filepath.Dir(real)} {
+		if s.allowed("file-write*", p) {
+			t.Errorf("attack: %s, the workspace or a directory above it, can be renamed or removed through the outer root", p)
+		}
+	}
+	for _, p := range []string{filepath.Join(real, "main.go"), filepath.Join(real, "new.txt"), filepath.Join(filepath.Dir(real), "other"), filepath.Join(filepath.Dir(filepath.Dir(real)), "b")} {
+		if !s.allowed("file-write*", p) {
+			t.Errorf("twin: %s is not writable", p)
+		}
+	}
+}
