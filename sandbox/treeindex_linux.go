@@ -262,7 +262,7 @@ func lostEvents(why string) {
 	for _, r := range index.roots {
 		r.stale = true
 	}
-	ScanNotice(why + ": the index of the workspace's protected entries is rebuilt")
+	ScanNotice(why + ": the index of the workspace's protected entries is rebuilt at its next run")
 }
 
 // applyEvent applies one event on the entry name of the directory id.
