@@ -190,7 +190,7 @@ func gitDirs(r Root) []string {
 		return out
 	}
 	for _, f := range r.Found {
-		if st, err := os.Lstat(f); err == nil && st.IsDir() && IsGitDir(f) && !slices.Contains(out, f) {
+		if st, err := os.Lstat(f); err == nil && st.IsDir() && IsGitDir(f) && !slices.Contains(out, f) && !heldAbove(f, r.Protected) {
 			out = append(out, f)
 		}
 	}
@@ -203,6 +203,18 @@ func gitDirs(r Root) []string {
 		}
 	}
 	return kept
+}
+
+// heldAbove reports whether a path of held (a home's dot-entry, a protected
+// name) lies above p: a repository found inside what the root holds stays
+// read-only as a whole, its data too (the split would reopen it).
+func heldAbove(p string, held []string) bool {
+	for _, h := range held {
+		if h != p && within(h, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // splitGitDirs fills each root's Git with the layouts of its git dirs and

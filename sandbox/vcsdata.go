@@ -71,7 +71,7 @@ func vcsDirs(r Root) []string {
 		return out
 	}
 	for _, f := range r.Found {
-		if v, ok := protect.VCSOf(filepath.Base(f)); ok && v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 && isDir(f) {
+		if v, ok := protect.VCSOf(filepath.Base(f)); ok && v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 && isDir(f) && !heldAbove(f, r.Protected) {
 			out = append(out, f)
 		}
 	}

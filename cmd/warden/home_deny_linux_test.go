@@ -190,3 +190,34 @@ func cargoRunsWithHome(t *testing.T) bool {
 	}
 	return true
 }
+
+// A repository inside a held dot-directory (~/.config/nvim under git, with
+// the workspace at ~) stays read-only whole: the git split that keeps a
+// workspace repository's data writable must not reopen it, or a sandboxed
+// run could move its branch to a commit of its own that the user's next
+// checkout there brings into their editor's config. The twin: a repository
+// in an ordinary directory of home keeps its data writable (commits work).
+func TestHomeHeldRepositoryStaysReadOnly(t *testing.T) {
+	need(t, "git")
+	home := livedInHome(t)
+	env := homeEnv(home)
+	for _, dir := range []string{".config/nvim", "code/app"} {
+		os.MkdirAll(filepath.Join(home, dir), 0o755)
+		os.WriteFile(filepath.Join(home, dir, "init.lua"), []byte("-- mine\n"), 0o644)
+		hostGit(t, filepath.Join(home, dir), "init", "-q")
+		hostGit(t, filepath.Join(home, dir), "-c", "user.name=a", "-c", "user.email=a@b", "add", ".")
+		hostGit(t, filepath.Join(home, dir), "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-qm", "first")
+	}
+	commit := `git -c user.name=a -c user.email=a@b commit -q --allow-empty -m planted`
+	_, errOut, code := wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--yes", "--cwd", home, "--", "sh", "-c", "cd .config/nvim && "+commit)
+	if code == 0 {
+		t.Errorf("attack: a commit in the held ~/.config/nvim repository went through: %s", errOut)
+	}
+	if out, _ := exec.Command("git", "-C", filepath.Join(home, ".config/nvim"), "log", "--oneline").Output(); strings.Contains(string(out), "planted") {
+		t.Errorf("attack: the held repository's history changed: %s", out)
+	}
+	_, errOut, code = wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--yes", "--cwd", home, "--", "sh", "-c", "cd code/app && "+commit)
+	if code != 0 {
+		t.Errorf("twin: a commit in ~/code/app: exit %d %s", code, errOut)
+	}
+}
