@@ -132,7 +132,7 @@ func loadFile(path string) (Config, error) {
 		if len(undecoded) > 1 {
 			more = fmt.Sprintf(" (and %d more)", len(undecoded)-1)
 		}
-		return cfg, fmt.Errorf("config %s: unknown key %q%s (see README, Configuration)", at(path, data, k), k, more)
+		return cfg, fmt.Errorf("config %s: unknown key %q%s (see docs/configuration.md)", at(path, data, k), k, more)
 	}
 	if err := cfg.Validate(); err != nil {
 		key, _, _ := strings.Cut(err.Error(), " ")
