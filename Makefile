@@ -6,10 +6,10 @@ VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev
 LDFLAGS  := -s -w -X main.version=$(VERSION)
 FUZZTIME ?= 10s
 
-.PHONY: all build test test-start vet gotest nvim-test bench fuzz lint install clean vsix vscodetest vscode-e2e demo
+.PHONY: all build test test-deps test-start vet gotest nvim-test bench fuzz lint install clean vsix vscodetest vscode-e2e demo
 
-# Suites that could not run here (a Debian package missing, and no root or
-# sudo to install it); make test lists them at the end.
+# Suites that could not run here (a Debian package missing: make test-deps
+# installs it); make test lists them at the end.
 SKIPPED := $(CURDIR)/bin/skipped-suites
 export WARDEN_SKIP_LOG := $(SKIPPED)
 
@@ -20,13 +20,18 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/warden
 
-# Everything CI runs. Each suite first installs what it needs (.ci/setup.sh,
-# cached): Go modules, Debian packages when root or password-less sudo can
-# install them, Node 24 and code-server. A suite whose Debian packages cannot
-# be installed is skipped with a message naming them (a failure when
-# WARDEN_REQUIRE_ALL=1, as in CI).
+# Everything CI runs, on what this machine has. Each suite first checks what
+# it needs (.ci/setup.sh): Go modules, Node 24 and code-server are fetched into
+# caches; a missing Debian package is named with the command that installs it
+# and its suite is skipped (a failure when WARDEN_REQUIRE_ALL=1, as in CI).
 test: test-start build vet gotest nvim-test vscodetest
-	@if [ -s $(SKIPPED) ]; then printf '\nmake test: what ran passed, but these were SKIPPED:\n'; sed 's/^/  - /' $(SKIPPED); fi
+	@if [ -s $(SKIPPED) ]; then printf '\nmake test: what ran passed, but these were SKIPPED (make test-deps installs what they need):\n'; sed 's/^/  - /' $(SKIPPED); fi
+
+# Installs, system-wide, the Debian packages every suite needs (as root or
+# through password-less sudo), then Node 24 and code-server. .ci/run calls it
+# before make test; make test itself never installs Debian packages.
+test-deps:
+	@for suite in go nvim vscode; do WARDEN_INSTALL_DEPS=1 .ci/setup.sh $$suite || exit 1; done
 
 test-start:
 	@mkdir -p bin && rm -f $(SKIPPED)

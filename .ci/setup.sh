@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# Installs what one test suite needs, on a machine that has Go, gcc, git,
-# node and npm; `make test` calls it before each suite, .ci/run through
-# `make test`. Everything is cached: a second run takes seconds.
+# Checks (and, when asked, installs) what one test suite needs, on a machine
+# that has Go, gcc, git, node and npm; `make test` calls it before each suite,
+# `make test-deps` with WARDEN_INSTALL_DEPS=1, and .ci/run calls both.
 #
 #   .ci/setup.sh go       Go modules; Debian's emacs-nox + elpa-eglot for
 #                         the real-Emacs test (it skips itself without them)
-#   .ci/setup.sh nvim     Debian's neovim (0.7.2); the relocatable builds in
-#                         ../shared/tools are extracted by the suite itself
+#   .ci/setup.sh nvim     Debian's neovim (0.7.2) unless an nvim is on PATH; the
+#                         relocatable builds in ../shared/tools are the suite's
 #   .ci/setup.sh vscode   Debian's chromium and build tools, then Node 24 and
 #                         code-server (.ci/vscode-setup.sh, under ~/.cache/warden-ci)
 #
-# Debian packages are installed only when they are missing and apt-get can
-# run (as root, or through sudo without a password). When it cannot, this
-# says loudly what to install and exits 3: the suite is skipped, unless
-# WARDEN_REQUIRE_ALL=1 (CI), where a suite that cannot run is a failure.
-# Each skip is also appended to $WARDEN_SKIP_LOG, for make test's summary.
+# Debian packages are installed system-wide only when asked: WARDEN_INSTALL_DEPS=1
+# (make test-deps), as root or through sudo without a password. Otherwise,
+# even as root, this says what is missing and the command that installs it,
+# and exits 3: the suite is skipped, unless WARDEN_REQUIRE_ALL=1 (CI), where
+# a suite that cannot run is a failure. Each skip is also appended to
+# $WARDEN_SKIP_LOG, for make test's summary. Node 24 and code-server go to a
+# cache in the user's home, never system-wide, and are always set up.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 suite=${1:?usage: .ci/setup.sh go|nvim|vscode}
@@ -46,20 +48,24 @@ ensure_packages() {
 	missing=$(missing_packages "$@" | tr '\n' ' ')
 	missing=${missing% }
 	[ -z "$missing" ] && return 0
-	if ! can_apt; then
+	if [ "${WARDEN_INSTALL_DEPS:-}" != 1 ]; then
 		cat >&2 <<-MSG
 
 		######################################################################
 		## SKIPPED: $what
 		## needs the Debian packages: $missing
-		## and apt-get cannot run here (not root, no password-less sudo).
-		## Install them, then run make test again:
-		##     sudo apt-get install $missing
+		## Install them (system-wide, as root or with sudo), then run make test again:
+		##     make test-deps
+		## or: sudo apt-get install $missing
 		######################################################################
 
 		MSG
-		[ -n "${WARDEN_SKIP_LOG:-}" ] && echo "$what: sudo apt-get install $missing" >>"$WARDEN_SKIP_LOG"
+		[ -n "${WARDEN_SKIP_LOG:-}" ] && echo "$what: make test-deps (sudo apt-get install $missing)" >>"$WARDEN_SKIP_LOG"
 		return 3
+	fi
+	if ! can_apt; then
+		log "cannot install $missing: apt-get cannot run here (not root, no password-less sudo); run: sudo apt-get install $missing"
+		return 1
 	fi
 	log "apt-get install $missing"
 	export DEBIAN_FRONTEND=noninteractive

@@ -8,7 +8,9 @@
 #   - code-server (VS Code in a browser) from npm.
 # Everything downloaded is kept outside the repository, under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/warden-ci, so a second run on the same machine
-# reuses it and takes seconds. Called by .ci/run; safe to run by hand.
+# reuses it and takes seconds. Called by .ci/setup.sh vscode; safe to run by
+# hand. Debian packages are installed only with WARDEN_INSTALL_DEPS=1 (make
+# test-deps); without it a missing one is named and this exits 1.
 #
 # With --print-env it installs nothing and prints the shell assignments the
 # Makefile's VS Code targets use (WARDEN_NODE_BIN, WARDEN_CODE_SERVER).
@@ -34,6 +36,10 @@ missing=()
 for p in "${apt_packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
+if [ ${#missing[@]} -gt 0 ] && [ "${WARDEN_INSTALL_DEPS:-}" != 1 ]; then
+	log "missing Debian packages: ${missing[*]}; install them with make test-deps (or: sudo apt-get install ${missing[*]})"
+	exit 1
+fi
 if [ ${#missing[@]} -gt 0 ]; then
 	log "apt-get install ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
