@@ -155,7 +155,7 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 			}
 		}
 		if newest == nil {
-			return "", patch.ErrNothingToUndo
+			return "", cps.NothingToUndo(s.patchRoots(a.Root)...)
 		}
 		job.Report("undoing "+newest.Summary, -1)
 		res, err := cps.Undo(ctx, s.PatchWorkspace(), root, a.Force)

@@ -233,9 +233,10 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer A
 	}
 	timer := time.NewTimer(w.Settle)
 	defer timer.Stop()
+	edited := answer.editedByUser()
 	for {
 		changed := w.s.Docs().Changed()
-		res, settled := w.inspect(plan)
+		res, settled := w.inspect(plan, edited)
 		if settled || !time.Now().Before(deadline) {
 			for i := range res.Files {
 				fr := &res.Files[i]
@@ -284,15 +285,40 @@ func (w *EditorWorkspace) state(path string) state {
 
 // inspect reports each file's outcome, and whether all of them have settled:
 // reached the planned result, or been reported changed by the editor.
-func (w *EditorWorkspace) inspect(plan *patch.Plan) (*patch.Result, bool) {
+// A file the user edited in the review settles once it differs from before:
+// what the user accepted is the change, and warden.undo must revert it.
+func (w *EditorWorkspace) inspect(plan *patch.Plan, edited map[string]bool) (*patch.Result, bool) {
 	res := &patch.Result{Files: make([]patch.FileResult, 0, len(plan.Files))}
 	all := true
 	for i := range plan.Files {
-		fr, settled := w.inspectFile(&plan.Files[i])
+		f := &plan.Files[i]
+		var fr patch.FileResult
+		var settled bool
+		if edited[f.Path] || (f.MoveTo != "" && edited[f.MoveTo]) {
+			fr, settled = w.inspectEdited(f)
+		} else {
+			fr, settled = w.inspectFile(f)
+		}
 		res.Files = append(res.Files, fr)
 		all = all && settled
 	}
 	return res, all
+}
+
+// inspectEdited reports a change the user edited before accepting it: it
+// landed when the file (or its move target) no longer looks as before.
+func (w *EditorWorkspace) inspectEdited(f *patch.FileEdit) (patch.FileResult, bool) {
+	fr := patch.FileResult{Path: f.Rel, MoveTo: f.RelTo, Kind: f.Change.Kind, Total: len(f.Edits)}
+	now := w.state(f.Path)
+	moved := false
+	if f.MoveTo != "" && !now.exists {
+		now, moved = w.state(f.MoveTo), true
+	}
+	if moved || now.exists != f.Existed || now.text != f.Before {
+		fr.Status, fr.Edited = patch.Landed, true
+		return fr, true
+	}
+	return fr, false
 }
 
 func (w *EditorWorkspace) inspectFile(f *patch.FileEdit) (patch.FileResult, bool) {

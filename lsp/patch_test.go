@@ -38,6 +38,10 @@ type fakeEditor struct {
 	// beforeApply runs when an edit arrives, before it is applied (a user
 	// typing at that moment).
 	beforeApply func()
+	// userEdits is what the user wrote over the proposed side in Neovim's
+	// review before accepting: the buffer gets it, and the answer says
+	// "edited" for the file, as the plugin does.
+	userEdits map[protocol.DocumentURI]string
 
 	mu      sync.Mutex
 	bufs    map[protocol.DocumentURI]string
@@ -112,6 +116,7 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 		text string
 	}
 	var notes []note
+	var reviewed []lsp.ReviewedChange
 	for _, dc := range p.Edit.DocumentChanges {
 		switch {
 		case dc.TextDocumentEdit != nil:
@@ -135,6 +140,10 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 				}
 				start, end := offset(text, ed.Range.Start), offset(text, ed.Range.End)
 				text = text[:start] + ed.NewText + text[end:]
+			}
+			if edited, ok := e.userEdits[uri]; ok {
+				text = edited
+				reviewed = append(reviewed, lsp.ReviewedChange{URI: uri, Outcome: "edited"})
 			}
 			e.bufs[uri] = text
 			notes = append(notes, note{"change", uri, text})
@@ -182,7 +191,11 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 			}
 		}
 	}()
-	return lsp.ApplyWorkspaceEditResult{Applied: true}, nil
+	res := lsp.ApplyWorkspaceEditResult{Applied: true}
+	if len(reviewed) > 0 {
+		res.Warden = &lsp.ReviewOutcome{Changes: reviewed}
+	}
+	return res, nil
 }
 
 // version is the buffer version the server last heard of (lsptest counts).
@@ -455,6 +468,43 @@ func TestUndo(t *testing.T) {
 	}
 	if got := ed2.text(c2.URI("a.txt")); got != original { // forced: the user's line goes too
 		t.Errorf("a.txt after forced undo = %q", got)
+	}
+}
+
+// A patch the user edited in the review before accepting it ("applied as
+// you edited it") is recorded like any other: undo restores the file as it
+// was before the agent, also after a restart, and a second undo says the
+// change was undone already rather than that none was ever recorded.
+func TestUndoOfPatchTheUserEdited(t *testing.T) {
+	state := t.TempDir()
+	c, ed := startPatchServer(t, lsptest.FullCapabilities(), "XDG_STATE_HOME="+state)
+	ed.neovim = true
+	original := "one\ntwo\nthree\n"
+	uri := ed.open("a.txt", original)
+	ed.userEdits = map[protocol.DocumentURI]string{uri: "one\nTWO, as the user wrote it\nthree\n"}
+	start := time.Now()
+	msg := runPatchJob(t, c, "warden.patch.apply", map[string]any{"patch": "*** Begin Patch\n*** Update File: a.txt\n@@\n-two\n+TWO\n*** End Patch"})
+	if !strings.Contains(msg, "M a.txt (applied as the user edited it") {
+		t.Fatalf("apply of an edited patch: %q", msg)
+	}
+	if took := time.Since(start); took > 1500*time.Millisecond {
+		t.Errorf("the edited patch settled after %v: it waited out the settle time", took)
+	}
+	os.WriteFile(filepath.Join(c.Dir, "a.txt"), []byte(ed.text(uri)), 0o644) // the review writes it
+	c.Shutdown()
+
+	c2 := lsptest.Start(t, lsptest.Options{Dir: c.Dir, Env: []string{"XDG_STATE_HOME=" + state}})
+	c2.Initialize(nil)
+	ed2 := newFakeEditor(t, c2)
+	if msg := runPatchJob(t, c2, "warden.undo"); !strings.HasPrefix(msg, "undid update a.txt") {
+		t.Fatalf("undo of an edited patch after a restart: %q", msg)
+	}
+	if got := ed2.text(c2.URI("a.txt")); got != original {
+		t.Errorf("a.txt after undo = %q, want the state before the agent", got)
+	}
+	msg = runPatchJob(t, c2, "warden.undo")
+	if !strings.Contains(msg, "already undone") || !strings.Contains(msg, "update a.txt") {
+		t.Errorf("second undo: %q, want it to say the change was already undone", msg)
 	}
 }
 

@@ -106,6 +106,43 @@ type ApplyWorkspaceEditResult struct {
 	Applied       bool    `json:"applied"`
 	FailureReason string  `json:"failureReason,omitempty"`
 	FailedChange  *uint32 `json:"failedChange,omitempty"`
+	// Warden is the Neovim plugin's extension: what its review made of each
+	// change. Other clients leave it out.
+	Warden *ReviewOutcome `json:"warden,omitempty"`
+}
+
+// ReviewOutcome is what the user decided in Warden's review, change by change.
+type ReviewOutcome struct {
+	Changes []ReviewedChange `json:"changes"`
+}
+
+// ReviewedChange is one file's outcome in the review: accepted, edited
+// (applied as the user edited it), rejected, stale or failed.
+type ReviewedChange struct {
+	URI     protocol.DocumentURI `json:"uri"`
+	OldURI  protocol.DocumentURI `json:"oldUri,omitempty"`
+	Outcome string               `json:"outcome"`
+}
+
+// editedByUser lists the paths the user edited before accepting them.
+func (r ApplyWorkspaceEditResult) editedByUser() map[string]bool {
+	edited := map[string]bool{}
+	if r.Warden == nil {
+		return edited
+	}
+	for _, c := range r.Warden.Changes {
+		if c.Outcome != "edited" {
+			continue
+		}
+		for _, u := range []protocol.DocumentURI{c.URI, c.OldURI} {
+			if u != "" {
+				if p := uriToPath(u); p != "" {
+					edited[p] = true
+				}
+			}
+		}
+	}
+	return edited
 }
 
 // ShowDocumentParams asks the client to show a URI (LSP 3.16). takeFocus is

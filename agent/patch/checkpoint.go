@@ -37,6 +37,9 @@ type Checkpoint struct {
 	Created time.Time  `json:"created"`
 	Summary string     `json:"summary"`
 	Files   []Snapshot `json:"files"`
+	// Undone is when undo reverted this change; the record stays so that a
+	// second undo can say so rather than claim nothing was ever recorded.
+	Undone *time.Time `json:"undone,omitempty"`
 }
 
 // Snapshot is one file's state before and after a patch.
@@ -165,24 +168,79 @@ func (c *Checkpoints) remove(cp *Checkpoint) error {
 	return err
 }
 
-// Last returns the most recent checkpoint for the workspace root, or nil.
+// Last returns the most recent checkpoint for the workspace root that is not
+// undone yet, or nil.
 func (c *Checkpoints) Last(root string) (*Checkpoint, error) {
+	pending, _, err := c.newest(root)
+	return pending, err
+}
+
+// newest returns the most recent checkpoint not undone yet, and the most
+// recently undone one.
+func (c *Checkpoints) newest(root string) (pending, undone *Checkpoint, err error) {
 	root, _ = filepath.Abs(root)
 	dir := c.rootDir(root)
 	names := c.list(dir)
-	if len(names) == 0 {
-		return nil, nil
+	for i := len(names) - 1; i >= 0 && pending == nil; i-- {
+		cp, err := c.load(filepath.Join(dir, names[i]))
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case cp.Undone == nil:
+			pending = cp
+		case undone == nil || cp.Undone.After(*undone.Undone):
+			undone = cp
+		}
 	}
-	data, err := os.ReadFile(filepath.Join(dir, names[len(names)-1]))
+	return pending, undone, nil
+}
+
+func (c *Checkpoints) load(path string) (*Checkpoint, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("checkpoint: %w", err)
 	}
 	var cp Checkpoint
 	if err := json.Unmarshal(data, &cp); err != nil {
-		return nil, fmt.Errorf("checkpoint %s: %w", names[len(names)-1], err)
+		return nil, fmt.Errorf("checkpoint %s: %w", filepath.Base(path), err)
 	}
 	return &cp, nil
 }
+
+// NothingToUndo is the error for a root with no pending change: an
+// *AlreadyUndoneError naming the last undone change when there is one,
+// else ErrNothingToUndo.
+func (c *Checkpoints) NothingToUndo(roots ...string) error {
+	var last *Checkpoint
+	for _, root := range roots {
+		_, undone, err := c.newest(root)
+		if err != nil {
+			return err
+		}
+		if undone != nil && (last == nil || undone.Undone.After(*last.Undone)) {
+			last = undone
+		}
+	}
+	if last == nil {
+		return ErrNothingToUndo
+	}
+	return &AlreadyUndoneError{Summary: last.Summary, Undone: *last.Undone}
+}
+
+// AlreadyUndoneError is an undo with nothing left to revert because the
+// recorded changes were undone already. It is also ErrNothingToUndo.
+type AlreadyUndoneError struct {
+	Summary string
+	Undone  time.Time
+}
+
+func (e *AlreadyUndoneError) Error() string {
+	return fmt.Sprintf("nothing to undo: Warden's last change (%s) was already undone at %s, and no older change is recorded", e.Summary, e.Undone.Local().Format("15:04:05"))
+}
+
+// Is makes errors.Is(err, ErrNothingToUndo) hold.
+func (e *AlreadyUndoneError) Is(target error) bool { return target == ErrNothingToUndo }
 
 // EditedSinceError is an undo refused because files changed after the patch.
 type EditedSinceError struct {
@@ -205,25 +263,35 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 		return nil, err
 	}
 	if cp == nil {
-		return nil, ErrNothingToUndo
+		return nil, c.NothingToUndo(root)
 	}
 	plan, err := cp.revertPlan(ws, force)
 	if err != nil {
 		return nil, err
 	}
 	if len(plan.Files) == 0 {
-		return &Result{}, c.remove(cp)
+		return &Result{}, c.markUndone(cp)
 	}
 	res, err := ws.Apply(ctx, plan)
 	if err != nil {
 		return nil, fmt.Errorf("undo %q: %w", cp.Summary, err)
 	}
 	if res.Complete() {
-		if err := c.remove(cp); err != nil {
+		if err := c.markUndone(cp); err != nil {
 			return res, err
 		}
 	}
 	return res, nil
+}
+
+// markUndone keeps the record of an undone change, without its pre-images.
+func (c *Checkpoints) markUndone(cp *Checkpoint) error {
+	now := time.Now().UTC()
+	cp.Undone = &now
+	for i := range cp.Files {
+		cp.Files[i].Content = nil
+	}
+	return c.save(cp)
 }
 
 // revertPlan builds the plan that puts every file back.

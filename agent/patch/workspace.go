@@ -39,6 +39,9 @@ type FileResult struct {
 	Total int
 	// Reason says why the change did not (fully) land.
 	Reason string
+	// Edited is a change the user edited before accepting it: it landed
+	// (Status Landed), but as the user wrote it, not as planned.
+	Edited bool
 }
 
 // Result is what a Workspace reports after applying a plan.
@@ -87,7 +90,11 @@ func (r *Result) String() string {
 		}
 		switch f.Status {
 		case Landed:
-			fmt.Fprintf(&b, "%s %s\n", code, name)
+			fmt.Fprintf(&b, "%s %s", code, name)
+			if f.Edited {
+				b.WriteString(" (applied as the user edited it, not as the patch said: read the file before relying on its content)")
+			}
+			b.WriteString("\n")
 		case Partial:
 			fmt.Fprintf(&b, "%s %s (only chunks %s of %d applied", code, name, hunkList(f.Hunks), f.Total)
 			if f.Reason != "" {
