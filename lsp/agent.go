@@ -53,11 +53,23 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	}
 	// A comment mode instruction is the buffer's own text.
 	task := agent.Task{Instruction: instruction, FromFile: a.Mode == "comment" && strings.TrimSpace(a.Instruction) == ""}
+	var note string
 	if a.URI != "" {
 		path := uriToPath(a.URI)
 		if path == "" {
 			return nil, InvalidParams("arguments[0].uri %q is not a file: URI", a.URI)
 		}
+		if own := ownDir(path); own != "" {
+			if a.Mode != "" && a.Mode != "ask" {
+				return nil, InvalidParams("%s is in Warden's own %s directory: Warden does not work on its own files; run %s from a file of your workspace", path, own, a.Mode)
+			}
+			// A plain Ask stands without it: the question is the user's.
+			note = fmt.Sprintf("Warden: %s is in Warden's own %s directory; the agent was not given it (or a selection in it) as context", path, own)
+			a.URI, a.Range, a.Diagnostics = "", nil, nil
+		}
+	}
+	if a.URI != "" {
+		path := uriToPath(a.URI)
 		task.File = path
 		if a.Range != nil {
 			doc, err := s.docs.Get(a.URI)
@@ -93,6 +105,9 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 		}
 	}
 	return func(ctx context.Context, job *Job) (string, error) {
+		if note != "" {
+			job.Show(protocol.MessageTypeInfo, note)
+		}
 		return runAgent(ctx, s, job, task)
 	}, nil
 }

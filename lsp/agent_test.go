@@ -556,3 +556,46 @@ func TestAgentModelRiskSummaryInTheDialog(t *testing.T) {
 		t.Errorf("%d risk requests, %d agent requests", riskReqs, agentReqs)
 	}
 }
+
+// Warden's own files (a session transcript, config.toml) are never an Ask's
+// file context: a plain Ask from one runs without it, and says so; a mode
+// that works on the file is refused. The twin: a workspace file is context.
+func TestAgentNeverTakesWardenOwnFilesAsContext(t *testing.T) {
+	state, conf := t.TempDir(), t.TempDir()
+	srv := modeltest.New(t, modeltest.Turn{Text: "a"}, modeltest.Turn{Text: "b"})
+	c, ed := startAgentServer(t, srv, lsptest.FullCapabilities(), "XDG_STATE_HOME="+state, "XDG_CONFIG_HOME="+conf)
+	transcript := filepath.Join(state, "warden", "sessions", "20260101T000000.md")
+	os.MkdirAll(filepath.Dir(transcript), 0o700)
+	secretish := "# Warden session\n\nthe agent said: TRANSCRIPT-TEXT\n"
+	os.WriteFile(transcript, []byte(secretish), 0o600)
+	tURI := ed.open(transcript, secretish)
+	cURI := ed.open(filepath.Join(conf, "warden", "config.toml"), "approval_policy = \"never\"\n")
+	whole := protocol.Range{End: protocol.Position{Line: 3}}
+
+	mark := c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "what next?", "uri": tURI, "range": whole}); err != nil {
+		t.Fatal(err)
+	}
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden's own state directory"))
+	progressEnd(t, c, mark)
+	task := srv.Requests()[0].Messages[1].Content
+	if strings.Contains(task, "TRANSCRIPT-TEXT") || strings.Contains(task, transcript) {
+		t.Errorf("the transcript became the Ask's context:\n%s", task)
+	}
+	for _, mode := range []string{"explain", "fix", "comment"} {
+		_, err := c.ExecuteCommand("warden.agent.run", map[string]any{"mode": mode, "instruction": "x", "uri": cURI, "range": whole})
+		if err == nil || !strings.Contains(err.Error(), "Warden's own config directory") {
+			t.Errorf("%s on config.toml: err %v, want a refusal naming Warden's config directory", mode, err)
+		}
+	}
+
+	uri := ed.open("main.go", agentSource)
+	mark = c.Mark()
+	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "what next?", "uri": uri, "range": whole}); err != nil {
+		t.Fatal(err)
+	}
+	progressEnd(t, c, mark)
+	if task := srv.Requests()[1].Messages[1].Content; !strings.Contains(task, "func main() {") {
+		t.Errorf("a workspace file is no longer the Ask's context:\n%s", task)
+	}
+}

@@ -7,8 +7,13 @@
 -- progress for require('warden').status().
 local warden = require('warden')
 local cfg = warden.client_config(nil)
-cfg.root_dir = nil
+-- The root as setup's client finds it; none (no client) for Warden's own
+-- files, whose workspace would be Warden's own state or config directory.
+cfg.root_dir = function(bufnr, on_dir)
+  if not warden.own_file(vim.api.nvim_buf_get_name(bufnr)) then
+    on_dir(warden.root_dir(bufnr))
+  end
+end
 cfg.workspace_folders = nil
-cfg.root_markers = warden.config.root_markers
 cfg.filetypes = warden.config.filetypes
 return cfg

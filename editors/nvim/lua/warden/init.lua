@@ -118,11 +118,53 @@ function M.client_config(root)
   }
 end
 
+-- Warden's own directories as its server computes them (config.StateDir,
+-- config.ConfigDir), with cmd_env taking precedence over Neovim's environment.
+local function own_dir(env, var, fallback)
+  local base = env[var] or vim.env[var]
+  if base and base:sub(1, 1) == '/' then
+    return base .. '/warden'
+  end
+  local home = env.HOME or vim.env.HOME
+  if home and home:sub(1, 1) == '/' then
+    return home .. '/' .. fallback .. '/warden'
+  end
+end
+
+local function inside(path, dir)
+  if not dir then
+    return false
+  end
+  dir = vim.fn.resolve(vim.fn.fnamemodify(dir, ':p')):gsub('/+$', '')
+  return path == dir or vim.startswith(path, dir .. '/')
+end
+
+--- Which of Warden's own directories holds path: 'state' (transcripts, audit
+--- log, checkpoints: Warden's records, opened read-only), 'config' (config.toml
+--- and rules, which the user edits), or nil. Neither gets a Warden client: its
+--- workspace would be Warden's own directory.
+function M.own_file(path)
+  if not path or path == '' then
+    return nil
+  end
+  path = vim.fn.resolve(vim.fn.fnamemodify(path, ':p'))
+  local env = M.config.cmd_env or {}
+  if inside(path, own_dir(env, 'XDG_STATE_HOME', '.local/state')) then
+    return 'state'
+  end
+  if inside(path, own_dir(env, 'XDG_CONFIG_HOME', '.config')) then
+    return 'config'
+  end
+end
+
 -- One client per workspace root on 0.7 (vim.lsp.start does this itself on 0.8+).
 local clients_by_root = {}
 
 local function attachable(bufnr)
   if vim.bo[bufnr].buftype ~= '' or vim.api.nvim_buf_get_name(bufnr) == '' then
+    return false
+  end
+  if M.own_file(vim.api.nvim_buf_get_name(bufnr)) then
     return false
   end
   local fts = M.config.filetypes
@@ -133,6 +175,11 @@ end
 --- Returns the client id, or nil and a message when the server cannot start.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local own = M.own_file(vim.api.nvim_buf_get_name(bufnr))
+  if own then
+    return nil, ('%s is in Warden\'s own %s directory: Warden does not attach to its own files; '
+      .. 'open a file of your workspace'):format(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':~'), own)
+  end
   if not attachable(bufnr) then
     return nil, 'buffer ' .. bufnr .. ' is not a file Warden attaches to'
   end
@@ -233,6 +280,17 @@ function M.setup(opts)
     M.config.cmd = { M.config.cmd, 'serve' }
   end
   augroup = vim.api.nvim_create_augroup('warden', { clear = true })
+  -- Warden's records (a transcript, the audit log) are read, never edited:
+  -- an edit would falsify the record, and a save could race the server.
+  vim.api.nvim_create_autocmd('BufReadPost', {
+    group = augroup,
+    callback = function(ev)
+      if M.own_file(vim.api.nvim_buf_get_name(ev.buf)) == 'state' then
+        vim.bo[ev.buf].readonly = true
+        vim.bo[ev.buf].modifiable = false
+      end
+    end,
+  })
   if M.config.autostart then
     vim.api.nvim_create_autocmd('FileType', {
       group = augroup,
