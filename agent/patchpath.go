@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
@@ -100,15 +99,9 @@ func ApprovePlan(ctx context.Context, o *approvals.Orchestrator, sb approvals.Sa
 		flagged = append(flagged, c.Path)
 		flags = append(flags, c.String())
 	}
-	if len(flags) > 0 {
-		if justification != "" {
-			justification += "; "
-		}
-		justification += "Warden flags: " + strings.Join(flags, "; ")
-	}
-	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification, Flagged: flagged}
+	req := approvals.PatchRequest{Cwd: plan.Root, Sandbox: sb, Justification: justification, Flagged: flagged, Concerns: flags}
 	for _, f := range plan.Files {
-		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate}
+		pf := approvals.PatchFile{Path: f.Path, MoveTo: f.MoveTo, Change: approvals.PatchUpdate, Added: f.Change.AddedLines()}
 		switch {
 		case f.MoveTo != "":
 			pf.Change = approvals.PatchMove

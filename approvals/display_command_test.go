@@ -69,8 +69,8 @@ func TestDisplayCommandLongKeepsTail(t *testing.T) {
 		t.Errorf("reason hides the tail: %q", ev.Reason)
 	}
 	msg := PromptRequest{Kind: PromptCommand, Argv: argv, Cwd: "/w", Reason: ev.Reason}.Message()
-	if !strings.Contains(msg, "Asking because: `echo 日本") || !strings.Contains(msg, "rm -rf ~/payload` needs approval") {
-		t.Errorf("Asking because line hides the tail:\n%s", msg)
+	if !strings.Contains(msg, "Warden asks because: `echo 日本") || !strings.Contains(msg, "rm -rf ~/payload` needs approval") {
+		t.Errorf("Warden asks because line hides the tail:\n%s", msg)
 	}
 	// The twin: a short command, whole.
 	if got := DisplayCommand([]string{"ls", "-la"}); got != "ls -la" {

@@ -85,7 +85,7 @@ func TestPromptEscapeAttackMessage(t *testing.T) {
 		"Warden: run `touch X #\\r\\x1b[2K\\x1b[1G ls`?",
 		"Runs 1 command: touch",
 		"Note: this request holds control or invisible characters",
-		`Why (agent): list files\u202e\n\nRisk: low: harmless`,
+		`The model's reason: list files\u202e\n\nRisk: low: harmless`,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("attack message lacks %q:\n%s", want, msg)

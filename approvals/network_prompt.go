@@ -66,7 +66,7 @@ func (r PromptRequest) networkMessage() string {
 		fmt.Fprintf(&b, "\nin %s", EscapeText(r.Cwd))
 	}
 	if r.Reason != "" {
-		fmt.Fprintf(&b, "\nAsking because: %s", EscapeText(r.Reason))
+		fmt.Fprintf(&b, "\nWarden asks because: %s", EscapeText(r.Reason))
 	}
 	if n.FirstContact {
 		b.WriteString("\nFirst contact with this host this session")

@@ -53,7 +53,7 @@ func TestNetworkDialogFacts(t *testing.T) {
 	for _, want := range []string{
 		"Warden: `npm install` wants to connect to registry.npmjs.org port 443 (https). Allow?",
 		"\nin " + ws,
-		"\nAsking because: no network_rule covers registry.npmjs.org:443",
+		"\nWarden asks because: no network_rule covers registry.npmjs.org:443",
 		"\nFirst contact with this host this session",
 		"\nUploaded so far by this command: 2.0 KiB",
 		"\nRisk: low: registry.npmjs.org is the npm registry, a known package registry",

@@ -26,6 +26,9 @@ type PatchFile struct {
 	Path   string
 	Change PatchChange
 	MoveTo string
+	// Added are the lines the change writes that were not there; the dialog
+	// shows them for a file outside the workspace or protected.
+	Added []string
 }
 
 // PatchRequest asks to apply a patch: the entry point for issue 5's
@@ -38,6 +41,9 @@ type PatchRequest struct {
 	// Flagged are paths the caller's own checks distrust (a symlink leading
 	// out, a binary target): they are asked about like protected paths.
 	Flagged []string
+	// Concerns say, in Warden's words, what its own checks found (the
+	// dialog's "Warden flags"), apart from the model's Justification.
+	Concerns []string
 }
 
 // PatchReasonKind names why a file of a patch needs the user.
@@ -220,7 +226,8 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 	p := PromptRequest{
 		Kind: PromptPatch, Files: display, Cwd: req.Cwd, Justification: req.Justification,
 		Reason: ev.Reason, Sandboxed: false, Sandbox: req.Sandbox, Risk: ev.Risk,
-		AllowSession: ev.Risk.Level < RiskHigh,
+		AllowSession: ev.Risk.Level < RiskHigh, Concerns: req.Concerns,
+		Additions: sensitiveAdditions(req, ev, as),
 	}
 	d, cached, err := o.ask(ctx, p, ev.Keys)
 	out.Asked, out.Decision = !cached, d
@@ -250,4 +257,28 @@ func (o *Orchestrator) lapseForPatch(files []string) {
 		what += fmt.Sprintf(" to %d files", len(files))
 	}
 	o.session().LapseUnsandboxed(what)
+}
+
+// sensitiveAdditions are the added lines of the files Warden asks about for
+// where they are (outside the writable roots, protected): what such a patch
+// writes there decides the answer, so the dialog shows it before any review.
+func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *assessor) []FileAdditions {
+	sensitive := map[string]bool{}
+	for _, r := range ev.Reasons {
+		if r.Kind == OutsideWritableRoots || r.Kind == ProtectedPath {
+			sensitive[filepath.Clean(r.Path)] = true
+		}
+	}
+	var out []FileAdditions
+	for _, f := range req.Files {
+		target := f.Path
+		if f.MoveTo != "" {
+			target = f.MoveTo
+		}
+		if len(f.Added) == 0 || !(sensitive[filepath.Clean(f.Path)] || sensitive[filepath.Clean(target)]) {
+			continue
+		}
+		out = append(out, FileAdditions{File: as.display(target, false), Lines: f.Added})
+	}
+	return out
 }

@@ -65,7 +65,26 @@ type PromptRequest struct {
 	OfferUnsandboxed bool
 	// Network is the destination a network prompt asks about.
 	Network *NetworkPrompt
+	// Concerns are what Warden's own checks found about a patch.
+	Concerns []string
+	// Additions are the lines a patch adds to files outside the workspace
+	// or protected.
+	Additions []FileAdditions
 }
+
+// FileAdditions are the lines a patch adds to one file (File as shown).
+type FileAdditions struct {
+	File  string
+	Lines []string
+}
+
+// The dialog shows at most this many added lines (per file, and in all), and
+// a longer line's head and tail: the review shows the rest.
+const (
+	maxAddedLinesPerFile = 8
+	maxAddedLines        = 16
+	maxAddedLineBytes    = 160
+)
 
 // Action is one button of a prompt.
 type Action struct {
@@ -169,11 +188,15 @@ func (r PromptRequest) Message() string {
 	}
 	fmt.Fprintf(&b, "\nin %s", EscapeText(r.Cwd))
 	if r.Justification != "" {
-		fmt.Fprintf(&b, "\nWhy (agent): %s", EscapeText(r.Justification))
+		fmt.Fprintf(&b, "\nThe model's reason: %s", EscapeText(r.Justification))
 	}
 	if r.Reason != "" {
-		fmt.Fprintf(&b, "\nAsking because: %s", EscapeText(r.Reason))
+		fmt.Fprintf(&b, "\nWarden asks because: %s", EscapeText(r.Reason))
 	}
+	if len(r.Concerns) > 0 {
+		fmt.Fprintf(&b, "\nWarden flags: %s", EscapeText(strings.Join(r.Concerns, "; ")))
+	}
+	r.writeAdditions(&b)
 	if r.Blocked != "" {
 		fmt.Fprintf(&b, "\nBlocked: %s", EscapeText(r.Blocked))
 	}
@@ -196,10 +219,7 @@ func (r PromptRequest) Message() string {
 	default:
 		b.WriteString("\nSandbox: NOT sandboxed")
 	}
-	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
-	for _, f := range r.Risk.Facts {
-		fmt.Fprintf(&b, "\n  - %s", EscapeText(f))
-	}
+	r.writeRisk(&b)
 	return b.String()
 }
 
@@ -244,4 +264,50 @@ func pluralWord(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// writeAdditions shows what a patch adds to its sensitive files, escaped and
+// indented line by line, a long line as head and tail, and says how much is
+// left for the review.
+func (r PromptRequest) writeAdditions(b *strings.Builder) {
+	budget := maxAddedLines
+	for _, fa := range r.Additions {
+		fmt.Fprintf(b, "\nIt adds to %s %d %s:", EscapeText(fa.File), len(fa.Lines), pluralWord(len(fa.Lines), "line", "lines"))
+		shown := min(len(fa.Lines), maxAddedLinesPerFile, budget)
+		for _, l := range fa.Lines[:shown] {
+			head, tail, n := cutMiddle(l, maxAddedLineBytes, maxAddedLineBytes-60, 40)
+			line := EscapeText(head)
+			if n > 0 {
+				line += " " + notShown(n) + " " + EscapeText(tail)
+			}
+			b.WriteString("\n    + " + line)
+		}
+		budget -= shown
+		if rest := len(fa.Lines) - shown; rest > 0 {
+			fmt.Fprintf(b, "\n    … %d more %s not shown here: review the patch before you allow it", rest, pluralWord(rest, "line", "lines"))
+		}
+	}
+}
+
+// writeRisk says the risk level and each fact once. The static summary only
+// joins the first facts: with them listed it is left out, and a single
+// fact stands on the level's line.
+func (r PromptRequest) writeRisk(b *strings.Builder) {
+	facts := r.Risk.Facts
+	digest := len(facts) > 0 && r.Risk.Summary == summarize(&Analysis{}, Risk{Facts: facts})
+	switch {
+	case digest && len(facts) == 1:
+		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(facts[0]))
+		return
+	case digest:
+		fmt.Fprintf(b, "\nRisk: %s:", r.Risk.Level)
+	default:
+		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
+	}
+	for _, f := range facts {
+		if strings.EqualFold(strings.TrimSpace(f), strings.TrimSpace(r.Risk.Summary)) {
+			continue // the summary says it already
+		}
+		fmt.Fprintf(b, "\n  - %s", EscapeText(f))
+	}
 }

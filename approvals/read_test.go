@@ -84,7 +84,7 @@ func TestApproveReadAsksLikeAHighRiskCommand(t *testing.T) {
 	}
 	msg := asked[0].Message()
 	for _, want := range []string{"read_file", env, "Risk: high", "reads secrets"} {
-		if !strings.Contains(msg, want) {
+		if !strings.Contains(strings.ToLower(msg), strings.ToLower(want)) {
 			t.Errorf("dialog lacks %q:\n%s", want, msg)
 		}
 	}
@@ -148,8 +148,8 @@ func TestReadDialogSaysWhatHappens(t *testing.T) {
 		}
 		for _, want := range []string{
 			"\nSandbox: not involved: Warden reads this file itself and hands its text to the model\n",
-			"\nAsking because: read_file would send this file's content to the model\n",
-			"\nRisk: high: ", "\n  - " + EscapeText(risk.Facts[0]),
+			"\nWarden asks because: read_file would send this file's content to the model\n",
+			"\nRisk: high: ",
 		} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("dialog lacks %q:\n%s", want, msg)
@@ -160,7 +160,9 @@ func TestReadDialogSaysWhatHappens(t *testing.T) {
 				t.Errorf("dialog says %q:\n%s", wrong, msg)
 			}
 		}
-		if strings.Count(msg, EscapeText(risk.Facts[0])) != 1 {
+		// Said once: in the summary, or as a bullet below a summary that
+		// does not say it.
+		if strings.Count(strings.ToLower(msg), strings.ToLower(EscapeText(risk.Facts[0]))) != 1 {
 			t.Errorf("the risk fact is repeated:\n%s", msg)
 		}
 		if acts := p.Actions(); acts[0].Title != TitleDeny || len(acts) != 3 {

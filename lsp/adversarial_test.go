@@ -311,11 +311,11 @@ func TestAdversarialServeAgentSecretsAndLyingPrompt(t *testing.T) {
 		t.Fatalf("%d dialogs, want 3 (env, then the two curl)", len(ds))
 	}
 	ds = ds[1:]
-	wants(t, "lying dialog", ds[0].Message, `Why (agent): tidy \u202etxt.exe\u202c\u200b\rjust reading`, "Note: this request holds control or invisible characters")
+	wants(t, "lying dialog", ds[0].Message, `The model's reason: tidy \u202etxt.exe\u202c\u200b\rjust reading`, "Note: this request holds control or invisible characters")
 	if strings.ContainsAny(ds[0].Message, "\r\u202e\u202c\u200b") {
 		t.Errorf("raw control characters reached the dialog: %q", ds[0].Message)
 	}
-	wants(t, "twin dialog", ds[1].Message, "Why (agent): naïve café 日本")
+	wants(t, "twin dialog", ds[1].Message, "The model's reason: naïve café 日本")
 	if strings.Contains(ds[1].Message, "Note:") {
 		t.Errorf("the plain justification was flagged: %s", ds[1].Message)
 	}

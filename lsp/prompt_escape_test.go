@@ -35,7 +35,7 @@ func TestPromptEscapeEditorDialogBidiJustification(t *testing.T) {
 	msg := ds[0].Message
 	for _, want := range []string{
 		"Warden: run `touch made #\\r\\x1b[2K ls`?",
-		`Why (agent): tidy \u202etxt.exe\u202c up\u2066\u200b`,
+		`The model's reason: tidy \u202etxt.exe\u202c up\u2066\u200b`,
 		"Runs 1 command: touch",
 		"Note: this request holds control or invisible characters",
 	} {
@@ -77,7 +77,7 @@ func TestPromptEscapeEditorDialogBidiJustification(t *testing.T) {
 	if len(ds) != 1 {
 		t.Fatalf("twin: %d dialogs, want 1", len(ds))
 	}
-	if msg := ds[0].Message; !strings.HasPrefix(msg, "Warden: run `touch café-日本`?\n") || !strings.Contains(msg, "Why (agent): naïve café 日本\n") || strings.Contains(msg, "Note:") {
+	if msg := ds[0].Message; !strings.HasPrefix(msg, "Warden: run `touch café-日本`?\n") || !strings.Contains(msg, "The model's reason: naïve café 日本\n") || strings.Contains(msg, "Note:") {
 		t.Errorf("twin dialog not shown as written:\n%s", msg)
 	}
 	if _, err := os.Stat(filepath.Join(c.Dir, "café-日本")); err != nil {

@@ -3,6 +3,7 @@ package patch
 import (
 	"fmt"
 	"io/fs"
+	"strings"
 )
 
 // Kind is what a FileChange does to its file.
@@ -89,4 +90,21 @@ const (
 type Line struct {
 	Op   Op
 	Text string
+}
+
+// AddedLines are the lines the change writes that were not there: an added
+// file's content, an update's inserted lines.
+func (c *FileChange) AddedLines() []string {
+	if c.Kind == Add {
+		return strings.Split(strings.TrimSuffix(c.Content, "\n"), "\n")
+	}
+	var out []string
+	for _, h := range c.Hunks {
+		for _, l := range h.Lines {
+			if l.Op == Insert {
+				out = append(out, l.Text)
+			}
+		}
+	}
+	return out
 }
