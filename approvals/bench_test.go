@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -110,15 +109,6 @@ func BenchmarkAnalyzeScript(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		Analyze(argv)
 	}
-}
-
-// cpuTime is the process's user+system CPU time. On a shared, loaded
-// machine wall time includes waiting for a core; CPU time is the work done.
-// The budget metrics use the smaller of the two.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // measure returns the mean time of f over enough runs to take ~200 ms.

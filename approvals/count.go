@@ -6,8 +6,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // CountTree counts the files (everything but directories) under root and
@@ -58,15 +56,14 @@ func (c *treeCounter) dir(path string) {
 	if err != nil {
 		c.incomplete.Store(true)
 	}
-	fd := int(f.Fd())
-	var st unix.Stat_t
 	var files, bytes int64
 	for _, name := range names {
-		if err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		isDir, size, err := lstatAt(f, path, name)
+		if err != nil {
 			c.incomplete.Store(true)
 			continue
 		}
-		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+		if isDir {
 			sub := filepath.Join(path, name)
 			c.wg.Add(1)
 			select {
@@ -81,7 +78,7 @@ func (c *treeCounter) dir(path string) {
 			continue
 		}
 		files++
-		bytes += st.Size
+		bytes += size
 	}
 	c.files.Add(files)
 	c.bytes.Add(bytes)

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/wardenhq/warden/internal/testhome"
@@ -81,7 +80,7 @@ func runCmd(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int) {
 	if cmd.SysProcAttr == nil {
 		// No controlling terminal: a prompt must not reach the terminal
 		// the tests were started from.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		cmd.SysProcAttr = noTerminalAttr()
 	}
 	err := cmd.Run()
 	var exitErr *exec.ExitError
