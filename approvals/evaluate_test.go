@@ -78,7 +78,7 @@ prefix_rule(pattern=["git", "push"], decision="allow")
 		{"on-request escalation medium risk", Policy{Ask: OnRequest}, []string{"curl", "https://example.com"}, true, nil, "", want{Prompt, false, nil, "outside the sandbox"}},
 		{"on-request escalation low risk runs sandboxed", Policy{Ask: OnRequest}, []string{"make", "all"}, true, nil, "", want{Allow, false, nil, "escalation not needed"}},
 		{"on-request high risk asks", Policy{Ask: OnRequest}, []string{"git", "reset", "--hard"}, false, nil, "", want{Prompt, false, nil, "high risk"}},
-		{"on-request high risk no amendment", Policy{Ask: OnRequest}, []string{"bash", "-lc", "echo x >> ~/.profile"}, false, nil, "", want{Prompt, false, nil, "Writes outside the workspace"}},
+		{"on-request high risk no amendment", Policy{Ask: OnRequest}, []string{"bash", "-lc", "echo x >> ~/.profile"}, false, nil, "", want{Prompt, false, nil, "In the sandbox this write is refused; outside it, it writes outside the workspace"}},
 		{"on-request danger-full-access", Policy{Ask: OnRequest}, []string{"make"}, true, nil, DangerFullAccess, want{Allow, false, nil, "no sandbox"}},
 		{"on-request unparseable", Policy{Ask: OnRequest}, []string{"bash", "-lc", "if ; then"}, false, nil, "", want{Prompt, false, nil, "could not analyse"}},
 		// Never: asks nobody.

@@ -251,6 +251,40 @@ func (as *assessor) stoppedIf(stops bool, level RiskLevel, cat RiskCategory, fac
 	}
 }
 
+// outsideRoots records a change to a path outside the writable roots
+// (beyond). A restricted sandbox refuses it, so the fact says that first and
+// then what the command does outside the sandbox: beside the dialog's "runs
+// sandboxed" line a bare "deletes 8,665 files" would be untrue. why, when not
+// empty, says why the sandbox refuses (the fact may say it already).
+func (as *assessor) outsideRoots(beyond bool, level RiskLevel, cat RiskCategory, why, fact string) {
+	if beyond && as.ctx.Sandbox.Restricted() {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		fact = fmt.Sprintf("in the sandbox this %s is refused%s; outside it, it %s", changeNoun(fact), why, fact)
+	}
+	as.stoppedIf(beyond, level, cat, fact)
+}
+
+// changeNoun names the change a fact's verb makes: "deletes …" is a delete.
+func changeNoun(fact string) string {
+	verb, _, _ := strings.Cut(fact, " ")
+	switch verb {
+	case "deletes":
+		return "delete"
+	case "writes":
+		return "write"
+	case "moves":
+		return "move"
+	case "changes":
+		return "change"
+	}
+	return "change"
+}
+
+// notWritable is why the sandbox refuses a change outside the roots.
+const notWritable = "outside the writable roots"
+
 // beyondSandbox: a path no sandboxed command may write (outside the
 // writable roots and the temporary directories that are roots).
 func (as *assessor) beyondSandbox(p string) bool {
@@ -529,16 +563,16 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 	}
 	beyond := as.beyondSandbox(path)
 	if !info.IsDir() {
-		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
 		return
 	}
 	if !recursive {
-		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
 		return
 	}
 	files, bytes, complete := CountTree(path, largeDeleteFiles+1, maxCountTime)
 	if files == 0 && complete {
-		as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
 		return
 	}
 	if !complete || files > largeDeleteFiles || bytes > largeDeleteBytes {
@@ -552,7 +586,7 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 		more = "more than "
 		files = min(files, largeDeleteFiles)
 	}
-	as.stoppedIf(beyond, level, DataDeletion, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+	as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
 }
 
 // largeDeleteFiles and largeDeleteBytes make a recursive deletion inside
@@ -622,7 +656,7 @@ func (as *assessor) deleteMissing(path string) {
 	if !as.deletable(path) || as.critical(path) || as.vcsData(path) {
 		level = RiskHigh
 	}
-	as.stoppedIf(as.beyondSandbox(path), level, DataDeletion, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+	as.outsideRoots(as.beyondSandbox(path), level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
 }
 
 // deletable reports whether deleting path stays where the agent may change
@@ -753,9 +787,9 @@ func (as *assessor) findDelete(args []string) {
 		}
 		stops := as.beyondSandbox(p) && !strings.ContainsAny(r, "$`")
 		if !named {
-			as.stoppedIf(stops, level, DataDeletion, "deletes the files find matches under "+as.display(p, true))
+			as.outsideRoots(stops, level, DataDeletion, notWritable, "deletes the files find matches under "+as.display(p, true))
 		} else {
-			as.stoppedIf(stops, level, DataDeletion, "deletes the files find matches by name under "+as.display(p, true))
+			as.outsideRoots(stops, level, DataDeletion, notWritable, "deletes the files find matches by name under "+as.display(p, true))
 		}
 	}
 }
@@ -794,7 +828,7 @@ func (as *assessor) writes(target string, truncates bool) {
 		if p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" {
 			return
 		}
-		as.stopped(RiskHigh, SystemModification, "writes to a device: "+p)
+		as.outsideRoots(true, RiskHigh, SystemModification, "", "writes to a device: "+p)
 		return
 	}
 	as.gitFileWrite(p)
@@ -807,7 +841,7 @@ func (as *assessor) writes(target string, truncates bool) {
 		if as.systemOrShellConfig(p) {
 			cat = SystemModification
 		}
-		as.stopped(RiskHigh, cat, "writes outside the workspace: "+as.display(p, false))
+		as.outsideRoots(true, RiskHigh, cat, "", "writes outside the workspace: "+as.display(p, false))
 		return
 	}
 	if truncates {
@@ -914,7 +948,7 @@ func (as *assessor) copyMove(prog string, args []string) {
 		for _, src := range ops {
 			p := as.abs(src)
 			if !as.inside(p) {
-				as.stoppedIf(as.beyondSandbox(p), RiskHigh, DataDeletion, "moves away files outside the workspace: "+as.display(p, false))
+				as.outsideRoots(as.beyondSandbox(p), RiskHigh, DataDeletion, "", "moves away files outside the workspace: "+as.display(p, false))
 			} else if as.vcsData(p) {
 				// The sandbox holds it read-only: a rename fails there.
 				as.stopped(RiskHigh, DataDeletion, "moves repository data away: "+as.display(p, true))
@@ -961,7 +995,7 @@ func (as *assessor) chmod(prog string, args []string) {
 	for _, f := range ops[1:] {
 		p := as.abs(f)
 		if !as.inside(p) {
-			as.stoppedIf(as.beyondSandbox(p), RiskHigh, SystemModification, fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
+			as.outsideRoots(as.beyondSandbox(p), RiskHigh, SystemModification, "", fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
 		}
 	}
 }
