@@ -2,56 +2,71 @@ package approvals
 
 import (
 	"net"
-	"sort"
 	"strings"
 
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
-// knownRegistries names the hosts package managers and source forges serve
-// packages from. A host here is a fact for the user ("a known package
-// registry"), not a permission: uploads to a registry are still uploads.
-var knownRegistries = map[string]string{
-	"registry.npmjs.org":                   "the npm registry",
-	"registry.yarnpkg.com":                 "the Yarn registry (npm)",
-	"npm.pkg.github.com":                   "GitHub Packages (npm)",
-	"pypi.org":                             "PyPI, the Python Package Index",
-	"files.pythonhosted.org":               "PyPI's file host",
-	"crates.io":                            "crates.io (Rust)",
-	"index.crates.io":                      "the crates.io index (Rust)",
-	"static.crates.io":                     "crates.io's file host (Rust)",
-	"proxy.golang.org":                     "the Go module proxy",
-	"sum.golang.org":                       "the Go checksum database",
-	"rubygems.org":                         "RubyGems",
-	"index.rubygems.org":                   "the RubyGems index",
-	"repo.maven.apache.org":                "Maven Central",
-	"repo1.maven.org":                      "Maven Central",
-	"plugins.gradle.org":                   "the Gradle plugin portal",
-	"services.gradle.org":                  "Gradle distributions",
-	"packagist.org":                        "Packagist (PHP)",
-	"repo.packagist.org":                   "Packagist (PHP)",
-	"api.nuget.org":                        "NuGet",
-	"pub.dev":                              "pub.dev (Dart)",
-	"repo.hex.pm":                          "Hex (Elixir)",
-	"conda.anaconda.org":                   "Anaconda (conda)",
-	"repo.anaconda.com":                    "Anaconda (conda)",
-	"github.com":                           "GitHub",
-	"codeload.github.com":                  "GitHub (archives)",
-	"objects.githubusercontent.com":        "GitHub (release files)",
-	"ghcr.io":                              "the GitHub container registry",
-	"pkg-containers.githubusercontent.com": "the GitHub container registry",
-	"registry-1.docker.io":                 "Docker Hub",
-	"gitlab.com":                           "GitLab",
-	"huggingface.co":                       "Hugging Face",
-	"static.rust-lang.org":                 "the Rust toolchain server",
-	"registry.ollama.ai":                   "the Ollama model registry",
-	"nodejs.org":                           "Node.js downloads",
+// What a known host is, for the facts: a code host is not a package
+// registry, though package managers fetch from it.
+const (
+	packageRegistry   = "a known package registry"
+	codeHost          = "a code host"
+	containerRegistry = "a container registry"
+	modelHub          = "a model hub"
+	downloadServer    = "a download server"
+)
+
+// knownHost is a host's name for people and what kind of host it is.
+type knownHost struct{ name, kind string }
+
+// knownHosts names the hosts package managers, toolchains and source forges
+// fetch from. A host here is a fact for the user ("GitHub, a code host"),
+// not a permission: uploads to a registry are still uploads.
+var knownHosts = map[string]knownHost{
+	"registry.npmjs.org":                   {"the npm registry", packageRegistry},
+	"registry.yarnpkg.com":                 {"the Yarn registry (npm)", packageRegistry},
+	"npm.pkg.github.com":                   {"GitHub Packages (npm)", packageRegistry},
+	"pypi.org":                             {"PyPI, the Python Package Index", packageRegistry},
+	"files.pythonhosted.org":               {"PyPI's file host", packageRegistry},
+	"crates.io":                            {"crates.io (Rust)", packageRegistry},
+	"index.crates.io":                      {"the crates.io index (Rust)", packageRegistry},
+	"static.crates.io":                     {"crates.io's file host (Rust)", packageRegistry},
+	"proxy.golang.org":                     {"the Go module proxy", packageRegistry},
+	"sum.golang.org":                       {"the Go checksum database", packageRegistry},
+	"rubygems.org":                         {"RubyGems", packageRegistry},
+	"index.rubygems.org":                   {"the RubyGems index", packageRegistry},
+	"repo.maven.apache.org":                {"Maven Central", packageRegistry},
+	"repo1.maven.org":                      {"Maven Central", packageRegistry},
+	"plugins.gradle.org":                   {"the Gradle plugin portal", packageRegistry},
+	"services.gradle.org":                  {"Gradle distributions", downloadServer},
+	"packagist.org":                        {"Packagist (PHP)", packageRegistry},
+	"repo.packagist.org":                   {"Packagist (PHP)", packageRegistry},
+	"api.nuget.org":                        {"NuGet", packageRegistry},
+	"pub.dev":                              {"pub.dev (Dart)", packageRegistry},
+	"repo.hex.pm":                          {"Hex (Elixir)", packageRegistry},
+	"conda.anaconda.org":                   {"Anaconda (conda)", packageRegistry},
+	"repo.anaconda.com":                    {"Anaconda (conda)", packageRegistry},
+	"github.com":                           {"GitHub", codeHost},
+	"codeload.github.com":                  {"GitHub (archives)", codeHost},
+	"objects.githubusercontent.com":        {"GitHub (release files)", codeHost},
+	"ghcr.io":                              {"the GitHub container registry", containerRegistry},
+	"pkg-containers.githubusercontent.com": {"the GitHub container registry", containerRegistry},
+	"registry-1.docker.io":                 {"Docker Hub", containerRegistry},
+	"gitlab.com":                           {"GitLab", codeHost},
+	"huggingface.co":                       {"Hugging Face", modelHub},
+	"static.rust-lang.org":                 {"the Rust toolchain server", downloadServer},
+	"registry.ollama.ai":                   {"the Ollama model registry", modelHub},
+	"nodejs.org":                           {"Node.js downloads", downloadServer},
 }
 
-// KnownRegistry returns what host is when it is a known package registry or
-// source forge ("the npm registry"), or "".
-func KnownRegistry(host string) string {
-	return knownRegistries[NormalizeHost(host)]
+// KnownHost says what host is when Warden knows it ("the npm registry, a
+// known package registry", "GitHub, a code host"), or "".
+func KnownHost(host string) string {
+	if k, ok := knownHosts[NormalizeHost(host)]; ok {
+		return k.name + ", " + k.kind
+	}
+	return ""
 }
 
 // RepoRemoteHosts lists the hosts of the remotes in the git configuration of
@@ -108,10 +123,14 @@ func hostReach(host string) (where string, high bool) {
 func hostFacts(host string, remotes []string) []string {
 	host = NormalizeHost(host)
 	var out []string
-	if name := KnownRegistry(host); name != "" {
-		out = append(out, host+" is "+name+", a known package registry")
-	}
-	if i := sort.SearchStrings(remotes, host); i < len(remotes) && remotes[i] == host {
+	known := KnownHost(host)
+	remote := contains(remotes, host)
+	switch {
+	case known != "" && remote:
+		out = append(out, host+" is "+known+", and hosts this repository's own git remote")
+	case known != "":
+		out = append(out, host+" is "+known)
+	case remote:
 		out = append(out, host+" hosts this repository's own git remote")
 	}
 	if where, _ := hostReach(host); where != "" {

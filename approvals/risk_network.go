@@ -251,7 +251,7 @@ func NetworkRisk(host string, bytesUp int64, remotes []string) Risk {
 	switch {
 	case high:
 		level = RiskHigh
-	case where == "" && (KnownRegistry(host) != "" || contains(remotes, host)):
+	case where == "" && (KnownHost(host) != "" || contains(remotes, host)):
 		level = RiskLow
 	}
 	if bytesUp >= largeUpload {
@@ -268,10 +268,13 @@ func hostNote(host string, remotes []string) string {
 	if where, _ := hostReach(host); where != "" {
 		return " (" + where + ")"
 	}
-	if name := KnownRegistry(host); name != "" {
-		return " (" + name + ", a known package registry)"
-	}
-	if contains(remotes, host) {
+	known := KnownHost(host)
+	switch {
+	case known != "" && contains(remotes, host):
+		return " (" + known + ", this repository's own remote)"
+	case known != "":
+		return " (" + known + ")"
+	case contains(remotes, host):
 		return " (this repository's own remote)"
 	}
 	return " (an unknown host)"
