@@ -39,6 +39,9 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 					path = filepath.Join(cwd, path)
 				}
 				path = filepath.Clean(path)
+				if devicePath(path) {
+					continue // a refused connection (/dev/tcp/HOST/PORT) or a device: never a directory to grant
+				}
 				if _, hidden := p.HiddenBy(path); hidden && !readOnly {
 					if r, err := p.ResolveGrant(Grant{Read: []string{path}}, ""); err == nil {
 						return r, true
@@ -46,7 +49,7 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 					continue
 				}
 				dir := nearestDir(path, dirSyntax)
-				if dir == "" || inRoots(dir, roots) {
+				if dir == "" || devicePath(dir) || inRoots(dir, roots) {
 					continue
 				}
 				if r, err := p.ResolveGrant(Grant{Write: []string{dir}}, ""); err == nil {
@@ -56,6 +59,13 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 		}
 	}
 	return Grant{}, false
+}
+
+// devicePath reports /dev and what is under it but /dev/shm (a directory of
+// files): bash's /dev/tcp and /dev/udp name connections, the rest are
+// devices. A denial naming one is no write refused in a directory.
+func devicePath(path string) bool {
+	return within("/dev", path) && !within("/dev/shm", path)
 }
 
 // pathTokens splits a tool's message into the words that may be paths:

@@ -201,6 +201,11 @@ func TestDeriveGrant(t *testing.T) {
 		{"touch: cannot touch '" + w.ws + "/f': Permission denied", Grant{}},
 		{"touch: cannot touch '" + secret + "': Read-only file system", Grant{}},
 		{"error: something else failed", Grant{}},
+		// A refused connection or device names no directory to grant.
+		{"bash: connect: Permission denied\nbash: /dev/tcp/1.1.1.1/80: Permission denied", Grant{}},
+		{"bash: /dev/udp/10.0.0.1/53: Operation not permitted", Grant{}},
+		{"dd: failed to open '/dev/sda': Permission denied", Grant{}},
+		{"sh: 1: cannot create /dev/new-device: Read-only file system", Grant{}},
 	}
 	for _, tc := range cases {
 		g, ok := w.pol.DeriveGrant(w.ws, []byte(tc.out))

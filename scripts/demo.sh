@@ -3,7 +3,7 @@
 # temporary workspace, with no configuration and no model:
 #   1. a safe command runs without asking,
 #   2. a risky one shows its risk facts and asks (the script answers Deny),
-#   3. a network attempt that the sandbox blocks,
+#   3. a connection around Warden's proxy, which the sandbox refuses,
 #   4. what the policy says about a history rewrite, as JSON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +39,7 @@ code=0
 status $code
 echo "build/ is still there: $(find "$ws/build" -type f | wc -l) files"
 
-step "3. The sandbox blocks the network (no network_access): the attempt fails and is reported" \
+step "3. A connection around Warden's proxy is refused in the sandbox: it fails and is reported" \
 	"warden exec --cwd workspace -- bash -c 'exec 3<>/dev/tcp/1.1.1.1/80 && echo connected'"
 code=0
 "$warden" exec --cwd "$ws" -- bash -c 'exec 3<>/dev/tcp/1.1.1.1/80 && echo connected' 2>&1 || code=$?
