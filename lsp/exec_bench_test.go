@@ -54,7 +54,7 @@ var bareBwrap = []string{"--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/pro
 // The target (0.5×) needs the launcher's set-up and the helper's (2 ms
 // together) off the path: a spare whose sandbox is built for the policy
 // and used only after a check, by change notification rather than by
-// looking, that its inputs are unchanged (see the README).
+// looking, that its inputs are unchanged (see docs/performance.md).
 //
 // BenchmarkExecWarm is issue 15's warm path, end to end through the real
 // binary: from the warden.exec request for /bin/true (allowed by the policy,

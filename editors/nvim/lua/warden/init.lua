@@ -19,7 +19,7 @@ local defaults = {
   -- The workspace is the nearest directory holding one of these, else the
   -- file's directory.
   root_markers = { '.git', '.warden' },
-  -- Sent as initializationOptions (see the README's Configuration table):
+  -- Sent as initializationOptions (see docs/configuration.md):
   -- approvalPolicy, sandboxMode, networkAccess, model = {baseURL, name}, ...
   settings = {},
   -- Start on FileType automatically; false means only :Warden starts it.
