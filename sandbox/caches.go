@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // Caches are the sandbox's own toolchain caches for one workspace: Go's
@@ -210,15 +213,7 @@ func goProxy(env []string, home string) string {
 	if user == "" {
 		user = "https://proxy.golang.org,direct"
 	}
-	mod := goenv("GOMODCACHE")
-	if mod == "" {
-		gopath := goenv("GOPATH")
-		if first, _, _ := strings.Cut(gopath, string(filepath.ListSeparator)); filepath.IsAbs(first) {
-			mod = filepath.Join(first, "pkg", "mod")
-		} else if home != "" {
-			mod = filepath.Join(home, "go", "pkg", "mod")
-		}
-	}
+	mod := userModCache(goenv, home)
 	dl := filepath.Join(mod, "cache", "download")
 	if !filepath.IsAbs(mod) || strings.HasPrefix(user, "file://"+filepath.ToSlash(dl)) {
 		return user
@@ -227,6 +222,78 @@ func goProxy(env []string, home string) string {
 		return user
 	}
 	return "file://" + filepath.ToSlash(dl) + "," + user
+}
+
+// userModCache is the user's Go module cache, as the go command finds it.
+func userModCache(goenv func(string) string, home string) string {
+	if mod := goenv("GOMODCACHE"); mod != "" {
+		return mod
+	}
+	if first, _, _ := strings.Cut(goenv("GOPATH"), string(filepath.ListSeparator)); filepath.IsAbs(first) {
+		return filepath.Join(first, "pkg", "mod")
+	} else if home != "" {
+		return filepath.Join(home, "go", "pkg", "mod")
+	}
+	return ""
+}
+
+// layerTools are the caches to layer on the user's own (toolcache): each
+// tool whose variable in env (the command's, after cacheEnv) points at its
+// private cache, paired with the user's cache as the user's tools find it
+// (from user, the environment before cacheEnv). Only caches: a tool home's
+// settings and credentials (~/.cargo's config, ~/.gradle's properties)
+// never show through.
+func layerTools(user, env []string, data, home string) []toolcache.Tool {
+	if home == "" || !filepath.IsAbs(home) {
+		return nil
+	}
+	goenv := userGoEnv(user, home)
+	userVar := func(k string) string {
+		if v := getEnv(user, k); filepath.IsAbs(v) {
+			return v
+		}
+		return ""
+	}
+	xdgCache := filepath.Join(home, ".cache")
+	if x := userVar("XDG_CACHE_HOME"); x != "" {
+		xdgCache = x
+	}
+	or := func(v, def string) string {
+		if filepath.IsAbs(v) {
+			return v
+		}
+		return def
+	}
+	goCache := goenv("GOCACHE")
+	if goCache == "" {
+		goCache = filepath.Join(xdgCache, "go-build")
+	}
+	npm := or(userVar("npm_config_cache"), or(userVar("NPM_CONFIG_CACHE"), filepath.Join(home, ".npm")))
+	cargo := or(userVar("CARGO_HOME"), filepath.Join(home, ".cargo"))
+	gradle := or(userVar("GRADLE_USER_HOME"), filepath.Join(home, ".gradle"))
+	all := []struct {
+		variable, name, user string
+	}{
+		{"GOCACHE", toolDirs.goBuild, goCache},
+		{"GOMODCACHE", toolDirs.goMod, userModCache(goenv, home)},
+		{"npm_config_cache", toolDirs.npm, npm},
+		{"YARN_CACHE_FOLDER", toolDirs.yarn, or(userVar("YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))},
+		{"PIP_CACHE_DIR", toolDirs.pip, or(userVar("PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))},
+		{"UV_CACHE_DIR", toolDirs.uv, or(userVar("UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))},
+		{"CARGO_HOME", toolDirs.cargo + "/registry", filepath.Join(cargo, "registry")},
+		{"CARGO_HOME", toolDirs.cargo + "/git", filepath.Join(cargo, "git")},
+		{"GRADLE_USER_HOME", toolDirs.gradle + "/caches", filepath.Join(gradle, "caches")},
+		{"GRADLE_USER_HOME", toolDirs.gradle + "/wrapper", filepath.Join(gradle, "wrapper")},
+	}
+	var out []toolcache.Tool
+	for _, t := range all {
+		private := filepath.Join(data, strings.SplitN(t.name, "/", 2)[0])
+		if getEnv(env, t.variable) != private || !filepath.IsAbs(t.user) {
+			continue // the user's own choice inside a writable root, kept
+		}
+		out = append(out, toolcache.Tool{Name: t.name, User: filepath.Clean(t.user)})
+	}
+	return out
 }
 
 // userGoEnv reads a Go setting as the user's go command would: the
@@ -274,4 +341,40 @@ func mavenOpts(opts, repo, home string, roots []Root) string {
 		add += " -Dmaven.repo.local.tail=" + filepath.Join(home, ".m2", "repository")
 	}
 	return strings.TrimSpace(opts + " " + add)
+}
+
+// takeLayers leases the set's cache layers for one run (toolcache), on
+// Linux, where the helper mounts them. A failure leaves the run with the
+// private caches as they are: slower, never less isolated.
+func takeLayers(set string, user, env []string, home string) *toolcache.Lease {
+	if runtime.GOOS != "linux" || !toolcache.Safe(set) {
+		return nil
+	}
+	lease, err := toolcache.Take(set, filepath.Join(set, cacheData), layerTools(user, env, filepath.Join(set, cacheData), home))
+	if err != nil {
+		return nil
+	}
+	return lease
+}
+
+// readableLayers are the layers whose user caches the read policy lets the
+// command read: the overlay reads its lower layers with the helper's
+// rights, past the masks and Landlock rules that come after it, so a layer
+// over or under a hidden path, or outside readable (restricted reads), is
+// left out and its private cache used as it is.
+func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []string) []toolcache.Layer {
+	var out []toolcache.Layer
+	for _, l := range layers {
+		user := l.Lower[len(l.Lower)-1]
+		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return within(r, user) })
+		for _, s := range secrets {
+			if within(s.Target, user) || within(user, s.Target) || within(s.Path, user) || within(user, s.Path) {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }

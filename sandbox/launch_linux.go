@@ -90,6 +90,13 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return refuse("this kernel has no seccomp filter support (CONFIG_SECCOMP_FILTER), so the syscall policy cannot be enforced")
 		}
 		spec.Layers = layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
+		if useNS && p.layers != nil {
+			readable := spec.Readable
+			if readable != nil {
+				readable = append(slices.Clone(readable), rootPaths(spec.Roots)...)
+			}
+			spec.CacheLayers = readableLayers(p.layers.Layers, spec.Secrets, readable)
+		}
 		if env, err = p.askNetwork(c, spec, env); err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/sandbox/toolcache"
 	"golang.org/x/sys/unix"
 )
 
@@ -102,6 +103,7 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 	if err := restoreDevRoots(spec.Roots, hostDev); err != nil {
 		return err
 	}
+	mountCacheLayers(spec.CacheLayers)
 	for _, r := range spec.Roots {
 		if err := bind(r.Path, r.Path); err != nil {
 			return err
@@ -185,6 +187,19 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 		return fmt.Errorf("enter %s: %w", spec.Cwd, err)
 	}
 	return nil
+}
+
+// mountCacheLayers layers each toolchain cache on the user's, before the
+// roots are bound (an overlay's upper and work directories must be in one
+// mount; the roots' recursive binds carry the overlay along) and while the
+// tree is still writable (the pass that makes / read-only covers the
+// overlay too, and the writable root holding it opens it again).
+// A mount the kernel refuses leaves the private cache under it as it is,
+// which is where every write lands either way.
+func mountCacheLayers(layers []toolcache.Layer) {
+	for _, l := range layers {
+		toolcache.Mount(l)
+	}
 }
 
 // reopenNested makes each root that lies in a read-only path of another

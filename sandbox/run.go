@@ -7,12 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // Command is one command to run under a policy.
@@ -154,6 +156,9 @@ type Process struct {
 	protect  func() []Removed
 	// evict keeps the toolchain caches within their cap, after the run.
 	evict func()
+	// layers are the run's lease on its toolchain cache layers (nil: none),
+	// released when the run ends.
+	layers *toolcache.Lease
 	// roots are the writable roots Start already resolved (for the cache
 	// variables), so launch does not resolve them again; nil if it did not.
 	roots []Root
@@ -226,6 +231,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	memo := pathmemo.New()
 	cacheSet := c.Policy.cacheSetWith(memo)
 	var roots []Root
+	var layers *toolcache.Lease
 	if cacheSet != "" {
 		home := getEnv(env, "HOME")
 		if err := prepareCaches(cacheSet, c.Policy.Workspace[0], home); err != nil {
@@ -235,7 +241,9 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		if roots, err = c.Policy.roots(memo); err != nil {
 			return nil, refuse("%v", err)
 		}
+		user := slices.Clone(env) // cacheEnv sets in place
 		env = cacheEnv(env, cacheSet, c.Policy.Workspace[0], roots, home)
+		layers = takeLayers(cacheSet, user, env, home)
 	}
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = defaultOutputLimit
@@ -248,6 +256,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		sandboxed: c.Policy.Sandboxed(),
 		network:   c.Policy.network(),
 		roots:     roots,
+		layers:    layers,
 		memo:      memo,
 		ready:     onceReady(c.Ready),
 		done:      make(chan struct{}),
@@ -267,15 +276,18 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 			c.OnOutput(Stderr, []byte(msg))
 		}
 		p.result = Result{ExitCode: 127, Stderr: []byte(msg), Output: []byte(msg), Sandbox: "none", Network: p.network}
+		p.layers.Release()
 		close(p.done)
 		return p, nil
 	}
 	if !launchWaitsReady {
 		if err := p.waitReady(); err != nil {
+			p.layers.Release()
 			return nil, err
 		}
 	}
 	if err := p.launch(c, path, env); err != nil {
+		p.layers.Release()
 		if p.ownClock {
 			p.clock.Stop()
 		}
@@ -392,6 +404,7 @@ func (p *Process) wait() {
 	if p.ownClock {
 		p.clock.Stop()
 	}
+	p.layers.Release() // the command and all it started are gone
 	if p.evict != nil {
 		p.evict()
 	}

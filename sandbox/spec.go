@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // HelperArg is argv[1] of the hidden sandbox helper: `warden HelperArg
@@ -50,6 +52,9 @@ type helperSpec struct {
 	// Readable, under restricted read access, are all the command may read
 	// besides the writable roots (Landlock rules); nil reads everything.
 	Readable []string `json:"readable,omitempty"`
+	// CacheLayers are the toolchain caches to mount layered on the user's
+	// (toolcache), under namespaces only.
+	CacheLayers []toolcache.Layer `json:"cachelayers,omitempty"`
 }
 
 // helperStatus reads the helper's status pipe. The helper says "idle" once

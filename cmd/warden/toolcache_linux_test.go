@@ -1,0 +1,244 @@
+package main
+
+import (
+	"archive/zip"
+	"crypto/sha256"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/sandbox"
+)
+
+// The toolchain caches are layered: the user's own read-only underneath,
+// the workspace's private cache on top (sandbox/toolcache).
+
+// plainGo runs go unsandboxed as the user whose environment is env.
+func plainGo(t testing.TB, env []string, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir, cmd.Env = dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// treeSums are the contents of every file under dir, by path.
+func treeSums(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	sums := map[string][32]byte{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			sums[p] = sha256.Sum256(b)
+		}
+		return nil
+	})
+	if len(sums) == 0 {
+		t.Fatalf("no files under %s", dir)
+	}
+	return sums
+}
+
+func userCacheUnchanged(t *testing.T, dir string, before map[string][32]byte) {
+	t.Helper()
+	after := treeSums(t, dir)
+	for p, sum := range before {
+		if after[p] != sum {
+			t.Errorf("the user's cache changed: %s", p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok {
+			t.Errorf("the sandbox added %s to the user's cache", p)
+		}
+	}
+}
+
+// privateData is the data directory of ws's cache set under home.
+func privateData(t *testing.T, home, ws string) string {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(sandbox.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real), "data")
+}
+
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+const poisonScript = `for f in $(find "$GOCACHE" -type f -name '*-d'); do echo warden-poison-7f3a > "$f"; done; grep -rl warden-poison-7f3a "$GOCACHE" | wc -l`
+
+// A new workspace's first sandboxed `go test` reads the user's warm cache
+// (its result is cached already), writes only what is new into its private
+// layer, and what it writes, even over the user's entries, never reaches
+// the user's cache or another workspace's.
+func TestCacheLayerStartsWarmWritesPrivately(t *testing.T) {
+	need(t, "go")
+	home, ws, other := toolHome(t), goModule(t), goModule(t)
+	env := toolEnv(home)
+	plainGo(t, env, ws, "test", "./...")
+	userCache := filepath.Join(home, ".cache", "go-build")
+	before := treeSums(t, userCache)
+
+	out, errOut, code := sandboxed(t, env, ws, "go test ./...")
+	if code != 0 || !strings.Contains(out, "(cached)") {
+		t.Fatalf("the first sandboxed go test should hit the user's cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+	data := privateData(t, home, ws)
+	if n := dirSize(filepath.Join(data, "go-build")); n > 1<<20 {
+		t.Errorf("the private layer holds %d bytes after a cached run: it should hold only what is new", n)
+	}
+
+	// Attack: overwrite every cache entry the sandbox sees, the user's too.
+	out, errOut, code = sandboxed(t, env, ws, poisonScript)
+	if code != 0 || strings.TrimSpace(out) == "0" {
+		t.Fatalf("writing the layered cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+	userCacheUnchanged(t, userCache, before)
+	if out := plainGo(t, env, ws, "test", "./..."); !strings.Contains(out, "(cached)") {
+		t.Errorf("the user's next build does not use its own cache:\n%s", out)
+	}
+	// Another workspace sees the user's entries, not this one's poison.
+	out, errOut, code = sandboxed(t, env, other, `grep -rl warden-poison-7f3a "$GOCACHE" | wc -l; go test ./...`)
+	if code != 0 || !strings.HasPrefix(out, "0\n") || !strings.Contains(out, "ok  \texample.com/sum") {
+		t.Errorf("another workspace: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Twin: the workspace keeps what it wrote.
+	if out, _, _ := sandboxed(t, env, ws, `grep -rl warden-poison-7f3a "$GOCACHE" | wc -l`); strings.TrimSpace(out) == "0" {
+		t.Errorf("the private layer lost the workspace's writes")
+	}
+}
+
+// Two runs of one workspace overlap: the second stacks the private layer
+// read-only on the user's under a scratch upper of its own, so it is warm,
+// sees the first run's writes, and what it writes alone is dropped.
+func TestCacheLayerConcurrentRuns(t *testing.T) {
+	need(t, "go")
+	home, ws := toolHome(t), goModule(t)
+	env := toolEnv(home)
+	plainGo(t, env, ws, "test", "./...")
+	data := privateData(t, home, ws)
+
+	first := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c", `echo a > "$GOCACHE/from-first" && sleep 5`)
+	first.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	firstOut := &strings.Builder{}
+	first.Stdout, first.Stderr = firstOut, firstOut
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(data, "go-build", "from-first")); err == nil {
+			break
+		}
+		if i == 200 {
+			first.Process.Kill()
+			t.Fatalf("the first run never wrote its private layer")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	out, errOut, code := sandboxed(t, env, ws, `cat "$GOCACHE/from-first" && echo b > "$GOCACHE/from-second" && go test ./... && grep -q "upperdir=[^,]*/layers-runs/" /proc/self/mounts`)
+	if code != 0 || !strings.HasPrefix(out, "a\n") || !strings.Contains(out, "(cached)") {
+		t.Errorf("a run beside another: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("the first run: %v\n%s", err, firstOut)
+	}
+	if _, err := os.Stat(filepath.Join(data, "go-build", "from-second")); err == nil {
+		t.Errorf("the second run's scratch write reached the private layer")
+	}
+	if runs, _ := os.ReadDir(filepath.Join(filepath.Dir(data), "layers-runs")); len(runs) != 0 {
+		t.Errorf("scratch layers left behind: %v", runs)
+	}
+	// Alone again, a run writes the private layer.
+	out, errOut, code = sandboxed(t, env, ws, `cat "$GOCACHE/from-first"; test ! -e "$GOCACHE/from-second" && grep -q "upperdir=[^,]*/data/go-build," /proc/self/mounts && echo layered`)
+	if code != 0 || out != "a\nlayered\n" {
+		t.Errorf("a run alone after the overlap: exit %d %q %s", code, out, errOut)
+	}
+}
+
+// What the user's module cache holds builds sandboxed with GOPROXY=off and
+// no network: the module cache is layered, extracted modules and all.
+func TestCacheLayerGoModulesOffline(t *testing.T) {
+	need(t, "go")
+	home := toolHome(t)
+	proxy := filepath.Join(toolHome(t), "example.org", "dep", "@v")
+	writeFiles(t, proxy, map[string]string{
+		"list":        "v1.0.0\n",
+		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
+		"v1.0.0.mod":  "module example.org/dep\n",
+	})
+	zf, err := os.Create(filepath.Join(proxy, "v1.0.0.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(zf)
+	for name, body := range map[string]string{"go.mod": "module example.org/dep\n", "dep.go": "package dep\n\nconst Answer = 42\n"} {
+		w, _ := zw.Create("example.org/dep@v1.0.0/" + name)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	zf.Close()
+	ws := goModule(t)
+	writeFiles(t, ws, map[string]string{
+		"go.mod":          "module example.com/app\n\ngo 1.21\n\nrequire example.org/dep v1.0.0\n",
+		"cmd/sum/main.go": "package main\n\nimport (\n\t\"fmt\"\n\n\t\"example.org/dep\"\n)\n\nfunc main() { fmt.Println(dep.Answer) }\n",
+	})
+	os.Remove(filepath.Join(ws, "sum_test.go"))
+	os.Remove(filepath.Join(ws, "sum.go"))
+	env := toolEnv(home, "GOSUMDB=off", "GOFLAGS=-mod=mod")
+	plainGo(t, append(env, "GOPROXY=file://"+filepath.Dir(filepath.Dir(filepath.Dir(proxy)))), ws, "mod", "download", "example.org/dep")
+	out, errOut, code := sandboxed(t, env, ws, "GOPROXY=off go run ./cmd/sum")
+	if code != 0 || out != "42\n" {
+		t.Fatalf("GOPROXY=off build from the user's module cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// Where the kernel refuses the overlay the private cache is used as it is:
+// the run works, cold, and still writes only its own cache.
+func TestCacheLayerFallbackWhenMountFails(t *testing.T) {
+	need(t, "go")
+	home, ws := toolHome(t), goModule(t)
+	env := toolEnv(home)
+	writeFiles(t, home, map[string]string{".cache/go-build/00/entry-d": "user object"})
+	data := privateData(t, home, ws)
+	// A work directory on another file system: overlay refuses the mount.
+	elsewhere, err := os.MkdirTemp("/dev/shm", "warden-work-")
+	if err != nil {
+		t.Skip("no /dev/shm")
+	}
+	t.Cleanup(func() { os.RemoveAll(elsewhere) })
+	if err := os.MkdirAll(filepath.Join(filepath.Dir(data), "layers-work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(filepath.Dir(data), "layers-work", "go-build")); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := sandboxed(t, env, ws, `test ! -e "$GOCACHE/00/entry-d" && go build ./... && grep -c "upperdir=[^,]*/data/go-build," /proc/self/mounts`)
+	if code != 1 || strings.TrimSpace(out) != "0" {
+		t.Fatalf("fallback: the user's entry should be out of sight and no overlay mounted: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if dirSize(filepath.Join(data, "go-build")) == 0 {
+		t.Errorf("the fallback run wrote nothing into the private cache")
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, ".cache/go-build/00/entry-d")); string(b) != "user object" {
+		t.Errorf("the user's cache changed: %q", b)
+	}
+}

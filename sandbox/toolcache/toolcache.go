@@ -1,0 +1,212 @@
+// Package toolcache layers each toolchain cache of a sandboxed run: the
+// user's own cache read-only underneath, the workspace's private cache on
+// top (an overlay mount in the sandbox's mount namespace), so a new
+// workspace starts warm and every write lands in the private layer, never
+// in the user's cache or another workspace's.
+//
+// An overlay's upper directory may serve one mount at a time, and runs of
+// one workspace overlap (a test watcher beside a build). The first run
+// takes the set's lock and mounts the private layer as its upper; a run
+// that finds the lock held stacks the private layer read-only on the
+// user's, under a scratch upper of its own that is dropped when it ends:
+// it starts as warm as the first, and only what it alone built is lost.
+// Where the kernel refuses the mount the private cache is used as it is.
+package toolcache
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Tool is one toolchain cache: its directory under the set's data
+// directory (the private layer) and the user's own cache.
+type Tool struct {
+	Name string // relative to the data directory, e.g. "go-build" or "cargo/registry"
+	User string // absolute
+}
+
+// Layer is one overlay the sandbox helper mounts: Target shows Upper over
+// Lower (the first entry on top), read-only below Upper.
+type Layer struct {
+	Target string   `json:"target"`
+	Upper  string   `json:"upper"`
+	Work   string   `json:"work"`
+	Lower  []string `json:"lower"`
+}
+
+// Options is the overlay's mount data: user.* attributes, as an
+// unprivileged mount needs, and no index (the set's lock, not the kernel,
+// keeps one upper to one mount).
+func (l Layer) Options() string {
+	return "lowerdir=" + strings.Join(l.Lower, ":") + ",upperdir=" + l.Upper + ",workdir=" + l.Work + ",userxattr,index=off"
+}
+
+// The set's entries beside its data directory, out of the sandbox's reach.
+const (
+	lockFile = "layers.lock" // held by the run whose upper is the private layer
+	workDir  = "layers-work" // that run's overlay work directories
+	runsDir  = "layers-runs" // concurrent runs' scratch uppers, one directory each
+	runLock  = "lock"
+)
+
+// Lease is one run's use of a set's layers, held until Release.
+type Lease struct {
+	Layers  []Layer
+	Shared  bool // another run holds the private layer: writes go to a scratch upper
+	lock    *os.File
+	scratch string
+}
+
+// Take leases the layers of tools for one run of the set in dir, whose
+// private caches are in data. Tools whose user cache is missing, or whose
+// paths the overlay's options cannot carry, are left out (their private
+// cache is used as it is). The directories it needs are made here, by
+// Warden, not in the sandbox.
+func Take(dir, data string, tools []Tool) (*Lease, error) {
+	tools = usable(tools)
+	if len(tools) == 0 {
+		return &Lease{}, nil
+	}
+	lock, held, err := tryLock(filepath.Join(dir, lockFile))
+	if err != nil {
+		return nil, err
+	}
+	if held {
+		removeStale(filepath.Join(dir, runsDir))
+		return holderLease(dir, data, tools, lock)
+	}
+	return sharedLease(dir, data, tools)
+}
+
+// holderLease: the private layer is the upper, the user's cache below.
+func holderLease(dir, data string, tools []Tool, lock *os.File) (*Lease, error) {
+	l := &Lease{lock: lock}
+	for _, t := range tools {
+		upper, work := filepath.Join(data, t.Name), filepath.Join(dir, workDir, flat(t.Name))
+		if err := mkdirs(upper, work); err != nil {
+			l.Release()
+			return nil, err
+		}
+		l.Layers = append(l.Layers, Layer{Target: upper, Upper: upper, Work: work, Lower: []string{t.User}})
+	}
+	return l, nil
+}
+
+// sharedLease: the private layer read-only on the user's cache, under a
+// scratch upper of this run's own.
+func sharedLease(dir, data string, tools []Tool) (*Lease, error) {
+	runs := filepath.Join(dir, runsDir)
+	if err := os.MkdirAll(runs, 0o700); err != nil {
+		return nil, err
+	}
+	scratch, err := os.MkdirTemp(runs, "run-")
+	if err != nil {
+		return nil, err
+	}
+	lock, held, err := tryLock(filepath.Join(scratch, runLock))
+	if err != nil || !held {
+		os.RemoveAll(scratch)
+		return nil, errors.Join(err, fmt.Errorf("lock %s: taken", scratch))
+	}
+	l := &Lease{Shared: true, lock: lock, scratch: scratch}
+	for _, t := range tools {
+		private := filepath.Join(data, t.Name)
+		upper, work := filepath.Join(scratch, "upper", flat(t.Name)), filepath.Join(scratch, "work", flat(t.Name))
+		if err := mkdirs(private, upper, work); err != nil {
+			l.Release()
+			return nil, err
+		}
+		l.Layers = append(l.Layers, Layer{Target: private, Upper: upper, Work: work, Lower: []string{private, t.User}})
+	}
+	return l, nil
+}
+
+// Release ends the lease: a scratch upper is removed, the lock let go.
+func (l *Lease) Release() {
+	if l == nil || l.lock == nil {
+		return
+	}
+	if l.scratch != "" {
+		RemoveTree(l.scratch)
+	}
+	unlock(l.lock)
+	l.lock = nil
+}
+
+// usable keeps the tools whose user cache is a directory and whose paths
+// the overlay's mount options can carry (no ',', ':' or '\').
+func usable(tools []Tool) []Tool {
+	var out []Tool
+	for _, t := range tools {
+		if !filepath.IsAbs(t.User) || strings.ContainsAny(t.User, ",:\\") || filepath.IsAbs(t.Name) {
+			continue
+		}
+		if st, err := os.Stat(t.User); err != nil || !st.IsDir() {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// Safe reports whether the set's directory can be named in an overlay's
+// options.
+func Safe(dir string) bool { return !strings.ContainsAny(dir, ",:\\") }
+
+func flat(name string) string { return strings.ReplaceAll(name, "/", "-") }
+
+func mkdirs(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return fmt.Errorf("toolchain cache layer: %w", err)
+		}
+	}
+	return nil
+}
+
+// removeStale removes the scratch uppers of runs that ended without
+// Release (Warden killed): their lock is free.
+func removeStale(runs string) {
+	entries, err := os.ReadDir(runs)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		d := filepath.Join(runs, e.Name())
+		lock, held, err := tryLock(filepath.Join(d, runLock))
+		if err != nil || !held {
+			continue
+		}
+		RemoveTree(d)
+		unlock(lock)
+	}
+}
+
+// RemoveTree removes dir, including the read-only directories Go's module
+// cache makes and the overlay's inaccessible work directories. It follows
+// no links: it works through an os.Root.
+func RemoveTree(dir string) error {
+	r, err := os.OpenRoot(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			r.Chmod(p, 0o700)
+		}
+		return nil
+	})
+	entries, _ := fs.ReadDir(r.FS(), ".")
+	for _, e := range entries {
+		r.RemoveAll(e.Name())
+	}
+	r.Close()
+	return os.Remove(dir)
+}
