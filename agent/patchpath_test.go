@@ -62,7 +62,8 @@ func TestApprovePlanAsksAboutFlaggedFiles(t *testing.T) {
 	if got.Approved || len(user.seen) != 1 {
 		t.Fatalf("a file behind a symlink leading out: approval %+v, prompts %d", got, len(user.seen))
 	}
-	if j := user.seen[0].Justification; !strings.Contains(j, "tidy up") || !strings.Contains(j, "symlink outside the workspace") {
-		t.Errorf("the dialog does not say why Warden asks: %q", j)
+	// The model's reason and Warden's concerns travel apart (each labelled).
+	if p := user.seen[0]; !strings.Contains(p.Justification, "tidy up") || !strings.Contains(strings.Join(p.Concerns, "; "), "symlink outside the workspace") {
+		t.Errorf("the dialog does not say why Warden asks: reason %q, concerns %q", p.Justification, p.Concerns)
 	}
 }
