@@ -78,6 +78,7 @@ func commandResult(o *approvals.ExecOutcome, output string) CommandResult {
 	for _, r := range o.Result.Removed {
 		res.Output += "\n[Warden: " + r.String() + "]"
 	}
+	res.NetworkRefused = o.Result.NetworkNotes
 	for _, n := range o.Result.NetworkNotes {
 		res.Output += "\n[Warden proxy: " + n + "]"
 	}

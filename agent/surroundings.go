@@ -66,6 +66,9 @@ type CommandResult struct {
 	Granted  string
 	TimedOut bool
 	Duration time.Duration
+	// NetworkRefused says which connections Warden's proxy refused during
+	// the run and why (the output carries them too, for the model).
+	NetworkRefused []string
 }
 
 // CommandRunner runs commands through policy, approval and the sandbox

@@ -165,7 +165,7 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 	obs := &jobObserver{job: job, s: s}
 	env := agent.ToolEnv{
 		Dir: root, Roots: s.readableRoots(root),
-		Runner: tools.runner, Patcher: tools.patcher, Reads: tools.reads,
+		Runner: outcomeRunner{tools.runner, obs}, Patcher: tools.patcher, Reads: tools.reads,
 		Files: documentFiles{s.docs}, Observer: obs,
 	}
 	if task.QuotesFile() {

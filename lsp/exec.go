@@ -85,6 +85,11 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 		if out.Ran && !out.Escalated && !out.Grant.IsZero() {
 			summary += " with " + approvals.EscapeText(sb.DescribeGrant(out.Grant))
 		}
+		if out.Ran && len(out.Result.NetworkNotes) > 0 {
+			// `curl -f` ends "exited 22" whatever refused it: say who did.
+			summary += "; proxy: " + approvals.EscapeText(strings.Join(out.Result.NetworkNotes, "; "))
+			typ = protocol.MessageTypeWarning
+		}
 		job.Show(typ, summary)
 		return summary, nil
 	}, nil

@@ -78,6 +78,9 @@ func (c reportingRunner) RunCommand(ctx context.Context, cmd agent.Command) (age
 			note = ", timed out and killed"
 		}
 		c.r.line("  exit %d (%.1fs%s)", res.ExitCode, res.Duration.Seconds(), note)
+		for _, n := range res.NetworkRefused {
+			c.r.line("  proxy: %s", n)
+		}
 	}
 	return res, err
 }
