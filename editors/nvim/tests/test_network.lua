@@ -132,7 +132,16 @@ H.run('network dialog: allow once downloads, deny fails with the reason', functi
 
   -- Deny (Allow once was not remembered, so it asks again): curl fails,
   -- the server is not reached, and the model is told who refused what.
+  local notified = {}
+  vim.notify = function(msg)
+    table.insert(notified, msg)
+  end
   shown = agent_run('Deny', 'Refused.')
+  vim.notify = notify
+  -- :messages says how the command ended and who refused what.
+  local outcome = table.concat(notified, '\n')
+  H.contains(outcome, "Warden agent: `curl -sS -f --noproxy '' " .. url .. '` exited 22 (sandboxed', 'the command, its exit status, sandboxed')
+  H.contains(outcome, ('proxy: network to 127.0.0.1:%d denied by the user'):format(srv.port), 'the refused destination')
   H.eq(1, #shown, 'asked again after Allow once: ' .. vim.inspect(shown))
   H.contains(shown[1].message, '127.0.0.1 port ' .. srv.port, 'the second dialog names the destination')
   H.eq(1, srv.hits, 'denied: the host server was not reached')

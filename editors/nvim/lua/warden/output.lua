@@ -85,12 +85,20 @@ function M.job_ended(token, message)
   end
 end
 
---- window/logMessage: output lines of a run go to the buffer; everything
---- still reaches Neovim's own handler (:LspLog).
+-- How each of the agent's commands ended ("Warden agent: `cmd` exited 0
+-- (sandboxed, 1.2s)"): said in :messages too, so a model's "tests pass" can
+-- be checked against the exit statuses.
+local outcome = 'Warden agent: `'
+
+--- window/logMessage: output lines of a run go to the buffer, the agent's
+--- command outcomes to :messages; everything still reaches Neovim's own
+--- handler (:LspLog).
 function M.log_handler(err, result, ctx, config)
   local msg = result and result.message
   if type(msg) == 'string' and msg:sub(1, #prefix) == prefix and #open_runs > 0 then
     append(vim.split(msg:sub(#prefix + 1), '\n', { plain = true }))
+  elseif type(msg) == 'string' and msg:sub(1, #outcome) == outcome then
+    vim.notify(msg, result.type == 2 and vim.log.levels.WARN or vim.log.levels.INFO)
   end
   local default = vim.lsp.handlers['window/logMessage']
   if default then
