@@ -240,60 +240,64 @@ func userModCache(goenv func(string) string, home string) string {
 // layerTools are the caches to layer on the user's own (toolcache): each
 // tool whose variable in env (the command's, after cacheEnv) points at its
 // private cache, paired with the user's cache as the user's tools find it
-// (from user, the environment before cacheEnv). Only caches: a tool home's
-// settings and credentials (~/.cargo's config, ~/.gradle's properties)
-// never show through.
+// (from user, the environment before cacheEnv).
 func layerTools(user, env []string, data, home string) []toolcache.Tool {
-	if home == "" || !filepath.IsAbs(home) {
+	var out []toolcache.Tool
+	for _, c := range userCacheDirs(user, home) {
+		if getEnv(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
+			continue // the user's own choice inside a writable root, kept
+		}
+		out = append(out, c.Tool)
+	}
+	return out
+}
+
+// UserCaches are the user's own toolchain caches that sandboxed runs read
+// through their layers, as the user's environment env names them.
+func UserCaches(env []string, home string) []toolcache.Tool {
+	var out []toolcache.Tool
+	for _, c := range userCacheDirs(env, home) {
+		out = append(out, c.Tool)
+	}
+	return out
+}
+
+type userCacheDir struct {
+	toolcache.Tool
+	variable string // the variable that points the tool at its private cache
+}
+
+// userCacheDirs are the user's caches, by the tool's settings in user.
+// Only caches: a tool home's settings and credentials (~/.cargo's config,
+// ~/.gradle's properties) never show through a layer.
+func userCacheDirs(user []string, home string) []userCacheDir {
+	if !filepath.IsAbs(home) {
 		return nil
 	}
 	goenv := userGoEnv(user, home)
-	userVar := func(k string) string {
-		if v := getEnv(user, k); filepath.IsAbs(v) {
-			return v
-		}
-		return ""
-	}
-	xdgCache := filepath.Join(home, ".cache")
-	if x := userVar("XDG_CACHE_HOME"); x != "" {
-		xdgCache = x
-	}
 	or := func(v, def string) string {
 		if filepath.IsAbs(v) {
-			return v
+			return filepath.Clean(v)
 		}
 		return def
 	}
-	goCache := goenv("GOCACHE")
-	if goCache == "" {
-		goCache = filepath.Join(xdgCache, "go-build")
+	xdgCache := or(getEnv(user, "XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	cargo := or(getEnv(user, "CARGO_HOME"), filepath.Join(home, ".cargo"))
+	gradle := or(getEnv(user, "GRADLE_USER_HOME"), filepath.Join(home, ".gradle"))
+	npm := or(getEnv(user, "npm_config_cache"), or(getEnv(user, "NPM_CONFIG_CACHE"), filepath.Join(home, ".npm")))
+	dirs := []userCacheDir{
+		{toolcache.Tool{Name: toolDirs.goBuild, User: or(goenv("GOCACHE"), filepath.Join(xdgCache, "go-build"))}, "GOCACHE"},
+		{toolcache.Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
+		{toolcache.Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
+		{toolcache.Tool{Name: toolDirs.yarn, User: or(getEnv(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
+		{toolcache.Tool{Name: toolDirs.pip, User: or(getEnv(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
+		{toolcache.Tool{Name: toolDirs.uv, User: or(getEnv(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
+		{toolcache.Tool{Name: toolDirs.cargo + "/registry", User: filepath.Join(cargo, "registry")}, "CARGO_HOME"},
+		{toolcache.Tool{Name: toolDirs.cargo + "/git", User: filepath.Join(cargo, "git")}, "CARGO_HOME"},
+		{toolcache.Tool{Name: toolDirs.gradle + "/caches", User: filepath.Join(gradle, "caches")}, "GRADLE_USER_HOME"},
+		{toolcache.Tool{Name: toolDirs.gradle + "/wrapper", User: filepath.Join(gradle, "wrapper")}, "GRADLE_USER_HOME"},
 	}
-	npm := or(userVar("npm_config_cache"), or(userVar("NPM_CONFIG_CACHE"), filepath.Join(home, ".npm")))
-	cargo := or(userVar("CARGO_HOME"), filepath.Join(home, ".cargo"))
-	gradle := or(userVar("GRADLE_USER_HOME"), filepath.Join(home, ".gradle"))
-	all := []struct {
-		variable, name, user string
-	}{
-		{"GOCACHE", toolDirs.goBuild, goCache},
-		{"GOMODCACHE", toolDirs.goMod, userModCache(goenv, home)},
-		{"npm_config_cache", toolDirs.npm, npm},
-		{"YARN_CACHE_FOLDER", toolDirs.yarn, or(userVar("YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))},
-		{"PIP_CACHE_DIR", toolDirs.pip, or(userVar("PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))},
-		{"UV_CACHE_DIR", toolDirs.uv, or(userVar("UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))},
-		{"CARGO_HOME", toolDirs.cargo + "/registry", filepath.Join(cargo, "registry")},
-		{"CARGO_HOME", toolDirs.cargo + "/git", filepath.Join(cargo, "git")},
-		{"GRADLE_USER_HOME", toolDirs.gradle + "/caches", filepath.Join(gradle, "caches")},
-		{"GRADLE_USER_HOME", toolDirs.gradle + "/wrapper", filepath.Join(gradle, "wrapper")},
-	}
-	var out []toolcache.Tool
-	for _, t := range all {
-		private := filepath.Join(data, strings.SplitN(t.name, "/", 2)[0])
-		if getEnv(env, t.variable) != private || !filepath.IsAbs(t.user) {
-			continue // the user's own choice inside a writable root, kept
-		}
-		out = append(out, toolcache.Tool{Name: t.name, User: filepath.Clean(t.user)})
-	}
-	return out
+	return slices.DeleteFunc(dirs, func(d userCacheDir) bool { return !filepath.IsAbs(d.User) })
 }
 
 // userGoEnv reads a Go setting as the user's go command would: the
@@ -378,3 +382,7 @@ func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []s
 	}
 	return out
 }
+
+// TreeSize adds up the files under dir, following no links (doctor's size
+// of a cache layer).
+func TreeSize(dir string) int64 { return treeSize(dir) }

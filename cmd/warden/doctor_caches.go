@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
@@ -17,10 +18,32 @@ type doctorCaches struct {
 	Error   string             `json:"error,omitempty"`
 	// SecondSources says which tools also read the user's own caches.
 	SecondSources string `json:"second_sources"`
+	// Layered says whether each set is layered on the user's caches (the
+	// private layer is the set's size); Unlayered says why not.
+	Layered   bool        `json:"layered"`
+	Unlayered string      `json:"unlayered,omitempty"`
+	User      []userLayer `json:"user_layers"`
+}
+
+// userLayer is one of the user's caches, read-only under every set.
+type userLayer struct {
+	Tool string `json:"tool"`
+	Path string `json:"path"`
+	Size int64  `json:"size"`
 }
 
 func cacheReport() doctorCaches {
-	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []sandbox.CacheSet{}, SecondSources: secondSources}
+	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []sandbox.CacheSet{}, SecondSources: secondSources, User: []userLayer{}}
+	d.Unlayered = sandbox.ProbeOverlay("")
+	if d.Layered = d.Unlayered == ""; d.Layered {
+		d.SecondSources = layeredSources
+		home, _ := os.UserHomeDir()
+		for _, t := range sandbox.UserCaches(os.Environ(), home) {
+			if st, err := os.Stat(t.User); err == nil && st.IsDir() {
+				d.User = append(d.User, userLayer{Tool: t.Name, Path: t.User, Size: sandbox.TreeSize(t.User)})
+			}
+		}
+	}
 	if cfg, err := config.Load(config.File()); err == nil {
 		d.MaxSize = cfg.CacheLimit()
 	}
@@ -52,11 +75,23 @@ func printCaches(w io.Writer, d doctorCaches) {
 		s := d.Sets[i]
 		fmt.Fprintf(w, "  - %s  %s, last used %s\n", s.Workspace, humanSize(s.Size), s.LastUsed.Format("2006-01-02 15:04"))
 	}
+	if d.Layered {
+		fmt.Fprintln(w, "  each is the private layer over the user's caches, read-only underneath (overlay):")
+		for _, u := range d.User {
+			fmt.Fprintf(w, "    %s  %s  %s\n", u.Tool, u.Path, humanSize(u.Size))
+		}
+	} else {
+		fmt.Fprintf(w, "  not layered on the user's caches: %s; each workspace's caches start empty\n", d.Unlayered)
+	}
 	fmt.Fprintln(w, "  clear them with: warden cache clean [--workspace D]")
 	fmt.Fprintln(w, "  "+d.SecondSources)
 }
 
-// secondSources says which tools read the user's own cache too.
+// layeredSources says what the layers give each tool.
+const layeredSources = "read-only from the user's caches too, through the layers: Go build and modules, npm, yarn, pip, uv, cargo registry and git sources, Gradle; Maven through ~/.m2/repository as a tail"
+
+// secondSources says which tools read the user's own cache too, without
+// the layers.
 const secondSources = "read-only from the user's caches too: Go modules (GOPROXY file://…/cache/download first) and Maven (~/.m2/repository as a tail); npm, yarn, pnpm, pip, uv, cargo and Gradle cannot read a second cache safely and download once per workspace"
 
 func humanSize(n int64) string {

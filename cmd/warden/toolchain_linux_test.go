@@ -361,6 +361,7 @@ func TestCacheDoctorAndClean(t *testing.T) {
 	need(t, "go")
 	home, ws := toolHome(t), goModule(t)
 	env := toolEnv(home)
+	writeFiles(t, home, map[string]string{".cache/go-build/00/x-d": strings.Repeat("x", 2048)})
 	if _, errOut, code := sandboxed(t, env, ws, "go build ./..."); code != 0 {
 		t.Fatalf("build: %s", errOut)
 	}
@@ -369,8 +370,10 @@ func TestCacheDoctorAndClean(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "toolchain caches") || !strings.Contains(out, real) || !strings.Contains(out, "MiB") && !strings.Contains(out, "KiB") {
 		t.Errorf("doctor does not list the workspace's caches with a size:\n%s", out)
 	}
-	if !strings.Contains(out, "cargo and Gradle cannot read a second cache safely") {
-		t.Errorf("doctor does not say which tools cannot read the user's caches:\n%s", out)
+	// Layered: the user's caches are the read-only layer, each with a size.
+	userLayer := "go-build  " + filepath.Join(home, ".cache", "go-build") + "  2.0 KiB"
+	if !strings.Contains(out, "private layer over the user's caches") || !strings.Contains(out, userLayer) || !strings.Contains(out, "cargo registry and git sources") {
+		t.Errorf("doctor does not show the layers and their sizes (%q):\n%s", userLayer, out)
 	}
 	set := sandbox.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real)
 	if _, err := os.Stat(set); err != nil {
