@@ -84,5 +84,6 @@ func (r *forgetAfterUnsandboxed) Run(ctx context.Context, spec approvals.RunSpec
 	if spec.Unsandboxed {
 		defer r.s.forgetPolicy()
 	}
+	defer watchRun(ctx, &spec)()
 	return r.SandboxRunner.Run(ctx, spec)
 }
