@@ -3,6 +3,8 @@ package main
 import (
 	"archive/zip"
 	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -241,4 +243,85 @@ func TestCacheLayerFallbackWhenMountFails(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(home, ".cache/go-build/00/entry-d")); string(b) != "user object" {
 		t.Errorf("the user's cache changed: %q", b)
 	}
+}
+
+// What the user's npm cache holds installs sandboxed with `npm ci
+// --offline` in a new workspace, and the user's cache stays as it was.
+func TestCacheLayerNpmOffline(t *testing.T) {
+	need(t, "npm", "node")
+	home, ws, dep := toolHome(t), t.TempDir(), t.TempDir()
+	env := toolEnv(home)
+	writeFiles(t, dep, map[string]string{
+		"package.json": `{"name":"wdep","version":"1.0.0","main":"index.js"}`,
+		"index.js":     "module.exports = 42\n",
+	})
+	host := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("npm", args...)
+		cmd.Dir, cmd.Env = dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("npm %v: %v\n%s", args, err, out)
+		}
+	}
+	host(dep, "pack", "--silent")
+	tgz, err := os.ReadFile(filepath.Join(dep, "wdep-1.0.0.tgz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host(dep, "cache", "add", filepath.Join(dep, "wdep-1.0.0.tgz"))
+	sum := sha512.Sum512(tgz)
+	writeFiles(t, ws, map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"wdep":"1.0.0"}}`,
+		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"app","version":"1.0.0","dependencies":{"wdep":"1.0.0"}},` +
+			`"node_modules/wdep":{"version":"1.0.0","resolved":"https://registry.npmjs.org/wdep/-/wdep-1.0.0.tgz","integrity":"sha512-` + base64.StdEncoding.EncodeToString(sum[:]) + `"}}}`,
+	})
+	before := treeSums(t, filepath.Join(home, ".npm", "_cacache"))
+	out, errOut, code := sandboxed(t, env, ws, `npm ci --offline --no-audit --no-fund >/dev/null && node -e 'console.log(require("wdep"))'`)
+	if code != 0 || out != "42\n" {
+		t.Fatalf("npm ci --offline from the user's npm cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+	userCacheUnchanged(t, filepath.Join(home, ".npm", "_cacache"), before)
+}
+
+// Each toolchain's cache shows the user's entries, takes writes into the
+// private layer only, and never shows a tool home's credentials.
+func TestCacheLayerEachTool(t *testing.T) {
+	need(t, "go")
+	home, ws := toolHome(t), goModule(t)
+	files := map[string]string{
+		".npm/_cacache/index-v5/x":         "user npm",
+		".cache/yarn/v6/x":                 "user yarn",
+		".cache/pip/http/x":                "user pip",
+		".cache/uv/x":                      "user uv",
+		".cargo/registry/index/x":          "user cargo registry",
+		".cargo/git/db/x":                  "user cargo git",
+		".cargo/credentials.toml":          "token = \"secret\"\n",
+		".gradle/caches/modules-2/x":       "user gradle",
+		".gradle/gradle.properties":        "token=secret\n",
+		".cache/go-build/00/x-d":           "user go-build",
+		"go/pkg/mod/cache/download/x/@v/x": "user go-mod",
+	}
+	writeFiles(t, home, files)
+	private := map[string]string{
+		`$npm_config_cache/_cacache/index-v5/x`: "user npm",
+		`$YARN_CACHE_FOLDER/v6/x`:               "user yarn",
+		`$PIP_CACHE_DIR/http/x`:                 "user pip",
+		`$UV_CACHE_DIR/x`:                       "user uv",
+		`$CARGO_HOME/registry/index/x`:          "user cargo registry",
+		`$CARGO_HOME/git/db/x`:                  "user cargo git",
+		`$GRADLE_USER_HOME/caches/modules-2/x`:  "user gradle",
+		`$GOCACHE/00/x-d`:                       "user go-build",
+		`$GOMODCACHE/cache/download/x/@v/x`:     "user go-mod",
+	}
+	for p, want := range private {
+		out, errOut, code := sandboxed(t, toolEnv(home), ws, `cat "`+p+`" && echo && echo mine > "`+p+`" && cat "`+p+`"`)
+		if code != 0 || out != want+"\nmine\n" {
+			t.Errorf("%s: the user's entry under the private layer, then the workspace's: exit %d %q %s", p, code, out, errOut)
+		}
+	}
+	out, _, code := sandboxed(t, toolEnv(home), ws, `cat "$CARGO_HOME/credentials.toml" "$GRADLE_USER_HOME/gradle.properties" 2>/dev/null; echo done`)
+	if code != 0 || out != "done\n" {
+		t.Errorf("a tool home's credentials showed through: exit %d %q", code, out)
+	}
+	checkUnchanged(t, home, files)
 }
