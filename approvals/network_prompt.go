@@ -76,6 +76,9 @@ func (r PromptRequest) networkMessage() string {
 	fmt.Fprintf(&b, "\nUploaded so far by this command: %s", byteCount(n.BytesUp))
 	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
 	for _, f := range r.Risk.Facts {
+		if strings.EqualFold(strings.TrimSpace(f), strings.TrimSpace(r.Risk.Summary)) {
+			continue // the summary says it already
+		}
 		fmt.Fprintf(&b, "\n  - %s", EscapeText(f))
 	}
 	return b.String()

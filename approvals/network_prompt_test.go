@@ -65,6 +65,14 @@ func TestNetworkDialogFacts(t *testing.T) {
 	if p.Risk.Level != RiskLow || !p.Sandboxed {
 		t.Errorf("risk %s sandboxed %v", p.Risk.Level, p.Sandboxed)
 	}
+	// The summary is not repeated as a bullet; a further fact is listed.
+	if n := strings.Count(msg, "the npm registry, a known package registry"); n != 1 {
+		t.Errorf("the summary is said %d times:\n%s", n, msg)
+	}
+	req.BytesUp = 2 << 20
+	if msg := dialogFor(t, cfg, req).Message(); !strings.Contains(msg, "\n  - the command has already uploaded 2.0 MiB") || strings.Count(msg, "a known package registry") != 1 {
+		t.Errorf("a large upload: the facts are not each said once:\n%s", msg)
+	}
 
 	req = netReq("git.corp.example", 22, netproxy.SOCKS5, "r1")
 	req.Origin.Command = []string{"git", "fetch"}
