@@ -27,7 +27,9 @@ func TestLongRunShowsElapsedAndLastLine(t *testing.T) {
 	}
 	var reports []string
 	for _, m := range c.Messages()[mark:] {
-		var p struct{ Value struct{ Kind, Message string } }
+		var p struct {
+			Value struct{ Kind, Message string }
+		}
 		if m.Method == "$/progress" && lsptest.ProgressKind("report")(m) && m.Decode(&p) == nil {
 			reports = append(reports, p.Value.Message)
 		}

@@ -51,9 +51,10 @@ type StatusPolicy struct {
 	ApprovalPolicy string   `json:"approvalPolicy"`
 	GranularReject []string `json:"granularReject"`
 	SandboxMode    string   `json:"sandboxMode"`
-	// NetworkAccess says whether commands get the network directly (on);
+	// NetworkAccess says that commands get the network directly (on), and
+	// is left out otherwise: a false beside "ask" read as no network.
 	// Network is the mode: off, ask (through Warden's proxy) or on.
-	NetworkAccess   bool     `json:"networkAccess"`
+	NetworkAccess   bool     `json:"networkAccess,omitempty"`
 	Network         string   `json:"network"`
 	WritableRoots   []string `json:"writableRoots"`
 	ApprovalTimeout string   `json:"approvalTimeout"`
