@@ -13,7 +13,6 @@ func layersFor(r Report) []Layer {
 
 func residualGaps(Report) []string {
 	return []string{
-		"reads outside the read policy's list are not restricted (deny-secrets hides the credential stores only)",
 		"processes that leave the command's process group survive a timeout (no pid namespace)",
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/config"
@@ -12,8 +14,10 @@ import (
 
 // doctorConfig says whether config.toml loads.
 type doctorConfig struct {
-	File  string `json:"file"`
-	Error string `json:"error,omitempty"`
+	File string `json:"file"`
+	// Exists is false when there is no config.toml: the defaults apply.
+	Exists bool   `json:"exists"`
+	Error  string `json:"error,omitempty"`
 }
 
 // doctorModel is the model the agent would use, and what one real request
@@ -32,6 +36,8 @@ type doctorModel struct {
 // lets the environment's model through) and asks the endpoint once.
 func modelReport(ctx context.Context) (doctorConfig, doctorModel) {
 	cfgRep := doctorConfig{File: config.File()}
+	_, statErr := os.Stat(cfgRep.File)
+	cfgRep.Exists = !errors.Is(statErr, fs.ErrNotExist)
 	cfg, err := config.Load(cfgRep.File)
 	if err != nil {
 		cfgRep.Error = err.Error()
@@ -52,9 +58,12 @@ func modelReport(ctx context.Context) (doctorConfig, doctorModel) {
 }
 
 func printModel(w io.Writer, c doctorConfig, m doctorModel) {
-	if c.Error != "" {
+	switch {
+	case c.Error != "":
 		fmt.Fprintf(w, "\nconfig: NOT loaded, so none of it applies (the strictest approval policy in the editor): %s\n", c.Error)
-	} else {
+	case !c.Exists:
+		fmt.Fprintf(w, "\nconfig: no config.toml (%s): defaults\n", c.File)
+	default:
 		fmt.Fprintf(w, "\nconfig: %s\n", c.File)
 	}
 	switch {

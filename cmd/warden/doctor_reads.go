@@ -91,4 +91,8 @@ func printReads(w io.Writer, r doctorReads) {
 	if len(r.Allowed) > 0 {
 		fmt.Fprintf(w, "  - read_allow shows again: %s\n", strings.Join(r.Allowed, " "))
 	}
+	if r.Access == string(sandbox.ReadDenySecrets) {
+		// The policy's choice, not a gap of this machine.
+		fmt.Fprintln(w, "  - every other file this user can read stays readable to commands (read_access = \"restricted\" limits reads to the toolchains, the workspace and the roots)")
+	}
 }

@@ -26,11 +26,16 @@ H.run('checkhealth warden', function()
   end
   H.contains(text, 'no model configured', 'model missing')
   H.contains(text, 'no Warden client is running', 'no client yet')
+  -- No config.toml: said so, never "OK config: <a file that is not there>";
+  -- the default read policy is a choice, not a gap of this machine.
+  H.health_ok(text, 'no config.toml (' .. vim.env.XDG_CONFIG_HOME .. '/warden/config.toml): defaults', 'no config.toml')
+  H.truthy(not text:find('not enforced here: reads outside', 1, true), 'the read policy listed as not enforced:\n' .. text)
 
   -- A model named in config.toml is found.
   vim.fn.writefile({ '[model]', 'name = "qwen-test"', 'base_url = "http://127.0.0.1:9/v1"' }, vim.env.XDG_CONFIG_HOME .. '/warden/config.toml')
   text = health_text()
   H.contains(text, 'model "qwen-test" at http://127.0.0.1:9/v1', 'model from config.toml')
+  H.health_ok(text, 'config: ' .. vim.env.XDG_CONFIG_HOME .. '/warden/config.toml', 'config.toml found')
 
   -- A missing binary is an error that says how to fix it.
   require('warden').setup({ cmd = { 'warden-does-not-exist', 'serve' } })

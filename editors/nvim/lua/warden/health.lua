@@ -97,6 +97,8 @@ local function report_model(cfg, model)
       'None of the file applies: the server asks before everything until it is fixed.',
       'Settings from the environment and setup{settings} still apply.',
     })
+  elseif cfg.file and cfg.exists == false then
+    ok('no config.toml (' .. cfg.file .. '): defaults')
   elseif cfg.file then
     ok('config: ' .. cfg.file)
   end
