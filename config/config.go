@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"reflect"
 	"strings"
 	"time"
 
@@ -212,10 +213,19 @@ func (c *Config) applyEnv() {
 // MergeJSON overlays editor settings (LSP initializationOptions or
 // didChangeConfiguration, shaped like Config's JSON) onto c. Fields the
 // editor leaves out keep their value. The result is validated; on error c is
-// unchanged.
+// unchanged, except for an *UnknownSettingsError: the unknown keys were
+// left out and the rest applied.
 func (c *Config) MergeJSON(raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
+	}
+	var unknown error
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) == nil {
+		if dropped := dropUnknown(obj, reflect.TypeFor[Config](), ""); len(dropped) > 0 {
+			unknown = &UnknownSettingsError{Keys: dropped}
+			raw, _ = json.Marshal(obj)
+		}
 	}
 	merged := *c
 	merged.WritableRoots = append([]string(nil), c.WritableRoots...)
@@ -235,7 +245,7 @@ func (c *Config) MergeJSON(raw json.RawMessage) error {
 		return err
 	}
 	*c = merged
-	return nil
+	return unknown
 }
 
 // Validate checks the enumerated settings and says which value is wrong.

@@ -210,7 +210,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	err := s.initSettingsErr
 	s.mu.Unlock()
 	if err != nil {
-		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: initializationOptions ignored: %v", err))
+		s.client.ShowMessage(settingsMessage("initializationOptions", err))
 	}
 	s.watchConfigFile()
 	// Have a sandbox helper ready for the first command, and for the first

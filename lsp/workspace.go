@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -146,7 +147,33 @@ func (s *Server) mergeSettings(raw json.RawMessage) error {
 	if inner, ok := wrapped["warden"]; ok && len(wrapped) == 1 {
 		raw = inner
 	}
-	return s.UpdateConfig(func(c *config.Config) error { return c.MergeJSON(raw) })
+	// Unknown keys are left out and the rest applies: the update goes
+	// through, and the caller says which keys were ignored.
+	var unknown *config.UnknownSettingsError
+	err := s.UpdateConfig(func(c *config.Config) error {
+		err := c.MergeJSON(raw)
+		if errors.As(err, &unknown) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if unknown != nil {
+		return unknown
+	}
+	return nil
+}
+
+// settingsMessage says how a settings update that failed with err ended:
+// ignored whole, or applied without the unknown keys.
+func settingsMessage(source string, err error) (protocol.MessageType, string) {
+	var unknown *config.UnknownSettingsError
+	if errors.As(err, &unknown) {
+		return protocol.MessageTypeWarning, fmt.Sprintf("Warden: %s: %v", source, err)
+	}
+	return protocol.MessageTypeError, fmt.Sprintf("Warden: %s ignored, keeping the previous ones: %v", source, err)
 }
 
 func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessage) (any, error) {
@@ -158,8 +185,11 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 		return nil, err
 	}
 	if err := s.mergeSettings(p.Settings); err != nil {
-		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: settings ignored, keeping the previous ones: %v", err))
-		return nil, err
+		s.client.ShowMessage(settingsMessage("settings", err))
+		var unknown *config.UnknownSettingsError
+		if !errors.As(err, &unknown) {
+			return nil, err
+		}
 	}
 	s.log.Info("settings changed")
 	return nil, nil
