@@ -156,8 +156,8 @@ func TestCacheLayerConcurrentRuns(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	out, errOut, code := sandboxed(t, env, ws, `cat "$GOCACHE/from-first" && echo b > "$GOCACHE/from-second" && go test ./... && grep -q "upperdir=[^,]*/layers-runs/" /proc/self/mounts`)
-	if code != 0 || !strings.HasPrefix(out, "a\n") || !strings.Contains(out, "(cached)") {
+	out, errOut, code := sandboxed(t, env, ws, `cat "$GOCACHE/from-first" && echo b > "$GOCACHE/from-second" && go test ./... && stat -f -c %T "$GOCACHE"`)
+	if code != 0 || !strings.HasPrefix(out, "a\n") || !strings.Contains(out, "(cached)") || !strings.HasSuffix(out, "overlayfs\n") {
 		t.Errorf("a run beside another: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if err := first.Wait(); err != nil {
@@ -170,9 +170,12 @@ func TestCacheLayerConcurrentRuns(t *testing.T) {
 		t.Errorf("scratch layers left behind: %v", runs)
 	}
 	// Alone again, a run writes the private layer.
-	out, errOut, code = sandboxed(t, env, ws, `cat "$GOCACHE/from-first"; test ! -e "$GOCACHE/from-second" && grep -q "upperdir=[^,]*/data/go-build," /proc/self/mounts && echo layered`)
-	if code != 0 || out != "a\nlayered\n" {
+	out, errOut, code = sandboxed(t, env, ws, `cat "$GOCACHE/from-first"; test ! -e "$GOCACHE/from-second" && echo c > "$GOCACHE/from-third" && stat -f -c %T "$GOCACHE"`)
+	if code != 0 || out != "a\noverlayfs\n" {
 		t.Errorf("a run alone after the overlap: exit %d %q %s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(data, "go-build", "from-third")); err != nil {
+		t.Errorf("a run alone after the overlap does not write the private layer: %v", err)
 	}
 }
 
@@ -233,8 +236,8 @@ func TestCacheLayerFallbackWhenMountFails(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(filepath.Dir(data), "layers-work", "go-build")); err != nil {
 		t.Fatal(err)
 	}
-	out, errOut, code := sandboxed(t, env, ws, `test ! -e "$GOCACHE/00/entry-d" && go build ./... && grep -c "upperdir=[^,]*/data/go-build," /proc/self/mounts`)
-	if code != 1 || strings.TrimSpace(out) != "0" {
+	out, errOut, code := sandboxed(t, env, ws, `test ! -e "$GOCACHE/00/entry-d" && go build ./... && stat -f -c %T "$GOCACHE"`)
+	if code != 0 || out == "overlayfs\n" || out == "" {
 		t.Fatalf("fallback: the user's entry should be out of sight and no overlay mounted: exit %d\n%s\n%s", code, out, errOut)
 	}
 	if dirSize(filepath.Join(data, "go-build")) == 0 {
@@ -324,4 +327,38 @@ func TestCacheLayerEachTool(t *testing.T) {
 		t.Errorf("a tool home's credentials showed through: exit %d %q", code, out)
 	}
 	checkUnchanged(t, home, files)
+}
+
+// ATTACK: a run replaces a private cache directory that is not layered yet
+// with a link to a directory of the user's; once the user's own cache
+// exists, the next run must not mount the overlay's upper through that
+// link (the overlay writes its upper with Warden's rights, past the
+// sandbox's read-only mounts and Landlock rules).
+func TestCacheLayerUpperLinkRefused(t *testing.T) {
+	need(t, "go")
+	home, ws := toolHome(t), goModule(t)
+	env := toolEnv(home)
+	victim := filepath.Join(home, "victim")
+	writeFiles(t, home, map[string]string{"victim/keep": "user file"})
+	// --yes: the sandbox is under test, not the dialog (a script hides it).
+	approved := func(script string) (string, string, int) {
+		return wardenIn(t, env, "exec", "--sandbox", "workspace-write", "--yes", "--cwd", ws, "--", "sh", "-c", script)
+	}
+	out, errOut, code := approved(`rmdir "$PIP_CACHE_DIR" 2>/dev/null; ln -s "$HOME/victim" "$PIP_CACHE_DIR" && echo linked`)
+	if code != 0 || out != "linked\n" {
+		t.Fatalf("plant the link: exit %d %q %s", code, out, errOut)
+	}
+	writeFiles(t, home, map[string]string{".cache/pip/http/x": "user pip"})
+	approved(`echo pwned > "$PIP_CACHE_DIR/pwned"; mkdir "$PIP_CACHE_DIR/dir"`)
+	if out, _, _ := approved(`grep -c "$HOME/victim" /proc/self/mounts`); out != "0\n" {
+		t.Errorf("an overlay was mounted through the planted link: %q", out)
+	}
+	if ents, _ := os.ReadDir(victim); len(ents) != 1 {
+		t.Errorf("a sandboxed run wrote through the planted link into %s: %v", victim, ents)
+	}
+	// Twin: the other caches are layered still.
+	writeFiles(t, home, map[string]string{".cache/go-build/00/x-d": "user go-build"})
+	if out, errOut, code := sandboxed(t, env, ws, `cat "$GOCACHE/00/x-d"`); code != 0 || out != "user go-build" {
+		t.Errorf("twin: the Go cache layered beside the refused one: exit %d %q %s", code, out, errOut)
+	}
 }

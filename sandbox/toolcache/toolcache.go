@@ -67,7 +67,12 @@ type Lease struct {
 // cache is used as it is). The directories it needs are made here, by
 // Warden, not in the sandbox.
 func Take(dir, data string, tools []Tool) (*Lease, error) {
-	tools = usable(tools)
+	real, err := filepath.EvalSymlinks(dir) // Warden's: the sandbox writes only data
+	if err != nil {
+		return nil, err
+	}
+	dir, data = real, filepath.Join(real, filepath.Base(data))
+	tools = usable(data, tools)
 	if len(tools) == 0 {
 		return &Lease{}, nil
 	}
@@ -87,7 +92,7 @@ func holderLease(dir, data string, tools []Tool, lock *os.File) (*Lease, error) 
 	l := &Lease{lock: lock}
 	for _, t := range tools {
 		upper, work := filepath.Join(data, t.Name), filepath.Join(dir, workDir, flat(t.Name))
-		if err := mkdirs(upper, work); err != nil {
+		if err := mkdirs(work); err != nil {
 			l.Release()
 			return nil, err
 		}
@@ -116,7 +121,7 @@ func sharedLease(dir, data string, tools []Tool) (*Lease, error) {
 	for _, t := range tools {
 		private := filepath.Join(data, t.Name)
 		upper, work := filepath.Join(scratch, "upper", flat(t.Name)), filepath.Join(scratch, "work", flat(t.Name))
-		if err := mkdirs(private, upper, work); err != nil {
+		if err := mkdirs(upper, work); err != nil {
 			l.Release()
 			return nil, err
 		}
@@ -137,25 +142,45 @@ func (l *Lease) Release() {
 	l.lock = nil
 }
 
-// usable keeps the tools whose user cache is a directory and whose paths
-// the overlay's mount options can carry (no ',', ':' or '\').
-func usable(tools []Tool) []Tool {
+// usable keeps the tools whose user cache is a directory, its links
+// resolved (the helper follows none), and whose private directory is one
+// inside data, made there if missing: a run can plant links in data, and
+// one that leads elsewhere leaves its tool unlayered (the helper checks
+// again as it mounts).
+func usable(data string, tools []Tool) []Tool {
+	root, err := os.OpenRoot(data)
+	if err != nil {
+		return nil
+	}
+	defer root.Close()
 	var out []Tool
 	for _, t := range tools {
-		if !filepath.IsAbs(t.User) || strings.ContainsAny(t.User, ",:\\") || filepath.IsAbs(t.Name) {
+		if !filepath.IsAbs(t.User) || filepath.IsAbs(t.Name) || !filepath.IsLocal(t.Name) {
 			continue
 		}
-		if st, err := os.Stat(t.User); err != nil || !st.IsDir() {
+		user, err := filepath.EvalSymlinks(t.User)
+		if st, serr := os.Stat(user); err != nil || serr != nil || !st.IsDir() {
 			continue
 		}
-		out = append(out, t)
+		if root.MkdirAll(t.Name, 0o700) != nil || !plainDirs(data, t.Name) {
+			continue
+		}
+		out = append(out, Tool{Name: t.Name, User: user})
 	}
 	return out
 }
 
-// Safe reports whether the set's directory can be named in an overlay's
-// options.
-func Safe(dir string) bool { return !strings.ContainsAny(dir, ",:\\") }
+// plainDirs reports whether each element of name below dir is a directory,
+// not a link.
+func plainDirs(dir, name string) bool {
+	for _, el := range strings.Split(name, "/") {
+		dir = filepath.Join(dir, el)
+		if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
 
 func flat(name string) string { return strings.ReplaceAll(name, "/", "-") }
 

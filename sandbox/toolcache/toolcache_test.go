@@ -74,14 +74,24 @@ func TestTakeRemovesStaleScratch(t *testing.T) {
 	}
 }
 
-// A user cache whose path the overlay's options cannot carry is not
-// layered (its private cache is used as it is).
-func TestTakeSkipsUnsafePaths(t *testing.T) {
-	dir, data, _ := fixture(t)
-	odd := filepath.Join(t.TempDir(), "a,lowerdir=x")
-	os.MkdirAll(odd, 0o700)
-	l, err := Take(dir, data, []Tool{{Name: "go-build", User: odd}})
-	if err != nil || len(l.Layers) != 0 {
-		t.Errorf("a path with a comma was layered: %+v %v", l, err)
+// A link a run planted in the private caches, leading out of them, leaves
+// its tool unlayered; a link in the user's own path is resolved.
+func TestTakeRefusesPlantedLinks(t *testing.T) {
+	dir, data, tools := fixture(t)
+	if err := os.Symlink(t.TempDir(), filepath.Join(data, "go-build")); err != nil {
+		t.Fatal(err)
 	}
+	l, err := Take(dir, data, tools)
+	if err != nil || len(l.Layers) != 0 {
+		t.Errorf("a planted link was layered: %+v %v", l, err)
+	}
+	l.Release()
+	os.Remove(filepath.Join(data, "go-build"))
+	link := filepath.Join(t.TempDir(), "cache")
+	os.Symlink(tools[0].User, link)
+	l, err = Take(dir, data, []Tool{{Name: "go-build", User: link}})
+	if err != nil || len(l.Layers) != 1 || l.Layers[0].Lower[0] != tools[0].User {
+		t.Errorf("the user's cache through a link: %+v %v", l, err)
+	}
+	l.Release()
 }
