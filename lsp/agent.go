@@ -51,6 +51,11 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if err != nil {
 		return nil, err
 	}
+	// No model, no agent: say so in the answer, before any job is said to
+	// have started (the client shows the error).
+	if _, err := agent.NewClient(s.Config().Model); err != nil {
+		return nil, err
+	}
 	// A comment mode instruction is the buffer's own text.
 	task := agent.Task{Instruction: instruction, FromFile: a.Mode == "comment" && strings.TrimSpace(a.Instruction) == ""}
 	var note string

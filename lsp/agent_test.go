@@ -308,16 +308,18 @@ func TestAgentWithoutAModelSaysHowToConfigureOne(t *testing.T) {
 	c := lsptest.Start(t, lsptest.Options{})
 	c.Initialize(nil)
 	mark := c.Mark()
-	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "hello"}); err != nil {
-		t.Fatal(err)
+	// The answer says it: no job starts, so no client says "agent started".
+	raw, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "hello"})
+	if err == nil || !strings.Contains(err.Error(), "no model configured") {
+		t.Fatalf("warden.agent.run without a model answered %s, %v", raw, err)
 	}
-	m := c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("no model configured"))
-	var p protocol.ShowMessageParams
-	m.Decode(&p)
 	for _, want := range []string{"WARDEN_MODEL", "OPENAI_BASE_URL", "config.toml", "[model]", `{"model": {"name", "baseURL", "apiKey"}}`} {
-		if !strings.Contains(p.Message, want) {
-			t.Errorf("message lacks %q: %s", want, p.Message)
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q: %v", want, err)
 		}
+	}
+	if _, begun := c.Find(mark, "$/progress", lsptest.ProgressKind("begin")); begun {
+		t.Error("a job began without a model")
 	}
 	// Everything else keeps working.
 	if st := c.Status(); st.Version == "" {
