@@ -11,8 +11,8 @@ warden=${WARDEN_BIN:-$PWD/bin/warden}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# Nothing of the user's config or state is read or written.
-export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state
+# Nothing of the user's config, state or caches is read or written.
+export XDG_CONFIG_HOME=$tmp/config XDG_STATE_HOME=$tmp/state XDG_CACHE_HOME=$tmp/cache
 ws=$tmp/workspace
 mkdir -p "$ws/src" "$ws/build"
 printf 'package main\n\nfunc main() {}\n' >"$ws/src/main.go"
