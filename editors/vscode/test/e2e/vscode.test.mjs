@@ -349,7 +349,7 @@ test('Run Command: a high-risk command asks in an error dialog with its facts; D
   let box = await dialog();
   assert.equal(await box.locator('.dialog-message-text').innerText(), 'Warden: run `rm -rf build`? [high risk]');
   const detail = await box.locator('.dialog-message-detail').innerText();
-  assert.match(detail, /Risk: high: Deletes 2 files \(2\.1 GB\) under build\//);
+  assert.match(detail, /Risk: high: deletes 2 files \(2\.1 GB\) under build\//);
   assert.match(detail, /Sandbox: runs sandboxed \(workspace-write, network through the proxy, credential stores hidden\)/);
   assert.equal(await box.locator('.codicon-dialog-error').count(), 1, 'high risk is an error dialog');
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
@@ -381,7 +381,7 @@ test('Ask: the agent\'s command and patch each ask in a modal, the patch is revi
   // The command the agent wants to run, with its justification.
   let box = await dialog();
   assert.match(await box.locator('.dialog-message-text').innerText(), /^Warden: run `echo checked > agent-was-here\.txt`\?/);
-  assert.match(await box.locator('.dialog-message-detail').innerText(), /Why \(agent\): leave a marker the user asked for/);
+  assert.match(await box.locator('.dialog-message-detail').innerText(), /The model's reason: leave a marker the user asked for/);
   // The status bar shows the running agent.
   await statusItem().filter({ hasText: 'Warden agent' }).waitFor();
   await shot('agent-approval');
