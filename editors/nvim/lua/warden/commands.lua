@@ -62,9 +62,13 @@ function M.run_agent_command(command, ctx)
   end)
 end
 
+-- An ask names the file; only the lines of :'<,'>Warden ask go as selected
+-- code: the cursor's line is not something the user chose to show.
 local function agent(instruction, cmd)
   local loc = location(cmd)
-  M.run_agent_command({ arguments = { { instruction = instruction, uri = loc.uri, range = loc.range } } }, { bufnr = loc.bufnr })
+  local selected = cmd and cmd.range and cmd.range > 0
+  local arg = { instruction = instruction, uri = loc.uri, range = selected and loc.range or nil }
+  M.run_agent_command({ arguments = { arg } }, { bufnr = loc.bufnr })
 end
 
 -- The diagnostics on the range's lines, in LSP form.
