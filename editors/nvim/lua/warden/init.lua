@@ -110,6 +110,11 @@ function M.client_config(root)
     capabilities = capabilities(),
     commands = client_commands(),
     on_attach = function(client, bufnr)
+      -- status() now says "warden"; nothing else redraws the statusline
+      -- until the next keystroke.
+      vim.schedule(function()
+        pcall(vim.cmd, 'redrawstatus!')
+      end)
       vim.api.nvim_exec_autocmds('User', { pattern = 'WardenAttach', modeline = false })
       if M.config.on_attach then
         M.config.on_attach(client, bufnr)
