@@ -96,7 +96,10 @@ end
 local function scratch(name, lines, filetype, modifiable)
   local buf = vim.api.nvim_create_buf(false, true)
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  pcall(vim.api.nvim_buf_set_name, buf, name)
+  -- A name another buffer holds (a review still open) gets this one's number.
+  if not pcall(vim.api.nvim_buf_set_name, buf, name) then
+    pcall(vim.api.nvim_buf_set_name, buf, ('%s [%d]'):format(name, buf))
+  end
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
   if filetype and filetype ~= '' then
@@ -695,14 +698,24 @@ local function map_keys(self, buf)
   map('q', function() self:reject_all() end, 'Warden: reject the rest and close')
 end
 
+-- The review's buffer names are what the tab line shows as its title: the
+-- file's own name and its place in the review, with no directory, which
+-- the tab line would shorten to one letter ("w//2/p/stats.go").
+function Session:title()
+  return self.undo and 'Warden undo review' or 'Warden review'
+end
+
+function Session:buf_name(path, side, i)
+  return ('%s: %s (%s, %d of %d)'):format(self:title(), vim.fn.fnamemodify(path, ':t'), side, i, #self.items)
+end
+
 function Session:open()
   self.prev_tab = vim.api.nvim_get_current_tabpage()
-  for _, item in ipairs(self.items) do
-    local name = rel(item.path)
+  for i, item in ipairs(self.items) do
     local ft = guess_filetype(item.path, item.bufnr)
-    local left_name = item.kind == 'rename' and rel(item.old_path) or name
-    item.current_buf = scratch(('warden://%d/current/%s'):format(self.id, left_name), item.kind == 'create' and not item.overwrite and {} or item.base, ft, false)
-    item.proposed_buf = scratch(('warden://%d/proposed/%s'):format(self.id, name), item.proposed, ft, item.kind ~= 'delete')
+    local left_path = item.kind == 'rename' and item.old_path or item.path
+    item.current_buf = scratch(self:buf_name(left_path, 'current', i), item.kind == 'create' and not item.overwrite and {} or item.base, ft, false)
+    item.proposed_buf = scratch(self:buf_name(item.path, 'proposed', i), item.proposed, ft, item.kind ~= 'delete')
     vim.bo[item.proposed_buf].buftype = 'acwrite'
     vim.api.nvim_create_autocmd('BufWriteCmd', require('warden.compat').with_buf(item.proposed_buf, {
       callback = function()
@@ -711,7 +724,8 @@ function Session:open()
       end,
     }))
   end
-  self.summary_buf = scratch(('warden://%d/review'):format(self.id), {}, 'warden-review', false)
+  local changes = ('%d change%s'):format(#self.items, #self.items == 1 and '' or 's')
+  self.summary_buf = scratch(('%s: %s'):format(self:title(), changes), {}, 'warden-review', false)
 
   vim.cmd('tabnew')
   self.tab = vim.api.nvim_get_current_tabpage()
