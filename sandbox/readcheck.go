@@ -74,7 +74,7 @@ func (c *ReadChecker) Check(path, real string) error {
 			return &ReadHiddenError{Path: path, Hidden: h.Path, Access: c.access, home: c.home}
 		}
 	}
-	if c.readable != nil && !inAnyDir(real, c.readable) {
+	if c.readable != nil && !underAny(real, c.readable) {
 		return &ReadHiddenError{Path: path, Access: c.access, home: c.home}
 	}
 	return nil
@@ -83,16 +83,7 @@ func (c *ReadChecker) Check(path, real string) error {
 // hides reports whether h masks target: it is inside h's target and not in
 // one of the read_allow exceptions shown through the mask.
 func hides(h HiddenPath, target string) bool {
-	return within(h.Target, target) && !inAnyDir(target, h.Allow)
-}
-
-func inAnyDir(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if within(d, p) {
-			return true
-		}
-	}
-	return false
+	return within(h.Target, target) && !underAny(target, h.Allow)
 }
 
 // relTo is p relative to dir, which holds it.
