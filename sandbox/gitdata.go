@@ -235,7 +235,7 @@ func splitGitDirs(roots []Root) {
 			r.Git = append(r.Git, gitLayout(d, find)...)
 		}
 		for _, d := range vcsDirs(*r) {
-			if v, ok := protect.VCSOf(filepath.Base(d)); ok && !inAny(dirs, d) {
+			if v, ok := protect.VCSOf(filepath.Base(d)); ok && !underAny(d, dirs) {
 				r.Git = append(r.Git, vcsLayout(d, v, find)...)
 				dirs = append(dirs, d)
 			}

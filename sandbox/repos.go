@@ -182,7 +182,7 @@ func scanStoreDir(roots []Root) string {
 		return ""
 	}
 	for _, r := range roots {
-		if within(r.Path, dir) && !inAny(r.Protected, dir) {
+		if within(r.Path, dir) && !underAny(dir, r.Protected) {
 			return ""
 		}
 	}

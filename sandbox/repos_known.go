@@ -120,7 +120,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 	}
 	var check []string
 	for p := range knownRepos.m {
-		if within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !inAny(skip, p) {
+		if within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !underAny(p, skip) {
 			check = append(check, p)
 		}
 	}
@@ -165,15 +165,6 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		knownRepos.Unlock()
 	}
 	return out
-}
-
-func inAny(dirs []string, p string) bool {
-	for _, d := range dirs {
-		if within(d, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // saveKnownRepos writes the remembered set when it changed: a new file

@@ -139,7 +139,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen != gen && within(root, p) && !inAny(skip, p) {
+		if r.gen != gen && within(root, p) && !underAny(p, skip) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}

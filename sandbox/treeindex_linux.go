@@ -273,7 +273,7 @@ func applyEvent(mask uint64, id, name string) {
 		return // a directory no longer in a root (moved out), or rebuilt anyway
 	}
 	r, p := d.root, filepath.Join(d.path, name)
-	if inAny(r.skip, p) {
+	if underAny(p, r.skip) {
 		return
 	}
 	if mask&(unix.FAN_MOVED_FROM|unix.FAN_DELETE) != 0 {
