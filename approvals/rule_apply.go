@@ -2,11 +2,9 @@ package approvals
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -79,85 +77,36 @@ func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *Analysis, withGrant
 }
 
 // ruleFileBlocker says why a rule from file must not be applied: the file
-// lies in a writable root, outside what the sandbox holds read-only there,
-// so a sandboxed command could have written the rule. "" when it is safe
-// (or the rule was not read from a file).
+// lies in a writable root, outside what the sandbox holds read-only there
+// (Policy.HeldBy, the answer the patch guard gives too), so a sandboxed
+// command could have written the rule. "" when it is safe (or the rule was
+// not read from a file). Most rules files lie outside every root: only for
+// one inside a root is what the sandbox holds worked out.
 func ruleFileBlocker(file string, sb Sandbox) string {
 	if file == "" || !sb.Restricted() || sb.Mode == ReadOnly {
 		return ""
 	}
-	paths := []string{filepath.Clean(file)}
-	if real, err := resolveExisting(file); err == nil && real != paths[0] {
-		paths = append(paths, real)
-	}
-	for _, p := range paths {
-		// Roots nest (the workspace inside /tmp): the sandbox holds p when
-		// any root it lies in keeps it read-only.
-		writableIn, held := "", false
-		for _, root := range sb.WritableRoots {
-			rel, ok := relInside(root, p)
-			if !ok {
-				continue
-			}
-			if heldReadOnly(p, rel, sb.ProtectedPaths) {
-				held = true
-			} else if writableIn == "" {
-				writableIn = root
+	clean := filepath.Clean(file)
+	var held func(string) string
+	for _, p := range []string{clean, (*pathmemo.Memo)(nil).ResolveExisting(clean)} {
+		root := ""
+		for _, r := range sb.WritableRoots {
+			if within(r, p) {
+				root = r
+				break
 			}
 		}
-		if writableIn != "" && !held {
-			return fmt.Sprintf("its rules file %s lies in the writable root %s, where sandboxed commands can rewrite it", file, writableIn)
+		if root == "" {
+			continue
+		}
+		if held == nil {
+			held = sb.heldBy("")
+		}
+		if held(p) == "" {
+			return fmt.Sprintf("its rules file %s lies in the writable root %s, where sandboxed commands can rewrite it", file, root)
 		}
 	}
 	return ""
-}
-
-// heldReadOnly says whether the sandbox keeps p (rel inside its root)
-// read-only: in a protected entry at the root's top (deeper ones are held
-// only where the sandbox's scan finds them), or under a protected path.
-func heldReadOnly(p, rel string, protected []string) bool {
-	if name := protect.Rel(rel, os.Getenv); name != "" && strings.HasPrefix(strings.ToLower(rel), strings.ToLower(name)) {
-		return true
-	}
-	for _, q := range protected {
-		if _, ok := relInside(q, p); ok {
-			return true
-		}
-	}
-	return false
-}
-
-// relInside returns p relative to dir when p is dir or lies below it.
-func relInside(dir, p string) (string, bool) {
-	dir = filepath.Clean(dir)
-	if p == dir {
-		return ".", true
-	}
-	if dir == string(filepath.Separator) {
-		return strings.TrimPrefix(p, dir), true
-	}
-	if strings.HasPrefix(p, dir+string(filepath.Separator)) {
-		return p[len(dir)+1:], true
-	}
-	return "", false
-}
-
-// resolveExisting resolves the links of the longest existing prefix of p
-// (a rules file that does not exist yet still has a real directory).
-func resolveExisting(p string) (string, error) {
-	p = filepath.Clean(p)
-	rest := ""
-	for {
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			return filepath.Join(real, rest), nil
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return "", fmt.Errorf("no part of %s exists", p)
-		}
-		rest = filepath.Join(filepath.Base(p), rest)
-		p = parent
-	}
 }
 
 // NetworkRulesFor is rs with the network allow rules that sb's sandboxed
