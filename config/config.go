@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/wardenhq/warden/internal/homeentry"
 )
 
 // Config is the user's settings. Field names follow Codex's config.toml where
@@ -267,7 +269,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	for _, e := range c.HomeWritable {
-		if err := checkHomeEntry(e); err != nil {
+		if _, err := homeentry.Clean(e); err != nil {
 			return err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
+	"github.com/wardenhq/warden/internal/homeentry"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/shellenv"
 )
@@ -84,8 +85,8 @@ func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []st
 		// home_writable, is theirs to share.
 		roots := append(ExpandHome(cfg.WritableRoots), workspaces...)
 		for _, e := range cfg.HomeWritable {
-			if checkHomeEntry(e) == nil {
-				roots = append(roots, filepath.Join(h, strings.TrimPrefix(strings.TrimSpace(e), "~/")))
+			if c, err := homeentry.Clean(e); err == nil {
+				roots = append(roots, filepath.Join(h, c))
 			}
 		}
 		for _, p := range userCaches(h, roots) {

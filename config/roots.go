@@ -2,12 +2,8 @@ package config
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 )
 
 // WritableRoots splits writable_roots into the entries to use and those
@@ -24,19 +20,4 @@ func WritableRoots(cfg Config) (roots, missing []string) {
 		roots = append(roots, r)
 	}
 	return roots, missing
-}
-
-// checkHomeEntry checks one home_writable entry: relative to the home
-// directory (a leading ~/ is allowed), below it, without "..".
-func checkHomeEntry(e string) error {
-	s := strings.TrimPrefix(strings.TrimSpace(e), "~/")
-	switch {
-	case filepath.IsAbs(s):
-		return fmt.Errorf("home_writable %q: write it relative to the home directory, such as .npm or .cache/foo", e)
-	case slices.Contains(strings.Split(filepath.ToSlash(s), "/"), ".."):
-		return fmt.Errorf("home_writable %q: must not hold \"..\"", e)
-	case s == "" || s == "~" || filepath.Clean(s) == ".":
-		return fmt.Errorf("home_writable %q: name an entry of the home directory, such as .npm or .cache/foo, not the home directory itself", e)
-	}
-	return nil
 }

@@ -1,12 +1,12 @@
 package sandbox
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/homeentry"
 	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
@@ -34,32 +34,9 @@ type HomeTop struct {
 // allows says whether the dot-entry name may be created or changed.
 func (h *HomeTop) allows(name string) bool { return slices.Contains(h.Allowed, name) }
 
-// CleanHomeWritable checks one home_writable entry: a path relative to the
-// home directory ("~/" in front is taken off), without "..", naming
-// something below it. It returns the entry cleaned.
-func CleanHomeWritable(e string) (string, error) {
-	s := strings.TrimPrefix(strings.TrimSpace(e), "~/")
-	if s == "" || s == "~" {
-		return "", fmt.Errorf("home_writable %q: name an entry of the home directory (such as .npm or .cache/foo), not the home directory itself", e)
-	}
-	if filepath.IsAbs(s) {
-		return "", fmt.Errorf("home_writable %q: must be relative to the home directory (such as .npm or .cache/foo)", e)
-	}
-	for _, part := range strings.Split(filepath.ToSlash(s), "/") {
-		if part == ".." {
-			return "", fmt.Errorf("home_writable %q: must not hold \"..\"", e)
-		}
-	}
-	c := filepath.Clean(s)
-	if c == "." {
-		return "", fmt.Errorf("home_writable %q: name an entry of the home directory, not the home directory itself", e)
-	}
-	return c, nil
-}
-
 func validateHomeWritable(entries []string) error {
 	for _, e := range entries {
-		if _, err := CleanHomeWritable(e); err != nil {
+		if _, err := homeentry.Clean(e); err != nil {
 			return err
 		}
 	}
@@ -88,7 +65,7 @@ func (p Policy) homeWritableRoots(home string, worked []string, m *pathmemo.Memo
 	}
 	var out []string
 	for _, e := range p.HomeWritable {
-		c, err := CleanHomeWritable(e)
+		c, err := homeentry.Clean(e)
 		if err != nil || !strings.ContainsRune(c, filepath.Separator) {
 			continue
 		}
@@ -111,7 +88,7 @@ func (p Policy) homeHeld(rp, home string, worked []string, m *pathmemo.Memo) (he
 	}
 	top = &HomeTop{Dir: home}
 	for _, e := range p.HomeWritable {
-		if c, err := CleanHomeWritable(e); err == nil && !strings.ContainsRune(c, filepath.Separator) {
+		if c, err := homeentry.Clean(e); err == nil && !strings.ContainsRune(c, filepath.Separator) {
 			top.Allowed = append(top.Allowed, c)
 		}
 	}
