@@ -1,7 +1,6 @@
 package main
 
 import (
-	"archive/zip"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
@@ -185,22 +184,7 @@ func TestCacheLayerGoModulesOffline(t *testing.T) {
 	need(t, "go")
 	home := toolHome(t)
 	proxy := filepath.Join(toolHome(t), "example.org", "dep", "@v")
-	writeFiles(t, proxy, map[string]string{
-		"list":        "v1.0.0\n",
-		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
-		"v1.0.0.mod":  "module example.org/dep\n",
-	})
-	zf, err := os.Create(filepath.Join(proxy, "v1.0.0.zip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(zf)
-	for name, body := range map[string]string{"go.mod": "module example.org/dep\n", "dep.go": "package dep\n\nconst Answer = 42\n"} {
-		w, _ := zw.Create("example.org/dep@v1.0.0/" + name)
-		w.Write([]byte(body))
-	}
-	zw.Close()
-	zf.Close()
+	writeGoModuleDownload(t, proxy)
 	ws := goModule(t)
 	writeFiles(t, ws, map[string]string{
 		"go.mod":          "module example.com/app\n\ngo 1.21\n\nrequire example.org/dep v1.0.0\n",

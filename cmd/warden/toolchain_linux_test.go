@@ -124,22 +124,7 @@ func TestToolchainGoUsesUserModuleCacheOffline(t *testing.T) {
 	need(t, "go")
 	home := toolHome(t)
 	dl := filepath.Join(home, "go", "pkg", "mod", "cache", "download", "example.org", "dep", "@v")
-	writeFiles(t, dl, map[string]string{
-		"list":        "v1.0.0\n",
-		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
-		"v1.0.0.mod":  "module example.org/dep\n",
-	})
-	zf, err := os.Create(filepath.Join(dl, "v1.0.0.zip"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw := zip.NewWriter(zf)
-	for name, body := range map[string]string{"go.mod": "module example.org/dep\n", "dep.go": "package dep\n\nconst Answer = 42\n"} {
-		w, _ := zw.Create("example.org/dep@v1.0.0/" + name)
-		w.Write([]byte(body))
-	}
-	zw.Close()
-	zf.Close()
+	writeGoModuleDownload(t, dl)
 	ws := t.TempDir()
 	writeFiles(t, ws, map[string]string{
 		"go.mod":  "module example.com/app\n\ngo 1.21\n\nrequire example.org/dep v1.0.0\n",
@@ -408,4 +393,27 @@ func TestCacheDoctorAndClean(t *testing.T) {
 	if _, err := os.Stat(otherSet); err == nil {
 		t.Errorf("cache clean left %s", otherSet)
 	}
+}
+
+// writeGoModuleDownload writes module example.org/dep v1.0.0 (its
+// package dep has const Answer = 42) into dir, laid out as GOPROXY and the
+// module download cache lay out example.org/dep/@v.
+func writeGoModuleDownload(t *testing.T, dir string) {
+	t.Helper()
+	writeFiles(t, dir, map[string]string{
+		"list":        "v1.0.0\n",
+		"v1.0.0.info": `{"Version":"v1.0.0","Time":"2024-01-01T00:00:00Z"}`,
+		"v1.0.0.mod":  "module example.org/dep\n",
+	})
+	zf, err := os.Create(filepath.Join(dir, "v1.0.0.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(zf)
+	for name, body := range map[string]string{"go.mod": "module example.org/dep\n", "dep.go": "package dep\n\nconst Answer = 42\n"} {
+		w, _ := zw.Create("example.org/dep@v1.0.0/" + name)
+		w.Write([]byte(body))
+	}
+	zw.Close()
+	zf.Close()
 }
