@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,13 +34,7 @@ const maxErrorBody = 64 << 10
 func httpError(resp *http.Response) *HTTPError {
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	e := &HTTPError{Status: resp.StatusCode, RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())}
-	var c wireChunk
-	if json.Unmarshal(data, &c) == nil {
-		e.Message = c.errorText()
-		if e.Message == "" {
-			e.Message = c.Message
-		}
-	}
+	e.Message = serverMessage(data)
 	if e.Message == "" {
 		e.Message = clip(string(data), 500)
 	}

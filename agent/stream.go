@@ -136,6 +136,10 @@ func (e *StreamError) Error() string { return e.Message }
 // finish_reason): a connection or a proxy dropped it.
 var errDropped = fmt.Errorf("the stream ended before the model finished its turn (no finish_reason): %w", io.ErrUnexpectedEOF)
 
+// errFinishError is an answer ended with finish_reason "error" and no
+// error object to say why.
+var errFinishError = &StreamError{Message: `the model server ended the answer with finish_reason "error" and no message`}
+
 // maxToolCalls bounds the calls of one turn.
 const maxToolCalls = 1024
 
@@ -300,7 +304,7 @@ func readStream(r *bufio.Reader, onText, onReasoning func(string)) (reply Reply,
 			}
 		}
 		if acc.finish == "error" {
-			return Reply{}, delivered, &StreamError{Message: `the model server ended the answer with finish_reason "error" and no message`}
+			return Reply{}, delivered, errFinishError
 		}
 	}
 	if acc.finish == "" {
@@ -314,16 +318,24 @@ func readStream(r *bufio.Reader, onText, onReasoning func(string)) (reply Reply,
 // eventErrorText is the message of an error event: llama.cpp sends the
 // error object itself or wrapped in {"error": ...}.
 func eventErrorText(data string) string {
-	var c wireChunk
-	if json.Unmarshal([]byte(data), &c) == nil {
-		if msg := c.errorText(); msg != "" {
-			return msg
-		}
-		if c.Message != "" {
-			return c.Message
-		}
+	if msg := serverMessage([]byte(data)); msg != "" {
+		return msg
 	}
 	return strings.TrimSpace(data)
+}
+
+// serverMessage is the message of an error the server sent as JSON: its
+// error object (or Ollama's bare string), else a top-level message (vLLM,
+// llama.cpp); "" when data holds neither.
+func serverMessage(data []byte) string {
+	var c wireChunk
+	if json.Unmarshal(data, &c) != nil {
+		return ""
+	}
+	if msg := c.errorText(); msg != "" {
+		return msg
+	}
+	return c.Message
 }
 
 // maxWholeReply bounds a plain JSON reply.
@@ -370,7 +382,7 @@ func readWhole(r io.Reader, onText, onReasoning func(string)) (Reply, bool, erro
 		acc.finish = string(openai.FinishReasonStop) // a whole reply is complete
 	}
 	if acc.finish == "error" {
-		return Reply{}, false, &StreamError{Message: `the model server ended the answer with finish_reason "error" and no message`}
+		return Reply{}, false, errFinishError
 	}
 	return acc.reply(), acc.content.Len() > 0, nil
 }
@@ -381,10 +393,5 @@ func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !isRuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
+	return truncateUTF8(s, n) + "…"
 }
-
-func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
