@@ -23,14 +23,10 @@ func ownDir(path string) string {
 // within reports whether path is dir or below it, as written or with
 // symbolic links resolved on either side.
 func within(path, dir string) bool {
-	inside := func(p, d string) bool {
-		rel, err := filepath.Rel(d, p)
-		return err == nil && filepath.IsLocal(rel)
-	}
-	if inside(filepath.Clean(path), filepath.Clean(dir)) {
+	if isWithin(path, dir) {
 		return true
 	}
 	rp, err1 := filepath.EvalSymlinks(path)
 	rd, err2 := filepath.EvalSymlinks(dir)
-	return err1 == nil && err2 == nil && inside(rp, rd)
+	return err1 == nil && err2 == nil && isWithin(rp, rd)
 }
