@@ -879,8 +879,6 @@ function Session:modal()
   end
 end
 
-local next_id = 0
-
 --- workspace/applyEdit handler.
 function M.handler(_, params, ctx)
   params = params or {}
@@ -899,9 +897,7 @@ function M.handler(_, params, ctx)
   if #items == 0 then
     return { applied = true }
   end
-  next_id = next_id + 1
   local session = setmetatable({
-    id = next_id,
     label = params.label,
     -- warden.undo's edit: reads as undo, not as a new change.
     undo = require('warden.progress').running('Undoing'),
