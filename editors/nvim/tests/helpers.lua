@@ -206,6 +206,31 @@ function H.health_ok(text, msg, what)
   end
 end
 
+-- Decides the next patch review with fn(session) when it opens.
+function H.on_review(fn)
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'WardenReviewOpen',
+    once = true,
+    callback = function()
+      fn(require('warden.review').current())
+    end,
+  })
+end
+
+-- Appends to ends each job that finishes from now on (its closing
+-- progress, warden.progress.last_finished), in order.
+function H.collect_job_ends(ends)
+  local progress = require('warden.progress')
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'WardenProgress',
+    callback = function()
+      if progress.last_finished and progress.last_finished ~= ends[#ends] then
+        table.insert(ends, progress.last_finished)
+      end
+    end,
+  })
+end
+
 function H.read(path)
   return vim.fn.readfile(path)
 end

@@ -78,14 +78,10 @@ H.run('agent code actions listed and run', function()
   -- The agent answers with a patch: it is reviewed (accepted here), and the
   -- model is told what landed.
   local reviewed
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'WardenReviewOpen',
-    once = true,
-    callback = function()
-      reviewed = table.concat(require('warden.review').current():summary_lines(), '\n')
-      vim.api.nvim_feedkeys('gA', 'tx', false)
-    end,
-  })
+  H.on_review(function(s)
+    reviewed = table.concat(s:summary_lines(), '\n')
+    vim.api.nvim_feedkeys('gA', 'tx', false)
+  end)
   H.wait(15000, function()
     return vim.tbl_contains(messages, 'Warden agent: Renamed.')
   end, 'the second agent run')

@@ -22,17 +22,6 @@ local function apply(text, ws)
   return ends[#ends]
 end
 
--- Decide the next review with fn(session) when it opens.
-local function on_review(fn)
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'WardenReviewOpen',
-    once = true,
-    callback = function()
-      fn(require('warden.review').current())
-    end,
-  })
-end
-
 H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   local ws = H.workspace({
     ['a.txt'] = 'alpha\nbeta\ngamma',
@@ -46,15 +35,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   vim.lsp.handlers['window/showMessage'] = function(_, r)
     table.insert(warnings, r.message)
   end
-  local progress = require('warden.progress')
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'WardenProgress',
-    callback = function()
-      if progress.last_finished and progress.last_finished ~= ends[#ends] then
-        table.insert(ends, progress.last_finished)
-      end
-    end,
-  })
+  H.collect_job_ends(ends)
   local function end_message()
     return ends[#ends].message or ''
   end
@@ -62,7 +43,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   -- 1. Accepted: one file edited (open in a buffer), one created, one
   -- renamed, one deleted; the review lists all four, accept all.
   local listed
-  on_review(function(s)
+  H.on_review(function(s)
     listed = s:summary_lines()
     -- The keys, as a user would type them; 'x' runs them now, before the
     -- handler waits (0.10+ yields, 0.7 reads keys itself).
@@ -102,7 +83,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   H.eq(1, #vim.api.nvim_list_tabpages(), 'the review tab is closed')
 
   -- 2. Rejected: nothing changes, and the server knows.
-  on_review(function()
+  H.on_review(function()
     vim.api.nvim_feedkeys('gR', 'tx', false)
   end)
   apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-one', '+ONE', '*** End Patch' }), ws)
@@ -111,7 +92,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
 
   -- 3. Partly accepted: a.txt accepted, b.txt rejected, c.txt accepted
   -- after the user edited the proposed side.
-  on_review(function(s)
+  H.on_review(function(s)
     for i, item in ipairs(s.items) do
       if item.path:match('c%.txt$') then
         s:set_proposed(i, { 'created', 'and edited by hand' })
@@ -160,7 +141,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
       table.insert(errors, msg)
     end
   end
-  on_review(function(s)
+  H.on_review(function(s)
     vim.api.nvim_buf_set_lines(a_buf, 2, 3, false, { 'gamma edited meanwhile' })
     s:accept_all()
   end)
@@ -177,13 +158,13 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
 
   -- 5. Undo: a patch lands, then warden.undo takes it back, through a
   -- review like any other edit.
-  on_review(function(s)
+  H.on_review(function(s)
     s:accept_all()
   end)
   apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-two', '+two, patched', '*** End Patch' }), ws)
   H.eq({ 'one', 'two, patched' }, H.read(ws .. '/b.txt'), 'patched before undo')
   local undo_listed
-  on_review(function(s)
+  H.on_review(function(s)
     undo_listed = table.concat(s:summary_lines(), '\n')
     s:accept_all()
   end)
@@ -202,7 +183,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
 
   -- 5b. :q on the review tab rejects what is left, and the agent's request
   -- is answered (it does not wait until :Warden cancel).
-  on_review(function()
+  H.on_review(function()
     vim.api.nvim_feedkeys(':q\r', 'tx', false)
   end)
   apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-two', '+two, quit', '*** End Patch' }), ws)
@@ -221,7 +202,7 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
       table.insert(warned, msg)
     end
   end
-  on_review(function(s)
+  H.on_review(function(s)
     s:accept_all()
   end)
   apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-one', '+one, unsaved', '*** End Patch' }), ws)

@@ -8,23 +8,18 @@ H.run('patch review: a readable tab title', function()
   H.setup()
   H.open(ws .. '/main.go')
   local seen
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'WardenReviewOpen',
-    once = true,
-    callback = function()
-      local s = require('warden.review').current()
-      local function name(buf)
-        return vim.fn.bufname(buf)
-      end
-      seen = {
-        tab = name(vim.api.nvim_win_get_buf(vim.api.nvim_tabpage_get_win(0))),
-        current = name(s.items[1].current_buf),
-        proposed2 = name(s.items[2].proposed_buf),
-        summary = name(s.summary_buf),
-      }
-      s:reject_all()
-    end,
-  })
+  H.on_review(function(s)
+    local function name(buf)
+      return vim.fn.bufname(buf)
+    end
+    seen = {
+      tab = name(vim.api.nvim_win_get_buf(vim.api.nvim_tabpage_get_win(0))),
+      current = name(s.items[1].current_buf),
+      proposed2 = name(s.items[2].proposed_buf),
+      summary = name(s.summary_buf),
+    }
+    s:reject_all()
+  end)
   local res, err = H.execute('warden.patch.apply', {
     {
       patch = table.concat({

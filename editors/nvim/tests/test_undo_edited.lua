@@ -14,16 +14,6 @@ local function wait_end(what, fn)
   return ends[#ends].message or ''
 end
 
-local function on_review(fn)
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'WardenReviewOpen',
-    once = true,
-    callback = function()
-      fn(require('warden.review').current())
-    end,
-  })
-end
-
 H.run('patch review: an edited patch is undone, once', function()
   local ws = H.workspace({ ['b.txt'] = 'one\ntwo' })
   H.setup()
@@ -31,17 +21,9 @@ H.run('patch review: an edited patch is undone, once', function()
   vim.lsp.handlers['window/showMessage'] = function(_, r)
     table.insert(errors, r.message)
   end
-  local progress = require('warden.progress')
-  vim.api.nvim_create_autocmd('User', {
-    pattern = 'WardenProgress',
-    callback = function()
-      if progress.last_finished and progress.last_finished ~= ends[#ends] then
-        table.insert(ends, progress.last_finished)
-      end
-    end,
-  })
+  H.collect_job_ends(ends)
 
-  on_review(function(s)
+  H.on_review(function(s)
     s:set_proposed(1, { 'one', 'two, as I wrote it' })
     s:accept_all()
   end)
@@ -55,7 +37,7 @@ H.run('patch review: an edited patch is undone, once', function()
   H.eq({ 'one', 'two, as I wrote it' }, H.read(ws .. '/b.txt'), 'applied as the user edited it')
   H.contains(msg, 'applied as the user edited it', 'the server saw the edited change land')
 
-  on_review(function(s)
+  H.on_review(function(s)
     s:accept_all()
   end)
   H.contains(wait_end('undo to end', function()
