@@ -54,6 +54,11 @@ func heldOnTheWay(dir, rel string) (string, bool) {
 	return cur, false
 }
 
+// splitHere says whether v's metadata is split by vcsDirs (git's has its
+// own layout, a whole-file one is held whole, one with nothing obeyed needs
+// no split).
+func splitHere(v protect.VCS) bool { return v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 }
+
 // vcsDirs lists root's metadata directories other than git's that the
 // sandbox splits: at its top, and those the scan found below (in a shared
 // temporary directory only the top: one found there stays read-only as a
@@ -61,7 +66,7 @@ func heldOnTheWay(dir, rel string) (string, bool) {
 func vcsDirs(r Root) []string {
 	var out []string
 	for _, v := range protect.VCSes {
-		if v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 {
+		if splitHere(v) {
 			if p := filepath.Join(r.Path, v.Entry); isDir(p) {
 				out = append(out, p)
 			}
@@ -71,7 +76,7 @@ func vcsDirs(r Root) []string {
 		return out
 	}
 	for _, f := range r.Found {
-		if v, ok := protect.VCSOf(filepath.Base(f)); ok && v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 && isDir(f) && !heldAbove(f, r.Protected) {
+		if v, ok := protect.VCSOf(filepath.Base(f)); ok && splitHere(v) && isDir(f) && !heldAbove(f, r.Protected) {
 			out = append(out, f)
 		}
 	}
