@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A repository's git dir holds two kinds of files. Its data (objects, refs,

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Grant is what one request may add to a policy, inside the sandbox:

@@ -11,7 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Mode says how much of the filesystem a sandboxed command may change.
@@ -44,7 +44,7 @@ func ParseMode(s string) (Mode, error) {
 
 // ProtectedNames are the entries at the top of every writable root that stay
 // read-only, and that a command may not create (one it creates is moved
-// away): see internal/protect. Every .git deeper in a root is read-only too
+// away): see sandbox/protect. Every .git deeper in a root is read-only too
 // (see scanRepos).
 var ProtectedNames = protect.Names()
 

@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // guard watches one run's missing protected paths (see quarantine.go).

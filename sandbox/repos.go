@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A repository's .git runs code on the host: its hooks when the user commits,

@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A scan of /tmp lists hundreds of directories (everyone's scratch, three

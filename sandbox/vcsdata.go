@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Every version control system's metadata is split as a git dir is (see

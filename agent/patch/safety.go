@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/wardenhq/warden/internal/protect"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // guard resolves patch paths against the workspace and says which need approval.

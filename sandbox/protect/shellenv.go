@@ -1,4 +1,4 @@
-package shellenv
+package protect
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/internal/protect"
 	"github.com/wardenhq/warden/internal/regfile"
 
 	"github.com/BurntSushi/toml"
@@ -20,15 +19,15 @@ const maxDepth = 4
 // maxSize bounds what is read of one file: these are a few lines.
 const maxSize = 1 << 20
 
-// Targets lists the files dir's .envrc and mise configs (protect.MiseConfigs
+// ShellEnvTargets lists the files dir's .envrc and mise configs (MiseConfigs
 // and those of the environments MISE_ENV names, as getenv gives it) make
 // the shell source or load, as absolute paths, followed into what sourced
 // files source in turn. A path given by an expansion other than $PWD
 // cannot be known and is left out. So is one outside dir, or behind a
 // symbolic link below it: it cannot be held read-only, and the sandbox
 // would refuse every run over it.
-func Targets(dir string, getenv func(string) string) []string {
-	configs := slices.Concat(protect.MiseConfigs, protect.MiseEnvNames(getenv))
+func ShellEnvTargets(dir string, getenv func(string) string) []string {
+	configs := slices.Concat(MiseConfigs, MiseEnvNames(getenv))
 	var out []string
 	seen := map[string]bool{}
 	add := func(p string) bool {
