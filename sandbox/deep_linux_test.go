@@ -106,15 +106,3 @@ func TestDeepExistingHeldInLargeTree(t *testing.T) {
 		os.Remove(filepath.Join(chain, "new.txt"))
 	})
 }
-
-// indexServes says whether the index serves root (tests).
-func indexServes(root string) bool {
-	index.mu.Lock()
-	defer index.mu.Unlock()
-	for _, r := range index.roots {
-		if r.path == root && r.broken == "" {
-			return true
-		}
-	}
-	return false
-}

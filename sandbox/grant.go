@@ -81,15 +81,6 @@ func (g Grant) Covers(h Grant) bool {
 	return true
 }
 
-func underAny(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if within(d, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // Describe lists what g adds, one phrase per entry, with home shown as ~:
 // "write access to ~/.cache/pip", "read access to /opt/data",
 // "network to pypi.org:443".

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
@@ -201,40 +200,6 @@ func (p Policy) Sandboxed() bool {
 	return m == ReadOnly || m == WorkspaceWrite
 }
 
-// Root is one writable directory and the paths inside it that stay read-only.
-type Root struct {
-	Path string // absolute, symlinks resolved
-	// Shared says nobody works in it: $TMPDIR, /tmp or Warden's caches,
-	// not a workspace or a configured root. Its top keeps only
-	// protect.SharedNames, and no shell-entry config is looked for there.
-	Shared bool `json:"-"`
-	// Protected are read-only while they exist; a missing one the command
-	// creates is moved away and reported. Absolute paths, under Path but for
-	// a gitdir: target elsewhere.
-	Protected []string
-	// Missing are the Protected paths that did not exist when the launcher
-	// set up the run: nothing is mounted there, and one the command creates
-	// is moved away (see quarantine). The Linux helper gets neither list's
-	// missing paths (helperRoots).
-	Missing []string `json:",omitempty"`
-	// Found are existing repositories deeper in the tree (.git directories
-	// and files, their gitdir: targets, $GIT_DIR), found by scanRepos when
-	// the command starts: read-only while they exist.
-	Found []string `json:",omitempty"`
-	// Git splits the git dirs among Protected and Found (the top .git,
-	// repositories found below) into writable data and read-only parts
-	// (gitLayout), in the order the sandbox applies them.
-	Git []GitPath `json:",omitempty"`
-	// Home is set when the root is or holds the home directory: its
-	// dot-entries are among Protected, and one the command creates is
-	// moved away (home.go). The launcher's alone.
-	Home *HomeTop `json:"-"`
-	// Watched are existing entries a mount cannot hold (links among the
-	// home's dot-entries or on PATH): one the command replaces is moved
-	// away. The launcher's alone.
-	Watched []string `json:"-"`
-}
-
 // Roots resolves the writable roots: the workspace, the configured roots,
 // $TMPDIR and /tmp. They are the same for every command of a session,
 // wherever it runs. The temporary directories are left out when they do not
@@ -320,7 +285,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		var held, watch []string
 		var top *HomeTop
 		if rp == homeRoot {
-			held, watch, top = p.homeHeld(rp, home, worked, m)
+			held, watch, top = homeHeld(p.HomeWritable, rp, home, worked, m)
 		}
 		onPath, linked := pathHeld(rp, worked, m)
 		prot = append(append(prot, held...), onPath...)
@@ -350,50 +315,6 @@ func resolveDir(p string, m *pathmemo.Memo) (string, error) {
 	}
 	return rp, nil
 }
-
-// protectedPaths lists root's protected entries (for a shared temporary
-// directory nobody works in, protect.SharedNames), plus the target of a
-// `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
-// and config there).
-func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
-	names := slices.Concat(ProtectedNames, ProtectedSubpaths, protect.MiseEnvNames(os.Getenv))
-	if shared {
-		names = protect.SharedNames()
-	}
-	out := make([]string, 0, len(names)+1)
-	for _, n := range names {
-		out = append(out, filepath.Join(root, n))
-	}
-	if !shared {
-		// The files protected by their name's end (a VS Code workspace
-		// file): those that exist. One the command makes is not opened by
-		// anyone unasked; a link is left alone (the guard refuses to run
-		// with a protected link, and this one the user made).
-		entries, _ := readDirNames(root)
-		for _, e := range entries {
-			if e.regular && protect.HasSuffix(e.name) {
-				out = append(out, filepath.Join(root, e.name))
-			}
-		}
-	}
-	if target, ok := gitconfig.GitdirTarget(filepath.Join(root, ".git"), m); ok {
-		out = append(out, target)
-	}
-	return out
-}
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
-}
-
-// resolveExisting resolves symlinks in the longest existing prefix of p, so
-// a path that does not exist yet is named as it would be created.
-func resolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
-
-// gitdirTarget reads a .git file of the form "gitdir: PATH"
-// (gitconfig.GitdirTarget).
-func gitdirTarget(gitfile string) (string, bool) { return gitconfig.GitdirTarget(gitfile, nil) }
 
 // Summary is a one-line description for approval dialogs, e.g.
 // "workspace-write (writes: /src/app, /tmp; .git and other protected paths read-only), network off".

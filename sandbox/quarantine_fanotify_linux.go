@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -99,31 +98,6 @@ func (f *fanWatcher) removeLocked(k watchKey) {
 	unix.FanotifyMark(int(f.file.Fd()), unix.FAN_MARK_REMOVE, bits, m.fd, "") // gone already is fine
 	unix.Close(m.fd)
 }
-
-// fanID is the identity fanotify reports a directory by: its filesystem id
-// and file handle.
-func fanID(fd int) (string, error) {
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil {
-		return "", fmt.Errorf("statfs: %w", err)
-	}
-	// AT_HANDLE_FID (Linux 6.5) asks for the encoding fanotify uses; older
-	// kernels encode both alike where the filesystem decodes handles.
-	h, _, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH|atHandleFID)
-	if errors.Is(err, unix.EINVAL) {
-		h, _, err = unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
-	}
-	if err != nil {
-		return "", fmt.Errorf("file handle: %w", err)
-	}
-	b := make([]byte, 0, 12+len(h.Bytes()))
-	b = binary.NativeEndian.AppendUint32(b, uint32(st.Fsid.Val[0]))
-	b = binary.NativeEndian.AppendUint32(b, uint32(st.Fsid.Val[1]))
-	b = binary.NativeEndian.AppendUint32(b, uint32(h.Type()))
-	return string(append(b, h.Bytes()...)), nil
-}
-
-const atHandleFID = 0x200
 
 // fanLoop hands each event to the guards, as the path it names when the
 // directory is one of the marked ones, else "/" (all names are looked at).

@@ -37,3 +37,17 @@ func writeReplacing(path string, b []byte, mode os.FileMode) error {
 	}
 	return nil
 }
+
+// QuarantineDir is where moved-away paths are kept when the policy names no
+// place: quarantine under Warden's state directory ($XDG_STATE_HOME/warden,
+// default ~/.local/state/warden, as config.StateDir), which is a protected
+// path itself. Empty when there is no home directory.
+func QuarantineDir() string {
+	if x := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(x) {
+		return filepath.Join(x, "warden", "quarantine")
+	}
+	if h := os.Getenv("HOME"); filepath.IsAbs(h) && filepath.Clean(h) != "/" {
+		return filepath.Join(h, ".local", "state", "warden", "quarantine")
+	}
+	return ""
+}

@@ -372,3 +372,41 @@ func dfidName(info []byte) (id, name string, ok bool) {
 	}
 	return "", "", false
 }
+
+// fanID is the identity fanotify reports a directory by: its filesystem id
+// and file handle.
+func fanID(fd int) (string, error) {
+	var st unix.Statfs_t
+	if err := unix.Fstatfs(fd, &st); err != nil {
+		return "", fmt.Errorf("statfs: %w", err)
+	}
+	// AT_HANDLE_FID (Linux 6.5) asks for the encoding fanotify uses; older
+	// kernels encode both alike where the filesystem decodes handles.
+	h, _, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH|atHandleFID)
+	if errors.Is(err, unix.EINVAL) {
+		h, _, err = unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
+	}
+	if err != nil {
+		return "", fmt.Errorf("file handle: %w", err)
+	}
+	b := make([]byte, 0, 12+len(h.Bytes()))
+	b = binary.NativeEndian.AppendUint32(b, uint32(st.Fsid.Val[0]))
+	b = binary.NativeEndian.AppendUint32(b, uint32(st.Fsid.Val[1]))
+	b = binary.NativeEndian.AppendUint32(b, uint32(h.Type()))
+	return string(append(b, h.Bytes()...)), nil
+}
+
+const atHandleFID = 0x200
+
+// indexServes says whether the index serves root (tests: a lingering
+// process keeps it).
+func indexServes(root string) bool {
+	index.mu.Lock()
+	defer index.mu.Unlock()
+	for _, r := range index.roots {
+		if r.path == root && r.broken == "" {
+			return true
+		}
+	}
+	return false
+}
