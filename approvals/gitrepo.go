@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A git command reads its repository's config (core.fsmonitor, hooks,
@@ -265,7 +265,7 @@ func gitDirProtected(dir string, roots []string) bool {
 // gitPlace places p: outside every writable root; or a git dir the sandbox
 // splits (the top .git of the deepest root holding p, a git dir under its
 // modules/ or worktrees/); or inside a part of one the sandbox holds
-// read-only (config, hooks, commondir...: sandbox.GitObeyed, and the
+// read-only (config, hooks, commondir...: protect.GitObeyed, and the
 // modules/ and worktrees/ directories between git dirs).
 func gitPlace(p string, roots []string) (outside, gitDir, readOnly bool) {
 	p = resolvePath(p)
@@ -298,13 +298,13 @@ func gitPlace(p string, roots []string) (outside, gitDir, readOnly bool) {
 		if depth > 8 {
 			return false, false, false
 		}
-		for _, n := range sandbox.GitObeyed {
+		for _, n := range protect.GitObeyed {
 			np := strings.Split(n, "/")
 			if len(parts) >= len(np) && slices.Equal(parts[:len(np)], np) {
 				return false, false, true
 			}
 		}
-		if !slices.Contains(sandbox.GitNested, parts[0]) {
+		if !slices.Contains(protect.GitNested, parts[0]) {
 			return false, false, false // data: the sandbox's to write
 		}
 		// Between git dirs the sandbox holds modules/ and worktrees/
@@ -317,7 +317,7 @@ func gitPlace(p string, roots []string) (outside, gitDir, readOnly bool) {
 			}
 			next = filepath.Join(next, parts[0])
 			parts = parts[1:]
-			if sandbox.IsGitDir(next) {
+			if protect.IsGitDir(next) {
 				break
 			}
 		}

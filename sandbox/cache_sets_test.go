@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,7 @@ func TestCacheSetDirNames(t *testing.T) {
 }
 
 func TestCacheEnvKeepsOnlyWritableUserValues(t *testing.T) {
-	roots := []Root{{Path: "/ws", Protected: []string{"/ws/.git"}}}
+	roots := []protect.Root{{Path: "/ws", Protected: []string{"/ws/.git"}}}
 	env := cacheEnv([]string{"GOCACHE=/ws/.cache/go", "GOMODCACHE=/home/u/go/pkg/mod", "PIP_CACHE_DIR=/ws/.git/pip", "MAVEN_OPTS=-Xmx1g"}, "/c/set", "/ws", roots, "")
 	want := map[string]string{
 		"GOCACHE":       "/ws/.cache/go",

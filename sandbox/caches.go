@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
@@ -149,7 +150,7 @@ func prepareCaches(dir, workspace, home string) error {
 // env points each tool at the set, in env (the command's environment built
 // so far): a variable the user set is kept only when it points inside a
 // writable root (and outside its protected paths).
-func cacheEnv(env []string, dir, workspace string, roots []Root, home string) []string {
+func cacheEnv(env []string, dir, workspace string, roots []protect.Root, home string) []string {
 	data := filepath.Join(dir, cacheData)
 	proxy := goProxy(env, home) // from the user's module cache, before it is replaced
 	for _, kv := range cacheVars(data) {
@@ -185,17 +186,17 @@ func buildVCSFlag(goflags, workspace string) string {
 
 // insideWritable reports whether p is inside a writable root and none of
 // its protected paths.
-func insideWritable(p string, roots []Root) bool {
+func insideWritable(p string, roots []protect.Root) bool {
 	if !filepath.IsAbs(p) {
 		return false
 	}
-	p = resolveExisting(filepath.Clean(p))
+	p = protect.ResolveExisting(filepath.Clean(p))
 	for _, r := range roots {
-		if !within(r.Path, p) {
+		if !protect.Within(r.Path, p) {
 			continue
 		}
 		for _, prot := range append(append([]string(nil), r.Protected...), r.Found...) {
-			if within(prot, p) {
+			if protect.Within(prot, p) {
 				return false
 			}
 		}
@@ -334,7 +335,7 @@ func userGoEnv(env []string, home string) func(string) string {
 // mavenOpts adds a private local repository to MAVEN_OPTS, with the user's
 // own as a read-only tail (Maven 3.9+, ignored before), unless the user's
 // options already name a local repository inside a writable root.
-func mavenOpts(opts, repo, home string, roots []Root) string {
+func mavenOpts(opts, repo, home string, roots []protect.Root) string {
 	for _, f := range strings.Fields(opts) {
 		if v, ok := strings.CutPrefix(f, "-Dmaven.repo.local="); ok && insideWritable(v, roots) {
 			return opts
@@ -370,9 +371,9 @@ func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []s
 	var out []toolcache.Layer
 	for _, l := range layers {
 		user := l.Lower[len(l.Lower)-1]
-		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return within(r, user) })
+		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return protect.Within(r, user) })
 		for _, s := range secrets {
-			if within(s.Target, user) || within(user, s.Target) || within(s.Path, user) || within(user, s.Path) {
+			if protect.Within(s.Target, user) || protect.Within(user, s.Target) || protect.Within(s.Path, user) || protect.Within(user, s.Path) {
 				ok = false
 			}
 		}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,7 +67,7 @@ git add x/y/z/w/v/notes.txt && git -c user.name=t -c user.email=t@example.com co
 		if len(res.Removed) != 2 {
 			t.Errorf("want 2 moved away: %v", res.Removed)
 		}
-		if kept := lingerOn.Load(); indexServes(ws) != kept {
+		if kept := lingerOn.Load(); protect.IndexServes(ws) != kept {
 			t.Errorf("the index serves %s: %v, want %v", ws, !kept, kept)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -70,7 +71,7 @@ func maskKindFor(p string) (gitMaskKind, bool) {
 		return gitMaskKind{}, false // ORIG_HEAD, MERGE_MSG...: git's state
 	}
 	dir := filepath.Dir(p)
-	return gitMaskKind{}, IsGitDir(dir) && slices.Contains(gitIncludes(dir, nil), p)
+	return gitMaskKind{}, protect.IsGitDir(dir) && slices.Contains(protect.GitIncludes(dir, nil), p)
 }
 
 // gitMask is one placeholder the run holds.
@@ -88,7 +89,7 @@ type gitMask struct {
 // read is held read-only as theirs. A placeholder that cannot be made where
 // the command could make the entry refuses the run: what the command made
 // there would only be undone, not prevented.
-func holdGitMasks(roots []Root) ([]gitMask, error) {
+func holdGitMasks(roots []protect.Root) ([]gitMask, error) {
 	var out []gitMask
 	for i := range roots {
 		for j := range roots[i].Git {
@@ -105,7 +106,7 @@ func holdGitMasks(roots []Root) ([]gitMask, error) {
 				gp.Missing = true
 			}
 			kind, ok := maskKindFor(gp.Path)
-			if !ok || !(gp.Missing || isGitMask(gp.Path, kind)) || !IsGitDir(filepath.Dir(gp.Path)) {
+			if !ok || !(gp.Missing || isGitMask(gp.Path, kind)) || !protect.IsGitDir(filepath.Dir(gp.Path)) {
 				continue // the user's own entry, or not a git dir's
 			}
 			f, err := holdGitMask(gp.Path, kind)

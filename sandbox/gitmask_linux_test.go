@@ -9,10 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
 
-func maskRoots(t *testing.T) (string, func() []Root) {
+func maskRoots(t *testing.T) (string, func() []protect.Root) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
@@ -21,9 +22,9 @@ func maskRoots(t *testing.T) (string, func() []Root) {
 	if out, err := exec.Command("git", "init", "-q", "--template=", ws).CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v %s", err, out)
 	}
-	return ws, func() []Root {
-		roots := []Root{{Path: ws, Protected: []string{filepath.Join(ws, ".git")}}}
-		splitGitDirs(roots)
+	return ws, func() []protect.Root {
+		roots := []protect.Root{{Path: ws, Protected: []string{filepath.Join(ws, ".git")}}}
+		protect.SplitGitDirs(roots)
 		return roots
 	}
 }
@@ -125,7 +126,7 @@ func TestGitMaskKnownByMarkAndContent(t *testing.T) {
 	}
 }
 
-func mustHold(t *testing.T, roots []Root) []gitMask {
+func mustHold(t *testing.T, roots []protect.Root) []gitMask {
 	t.Helper()
 	masks, err := holdGitMasks(roots)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/regfile"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A rebase or cherry-pick that stopped (a conflict, an edit step) keeps its
@@ -50,7 +51,7 @@ func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 	}
 	inside := false
 	for _, r := range w.roots {
-		inside = inside || within(r, real)
+		inside = inside || protect.Within(r, real)
 	}
 	st, err := os.Stat(real)
 	if !inside || err != nil || !st.Mode().IsRegular() {
@@ -64,7 +65,7 @@ func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 }
 
 // watchTodos notes the exec steps of the roots' git dirs' step lists.
-func watchTodos(roots []Root) *todoWatch {
+func watchTodos(roots []protect.Root) *todoWatch {
 	w := &todoWatch{before: map[string]map[string]int{}}
 	for _, r := range roots {
 		w.roots = append(w.roots, r.Path)
@@ -149,7 +150,7 @@ func (w *todoWatch) disarm(cwd string) []Removed {
 		if st, err := os.Stat(p); err == nil {
 			mode = st.Mode().Perm()
 		}
-		werr := writeReplacing(p, bytes.Join(kept, nil), mode)
+		werr := protect.WriteReplacing(p, bytes.Join(kept, nil), mode)
 		for _, s := range added {
 			r := Removed{Path: p, Shown: shownPath(cwd, p), Step: s}
 			if werr != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // DeriveGrant reads a sandboxed run's output for the narrowest grant that
@@ -65,7 +66,7 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 // files): bash's /dev/tcp and /dev/udp name connections, the rest are
 // devices. A denial naming one is no write refused in a directory.
 func devicePath(path string) bool {
-	return within("/dev", path) && !within("/dev/shm", path)
+	return protect.Within("/dev", path) && !protect.Within("/dev/shm", path)
 }
 
 // pathTokens splits a tool's message into the words that may be paths:
@@ -110,10 +111,10 @@ func nearestDir(path string, isDir bool) string {
 	}
 }
 
-func inRoots(dir string, roots []Root) bool {
-	real := resolveExisting(dir)
+func inRoots(dir string, roots []protect.Root) bool {
+	real := protect.ResolveExisting(dir)
 	for _, r := range roots {
-		if within(r.Path, real) {
+		if protect.Within(r.Path, real) {
 			return true
 		}
 	}

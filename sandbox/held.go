@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
@@ -44,15 +45,15 @@ func (p Policy) HeldInside(dir string) (Held, error) {
 	if err != nil {
 		return Held{}, err
 	}
-	i := slices.IndexFunc(roots, func(r Root) bool { return r.Path == dir })
+	i := slices.IndexFunc(roots, func(r protect.Root) bool { return r.Path == dir })
 	if i < 0 {
 		return Held{}, fmt.Errorf("%s is not among the writable roots", dir)
 	}
-	r := []Root{roots[i]}
-	scanRepos(r, nil)
+	r := []protect.Root{roots[i]}
+	protect.ScanRepos(r, nil)
 	h := Held{Dir: dir}
 	for _, path := range slices.Concat(r[0].Protected, r[0].Found) {
-		if !within(dir, path) || path == dir {
+		if !protect.Within(dir, path) || path == dir {
 			continue
 		}
 		if _, err := os.Lstat(path); err != nil {
@@ -84,14 +85,14 @@ func projectsBelow(dir string, repos []string) []string {
 			out = append(out, d)
 		}
 	}
-	entries, _ := readDirNames(dir)
+	entries, _ := protect.ReadDirNames(dir)
 	for _, e := range entries {
-		if !e.dir || strings.HasPrefix(e.name, ".") {
+		if !e.Dir || strings.HasPrefix(e.Name, ".") {
 			continue
 		}
 		for _, f := range projectFiles {
-			if _, err := os.Lstat(filepath.Join(dir, e.name, f)); err == nil {
-				out = append(out, e.name)
+			if _, err := os.Lstat(filepath.Join(dir, e.Name, f)); err == nil {
+				out = append(out, e.Name)
 				break
 			}
 		}

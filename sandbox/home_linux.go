@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,7 +20,7 @@ type homeWatch struct {
 // homeSeen is one home directory's top as the run found it.
 type homeSeen struct {
 	root     string // the writable root holding it
-	top      *HomeTop
+	top      *protect.HomeTop
 	existing map[string]bool // its dot-entries before the command started
 }
 
@@ -59,17 +60,17 @@ func entryIDOf(p string) entryID {
 // newHomeWatch looks at the roots' home tops and watched entries before the
 // command starts (after the guard made its quarantine directory, which may
 // be a new ~/.local).
-func newHomeWatch(roots []Root) homeWatch {
+func newHomeWatch(roots []protect.Root) homeWatch {
 	var w homeWatch
 	seen := map[string]bool{}
 	for _, r := range roots {
 		if r.Home != nil && !seen[r.Home.Dir] {
 			seen[r.Home.Dir] = true
 			h := homeSeen{root: r.Path, top: r.Home, existing: map[string]bool{}}
-			entries, _ := readDirNames(r.Home.Dir)
+			entries, _ := protect.ReadDirNames(r.Home.Dir)
 			for _, e := range entries {
-				if strings.HasPrefix(e.name, ".") {
-					h.existing[e.name] = true
+				if strings.HasPrefix(e.Name, ".") {
+					h.existing[e.Name] = true
 				}
 			}
 			w.tops = append(w.tops, h)
@@ -139,16 +140,16 @@ func (g *guard) homeFinish() { g.homeEvent("/") }
 
 // homeSweep checks every dot-entry at h's top.
 func (g *guard) homeSweep(h homeSeen) {
-	entries, _ := readDirNames(h.top.Dir)
+	entries, _ := protect.ReadDirNames(h.top.Dir)
 	for _, e := range entries {
-		g.homeCheck(h, e.name)
+		g.homeCheck(h, e.Name)
 	}
 }
 
 // homeCheck moves away the entry name at h's top when it is a dot-entry
 // that was not there before the command started and is not allowed.
 func (g *guard) homeCheck(h homeSeen, name string) {
-	if !strings.HasPrefix(name, ".") || name == "." || name == ".." || h.existing[name] || h.top.allows(name) {
+	if !strings.HasPrefix(name, ".") || name == "." || name == ".." || h.existing[name] || h.top.Allows(name) {
 		return
 	}
 	p := filepath.Join(h.top.Dir, name)

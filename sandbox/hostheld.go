@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func (p Policy) HeldBy() func(path string) string {
 		if h := heldIn(roots, path); h != "" {
 			return h
 		}
-		return heldIn(roots, resolveExisting(path)) // roots are resolved
+		return heldIn(roots, protect.ResolveExisting(path)) // roots are resolved
 	}
 }
 
@@ -50,15 +51,15 @@ func (p Policy) HeldBy() func(path string) string {
 // in a protected path is writable, a protected path nested in it held
 // again, as the mounts nest); a root and a protected path at the same place
 // make it a root.
-func heldIn(roots []Root, path string) string {
+func heldIn(roots []protect.Root, path string) string {
 	deepest, held := "", ""
-	var home *HomeTop
+	var home *protect.HomeTop
 	for _, r := range roots {
-		if within(r.Path, path) && len(r.Path) >= len(deepest) {
+		if protect.Within(r.Path, path) && len(r.Path) >= len(deepest) {
 			deepest, held = r.Path, ""
 		}
 		for _, prot := range r.Protected {
-			if within(prot, path) && len(prot) > len(deepest) {
+			if protect.Within(prot, path) && len(prot) > len(deepest) {
 				deepest, held = prot, prot
 			}
 		}
@@ -66,12 +67,12 @@ func heldIn(roots []Root, path string) string {
 			home = r.Home
 		}
 	}
-	if held != "" || deepest == "" || home == nil || !within(deepest, home.Dir) || path == home.Dir {
+	if held != "" || deepest == "" || home == nil || !protect.Within(deepest, home.Dir) || path == home.Dir {
 		return held
 	}
 	rel, _ := filepath.Rel(home.Dir, path)
 	top := strings.Split(rel, string(filepath.Separator))[0]
-	if strings.HasPrefix(top, ".") && !home.allows(top) {
+	if strings.HasPrefix(top, ".") && !home.Allows(top) {
 		return filepath.Join(home.Dir, top)
 	}
 	return ""

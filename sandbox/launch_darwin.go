@@ -1,6 +1,9 @@
 package sandbox
 
-import "os/exec"
+import (
+	"github.com/wardenhq/warden/sandbox/protect"
+	"os/exec"
+)
 
 func sandboxName() string { return "seatbelt" }
 
@@ -13,8 +16,8 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	if err != nil {
 		return refuse("%v", err)
 	}
-	scanRepos(roots, env)
-	splitGitDirs(roots)
+	protect.ScanRepos(roots, env)
+	protect.SplitGitDirs(roots)
 	todos := watchTodos(roots)
 	p.protect = func() []Removed { return todos.disarm(c.Cwd) }
 	port, env, err := p.askNetwork(c, env)
@@ -24,7 +27,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	profile, params := SeatbeltProfile(c.Policy, roots, port)
 	var named []HiddenPath
 	for _, d := range c.Policy.ReadDenyPatterns() {
-		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})
+		named = append(named, HiddenPath{Path: d, Target: protect.ResolveExisting(d)})
 	}
 	p.secrets = secretNames(c.Policy, named)
 	argv := seatbeltArgv(profile, params, path, c.Argv)

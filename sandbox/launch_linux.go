@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 func sandboxName() string { return "linux" }
@@ -172,7 +173,7 @@ func fallbackGaps(p Policy) []string {
 
 func (p *Process) startHelper(helper string, spec helperSpec, env []string) error {
 	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
-	var repos func([]Root) scanned
+	var repos func([]protect.Root) protect.Scanned
 	if spec.Layers.Namespaces {
 		// The scan for nested repositories, the longest of the set-up in a
 		// large /tmp, runs while the helper starts and the sockets are found.
@@ -182,7 +183,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		if lingerOn.Load() {
 			indexed = p.guardCfg.nested
 		}
-		repos = startRepoScan(spec.Roots, env, indexed)
+		repos = protect.StartRepoScan(spec.Roots, env, indexed)
 	}
 	h, spare := spares.take(key), true
 	if h == nil {
@@ -247,7 +248,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 		if g.gap != "" {
 			p.gaps = append(p.gaps, g.gap)
 		}
-		p.gaps = append(p.gaps, cutGaps(spec.Roots, g.cfg.indexed)...)
+		p.gaps = append(p.gaps, protect.CutGaps(spec.Roots, g.cfg.indexed)...)
 	}
 	p.cleanup = func() {
 		// Start the next spare once this command is done and reported,
@@ -262,7 +263,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 // protected paths, whose watches take hold in the background (the command
 // starts only after guard.waitArmed). It returns the spec as the helper
 // reads it.
-func finishSpec(spec helperSpec, env []string, repos func([]Root) scanned, gc guardConfig) (*guard, []byte, error) {
+func finishSpec(spec helperSpec, env []string, repos func([]protect.Root) protect.Scanned, gc guardConfig) (*guard, []byte, error) {
 	var g *guard
 	if spec.Layers.Namespaces {
 		var err error
@@ -272,8 +273,8 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root) scanned, gc gu
 			return nil, nil, err
 		}
 		s := repos(spec.Roots)
-		gc.indexed, gc.before = s.indexed, s.before
-		splitGitDirs(spec.Roots)
+		gc.indexed, gc.before = s.Indexed, s.Before
+		protect.SplitGitDirs(spec.Roots)
 		masks, err := holdGitMasks(spec.Roots)
 		if err != nil {
 			return nil, nil, err
@@ -303,7 +304,7 @@ func finishSpec(spec helperSpec, env []string, repos func([]Root) scanned, gc gu
 // missing protected path, so those are left out. In a workspace that has
 // few of the protected names that is most of the list, and a shorter spec
 // is decoded sooner by a helper on the run's path.
-func helperRoots(roots []Root) []Root {
+func helperRoots(roots []protect.Root) []protect.Root {
 	out := slices.Clone(roots)
 	for i := range out {
 		r := &out[i]
@@ -319,14 +320,14 @@ func helperRoots(roots []Root) []Root {
 // nestedRoots are the roots whose new .git entries one and two levels down
 // are moved away after a run: not /tmp and $TMPDIR, where everyone's tests
 // and tools make repositories at any moment, nor the toolchain caches.
-func nestedRoots(roots []Root, pol Policy, m *pathmemo.Memo) map[string]bool {
+func nestedRoots(roots []protect.Root, pol Policy, m *pathmemo.Memo) map[string]bool {
 	out := map[string]bool{}
 	set := pol.cacheSetWith(m)
 	if set != "" {
 		set = m.ResolveExisting(set)
 	}
 	for _, r := range roots {
-		if !isScratch(r.Path) && (set == "" || !within(set, r.Path)) {
+		if !protect.IsScratch(r.Path) && (set == "" || !protect.Within(set, r.Path)) {
 			out[r.Path] = true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 	"golang.org/x/sys/unix"
 )
@@ -59,12 +60,12 @@ func prepareMountView() (hostDev int, err error) {
 // restoreDevRoots mounts each writable root below /dev from the host's /dev
 // (hostDev) onto the sandbox's fresh /dev, where it does not exist
 // otherwise. Without device nodes: a writable root holds files.
-func restoreDevRoots(roots []Root, hostDev int) error {
+func restoreDevRoots(roots []protect.Root, hostDev int) error {
 	if hostDev >= 0 {
 		defer unix.Close(hostDev)
 	}
 	for _, r := range roots {
-		if r.Path == "/dev" || !within("/dev", r.Path) {
+		if r.Path == "/dev" || !protect.Within("/dev", r.Path) {
 			continue
 		}
 		if hostDev < 0 {
@@ -207,16 +208,16 @@ func mountCacheLayers(layers []toolcache.Layer) {
 // as .cache/foo, a configured root that is a home dot-entry) writable again,
 // and its own protected paths read-only again. Roots are sorted, the
 // outer first.
-func reopenNested(roots []Root, protected []string) error {
+func reopenNested(roots []protect.Root, protected []string) error {
 	for _, r := range roots {
-		if !slices.ContainsFunc(protected, func(p string) bool { return within(p, r.Path) }) {
+		if !slices.ContainsFunc(protected, func(p string) bool { return protect.Within(p, r.Path) }) {
 			continue
 		}
 		if err := unix.MountSetattr(unix.AT_FDCWD, r.Path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
 			return fmt.Errorf("make %s writable inside a read-only path: %w", r.Path, err)
 		}
 		for _, p := range protected {
-			if p != r.Path && within(r.Path, p) {
+			if p != r.Path && protect.Within(r.Path, p) {
 				if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 					return fmt.Errorf("make %s read-only: %w", p, err)
 				}
@@ -235,12 +236,12 @@ func reopenNested(roots []Root, protected []string) error {
 // place, nor move a repository below a flood of directories where the next
 // run's scan, cut by its bound, would not find it (see repos_known.go).
 // Shared ancestors are pinned once.
-func bindProtected(roots []Root) (protected, found []string, git []GitPath, err error) {
+func bindProtected(roots []protect.Root) (protected, found []string, git []protect.GitPath, err error) {
 	pinned := map[string]bool{}
-	hold := func(r Root, point string, pin bool, into *[]string) error {
-		if pin && within(r.Path, point) {
+	hold := func(r protect.Root, point string, pin bool, into *[]string) error {
+		if pin && protect.Within(r.Path, point) {
 			var chain []string
-			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
+			for dir := filepath.Dir(point); dir != r.Path && protect.Within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
 				chain = append(chain, dir)
 			}
 			// Shallowest first: a recursive bind of a directory copies the
@@ -263,7 +264,7 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 		// the launcher moves away a missing one the command makes.
 		for _, p := range r.Protected {
 			if _, err := os.Lstat(p); err != nil {
-				if within(r.Path, p) {
+				if protect.Within(r.Path, p) {
 					// It existed when the launcher looked, so nobody watches
 					// the name: refuse, never skip.
 					return nil, nil, nil, fmt.Errorf("protected path %s %s", p, vanished)
@@ -301,20 +302,20 @@ func bindProtected(roots []Root) (protected, found []string, git []GitPath, err 
 // skipped; a read-only entry that is gone sends the run back to the
 // launcher to be set up again (its name could be created unwatched).
 // Missing entries are watched by the launcher.
-func bindGit(r Root, hold func(Root, string, bool, *[]string) error) ([]GitPath, error) {
-	var held []GitPath
+func bindGit(r protect.Root, hold func(protect.Root, string, bool, *[]string) error) ([]protect.GitPath, error) {
+	var held []protect.GitPath
 	var points []string
 	gone := ""
 	top := filepath.Join(r.Path, ".git")
-	target, _ := gitdirTarget(top)
+	target, _ := protect.GitdirTarget(top)
 	for _, g := range r.Git {
-		if g.Missing || (gone != "" && within(gone, g.Path)) {
+		if g.Missing || (gone != "" && protect.Within(gone, g.Path)) {
 			continue
 		}
 		isTop := g.Path == top || g.Path == target
 		// A git dir (not an entry of one held before) has the directories
 		// above it pinned: see bindProtected.
-		pin := isTop || !slices.ContainsFunc(held, func(h GitPath) bool { return within(h.Path, g.Path) })
+		pin := isTop || !slices.ContainsFunc(held, func(h protect.GitPath) bool { return protect.Within(h.Path, g.Path) })
 		err := hold(r, g.Path, pin, &points)
 		if errors.Is(err, unix.ENOENT) && g.Writable && !isTop {
 			gone = g.Path
@@ -374,7 +375,7 @@ func bind(src, dst string) error {
 	return nil
 }
 
-func rootPaths(roots []Root) []string {
+func rootPaths(roots []protect.Root) []string {
 	out := make([]string, len(roots))
 	for i, r := range roots {
 		out[i] = r.Path

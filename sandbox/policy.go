@@ -205,7 +205,7 @@ func (p Policy) Sandboxed() bool {
 // wherever it runs. The temporary directories are left out when they do not
 // exist; the workspace and the configured roots must exist. Nested roots are
 // kept: each gets its own protected subpaths.
-func (p Policy) Roots() ([]Root, error) {
+func (p Policy) Roots() ([]protect.Root, error) {
 	if p.setup != nil {
 		return p.roots(p.setup)
 	}
@@ -213,7 +213,7 @@ func (p Policy) Roots() ([]Root, error) {
 }
 
 // roots is Roots with the run's memo of the file system (pathmemo).
-func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
+func (p Policy) roots(m *pathmemo.Memo) ([]protect.Root, error) {
 	if p.mode() != WorkspaceWrite {
 		return nil, nil
 	}
@@ -258,19 +258,19 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 			linked = append(linked, e)
 		}
 	}
-	roots := make([]Root, 0, len(paths))
-	homeRoot := innermostHolding(paths, home) // holds the home's top once
+	roots := make([]protect.Root, 0, len(paths))
+	homeRoot := protect.InnermostHolding(paths, home) // holds the home's top once
 	for _, rp := range paths {
 		if rp == "/" {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
 		}
 		shared := !slices.Contains(worked, rp)
-		prot := protectedPaths(rp, shared, m)
+		prot := protect.ProtectedPaths(rp, shared, m)
 		for _, e := range extras {
-			if within(e, rp) {
+			if protect.Within(e, rp) {
 				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
 			}
-			if within(rp, e) {
+			if protect.Within(rp, e) {
 				prot = append(prot, e)
 			}
 		}
@@ -278,19 +278,19 @@ func (p Policy) roots(m *pathmemo.Memo) ([]Root, error) {
 		// ~/.config -> dotfiles/config) and what a command could replace:
 		// protected as written too, where the guard refuses a link.
 		for _, l := range linked {
-			if within(rp, l) {
+			if protect.Within(rp, l) {
 				prot = append(prot, l)
 			}
 		}
 		var held, watch []string
-		var top *HomeTop
+		var top *protect.HomeTop
 		if rp == homeRoot {
-			held, watch, top = homeHeld(p.HomeWritable, rp, home, worked, m)
+			held, watch, top = protect.HomeHeld(p.HomeWritable, rp, home, worked, m)
 		}
-		onPath, linked := pathHeld(rp, worked, m)
+		onPath, linked := protect.PathHeld(rp, worked, m)
 		prot = append(append(prot, held...), onPath...)
 		slices.Sort(prot)
-		roots = append(roots, Root{Path: rp, Shared: shared, Protected: slices.Compact(prot), Home: top, Watched: append(watch, linked...)})
+		roots = append(roots, protect.Root{Path: rp, Shared: shared, Protected: slices.Compact(prot), Home: top, Watched: append(watch, linked...)})
 	}
 	return roots, nil
 }

@@ -1,5 +1,7 @@
 package sandbox
 
+import "github.com/wardenhq/warden/sandbox/protect"
+
 // PrepareRun starts, in a process about to run one command under pol, the
 // parts of the sandbox's set-up that depend on neither the command nor its
 // approval: the scan of the writable roots for nested repositories, and
@@ -15,7 +17,7 @@ func PrepareRun(pol Policy, helper string) {
 	prestartHelper(pol, helper)
 	if pol.mode() == WorkspaceWrite && scansRoots() {
 		if roots, err := pol.Roots(); err == nil {
-			scanRoots(roots, true, nil)
+			protect.ScanRoots(roots, true, nil)
 		}
 	}
 }

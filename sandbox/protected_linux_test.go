@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,7 +86,7 @@ func TestProtectedScanFindsNestedRepositories(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "a/wt.git"), nil, 0o644)
 	os.MkdirAll(filepath.Join(ws, "wt"), 0o755)
 	os.WriteFile(filepath.Join(ws, "wt/.git"), []byte("gitdir: ../store\n"), 0o644)
-	got := walkRepos(ws, nil, -1)
+	got := protect.WalkRepos(ws, nil, -1)
 	want := []string{"a/.git", "a/b/c/.git", "node_modules/p/.git", "store", "wt/.git"}
 	for i := range want {
 		want[i] = filepath.Join(ws, want[i])
@@ -96,7 +97,7 @@ func TestProtectedScanFindsNestedRepositories(t *testing.T) {
 	}
 	// Bounded: another root inside is left to its own walk, and a scratch
 	// depth stops short of deep trees.
-	got = walkRepos(ws, []string{filepath.Join(ws, "a")}, 2)
+	got = protect.WalkRepos(ws, []string{filepath.Join(ws, "a")}, 2)
 	slices.Sort(got)
 	if want := []string{filepath.Join(ws, "store"), filepath.Join(ws, "wt/.git")}; !slices.Equal(got, want) {
 		t.Errorf("bounded walk found %v, want %v", got, want)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -51,7 +52,7 @@ func (f *fanWatcher) add(k watchKey) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", k.dir, err)
 	}
-	id, err := fanID(fd)
+	id, err := protect.FanID(fd)
 	if err != nil {
 		unix.Close(fd)
 		return err

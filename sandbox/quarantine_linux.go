@@ -70,14 +70,14 @@ const (
 // helper mounts nothing there), refuses a protected path that is a symbolic
 // link (it cannot be held read-only) and snapshots the nested roots. It
 // runs before the command starts; arm then starts watching.
-func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
+func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
 	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[watchKey]bool{}}
 	real := ""
 	if cfg.dir != "" {
 		real = cfg.memo.ResolveExisting(cfg.dir)
 	}
 	for _, r := range roots {
-		if real != "" && within(r.Path, real) {
+		if real != "" && protect.Within(r.Path, real) {
 			// Made now, before the missing paths are listed: Warden's state
 			// directory is one of them (a home workspace), and the guard
 			// must not take its own quarantine for the command's doing.
@@ -95,7 +95,7 @@ func newGuard(roots []Root, cfg guardConfig) (*guard, error) {
 		r := &roots[i]
 		r.Missing = nil
 		for _, p := range r.Protected {
-			if !within(r.Path, p) {
+			if !protect.Within(r.Path, p) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
 			if link := cfg.memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
@@ -198,7 +198,7 @@ func (g *guard) event(name string) {
 		return
 	}
 	for _, m := range g.missing {
-		if within(name, m.path) {
+		if protect.Within(name, m.path) {
 			g.advance(m)
 		}
 	}
@@ -312,7 +312,7 @@ func (g *guard) finish() []Removed {
 			g.quarantine(d.root, p)
 		}
 		if cut {
-			g.lateGaps = append(g.lateGaps, fmt.Sprintf("the check after the run stopped at its bound (%d directories, %d protected entries): a protected name the command created deeper in %s may remain", scanMaxDirs, scanMaxFound, d.root))
+			g.lateGaps = append(g.lateGaps, fmt.Sprintf("the check after the run stopped at its bound (%d directories, %d protected entries): a protected name the command created deeper in %s may remain", protect.ScanMaxDirs, protect.ScanMaxFound, d.root))
 		}
 	}
 	g.homeFinish()
@@ -393,6 +393,13 @@ func stalePlaceholder(p string) bool {
 // change time: any change since (a chmod, an entry made) moves the ctime.
 var lockedEmpty sync.Map
 
+// lockedStamp is a directory as it was when looked into: device, inode and
+// ctime (nanoseconds).
+type lockedStamp struct {
+	dev, ino uint64
+	ctime    int64
+}
+
 // emptyLockedDir looks into the mode-000 directory p, which this process
 // (not root) cannot list: a command can fill a directory, make it mode 000
 // and rename it to a protected name in one step, and what it holds is
@@ -404,7 +411,7 @@ var lockedEmpty sync.Map
 // descriptor of the very directory looked at, never through a link.
 func emptyLockedDir(p string, st os.FileInfo) bool {
 	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		if _, seen := lockedEmpty.Load(dirStamp{uint64(sys.Dev), sys.Ino, sys.Ctim.Nano()}); seen {
+		if _, seen := lockedEmpty.Load(lockedStamp{uint64(sys.Dev), sys.Ino, sys.Ctim.Nano()}); seen {
 			return true // unchanged since it was looked into (no chmod again: its event would bring us back)
 		}
 	}
@@ -421,7 +428,7 @@ func emptyLockedDir(p string, st os.FileInfo) bool {
 	if err == nil && len(entries) == 0 {
 		var after unix.Stat_t
 		if unix.Chmod(self, 0) == nil && unix.Stat(self, &after) == nil {
-			lockedEmpty.Store(dirStamp{after.Dev, after.Ino, after.Ctim.Nano()}, true)
+			lockedEmpty.Store(lockedStamp{after.Dev, after.Ino, after.Ctim.Nano()}, true)
 		}
 		return true
 	}
@@ -429,11 +436,11 @@ func emptyLockedDir(p string, st os.FileInfo) bool {
 	return false
 }
 
-func newDeepCheck(r Root, roots []Root, cfg guardConfig) deepCheck {
+func newDeepCheck(r protect.Root, roots []protect.Root, cfg guardConfig) deepCheck {
 	d := deepCheck{root: r.Path, before: cfg.before[r.Path]}
 	d.seq, d.indexed = cfg.indexed[r.Path]
 	for _, o := range roots {
-		if o.Path != r.Path && within(r.Path, o.Path) {
+		if o.Path != r.Path && protect.Within(r.Path, o.Path) {
 			d.skip = append(d.skip, o.Path)
 		}
 	}
@@ -447,12 +454,12 @@ func newDeepCheck(r Root, roots []Root, cfg guardConfig) deepCheck {
 func (d deepCheck) created() (created []string, cut bool) {
 	after, ok := []string(nil), false
 	if d.indexed {
-		after, ok = indexCreated(d.root, d.skip, d.seq)
+		after, ok = protect.IndexCreated(d.root, d.skip, d.seq)
 	}
 	if !ok {
-		after, cut = storeWalk(d.root, d.skip, -1, walkMade)
+		after, cut = protect.StoreWalk(d.root, d.skip, -1, protect.WalkMade)
 	}
-	holds := scanHolds(d.root)
+	holds := protect.ScanHolds(d.root)
 	for _, p := range after {
 		if !d.before[p] && filepath.Dir(p) != d.root && heldName(holds, d.root, p) {
 			created = append(created, p)
@@ -462,7 +469,7 @@ func (d deepCheck) created() (created []string, cut bool) {
 }
 
 // heldName says whether p, below root, is a protected entry by its name.
-func heldName(holds func(string, dirEntry) bool, root, p string) bool {
+func heldName(holds func(string, protect.DirEntry) bool, root, p string) bool {
 	rel, err := filepath.Rel(root, filepath.Dir(p))
 	if err != nil {
 		return false
@@ -471,7 +478,7 @@ func heldName(holds func(string, dirEntry) bool, root, p string) bool {
 		rel = ""
 	}
 	st, err := os.Lstat(p)
-	return err == nil && holds(rel, dirEntry{name: filepath.Base(p), dir: st.IsDir(), regular: st.Mode().IsRegular()})
+	return err == nil && holds(rel, protect.DirEntry{Name: filepath.Base(p), Dir: st.IsDir(), Regular: st.Mode().IsRegular()})
 }
 
 // quarantine moves p (in root) away and records it. Called with g.mu.

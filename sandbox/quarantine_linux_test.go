@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,7 @@ mkdir -p src/.git && echo x > src/.git/config
 	var shown []string
 	for _, r := range res.Removed {
 		shown = append(shown, r.Shown)
-		if r.Kept == "" || !strings.HasPrefix(r.Kept, QuarantineDir()) {
+		if r.Kept == "" || !strings.HasPrefix(r.Kept, protect.QuarantineDir()) {
 			t.Errorf("%s not kept in the quarantine: %+v", r.Shown, r)
 		} else if _, err := os.Lstat(r.Kept); err != nil {
 			t.Errorf("%s: kept copy missing: %v", r.Shown, err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
@@ -161,7 +162,7 @@ type Process struct {
 	layers *toolcache.Lease
 	// roots are the writable roots Start already resolved (for the cache
 	// variables), so launch does not resolve them again; nil if it did not.
-	roots []Root
+	roots []protect.Root
 	// memo is this run's memo of the file system, for the set-up before the
 	// command starts (never after: see pathmemo).
 	memo *pathmemo.Memo
@@ -230,7 +231,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	}
 	memo := pathmemo.New()
 	cacheSet := c.Policy.cacheSetWith(memo)
-	var roots []Root
+	var roots []protect.Root
 	var layers *toolcache.Lease
 	if cacheSet != "" {
 		home := getEnv(env, "HOME")
@@ -417,12 +418,12 @@ func (p Policy) quarantineDir() string {
 	if p.Quarantine != "" {
 		return p.Quarantine
 	}
-	return QuarantineDir()
+	return protect.QuarantineDir()
 }
 
 // writableRoots are the policy's resolved writable roots, resolved once per
 // run.
-func (p *Process) writableRoots(pol Policy) ([]Root, error) {
+func (p *Process) writableRoots(pol Policy) ([]protect.Root, error) {
 	if p.roots != nil {
 		return p.roots, nil
 	}

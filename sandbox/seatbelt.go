@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,7 +57,7 @@ const seatbeltBase = `(version 1)
 // disk (onDiskRoots); every deny of a protected path or a secret also
 // matches it in any letter case (foldRegex) and comes after the allows it
 // limits.
-func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, params []string) {
+func SeatbeltProfile(p Policy, roots []protect.Root, proxyPort int) (profile string, params []string) {
 	roots = newCaseLookup().onDiskRoots(roots)
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
@@ -79,7 +80,7 @@ func SeatbeltProfile(p Policy, roots []Root, proxyPort int) (profile string, par
 // rules it limits. rootKey and gitKey name the parameters. pinRoots keeps
 // each root itself where it is (a reopened root: the path above it is
 // held, so it must not be moved out, changed and moved back).
-func seatbeltWrites(b *strings.Builder, roots []Root, rootKey, gitKey string, params []string, pinRoots bool) []string {
+func seatbeltWrites(b *strings.Builder, roots []protect.Root, rootKey, gitKey string, params []string, pinRoots bool) []string {
 	b.WriteString("\n(allow file-write*")
 	for i, r := range roots {
 		key := fmt.Sprintf("%s_%d", rootKey, i)
@@ -137,27 +138,27 @@ func seatbeltWrites(b *strings.Builder, roots []Root, rootKey, gitKey string, pa
 // writable and they are held again. A root inside a found repository or a
 // read-only git entry is left held, as the Linux helper seals those last.
 // Outer first, so that a root reopened inside another stays writable.
-func reopenedRoots(roots []Root) []Root {
-	var out []Root
+func reopenedRoots(roots []protect.Root) []protect.Root {
+	var out []protect.Root
 	for _, n := range roots {
 		inHeld, sealed := false, false
 		for _, r := range roots {
 			if r.Path == n.Path {
 				continue
 			}
-			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return within(p, n.Path) })
-			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return within(p, n.Path) }) ||
-				slices.ContainsFunc(r.Git, func(g GitPath) bool { return !g.Writable && within(g.Path, n.Path) })
+			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return protect.Within(p, n.Path) })
+			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return protect.Within(p, n.Path) }) ||
+				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && protect.Within(g.Path, n.Path) })
 		}
 		if !inHeld || sealed {
 			continue
 		}
-		re := Root{Path: n.Path}
-		inside := func(p string) bool { return p != n.Path && within(n.Path, p) }
+		re := protect.Root{Path: n.Path}
+		inside := func(p string) bool { return p != n.Path && protect.Within(n.Path, p) }
 		for _, r := range roots {
 			re.Protected = append(re.Protected, slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return !inside(p) })...)
 			re.Found = append(re.Found, slices.DeleteFunc(slices.Clone(r.Found), func(p string) bool { return !inside(p) })...)
-			re.Git = append(re.Git, slices.DeleteFunc(slices.Clone(r.Git), func(g GitPath) bool { return !inside(g.Path) })...)
+			re.Git = append(re.Git, slices.DeleteFunc(slices.Clone(r.Git), func(g protect.GitPath) bool { return !inside(g.Path) })...)
 		}
 		slices.Sort(re.Protected)
 		re.Protected = slices.Compact(re.Protected)
@@ -182,7 +183,7 @@ var SeatbeltPlatformReadable = []string{
 // configuration and toolchains, the workspace, the writable roots and
 // readable_roots. Metadata stays readable everywhere, so paths resolve
 // and the working directory can be found; contents do not.
-func seatbeltReadable(b *strings.Builder, p Policy, roots []Root, params []string) []string {
+func seatbeltReadable(b *strings.Builder, p Policy, roots []protect.Root, params []string) []string {
 	readable := p.restrictedReadable(SeatbeltPlatformReadable)
 	if readable == nil {
 		b.WriteString("; Reads: everywhere, but what the read policy hides (below).\n(allow file-read*)\n")
@@ -214,7 +215,7 @@ func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
 		var out []string
 		for _, path := range paths {
 			out = append(out, path)
-			if r := resolveExisting(path); r != path {
+			if r := protect.ResolveExisting(path); r != path {
 				out = append(out, r)
 			}
 		}
@@ -292,7 +293,7 @@ func globRegex(glob string) (string, bool) {
 // protected paths, found repositories and pinned directories in every
 // spelling the volume takes for them: the allow above excludes them as
 // spelled, a case-insensitive volume also takes .GIT, .Envrc or .VSCODE.
-func seatbeltProtectedFold(b *strings.Builder, roots []Root, params []string) []string {
+func seatbeltProtectedFold(b *strings.Builder, roots []protect.Root, params []string) []string {
 	var res []string
 	for _, r := range roots {
 		for _, p := range append(slices.Clone(r.Protected), r.Found...) {
@@ -329,10 +330,10 @@ func foldAll(paths []string) []string {
 func pinnedDirs(root string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if !within(root, p) {
+		if !protect.Within(root, p) {
 			continue
 		}
-		for dir := filepath.Dir(p); dir != root && within(root, dir); dir = filepath.Dir(dir) {
+		for dir := filepath.Dir(p); dir != root && protect.Within(root, dir); dir = filepath.Dir(dir) {
 			out = append(out, dir)
 		}
 	}
@@ -348,10 +349,10 @@ func seatbeltArgv(profile string, params []string, path string, argv []string) [
 }
 
 // rootsInside are the roots strictly inside path.
-func rootsInside(path string, roots []Root) []string {
+func rootsInside(path string, roots []protect.Root) []string {
 	var out []string
 	for _, r := range roots {
-		if r.Path != path && within(path, r.Path) {
+		if r.Path != path && protect.Within(path, r.Path) {
 			out = append(out, r.Path)
 		}
 	}
@@ -359,9 +360,9 @@ func rootsInside(path string, roots []Root) []string {
 }
 
 // insideOtherRoot reports whether path lies strictly inside another root.
-func insideOtherRoot(path string, roots []Root) bool {
+func insideOtherRoot(path string, roots []protect.Root) bool {
 	for _, r := range roots {
-		if r.Path != path && within(r.Path, path) {
+		if r.Path != path && protect.Within(r.Path, path) {
 			return true
 		}
 	}

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,7 +87,7 @@ func (c *caseLookup) onDiskCase(path string) string {
 
 // onDiskRoots is roots with every path spelled as on disk (a copy: the
 // caller's roots are not changed).
-func (c *caseLookup) onDiskRoots(roots []Root) []Root {
+func (c *caseLookup) onDiskRoots(roots []protect.Root) []protect.Root {
 	fix := func(paths []string) []string {
 		if paths == nil {
 			return nil
@@ -97,7 +98,7 @@ func (c *caseLookup) onDiskRoots(roots []Root) []Root {
 		}
 		return out
 	}
-	out := make([]Root, len(roots))
+	out := make([]protect.Root, len(roots))
 	for i, r := range roots {
 		r.Path = c.onDiskCase(r.Path)
 		r.Protected = fix(r.Protected)

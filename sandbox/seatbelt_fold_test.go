@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,7 @@ import (
 func TestSeatbeltProtectedNamesDeniedInAnyCase(t *testing.T) {
 	ws := "/Users/dev/project"
 	home := "/Users/dev"
-	roots := []Root{
+	roots := []protect.Root{
 		{Path: ws, Protected: protectedFor(ws), Found: []string{ws + "/vendor/dep/.git"}},
 		{Path: home, Protected: append(protectedFor(home), home+"/.config/warden", home+"/.local/state/warden")},
 	}
@@ -69,7 +70,7 @@ func TestSeatbeltProtectedNamesDeniedInAnyCase(t *testing.T) {
 func TestSeatbeltGitEntriesDeniedInAnyCase(t *testing.T) {
 	ws := "/Users/dev/project"
 	root := gitSplitRoot(ws)
-	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/dev"}}, []Root{root}, 1)
+	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/dev"}}, []protect.Root{root}, 1)
 	s := parseSBPL(t, profile, params)
 	for _, g := range root.Git {
 		rel := strings.TrimPrefix(g.Path, ws)
@@ -100,7 +101,7 @@ func TestSeatbeltGitEntriesDeniedInAnyCase(t *testing.T) {
 // spelling, the root's own files stay writable as opened.
 func TestSeatbeltRootOpenedInAnotherCase(t *testing.T) {
 	ws := "/Users/Dev/Project"
-	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/Dev"}}, []Root{{Path: ws, Protected: protectedFor(ws)}}, 1)
+	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: "/Users/Dev"}}, []protect.Root{{Path: ws, Protected: protectedFor(ws)}}, 1)
 	s := parseSBPL(t, profile, params)
 	for _, p := range []string{"/users/dev/project/.git/config", "/USERS/DEV/PROJECT/.ENVRC", "/Users/dev/project/.vscode/tasks.json", "/Users/Dev/Project/.Claude/settings.json"} {
 		if s.allowed("file-write*", p) {
@@ -118,7 +119,7 @@ func TestSeatbeltRootOpenedInAnotherCase(t *testing.T) {
 func TestSeatbeltSecretsHiddenInAnyCase(t *testing.T) {
 	home := "/Users/dev"
 	p := Policy{Mode: WorkspaceWrite, Reads: ReadPolicy{Home: home, Deny: []string{home + "/project/.env.production"}, Allow: []string{home + "/.aws/config"}}}
-	profile, params := SeatbeltProfile(p, []Root{{Path: home + "/project", Protected: protectedFor(home + "/project")}}, 1)
+	profile, params := SeatbeltProfile(p, []protect.Root{{Path: home + "/project", Protected: protectedFor(home + "/project")}}, 1)
 	s := parseSBPL(t, profile, params)
 	attacks := 0
 	for _, d := range append(slices.Clone(BuiltinReadDeny), "project/.env.production") {
@@ -228,10 +229,10 @@ func TestOnDiskRootsSpellRootsAsOnDisk(t *testing.T) {
 		return nil, os.ErrNotExist
 	}
 	c.same = func(a, b string) bool { return strings.EqualFold(a, b) }
-	got := c.onDiskRoots([]Root{{Path: "/users/Dev/PROJ", Protected: []string{"/users/Dev/PROJ/.GIT", "/users/Dev/PROJ/.envrc"},
-		Git: []GitPath{{Path: "/users/Dev/PROJ/.Git", Writable: true}, {Path: "/users/Dev/PROJ/.Git/hooks"}}}})
-	want := Root{Path: "/Users/dev/proj", Protected: []string{"/Users/dev/proj/.git", "/Users/dev/proj/.envrc"},
-		Git: []GitPath{{Path: "/Users/dev/proj/.git", Writable: true}, {Path: "/Users/dev/proj/.git/hooks"}}}
+	got := c.onDiskRoots([]protect.Root{{Path: "/users/Dev/PROJ", Protected: []string{"/users/Dev/PROJ/.GIT", "/users/Dev/PROJ/.envrc"},
+		Git: []protect.GitPath{{Path: "/users/Dev/PROJ/.Git", Writable: true}, {Path: "/users/Dev/PROJ/.Git/hooks"}}}})
+	want := protect.Root{Path: "/Users/dev/proj", Protected: []string{"/Users/dev/proj/.git", "/Users/dev/proj/.envrc"},
+		Git: []protect.GitPath{{Path: "/Users/dev/proj/.git", Writable: true}, {Path: "/Users/dev/proj/.git/hooks"}}}
 	if got[0].Path != want.Path || !slices.Equal(got[0].Protected, want.Protected) || !slices.Equal(got[0].Git, want.Git) {
 		t.Errorf("got %+v, want %+v", got[0], want)
 	}
@@ -261,8 +262,8 @@ func TestSeatbeltDeniesWhatTheRepositoryConfigRuns(t *testing.T) {
 	ws := t.TempDir()
 	gitRepo(t, ws, [][2]string{{"core.hooksPath", ".husky/_"}, {"include.path", "../shared.gitconfig"}, {"include.path", "../missing.cfg"}},
 		map[string]string{".husky/_/h": "#!/bin/sh\n", ".husky/pre-commit": "npm test\n", "shared.gitconfig": "[user]\n"})
-	roots := []Root{{Path: ws, Protected: protectedFor(ws)}}
-	splitGitDirs(roots)
+	roots := []protect.Root{{Path: ws, Protected: protectedFor(ws)}}
+	protect.SplitGitDirs(roots)
 	profile, params := SeatbeltProfile(Policy{Mode: WorkspaceWrite}, roots, 1)
 	s := parseSBPL(t, profile, params)
 	for _, rel := range []string{".husky/pre-commit", ".husky/_/h", ".husky/_/post-checkout", "shared.gitconfig", "missing.cfg", ".HUSKY/pre-commit"} {

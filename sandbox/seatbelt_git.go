@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"slices"
 	"strings"
 )
@@ -20,7 +21,7 @@ import (
 // hooks/ git then finds, under a name Seatbelt's path rules, which compare
 // bytes, would not match. So each read-only entry and each pin is also
 // denied by a regex that matches its path in every spelling (foldRegex).
-func seatbeltGit(b *strings.Builder, roots []Root, gitKey string, params []string) []string {
+func seatbeltGit(b *strings.Builder, roots []protect.Root, gitKey string, params []string) []string {
 	n := 0
 	param := func(path string) string {
 		key := fmt.Sprintf("%s_%d", gitKey, n)
@@ -54,7 +55,7 @@ func seatbeltGit(b *strings.Builder, roots []Root, gitKey string, params []strin
 				}
 				if g.Writable {
 					pins = append(pins, g.Path)
-					if within(r.Path, g.Path) {
+					if protect.Within(r.Path, g.Path) {
 						pins = append(pins, pinnedDirs(r.Path, []string{g.Path})...)
 					}
 				}

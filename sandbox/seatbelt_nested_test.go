@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,7 +35,7 @@ func TestSeatbeltReopensRootsNestedInAHeldPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	splitGitDirs(roots)
+	protect.SplitGitDirs(roots)
 	profile, params := SeatbeltProfile(pol, roots, 1)
 	s := parseSBPL(t, profile, params)
 
@@ -82,7 +83,7 @@ func TestSeatbeltPinsARootInsideAnother(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	splitGitDirs(roots)
+	protect.SplitGitDirs(roots)
 	profile, params := SeatbeltProfile(pol, roots, 1)
 	s := parseSBPL(t, profile, params)
 	real, _ := filepath.EvalSymlinks(ws)

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"flag"
+	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -17,10 +18,10 @@ var updateGolden = flag.Bool("update", false, "rewrite the Seatbelt golden files
 // reviewed golden files instead.
 func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 	ws := "/Users/dev/project"
-	roots := func(paths ...string) []Root {
-		var out []Root
+	roots := func(paths ...string) []protect.Root {
+		var out []protect.Root
 		for _, p := range paths {
-			out = append(out, Root{Path: p, Protected: protectedFor(p)})
+			out = append(out, protect.Root{Path: p, Protected: protectedFor(p)})
 		}
 		return out
 	}
@@ -29,7 +30,7 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 	cases := []struct {
 		name   string
 		policy Policy
-		roots  []Root
+		roots  []protect.Root
 	}{
 		{"workspace-write-no-network", Policy{Mode: WorkspaceWrite, Reads: home}, roots(ws, "/private/tmp")},
 		{"workspace-write-network", Policy{Mode: WorkspaceWrite, Network: NetworkOn, Reads: home}, roots(ws)},
@@ -40,12 +41,12 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 			Deny: []string{"/Users/dev/project/.env.production"}, Allow: []string{"/Users/dev/.aws/config", "/Users/dev/.npmrc"}}}, roots(ws)},
 		{"read-restricted", Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, Reads: ReadPolicy{Access: ReadRestricted, Home: "/Users/dev",
 			ReadableRoots: []string{"/Users/dev/shared-docs"}}}, roots(ws, "/private/tmp")},
-		{"gitdir-target", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
-		{"home-workspace", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{{Path: "/Users/dev",
+		{"gitdir-target", Policy{Mode: WorkspaceWrite, Reads: home}, []protect.Root{{Path: ws, Protected: append(protectedFor(ws), "/Users/dev/main/.git/worktrees/project")}}},
+		{"home-workspace", Policy{Mode: WorkspaceWrite, Reads: home}, []protect.Root{{Path: "/Users/dev",
 			Protected: append(protectedFor("/Users/dev"), "/Users/dev/.config/warden", "/Users/dev/.local/state/warden"),
 			Found:     []string{"/Users/dev/src/vendored/.git"}}}},
-		{"git-split", Policy{Mode: WorkspaceWrite, Reads: home}, []Root{gitSplitRoot(ws)}},
-		{"home-nested-roots", Policy{Mode: WorkspaceWrite, Reads: home, HomeWritable: []string{".cache/foo"}}, []Root{
+		{"git-split", Policy{Mode: WorkspaceWrite, Reads: home}, []protect.Root{gitSplitRoot(ws)}},
+		{"home-nested-roots", Policy{Mode: WorkspaceWrite, Reads: home, HomeWritable: []string{".cache/foo"}}, []protect.Root{
 			{Path: "/Users/dev", Protected: append(protectedFor("/Users/dev"), "/Users/dev/.cache", "/Users/dev/.config", "/Users/dev/.config/warden", "/Users/dev/.zshrc")},
 			{Path: "/Users/dev/.cache/foo", Protected: protectedFor("/Users/dev/.cache/foo")},
 			{Path: "/Users/dev/.cache/warden/sandbox/dev-1/data", Shared: true, Protected: []string{"/Users/dev/.cache/warden/sandbox/dev-1/data/.git"}},
@@ -76,7 +77,7 @@ func TestSeatbeltProfilesMatchGoldenFiles(t *testing.T) {
 
 // checkSeatbeltShape checks the properties the golden files encode, so a
 // careless -update cannot bless a broken profile.
-func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy, roots []Root) {
+func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy, roots []protect.Root) {
 	t.Helper()
 	if !strings.HasPrefix(profile, "(version 1)\n(deny default)") {
 		t.Error("profile must start by denying everything")
@@ -126,7 +127,7 @@ func checkSeatbeltShape(t *testing.T, profile string, params []string, p Policy,
 // checkSeatbeltFolds: each protected path, found repository and read deny
 // is also denied in any letter case (foldRegex), the writes' after every
 // write allow.
-func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy, roots []Root) {
+func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy, roots []protect.Root) {
 	t.Helper()
 	at := func(re string) int { // the last deny of re
 		last := -1
@@ -147,7 +148,7 @@ func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy,
 	for _, r := range newCaseLookup().onDiskRoots(roots) {
 		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
 			bound := firstAllow
-			if slices.ContainsFunc(roots, func(n Root) bool { return n.Path != r.Path && within(n.Path, prot) }) {
+			if slices.ContainsFunc(roots, func(n protect.Root) bool { return n.Path != r.Path && protect.Within(n.Path, prot) }) {
 				bound = lastAllow
 			}
 			if i := at(foldRegex(prot, true)); i < bound {
@@ -248,29 +249,29 @@ func TestSeatbeltArgvUsesAbsoluteSandboxExec(t *testing.T) {
 // gitSplitRoot is ws as splitGitDirs leaves it for a repository with a
 // submodule and a nested repository: the git dirs out of Protected and
 // Found, their layout in Git (missing entries included).
-func gitSplitRoot(ws string) Root {
+func gitSplitRoot(ws string) protect.Root {
 	git := ws + "/.git"
 	sub := git + "/modules/lib"
 	nested := ws + "/vendor/dep/.git"
-	split := func(dir string) []GitPath {
-		return []GitPath{{Path: dir, Writable: true}, {Path: dir + "/config"}, {Path: dir + "/config.worktree", Missing: true},
+	split := func(dir string) []protect.GitPath {
+		return []protect.GitPath{{Path: dir, Writable: true}, {Path: dir + "/config"}, {Path: dir + "/config.worktree", Missing: true},
 			{Path: dir + "/commondir", Missing: true}, {Path: dir + "/hooks"}, {Path: dir + "/info"}}
 	}
 	layout := split(git)
-	layout = append(layout, GitPath{Path: git + "/config.local"}, GitPath{Path: git + "/modules"})
+	layout = append(layout, protect.GitPath{Path: git + "/config.local"}, protect.GitPath{Path: git + "/modules"})
 	layout = append(layout, split(sub)...)
-	layout = append(layout, GitPath{Path: sub + "/modules", Missing: true}, GitPath{Path: sub + "/worktrees", Missing: true})
-	layout = append(layout, GitPath{Path: git + "/worktrees", Missing: true})
+	layout = append(layout, protect.GitPath{Path: sub + "/modules", Missing: true}, protect.GitPath{Path: sub + "/worktrees", Missing: true})
+	layout = append(layout, protect.GitPath{Path: git + "/worktrees", Missing: true})
 	layout = append(layout, split(nested)...)
-	layout = append(layout, GitPath{Path: nested + "/modules", Missing: true}, GitPath{Path: nested + "/worktrees", Missing: true})
-	return Root{Path: ws, Protected: slices.DeleteFunc(protectedFor(ws), func(p string) bool { return p == git }), Git: layout}
+	layout = append(layout, protect.GitPath{Path: nested + "/modules", Missing: true}, protect.GitPath{Path: nested + "/worktrees", Missing: true})
+	return protect.Root{Path: ws, Protected: slices.DeleteFunc(protectedFor(ws), func(p string) bool { return p == git }), Git: layout}
 }
 
 // checkSeatbeltGit: each git dir's data is allowed after the writes' allow,
 // each read-only entry (missing or not) is denied after the allow of the git
 // dir it is in, and each git dir and the directories above it in the root
 // are pinned last.
-func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []Root) {
+func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []protect.Root) {
 	t.Helper()
 	at := func(path string) (int, string) {
 		for _, param := range params {
@@ -307,7 +308,7 @@ func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []Roo
 				t.Errorf("git entry %s: %s, want deny", g.Path, kind)
 			}
 			for _, d := range dirs {
-				if dpos, _ := at(d); within(d, g.Path) && dpos > pos {
+				if dpos, _ := at(d); protect.Within(d, g.Path) && dpos > pos {
 					t.Errorf("git entry %s is denied before %s is allowed", g.Path, d)
 				}
 			}

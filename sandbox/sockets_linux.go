@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -111,14 +112,14 @@ func newSocketScanner() *socketScanner {
 // socketsToMask scans for the launcher before a namespaced run: the sockets
 // to cover with /dev/null, and the directories to cover with an empty
 // tmpfs because they can be entered but not listed.
-func socketsToMask(env []string, cwd string, roots []Root) (sockets, hidden []string, err error) {
+func socketsToMask(env []string, cwd string, roots []protect.Root) (sockets, hidden []string, err error) {
 	if effectiveLandlockABI() >= 9 {
 		return nil, nil, nil
 	}
 	return socketCache.toMask(env, cwd, roots)
 }
 
-func (s *socketScanner) toMask(env []string, cwd string, roots []Root) (sockets, hidden []string, err error) {
+func (s *socketScanner) toMask(env []string, cwd string, roots []protect.Root) (sockets, hidden []string, err error) {
 	sockets, hidden, err = s.scan(env, cwd)
 	if err != nil {
 		return nil, nil, err

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -763,7 +764,7 @@ func unlistableAsNobody(t *testing.T) {
 	// Hiding a directory the command works in would hide its workspace.
 	inner := filepath.Join(hidden, "project")
 	var refused *RefusedError
-	if _, _, err := socketsToMask(os.Environ(), inner, []Root{{Path: inner}}); !errors.As(err, &refused) || !strings.Contains(err.Error(), hidden) {
+	if _, _, err := socketsToMask(os.Environ(), inner, []protect.Root{{Path: inner}}); !errors.As(err, &refused) || !strings.Contains(err.Error(), hidden) {
 		t.Errorf("working inside %s: %v, want a refusal naming it", hidden, err)
 	}
 	sock := filepath.Join(hidden, "agent.sock")

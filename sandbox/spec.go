@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
@@ -28,16 +29,16 @@ type layers struct {
 // argv: other users can read a process's command line, and Env may carry
 // values the caller chose to pass).
 type helperSpec struct {
-	Path      string      `json:"path"` // resolved program
-	Argv      []string    `json:"argv"`
-	Env       []string    `json:"env"`
-	Cwd       string      `json:"cwd"`
-	Mode      Mode        `json:"mode"`
-	Network   NetworkMode `json:"net,omitempty"`
-	Roots     []Root      `json:"roots,omitempty"`
-	Layers    layers      `json:"layers"`
-	FileSize  int64       `json:"fsize,omitempty"`
-	Processes int64       `json:"nproc,omitempty"`
+	Path      string         `json:"path"` // resolved program
+	Argv      []string       `json:"argv"`
+	Env       []string       `json:"env"`
+	Cwd       string         `json:"cwd"`
+	Mode      Mode           `json:"mode"`
+	Network   NetworkMode    `json:"net,omitempty"`
+	Roots     []protect.Root `json:"roots,omitempty"`
+	Layers    layers         `json:"layers"`
+	FileSize  int64          `json:"fsize,omitempty"`
+	Processes int64          `json:"nproc,omitempty"`
 	// Sockets are the unix sockets outside to mask, Hidden the directories
 	// to cover because they can be entered but not listed: the launcher
 	// scans once for both (and caches) so the helper starts faster.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // doctorRoots are the configured writable roots and where protected paths
@@ -33,7 +33,7 @@ type doctorRoots struct {
 }
 
 func rootsReport() doctorRoots {
-	r := doctorRoots{Configured: []string{}, Skipped: []string{}, Quarantine: sandbox.QuarantineDir(), ScanCut: sandbox.ScanCutRoots()}
+	r := doctorRoots{Configured: []string{}, Skipped: []string{}, Quarantine: protect.QuarantineDir(), ScanCut: protect.ScanCutRoots()}
 	cfg, err := config.Load(config.File())
 	if err != nil {
 		r.Error = "the config does not load: " + err.Error()

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func init() {
 			// The agent runs command after command: keep a sandbox helper
 			// started ahead of each.
 			sandbox.KeepSpareHelpers(true)
-			sandbox.ScanNotice = func(msg string) { log.Warn(msg) }
+			protect.ScanNotice = func(msg string) { log.Warn(msg) }
 			defer sandbox.KeepSpareHelpers(false)
 
 			cfg, cfgErr := config.Load(config.File())

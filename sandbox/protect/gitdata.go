@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A repository's git dir holds two kinds of files. Its data (objects, refs,
@@ -91,7 +90,7 @@ func addGitLayout(out *[]GitPath, dir string, depth int, find *gitconfig.Finder)
 			*out = append(*out, GitPath{Path: p, Missing: true})
 		}
 	}
-	for _, p := range gitIncludes(dir, find) {
+	for _, p := range GitIncludes(dir, find) {
 		// An included file not made yet must not be made by the command.
 		_, err := os.Lstat(p)
 		*out = append(*out, GitPath{Path: p, Missing: err != nil})
@@ -118,15 +117,15 @@ func nestedGitDirs(dir string) []string {
 	var out []string
 	var walk func(d string, level int)
 	walk = func(d string, level int) {
-		entries, err := readDirNames(d)
+		entries, err := ReadDirNames(d)
 		if err != nil {
 			return
 		}
 		for _, e := range entries {
-			if !e.dir {
+			if !e.Dir {
 				continue
 			}
-			p := filepath.Join(d, e.name)
+			p := filepath.Join(d, e.Name)
 			if IsGitDir(p) {
 				out = append(out, p)
 			} else if level < 3 {
@@ -155,7 +154,7 @@ func IsGitDir(dir string) bool {
 // gitIncludes are the files the git dir's config includes by a path
 // relative to the config, inside the git dir: git obeys them as it obeys
 // the config. find reads the config (the run's Finder: once per run).
-func gitIncludes(dir string, find *gitconfig.Finder) []string {
+func GitIncludes(dir string, find *gitconfig.Finder) []string {
 	entries := find.Entries(filepath.Join(dir, "config"))
 	var out []string
 	for _, e := range entries {
@@ -164,7 +163,7 @@ func gitIncludes(dir string, find *gitconfig.Finder) []string {
 			v == "" || filepath.IsAbs(v) || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(") {
 			continue
 		}
-		if p := filepath.Join(dir, v); within(dir, p) && p != dir {
+		if p := filepath.Join(dir, v); Within(dir, p) && p != dir {
 			out = append(out, p)
 		}
 	}
@@ -181,10 +180,10 @@ func gitDirs(r Root) []string {
 	top := filepath.Join(r.Path, ".git")
 	if st, err := os.Lstat(top); err == nil && st.IsDir() {
 		out = append(out, top)
-	} else if t, ok := gitdirTarget(top); ok && within(r.Path, t) && t != r.Path {
+	} else if t, ok := GitdirTarget(top); ok && Within(r.Path, t) && t != r.Path {
 		out = append(out, t)
 	}
-	if isScratch(r.Path) {
+	if IsScratch(r.Path) {
 		// Everyone's scratch: a repository found there stays read-only as
 		// a whole.
 		return out
@@ -198,7 +197,7 @@ func gitDirs(r Root) []string {
 	// Drop those below another (a submodule's git dir under .git/modules).
 	kept := out[:0]
 	for _, d := range out {
-		if len(kept) == 0 || !within(kept[len(kept)-1], d) {
+		if len(kept) == 0 || !Within(kept[len(kept)-1], d) {
 			kept = append(kept, d)
 		}
 	}
@@ -210,7 +209,7 @@ func gitDirs(r Root) []string {
 // read-only as a whole, its data too (the split would reopen it).
 func heldAbove(p string, held []string) bool {
 	for _, h := range held {
-		if h != p && within(h, p) {
+		if h != p && Within(h, p) {
 			return true
 		}
 	}
@@ -222,7 +221,7 @@ func heldAbove(p string, held []string) bool {
 // read-only as a whole.
 // Then it protects what the git configs and the shell-entry configs make
 // the host run (protectConfigTargets, protectShellEnv).
-func splitGitDirs(roots []Root) {
+func SplitGitDirs(roots []Root) {
 	// One reader of the config files for the run: the layouts and the
 	// targets read the same ones.
 	home, _ := os.UserHomeDir()
@@ -235,7 +234,7 @@ func splitGitDirs(roots []Root) {
 			r.Git = append(r.Git, gitLayout(d, find)...)
 		}
 		for _, d := range vcsDirs(*r) {
-			if v, ok := protect.VCSOf(filepath.Base(d)); ok && !underAny(d, dirs) {
+			if v, ok := VCSOf(filepath.Base(d)); ok && !UnderAny(d, dirs) {
 				r.Git = append(r.Git, vcsLayout(d, v, find)...)
 				dirs = append(dirs, d)
 			}
@@ -245,7 +244,7 @@ func splitGitDirs(roots []Root) {
 		}
 		inDirs := func(p string) bool {
 			for _, d := range dirs {
-				if within(d, p) {
+				if Within(d, p) {
 					return true
 				}
 			}

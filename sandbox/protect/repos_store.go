@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"bytes"
@@ -10,8 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A scan of /tmp lists hundreds of directories (everyone's scratch, three
@@ -46,7 +44,7 @@ type dirStamp struct {
 
 type dirRecord struct {
 	key     dirStamp
-	entries []dirEntry // its subdirectories and the files a scan may hold (mayHold)
+	entries []DirEntry // its subdirectories and the files a scan may hold (mayHold)
 	gen     uint64     // the last scan that looked at it
 }
 
@@ -84,11 +82,11 @@ func useScanStore(dir string) {
 // storeList returns dir's entries, from the store when dir has not changed
 // since it was recorded, else listed (and recorded when it may be). gen is
 // the scan's number.
-func storeList(dir string, gen uint64) ([]dirEntry, error) {
+func storeList(dir string, gen uint64) ([]DirEntry, error) {
 	scanStore.Lock()
 	if scanStore.path == "" {
 		scanStore.Unlock()
-		return readDirNames(dir)
+		return ReadDirNames(dir)
 	}
 	if !scanStore.loaded {
 		scanStore.recs = loadScanStore(scanStore.path)
@@ -106,7 +104,7 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 		return rec.entries, nil
 	}
 	storeListings.Add(1)
-	entries, err := readDirNames(dir)
+	entries, err := ReadDirNames(dir)
 	if err != nil {
 		return entries, err
 	}
@@ -118,9 +116,9 @@ func storeList(dir string, gen uint64) ([]dirEntry, error) {
 		return entries, nil
 	}
 	if kept && k.ctime < now.Add(-scanSettled).UnixNano() {
-		var keep []dirEntry
+		var keep []DirEntry
 		for _, e := range entries {
-			if e.dir || mayHold(e.name) {
+			if e.Dir || mayHold(e.Name) {
 				keep = append(keep, e)
 			}
 		}
@@ -139,7 +137,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen != gen && within(root, p) && !underAny(p, skip) {
+		if r.gen != gen && Within(root, p) && !UnderAny(p, skip) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}
@@ -180,14 +178,14 @@ func encodeScanStore() []byte {
 		b = binary.AppendUvarint(b, uint64(len(r.entries)))
 		for _, e := range r.entries {
 			var flags byte
-			if e.dir {
+			if e.Dir {
 				flags |= 1
 			}
-			if e.regular {
+			if e.Regular {
 				flags |= 2
 			}
 			b = append(b, flags)
-			b = appendString(b, e.name)
+			b = appendString(b, e.Name)
 		}
 	}
 	return b
@@ -198,13 +196,13 @@ const scanStoreMagic = "warden-scan-cache 2\n"
 
 // storeMatcher is the widest Matcher: MISE_ENV's names are kept by their
 // form (mayHold), whatever the environment of the run that lists.
-var storeMatcher = protect.NewMatcher(func(string) string { return "" })
+var storeMatcher = NewMatcher(func(string) string { return "" })
 
 // mayHold says whether a file named name may be held by a scan
 // (scanHolds), in any run's environment.
 func mayHold(name string) bool {
 	lower := strings.ToLower(name)
-	return storeMatcher.Entry("", name) != "" || protect.HasSuffix(name) ||
+	return storeMatcher.Entry("", name) != "" || HasSuffix(name) ||
 		strings.HasSuffix(lower, ".toml") && (strings.HasPrefix(lower, "mise.") || strings.HasPrefix(lower, ".mise."))
 }
 
@@ -229,7 +227,7 @@ func loadScanStore(path string) map[string]*dirRecord {
 		}
 		for range n {
 			flags := r.byte()
-			rec.entries = append(rec.entries, dirEntry{name: r.str(), dir: flags&1 != 0, regular: flags&2 != 0})
+			rec.entries = append(rec.entries, DirEntry{Name: r.str(), Dir: flags&1 != 0, Regular: flags&2 != 0})
 		}
 		if r.err == nil {
 			recs[p] = rec

@@ -1,10 +1,8 @@
-package sandbox
+package protect
 
 import (
 	"os"
 	"slices"
-
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A directory's .envrc and mise config are protected names, but direnv
@@ -26,7 +24,7 @@ func protectShellEnv(roots []Root) {
 		if r.Shared {
 			continue
 		}
-		for _, t := range protect.ShellEnvTargets(r.Path, os.Getenv) {
+		for _, t := range ShellEnvTargets(r.Path, os.Getenv) {
 			if slices.Contains(r.Protected, t) || owningGitDir(r.Git, t) != "" {
 				continue
 			}

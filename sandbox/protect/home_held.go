@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -32,7 +32,7 @@ type HomeTop struct {
 }
 
 // allows says whether the dot-entry name may be created or changed.
-func (h *HomeTop) allows(name string) bool { return slices.Contains(h.Allowed, name) }
+func (h *HomeTop) Allows(name string) bool { return slices.Contains(h.Allowed, name) }
 
 // homeHeld lists what a worked root rp holding the home directory keeps
 // read-only at the home's top: each dot-entry (directories and files: a
@@ -40,8 +40,8 @@ func (h *HomeTop) allows(name string) bool { return slices.Contains(h.Allowed, n
 // (~/.vimrc -> ~/dotfiles/vimrc) unless they hold a worked root, and the
 // links themselves and other entries no mount holds (watched: one the
 // command replaces is moved away). nil when rp does not hold home.
-func homeHeld(homeWritable []string, rp, home string, worked []string, m *pathmemo.Memo) (held, watch []string, top *HomeTop) {
-	if home == "" || !within(rp, home) {
+func HomeHeld(homeWritable []string, rp, home string, worked []string, m *pathmemo.Memo) (held, watch []string, top *HomeTop) {
+	if home == "" || !Within(rp, home) {
 		return nil, nil, nil
 	}
 	top = &HomeTop{Dir: home}
@@ -50,21 +50,21 @@ func homeHeld(homeWritable []string, rp, home string, worked []string, m *pathme
 			top.Allowed = append(top.Allowed, c)
 		}
 	}
-	entries, _ := readDirNames(home)
+	entries, _ := ReadDirNames(home)
 	for _, e := range entries {
-		if !strings.HasPrefix(e.name, ".") {
+		if !strings.HasPrefix(e.Name, ".") {
 			continue
 		}
-		if top.allows(e.name) {
+		if top.Allows(e.Name) {
 			continue
 		}
-		path := filepath.Join(home, e.name)
-		if e.dir || e.regular {
+		path := filepath.Join(home, e.Name)
+		if e.Dir || e.Regular {
 			held = append(held, path)
 			continue
 		}
 		watch = append(watch, path)
-		if target := m.ResolveExisting(path); target != path && within(rp, target) && !holdsAny(target, worked) {
+		if target := m.ResolveExisting(path); target != path && Within(rp, target) && !holdsAny(target, worked) {
 			held = append(held, target)
 		}
 	}
@@ -74,10 +74,10 @@ func homeHeld(homeWritable []string, rp, home string, worked []string, m *pathme
 // innermostHolding is the deepest of roots (sorted) that is or holds home,
 // or "": the one root whose Protected lists the home's dot-entries (a
 // mount in the innermost covers every outer root's view too).
-func innermostHolding(roots []string, home string) string {
+func InnermostHolding(roots []string, home string) string {
 	out := ""
 	for _, r := range roots {
-		if home != "" && within(r, home) {
+		if home != "" && Within(r, home) {
 			out = r
 		}
 	}
@@ -89,18 +89,18 @@ func innermostHolding(roots []string, home string) string {
 // is one. A PATH directory that is a worked root or holds one is left
 // out: the user asked the agent to work there. Relative entries ("." or
 // "bin") name a different directory for every caller and are skipped.
-func pathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []string) {
+func PathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []string) {
 	for _, d := range filepath.SplitList(os.Getenv("PATH")) {
 		if !filepath.IsAbs(d) {
 			continue
 		}
 		d = filepath.Clean(d)
 		real := m.ResolveExisting(d)
-		if real == rp || !within(rp, real) || holdsAny(real, worked) {
+		if real == rp || !Within(rp, real) || holdsAny(real, worked) {
 			continue
 		}
 		held = append(held, real)
-		if real != d && within(rp, d) {
+		if real != d && Within(rp, d) {
 			if st, err := m.Lstat(d); err == nil && st.Mode()&os.ModeSymlink != 0 {
 				watch = append(watch, d)
 			}
@@ -111,5 +111,5 @@ func pathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []strin
 
 // holdsAny says whether dir is one of paths or holds one.
 func holdsAny(dir string, paths []string) bool {
-	return slices.ContainsFunc(paths, func(p string) bool { return within(dir, p) })
+	return slices.ContainsFunc(paths, func(p string) bool { return Within(dir, p) })
 }

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"fmt"
@@ -18,12 +18,12 @@ func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 		t.Fatal(err)
 	}
 	roots := []Root{{Path: ws}}
-	_, _, wait := scanRoots(roots, true, nil)
+	_, _, wait := ScanRoots(roots, true, nil)
 	wait()
 	if err := os.Mkdir(filepath.Join(ws, "a", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res, _, wait := scanRoots(roots, false, nil)
+	res, _, wait := ScanRoots(roots, false, nil)
 	wait()
 	if len(res[0]) != 0 {
 		t.Fatalf("the run at once did not take the scan made ahead: %q", res[0])
@@ -35,7 +35,7 @@ func TestScanAheadRedoneWhenTheRunStartsLate(t *testing.T) {
 		}
 	}
 	scanCache.Unlock()
-	res, _, wait = scanRoots(roots, false, nil)
+	res, _, wait = ScanRoots(roots, false, nil)
 	wait()
 	if !slices.Contains(res[0], filepath.Join(ws, "a", ".git")) {
 		t.Fatalf("a late run used the old scan made ahead: %q", res[0])
@@ -66,7 +66,7 @@ func TestScanAheadStillRunningWhenTheRunStartsLate(t *testing.T) {
 		scanCache.Unlock()
 		done := make(chan []string)
 		go func() {
-			res, _, wait := scanRoots(roots, false, nil)
+			res, _, wait := ScanRoots(roots, false, nil)
 			wait()
 			done <- res[0]
 		}()

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"bytes"
@@ -112,7 +112,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		knownRepos.cut[root] = now
 		if !knownRepos.told[root] {
 			knownRepos.told[root] = true
-			defer ScanNotice(fmt.Sprintf("the scan of %s for nested repositories and protected names stopped at its bound (%d directories, %d found): one there that Warden never found (a repository's config, a mise.toml, a .vscode) is writable by sandboxed commands; open a smaller workspace to have them all held", root, scanMaxDirs, scanMaxFound))
+			defer ScanNotice(fmt.Sprintf("the scan of %s for nested repositories and protected names stopped at its bound (%d directories, %d found): one there that Warden never found (a repository's config, a mise.toml, a .vscode) is writable by sandboxed commands; open a smaller workspace to have them all held", root, ScanMaxDirs, ScanMaxFound))
 		}
 	} else if _, ok := knownRepos.cut[root]; ok {
 		delete(knownRepos.cut, root)
@@ -120,7 +120,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 	}
 	var check []string
 	for p := range knownRepos.m {
-		if within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !underAny(p, skip) {
+		if Within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !UnderAny(p, skip) {
 			check = append(check, p)
 		}
 	}
@@ -138,7 +138,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		case err == nil && st.Mode().IsRegular():
 			out = append(out, p)
 			if filepath.Base(p) == ".git" {
-				if t, ok := gitdirTarget(p); ok {
+				if t, ok := GitdirTarget(p); ok {
 					out = append(out, t)
 				}
 			}
@@ -240,7 +240,7 @@ func loadKnownRepos(path string) (repos, cut map[string]int64) {
 // cutGaps says, for each root not served by the index whose scan stopped
 // at its bound, what this run leaves writable: every run says it, not only
 // the first.
-func cutGaps(roots []Root, indexed map[string]uint64) []string {
+func CutGaps(roots []Root, indexed map[string]uint64) []string {
 	knownRepos.Lock()
 	defer knownRepos.Unlock()
 	var gaps []string
@@ -249,7 +249,7 @@ func cutGaps(roots []Root, indexed map[string]uint64) []string {
 			continue
 		}
 		if _, cut := knownRepos.cut[r.Path]; cut {
-			gaps = append(gaps, fmt.Sprintf("the scan of %s stopped at its bound (%d directories, %d protected entries): a repository or protected name beyond it that Warden never found is writable, and one this command creates there may remain", r.Path, scanMaxDirs, scanMaxFound))
+			gaps = append(gaps, fmt.Sprintf("the scan of %s stopped at its bound (%d directories, %d protected entries): a repository or protected name beyond it that Warden never found is writable, and one this command creates there may remain", r.Path, ScanMaxDirs, ScanMaxFound))
 		}
 	}
 	return gaps

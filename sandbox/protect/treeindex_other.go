@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sandbox
+package protect
 
 // The index of the roots' protected entries is Linux's (fanotify): other
 // systems scan.

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Root is one writable directory and the paths inside it that stay read-only.
@@ -49,10 +48,10 @@ type Root struct {
 // directory nobody works in, protect.SharedNames), plus the target of a
 // `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
 // and config there).
-func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
-	names := slices.Concat(protect.Names(), protect.Subpaths, protect.MiseEnvNames(os.Getenv))
+func ProtectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
+	names := slices.Concat(Names(), Subpaths, MiseEnvNames(os.Getenv))
 	if shared {
-		names = protect.SharedNames()
+		names = SharedNames()
 	}
 	out := make([]string, 0, len(names)+1)
 	for _, n := range names {
@@ -63,10 +62,10 @@ func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
 		// file): those that exist. One the command makes is not opened by
 		// anyone unasked; a link is left alone (the guard refuses to run
 		// with a protected link, and this one the user made).
-		entries, _ := readDirNames(root)
+		entries, _ := ReadDirNames(root)
 		for _, e := range entries {
-			if e.regular && protect.HasSuffix(e.name) {
-				out = append(out, filepath.Join(root, e.name))
+			if e.Regular && HasSuffix(e.Name) {
+				out = append(out, filepath.Join(root, e.Name))
 			}
 		}
 	}
@@ -77,14 +76,14 @@ func protectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
 }
 
 // within reports whether p is dir or below it (both clean and absolute).
-func within(dir, p string) bool {
+func Within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
 }
 
 // underAny reports whether p is one of dirs or below one.
-func underAny(p string, dirs []string) bool {
+func UnderAny(p string, dirs []string) bool {
 	for _, d := range dirs {
-		if within(d, p) {
+		if Within(d, p) {
 			return true
 		}
 	}
@@ -93,8 +92,8 @@ func underAny(p string, dirs []string) bool {
 
 // resolveExisting resolves symlinks in the longest existing prefix of p, so
 // a path that does not exist yet is named as it would be created.
-func resolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
+func ResolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
 
 // gitdirTarget reads a .git file of the form "gitdir: PATH"
 // (gitconfig.GitdirTarget).
-func gitdirTarget(gitfile string) (string, bool) { return gitconfig.GitdirTarget(gitfile, nil) }
+func GitdirTarget(gitfile string) (string, bool) { return gitconfig.GitdirTarget(gitfile, nil) }

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &
 // reads the directory with getdents64 on a plain descriptor: os.Open would
 // cost four fcntl calls and a failed epoll registration per directory, which
 // in a scan of /tmp were most of the scan's system calls.
-func readDirNames(dir string) ([]dirEntry, error) {
+func ReadDirNames(dir string) ([]DirEntry, error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
@@ -26,7 +26,7 @@ func readDirNames(dir string) ([]dirEntry, error) {
 	bp := direntBufs.Get().(*[]byte)
 	defer direntBufs.Put(bp)
 	buf := *bp
-	var out []dirEntry
+	var out []DirEntry
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if errors.Is(err, unix.EINTR) {
@@ -64,7 +64,7 @@ func readDirNames(dir string) ([]dirEntry, error) {
 					typ = unix.DT_REG
 				}
 			}
-			out = append(out, dirEntry{name: string(name), dir: typ == unix.DT_DIR, regular: typ == unix.DT_REG})
+			out = append(out, DirEntry{Name: string(name), Dir: typ == unix.DT_DIR, Regular: typ == unix.DT_REG})
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Every version control system's metadata is split as a git dir is (see
@@ -20,7 +19,7 @@ import (
 // obeyed entries, then the git dirs inside it (gitLayout). An obeyed entry
 // whose way passes through a file (jj's .jj/repo in a secondary workspace,
 // which names the repository) has that file held instead.
-func vcsLayout(dir string, v protect.VCS, find *gitconfig.Finder) []GitPath {
+func vcsLayout(dir string, v VCS, find *gitconfig.Finder) []GitPath {
 	out := []GitPath{{Path: dir, Writable: true, VCS: v.Name}}
 	for _, rel := range v.Obeyed {
 		p, missing := heldOnTheWay(dir, rel)
@@ -57,7 +56,7 @@ func heldOnTheWay(dir, rel string) (string, bool) {
 // splitHere says whether v's metadata is split by vcsDirs (git's has its
 // own layout, a whole-file one is held whole, one with nothing obeyed needs
 // no split).
-func splitHere(v protect.VCS) bool { return v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 }
+func splitHere(v VCS) bool { return v.Entry != ".git" && !v.Whole && len(v.Obeyed) > 0 }
 
 // vcsDirs lists root's metadata directories other than git's that the
 // sandbox splits: at its top, and those the scan found below (in a shared
@@ -65,18 +64,18 @@ func splitHere(v protect.VCS) bool { return v.Entry != ".git" && !v.Whole && len
 // whole, as a repository does).
 func vcsDirs(r Root) []string {
 	var out []string
-	for _, v := range protect.VCSes {
+	for _, v := range VCSes {
 		if splitHere(v) {
 			if p := filepath.Join(r.Path, v.Entry); isDir(p) {
 				out = append(out, p)
 			}
 		}
 	}
-	if isScratch(r.Path) {
+	if IsScratch(r.Path) {
 		return out
 	}
 	for _, f := range r.Found {
-		if v, ok := protect.VCSOf(filepath.Base(f)); ok && splitHere(v) && isDir(f) && !heldAbove(f, r.Protected) {
+		if v, ok := VCSOf(filepath.Base(f)); ok && splitHere(v) && isDir(f) && !heldAbove(f, r.Protected) {
 			out = append(out, f)
 		}
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"encoding/binary"
@@ -52,7 +52,7 @@ type indexRoot struct {
 	path   string
 	skip   []string
 	found  map[string]uint64 // protected entry below the top → index.seq when seen
-	holds  func(parent string, e dirEntry) bool
+	holds  func(parent string, e DirEntry) bool
 	broken string // why the index cannot serve it: it is scanned
 	stale  bool   // events were lost: rebuilt at the next look
 }
@@ -117,7 +117,7 @@ func indexFound(root string, skip []string) (found []string, seq uint64, ok bool
 		case unix.S_IFREG:
 			found = append(found, p)
 			if filepath.Base(p) == ".git" {
-				if t, ok := gitdirTarget(p); ok {
+				if t, ok := GitdirTarget(p); ok {
 					found = append(found, t)
 				}
 			}
@@ -131,7 +131,7 @@ func indexFound(root string, skip []string) (found []string, seq uint64, ok bool
 // indexCreated returns root's protected entries below its top that
 // appeared after seq (indexFound's). ok false: the index no longer serves
 // root (the caller scans).
-func indexCreated(root string, skip []string, seq uint64) (created []string, ok bool) {
+func IndexCreated(root string, skip []string, seq uint64) (created []string, ok bool) {
 	r, ok := indexedRoot(root, skip)
 	if !ok {
 		return nil, false
@@ -156,7 +156,7 @@ func indexedRoot(root string, skip []string) (*indexRoot, bool) {
 	key := root + "\x00" + strings.Join(skip, "\x00")
 	r := index.roots[key]
 	if r == nil {
-		r = &indexRoot{path: root, skip: skip, found: map[string]uint64{}, holds: scanHolds(root)}
+		r = &indexRoot{path: root, skip: skip, found: map[string]uint64{}, holds: ScanHolds(root)}
 		index.roots[key] = r
 		r.stale = true
 	}
@@ -175,9 +175,9 @@ func indexedRoot(root string, skip []string) (*indexRoot, bool) {
 // already known keeps its sequence number. Called with index.mu.
 func rebuildIndex(r *indexRoot) {
 	index.seq++
-	found, cut := walkTree(r.path, r.path, r.skip, -1, markAndList(r), walkMade)
+	found, cut := walkTree(r.path, r.path, r.skip, -1, markAndList(r), WalkMade)
 	if cut && r.broken == "" {
-		r.broken = fmt.Sprintf("it is larger than the scan's bound (%d directories, %d protected entries)", scanMaxDirs, scanMaxFound)
+		r.broken = fmt.Sprintf("it is larger than the scan's bound (%d directories, %d protected entries)", ScanMaxDirs, ScanMaxFound)
 	}
 	if r.broken != "" {
 		ScanNotice(fmt.Sprintf("the index of %s's protected entries cannot serve it (%s): each run scans it before and after instead", r.path, r.broken))
@@ -197,13 +197,13 @@ func rebuildIndex(r *indexRoot) {
 // markAndList marks dir for r's index, then lists it. A directory it
 // cannot open is the listing's error (the walk holds it); one it cannot
 // mark breaks r's index. Called with index.mu.
-func markAndList(r *indexRoot) func(dir string) ([]dirEntry, error) {
-	return func(dir string) ([]dirEntry, error) {
+func markAndList(r *indexRoot) func(dir string) ([]DirEntry, error) {
+	return func(dir string) ([]DirEntry, error) {
 		fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 		}
-		id, err := fanID(fd)
+		id, err := FanID(fd)
 		if err == nil {
 			err = unix.FanotifyMark(index.fd, unix.FAN_MARK_ADD, indexMask, fd, "")
 		}
@@ -218,7 +218,7 @@ func markAndList(r *indexRoot) func(dir string) ([]dirEntry, error) {
 			delete(index.dirs, old)
 		}
 		index.dirs[id], index.ids[dir] = indexDir{dir, r}, id
-		return readDirNames(dir)
+		return ReadDirNames(dir)
 	}
 }
 
@@ -273,7 +273,7 @@ func applyEvent(mask uint64, id, name string) {
 		return // a directory no longer in a root (moved out), or rebuilt anyway
 	}
 	r, p := d.root, filepath.Join(d.path, name)
-	if underAny(p, r.skip) {
+	if UnderAny(p, r.skip) {
 		return
 	}
 	if mask&(unix.FAN_MOVED_FROM|unix.FAN_DELETE) != 0 {
@@ -288,7 +288,7 @@ func applyEvent(mask uint64, id, name string) {
 // dir. Called with index.mu.
 func forgetBelow(r *indexRoot, p string, dir bool) {
 	for f := range r.found {
-		if within(p, f) {
+		if Within(p, f) {
 			delete(r.found, f)
 		}
 	}
@@ -296,7 +296,7 @@ func forgetBelow(r *indexRoot, p string, dir bool) {
 		return
 	}
 	for dir, id := range index.ids {
-		if within(p, dir) {
+		if Within(p, dir) {
 			delete(index.ids, dir)
 			if index.dirs[id].path == dir {
 				delete(index.dirs, id)
@@ -320,7 +320,7 @@ func lookAt(r *indexRoot, p string) {
 		rel = ""
 	}
 	mode := st.Mode & unix.S_IFMT
-	e := dirEntry{name: filepath.Base(p), dir: mode == unix.S_IFDIR, regular: mode == unix.S_IFREG}
+	e := DirEntry{Name: filepath.Base(p), Dir: mode == unix.S_IFDIR, Regular: mode == unix.S_IFREG}
 	if r.holds(rel, e) {
 		if parent != r.path {
 			if _, ok := r.found[p]; !ok {
@@ -329,10 +329,10 @@ func lookAt(r *indexRoot, p string) {
 		}
 		return
 	}
-	if !e.dir {
+	if !e.Dir {
 		return
 	}
-	found, cut := walkTree(r.path, p, r.skip, -1, markAndList(r), walkMade)
+	found, cut := walkTree(r.path, p, r.skip, -1, markAndList(r), WalkMade)
 	if cut && r.broken == "" {
 		r.broken = fmt.Sprintf("%s is larger than the scan's bound", p)
 	}
@@ -375,7 +375,7 @@ func dfidName(info []byte) (id, name string, ok bool) {
 
 // fanID is the identity fanotify reports a directory by: its filesystem id
 // and file handle.
-func fanID(fd int) (string, error) {
+func FanID(fd int) (string, error) {
 	var st unix.Statfs_t
 	if err := unix.Fstatfs(fd, &st); err != nil {
 		return "", fmt.Errorf("statfs: %w", err)
@@ -400,7 +400,7 @@ const atHandleFID = 0x200
 
 // indexServes says whether the index serves root (tests: a lingering
 // process keeps it).
-func indexServes(root string) bool {
+func IndexServes(root string) bool {
 	index.mu.Lock()
 	defer index.mu.Unlock()
 	for _, r := range index.roots {

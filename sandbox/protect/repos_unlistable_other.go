@@ -1,6 +1,6 @@
 //go:build !unix
 
-package sandbox
+package protect
 
 // unlistable: no file modes to hide a directory with.
 func unlistable(root, dir string, err error) (string, bool) { return "", false }

@@ -1,22 +1,22 @@
 //go:build !linux
 
-package sandbox
+package protect
 
 import "os"
 
 // readDirNames lists dir without sorting it or statting its entries (the
 // directory entry's own type says whether it is a directory or a link).
-func readDirNames(dir string) ([]dirEntry, error) {
+func ReadDirNames(dir string) ([]DirEntry, error) {
 	f, err := os.Open(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	des, err := f.ReadDir(-1)
-	out := make([]dirEntry, 0, len(des))
+	out := make([]DirEntry, 0, len(des))
 	for _, d := range des {
 		t := d.Type()
-		out = append(out, dirEntry{name: d.Name(), dir: t.IsDir(), regular: t.IsRegular()})
+		out = append(out, DirEntry{Name: d.Name(), Dir: t.IsDir(), Regular: t.IsRegular()})
 	}
 	return out, err
 }

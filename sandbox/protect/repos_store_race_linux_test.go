@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -21,7 +21,7 @@ func TestScanStoreSwitchedDuringAScan(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(ws, "r", ".git"), 0o755)
 	time.Sleep(scanSettled + 100*time.Millisecond)
-	want := walkRepos(ws, nil, -1)
+	want := WalkRepos(ws, nil, -1)
 	store := t.TempDir()
 	defer useScanStore("")
 	var wg sync.WaitGroup

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -31,7 +31,7 @@ func TestScanStoreFindsWhatAListingFinds(t *testing.T) {
 	}
 	check := func(what string) {
 		t.Helper()
-		want := walkRepos(ws, nil, -1)
+		want := WalkRepos(ws, nil, -1)
 		slices.Sort(want)
 		if got := scan(); !slices.Equal(got, want) {
 			t.Fatalf("%s: the stored scan found %q, a listing %q", what, got, want)
@@ -83,16 +83,16 @@ func TestScanStoreFindsWhatAListingFinds(t *testing.T) {
 func TestScanStoreOnlyOutsideTheCommandsReach(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	dir := resolveExisting(filepath.Join(state, "warden"))
+	dir := ResolveExisting(filepath.Join(state, "warden"))
 	outside := []Root{{Path: t.TempDir()}}
 	if got := scanStoreDir(outside); got != dir {
 		t.Errorf("state directory outside the roots: store %q, want %q", got, dir)
 	}
-	holding := []Root{{Path: resolveExisting(state), Protected: []string{dir}}}
+	holding := []Root{{Path: ResolveExisting(state), Protected: []string{dir}}}
 	if got := scanStoreDir(holding); got != dir {
 		t.Errorf("state directory protected in a root: store %q, want %q", got, dir)
 	}
-	exposed := []Root{{Path: resolveExisting(state)}}
+	exposed := []Root{{Path: ResolveExisting(state)}}
 	if got := scanStoreDir(exposed); got != "" {
 		t.Errorf("state directory writable by the command: store %q, want none", got)
 	}
@@ -112,7 +112,7 @@ func TestScanStoreScratchDepth(t *testing.T) {
 	defer useScanStore("")
 	check := func(what string) {
 		t.Helper()
-		want := walkRepos(ws, nil, scratchDepth)
+		want := WalkRepos(ws, nil, scratchDepth)
 		got, _ := storeScan(ws, nil, scratchDepth)
 		slices.Sort(want)
 		slices.Sort(got)

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"os"
@@ -15,7 +15,7 @@ func BenchmarkWalkRepos(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
-		found := walkRepos(tree, nil, -1)
+		found := WalkRepos(tree, nil, -1)
 		b.ReportMetric(float64(len(found)), "repos")
 		b.ReportMetric(float64(time.Since(start).Microseconds()), "µs/scan")
 	}

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sandbox
+package protect
 
 // dirStampOf keeps no store outside Linux: every directory is listed.
 func dirStampOf(string) (dirStamp, bool) { return dirStamp{}, false }

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"fmt"
@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A repository's .git runs code on the host: its hooks when the user commits,
@@ -25,8 +23,8 @@ import (
 // shallowest first and the rest is not held; that is never silent: every
 // run's result says so (NotEnforced), as does doctor.
 const (
-	scanMaxDirs  = 1000000
-	scanMaxFound = 4096 // each is a mount in the sandbox
+	ScanMaxDirs  = 1000000
+	ScanMaxFound = 4096 // each is a mount in the sandbox
 	// scratchDepth bounds the scan of /tmp and $TMPDIR, which hold
 	// everyone's scratch: a repository cloned there is found, a test's
 	// tree ten levels down is not worth every command's time.
@@ -63,7 +61,7 @@ type scanResult struct {
 // launcher does the rest of its set-up; the returned function waits for it,
 // fills each root's Found and returns, for each root the index served
 // (those in indexed may be: see treeindex_linux.go), its sequence number.
-func startRepoScan(roots []Root, env []string, indexed map[string]bool) (fill func([]Root) scanned) {
+func StartRepoScan(roots []Root, env []string, indexed map[string]bool) (fill func([]Root) Scanned) {
 	var fromEnv []string
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -73,8 +71,8 @@ func startRepoScan(roots []Root, env []string, indexed map[string]bool) (fill fu
 			}
 		}
 	}
-	results, seqs, wait := scanRoots(roots, false, indexed)
-	return func(roots []Root) scanned {
+	results, seqs, wait := ScanRoots(roots, false, indexed)
+	return func(roots []Root) Scanned {
 		wait()
 		before := map[string]map[string]bool{}
 		for i := range roots {
@@ -85,7 +83,7 @@ func startRepoScan(roots []Root, env []string, indexed map[string]bool) (fill fu
 			before[roots[i].Path] = set
 			found := slices.DeleteFunc(slices.Clone(results[i]), isLink)
 			for _, g := range fromEnv {
-				if within(roots[i].Path, g) {
+				if Within(roots[i].Path, g) {
 					found = append(found, g)
 				}
 			}
@@ -94,16 +92,16 @@ func startRepoScan(roots []Root, env []string, indexed map[string]bool) (fill fu
 			slices.Sort(found)
 			roots[i].Found = slices.Compact(found)
 		}
-		return scanned{indexed: seqs, before: before}
+		return Scanned{Indexed: seqs, Before: before}
 	}
 }
 
 // scanned is what a run's scan leaves for the check after the run: for
 // each root the index served, the index's sequence number; and what each
 // root held at the start (its protected entries as found, links too).
-type scanned struct {
-	indexed map[string]uint64
-	before  map[string]map[string]bool
+type Scanned struct {
+	Indexed map[string]uint64
+	Before  map[string]map[string]bool
 }
 
 // isLink says p is a symbolic link: a protected entry that is one cannot be
@@ -119,7 +117,7 @@ func isLink(p string) bool {
 // ahead says the scans are PrepareRun's, for a run about to start. A root
 // in indexed is taken from the index when it serves the root; seqs has its
 // sequence number then (for indexCreated), once wait returns.
-func scanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]string, seqs map[string]uint64, wait func()) {
+func ScanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]string, seqs map[string]uint64, wait func()) {
 	paths := make([]string, len(roots))
 	for i, r := range roots {
 		paths[i] = r.Path
@@ -137,7 +135,7 @@ func scanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]s
 			defer wg.Done()
 			var skip []string
 			for _, o := range paths {
-				if o != paths[i] && within(paths[i], o) {
+				if o != paths[i] && Within(paths[i], o) {
 					skip = append(skip, o)
 				}
 			}
@@ -151,7 +149,7 @@ func scanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]s
 				}
 			}
 			depth := -1
-			if isScratch(paths[i]) {
+			if IsScratch(paths[i]) {
 				depth = scratchDepth
 			}
 			found, cut := cachedScan(paths[i], skip, depth, ahead)
@@ -169,8 +167,8 @@ func scanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]s
 }
 
 // scanRepos fills each root's Found (see startRepoScan).
-func scanRepos(roots []Root, env []string) {
-	startRepoScan(roots, env, nil)(roots)
+func ScanRepos(roots []Root, env []string) {
+	StartRepoScan(roots, env, nil)(roots)
 }
 
 // scanStoreDir is where the scans' store is kept (see repos_store.go):
@@ -182,7 +180,7 @@ func scanStoreDir(roots []Root) string {
 		return ""
 	}
 	for _, r := range roots {
-		if within(r.Path, dir) && !underAny(dir, r.Protected) {
+		if Within(r.Path, dir) && !UnderAny(dir, r.Protected) {
 			return ""
 		}
 	}
@@ -190,7 +188,7 @@ func scanStoreDir(roots []Root) string {
 }
 
 // isScratch says whether dir is /tmp or $TMPDIR.
-func isScratch(dir string) bool {
+func IsScratch(dir string) bool {
 	for _, t := range []string{"/tmp", os.Getenv("TMPDIR")} {
 		if filepath.IsAbs(t) {
 			if rt, err := filepath.EvalSymlinks(t); err == nil && rt == dir {
@@ -258,13 +256,13 @@ func (r *scanResult) run(root string, skip []string, depth int) {
 // storeScan walks root with the scan store; cut says the walk stopped at
 // its bound.
 func storeScan(root string, skip []string, depth int) (found []string, cut bool) {
-	return storeWalk(root, skip, depth, walkHold)
+	return StoreWalk(root, skip, depth, walkHold)
 }
 
 // storeWalk is storeScan listing as mode says (walkTree).
-func storeWalk(root string, skip []string, depth int, mode walkMode) (found []string, cut bool) {
+func StoreWalk(root string, skip []string, depth int, mode walkMode) (found []string, cut bool) {
 	gen := scanGen.Add(1)
-	found, cut = walkTree(root, root, skip, depth, func(dir string) ([]dirEntry, error) { return storeList(dir, gen) }, mode)
+	found, cut = walkTree(root, root, skip, depth, func(dir string) ([]DirEntry, error) { return storeList(dir, gen) }, mode)
 	pruneStore(root, skip, gen)
 	return found, cut
 }
@@ -275,8 +273,8 @@ func storeWalk(root string, skip []string, depth int, mode walkMode) (found []st
 // root's top (scanHolds) plus the targets of the .git files. A directory of
 // the user's it cannot read is listed itself (see unlistable); others it
 // cannot read are skipped.
-func walkRepos(root string, skip []string, depth int) []string {
-	found, _ := walkWith(root, skip, depth, readDirNames)
+func WalkRepos(root string, skip []string, depth int) []string {
+	found, _ := walkWith(root, skip, depth, ReadDirNames)
 	return found
 }
 
@@ -286,22 +284,22 @@ func walkRepos(root string, skip []string, depth int) []string {
 // (protect.VCSEntries); elsewhere every protected entry, as the patch
 // guard protects it (protect.Matcher), and the files named with one of
 // protect.Suffixes.
-func scanHolds(root string) func(parent string, e dirEntry) bool {
-	if isScratch(root) {
-		vcs := protect.VCSEntries()
-		return func(_ string, e dirEntry) bool {
-			return slices.ContainsFunc(vcs, func(n string) bool { return strings.EqualFold(n, e.name) })
+func ScanHolds(root string) func(parent string, e DirEntry) bool {
+	if IsScratch(root) {
+		vcs := VCSEntries()
+		return func(_ string, e DirEntry) bool {
+			return slices.ContainsFunc(vcs, func(n string) bool { return strings.EqualFold(n, e.Name) })
 		}
 	}
-	m := protect.NewMatcher(os.Getenv)
-	return func(parent string, e dirEntry) bool {
-		return m.Entry(parent, e.name) != "" || e.regular && protect.HasSuffix(e.name)
+	m := NewMatcher(os.Getenv)
+	return func(parent string, e DirEntry) bool {
+		return m.Entry(parent, e.Name) != "" || e.Regular && HasSuffix(e.Name)
 	}
 }
 
 // walkWith is walkRepos listing each directory with list. cut says it
 // stopped at its bound with directories left to list.
-func walkWith(root string, skip []string, depth int, list func(dir string) ([]dirEntry, error)) (found []string, cut bool) {
+func walkWith(root string, skip []string, depth int, list func(dir string) ([]DirEntry, error)) (found []string, cut bool) {
 	return walkTree(root, root, skip, depth, list, walkHold)
 }
 
@@ -309,15 +307,15 @@ type walkMode int
 
 const (
 	walkHold walkMode = iota
-	walkMade
+	WalkMade
 )
 
 // walkTree is walkWith from start, root or a directory below it (rel to
 // root as the protected names are matched). It lists the protected
 // entries, symbolic links too (startRepoScan leaves those out of what is
 // held), and with walkHold the gitdir: targets of the .git files.
-func walkTree(root, start string, skip []string, depth int, list func(dir string) ([]dirEntry, error), mode walkMode) (found []string, cut bool) {
-	holds := scanHolds(root)
+func walkTree(root, start string, skip []string, depth int, list func(dir string) ([]DirEntry, error), mode walkMode) (found []string, cut bool) {
+	holds := ScanHolds(root)
 	type item struct {
 		dir, rel string // rel: dir relative to root ("" its top)
 		level    int
@@ -332,7 +330,7 @@ func walkTree(root, start string, skip []string, depth int, list func(dir string
 	}
 	queue := []item{{start, rel, level}}
 	for n := 0; len(queue) > 0; n++ {
-		if n >= scanMaxDirs || len(found) >= scanMaxFound {
+		if n >= ScanMaxDirs || len(found) >= ScanMaxFound {
 			return found, true
 		}
 		it := queue[0]
@@ -345,7 +343,7 @@ func walkTree(root, start string, skip []string, depth int, list func(dir string
 			continue
 		}
 		for _, e := range entries {
-			p := filepath.Join(it.dir, e.name)
+			p := filepath.Join(it.dir, e.Name)
 			held := holds(it.rel, e)
 			switch {
 			case held && it.dir != root:
@@ -355,21 +353,21 @@ func walkTree(root, start string, skip []string, depth int, list func(dir string
 					}
 				} else {
 					found = append(found, p)
-					if mode == walkHold && e.regular && e.name == ".git" {
-						if t, ok := gitdirTarget(p); ok {
+					if mode == walkHold && e.Regular && e.Name == ".git" {
+						if t, ok := GitdirTarget(p); ok {
 							found = append(found, t)
 						}
 					}
 				}
-			case e.dir && !held && (depth < 0 || it.level+1 < depth) && !slices.Contains(skip, p):
-				queue = append(queue, item{p, filepath.Join(it.rel, e.name), it.level + 1})
+			case e.Dir && !held && (depth < 0 || it.level+1 < depth) && !slices.Contains(skip, p):
+				queue = append(queue, item{p, filepath.Join(it.rel, e.Name), it.level + 1})
 			}
 		}
 	}
 	return found, false
 }
 
-type dirEntry struct {
-	name         string
-	dir, regular bool
+type DirEntry struct {
+	Name         string
+	Dir, Regular bool
 }
