@@ -190,13 +190,13 @@ func insideWritable(p string, roots []protect.Root) bool {
 	if !filepath.IsAbs(p) {
 		return false
 	}
-	p = protect.ResolveExisting(filepath.Clean(p))
+	p = resolveExisting(filepath.Clean(p))
 	for _, r := range roots {
-		if !protect.Within(r.Path, p) {
+		if !within(r.Path, p) {
 			continue
 		}
 		for _, prot := range append(append([]string(nil), r.Protected...), r.Found...) {
-			if protect.Within(prot, p) {
+			if within(prot, p) {
 				return false
 			}
 		}
@@ -371,9 +371,9 @@ func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []s
 	var out []toolcache.Layer
 	for _, l := range layers {
 		user := l.Lower[len(l.Lower)-1]
-		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return protect.Within(r, user) })
+		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return within(r, user) })
 		for _, s := range secrets {
-			if protect.Within(s.Target, user) || protect.Within(user, s.Target) || protect.Within(s.Path, user) || protect.Within(user, s.Path) {
+			if within(s.Target, user) || within(user, s.Target) || within(s.Path, user) || within(user, s.Path) {
 				ok = false
 			}
 		}

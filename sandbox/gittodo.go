@@ -51,7 +51,7 @@ func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 	}
 	inside := false
 	for _, r := range w.roots {
-		inside = inside || protect.Within(r, real)
+		inside = inside || within(r, real)
 	}
 	st, err := os.Stat(real)
 	if !inside || err != nil || !st.Mode().IsRegular() {

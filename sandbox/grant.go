@@ -64,12 +64,12 @@ func (g Grant) Union(h Grant) Grant {
 // host of h is a host of g. Both must be resolved.
 func (g Grant) Covers(h Grant) bool {
 	for _, w := range h.Write {
-		if !protect.UnderAny(w, g.Write) {
+		if !underAny(w, g.Write) {
 			return false
 		}
 	}
 	for _, r := range h.Read {
-		if !protect.UnderAny(r, g.Read) && !protect.UnderAny(r, g.Write) {
+		if !underAny(r, g.Read) && !underAny(r, g.Write) {
 			return false
 		}
 	}
@@ -216,7 +216,7 @@ func (p Policy) checkWriteGrant(rp string) error {
 	}
 	res := pathmemo.New()
 	for _, e := range p.ProtectedPaths {
-		if protect.Within(res.ResolveExisting(filepath.Clean(e)), rp) {
+		if within(res.ResolveExisting(filepath.Clean(e)), rp) {
 			return fmt.Errorf("%s is inside %s, which stays read-only (Warden's own files or the user's git configuration)", rp, e)
 		}
 	}
@@ -241,7 +241,7 @@ func (p Policy) HiddenBy(path string) (string, bool) {
 			}
 			continue
 		}
-		if protect.Within(pat, path) || protect.Within(protect.ResolveExisting(pat), path) {
+		if within(pat, path) || within(resolveExisting(pat), path) {
 			return pat, true
 		}
 	}
@@ -256,7 +256,7 @@ func (p Policy) ContainsHidden(path string) (string, bool) {
 		if i := strings.IndexAny(pat, "*?["); i >= 0 {
 			base = filepath.Dir(pat[:i+1])
 		}
-		if path != base && (protect.Within(path, base) || protect.Within(path, protect.ResolveExisting(base))) {
+		if path != base && (within(path, base) || within(path, resolveExisting(base))) {
 			return pat, true
 		}
 	}

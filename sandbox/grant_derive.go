@@ -66,7 +66,7 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 // files): bash's /dev/tcp and /dev/udp name connections, the rest are
 // devices. A denial naming one is no write refused in a directory.
 func devicePath(path string) bool {
-	return protect.Within("/dev", path) && !protect.Within("/dev/shm", path)
+	return within("/dev", path) && !within("/dev/shm", path)
 }
 
 // pathTokens splits a tool's message into the words that may be paths:
@@ -112,9 +112,9 @@ func nearestDir(path string, isDir bool) string {
 }
 
 func inRoots(dir string, roots []protect.Root) bool {
-	real := protect.ResolveExisting(dir)
+	real := resolveExisting(dir)
 	for _, r := range roots {
-		if protect.Within(r.Path, real) {
+		if within(r.Path, real) {
 			return true
 		}
 	}

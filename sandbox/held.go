@@ -53,7 +53,7 @@ func (p Policy) HeldInside(dir string) (Held, error) {
 	protect.ScanRepos(r, nil)
 	h := Held{Dir: dir}
 	for _, path := range slices.Concat(r[0].Protected, r[0].Found) {
-		if !protect.Within(dir, path) || path == dir {
+		if !within(dir, path) || path == dir {
 			continue
 		}
 		if _, err := os.Lstat(path); err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/wardenhq/warden/internal/homeentry"
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Policy.HomeWritable: the home directory's entries that stay writable where
@@ -39,7 +38,7 @@ func (p Policy) homeDir(m *pathmemo.Memo) string {
 // dot-entry above them; those of one part simply stay unheld. Only when a
 // worked root holds the home directory.
 func (p Policy) homeWritableRoots(home string, worked []string, m *pathmemo.Memo) []string {
-	if home == "" || !slices.ContainsFunc(worked, func(w string) bool { return protect.Within(w, home) }) {
+	if home == "" || !slices.ContainsFunc(worked, func(w string) bool { return within(w, home) }) {
 		return nil
 	}
 	var out []string
@@ -48,7 +47,7 @@ func (p Policy) homeWritableRoots(home string, worked []string, m *pathmemo.Memo
 		if err != nil || !strings.ContainsRune(c, filepath.Separator) {
 			continue
 		}
-		if rp, err := resolveDir(filepath.Join(home, c), m); err == nil && protect.Within(home, rp) {
+		if rp, err := resolveDir(filepath.Join(home, c), m); err == nil && within(home, rp) {
 			out = append(out, rp)
 		}
 	}

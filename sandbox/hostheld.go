@@ -42,7 +42,7 @@ func (p Policy) HeldBy() func(path string) string {
 		if h := heldIn(roots, path); h != "" {
 			return h
 		}
-		return heldIn(roots, protect.ResolveExisting(path)) // roots are resolved
+		return heldIn(roots, resolveExisting(path)) // roots are resolved
 	}
 }
 
@@ -55,11 +55,11 @@ func heldIn(roots []protect.Root, path string) string {
 	deepest, held := "", ""
 	var home *protect.HomeTop
 	for _, r := range roots {
-		if protect.Within(r.Path, path) && len(r.Path) >= len(deepest) {
+		if within(r.Path, path) && len(r.Path) >= len(deepest) {
 			deepest, held = r.Path, ""
 		}
 		for _, prot := range r.Protected {
-			if protect.Within(prot, path) && len(prot) > len(deepest) {
+			if within(prot, path) && len(prot) > len(deepest) {
 				deepest, held = prot, prot
 			}
 		}
@@ -67,7 +67,7 @@ func heldIn(roots []protect.Root, path string) string {
 			home = r.Home
 		}
 	}
-	if held != "" || deepest == "" || home == nil || !protect.Within(deepest, home.Dir) || path == home.Dir {
+	if held != "" || deepest == "" || home == nil || !within(deepest, home.Dir) || path == home.Dir {
 		return held
 	}
 	rel, _ := filepath.Rel(home.Dir, path)

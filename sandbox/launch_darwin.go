@@ -27,7 +27,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	profile, params := SeatbeltProfile(c.Policy, roots, port)
 	var named []HiddenPath
 	for _, d := range c.Policy.ReadDenyPatterns() {
-		named = append(named, HiddenPath{Path: d, Target: protect.ResolveExisting(d)})
+		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})
 	}
 	p.secrets = secretNames(c.Policy, named)
 	argv := seatbeltArgv(profile, params, path, c.Argv)

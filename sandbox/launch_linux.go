@@ -327,7 +327,7 @@ func nestedRoots(roots []protect.Root, pol Policy, m *pathmemo.Memo) map[string]
 		set = m.ResolveExisting(set)
 	}
 	for _, r := range roots {
-		if !protect.IsScratch(r.Path) && (set == "" || !protect.Within(set, r.Path)) {
+		if !protect.IsScratch(r.Path) && (set == "" || !within(set, r.Path)) {
 			out[r.Path] = true
 		}
 	}

@@ -44,7 +44,7 @@ func ParseMode(s string) (Mode, error) {
 // ProtectedNames are the entries at the top of every writable root that stay
 // read-only, and that a command may not create (one it creates is moved
 // away): see sandbox/protect. Every .git deeper in a root is read-only too
-// (see scanRepos).
+// (see protect.ScanRepos).
 var ProtectedNames = protect.Names()
 
 // ProtectedSubpaths are protected like ProtectedNames, deeper (mise's
@@ -265,12 +265,12 @@ func (p Policy) roots(m *pathmemo.Memo) ([]protect.Root, error) {
 			return nil, errors.New("writable root /: use danger-full-access to write everywhere")
 		}
 		shared := !slices.Contains(worked, rp)
-		prot := protect.ProtectedPaths(rp, shared, m)
+		prot := protect.AtTop(rp, shared, m)
 		for _, e := range extras {
-			if protect.Within(e, rp) {
+			if within(e, rp) {
 				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
 			}
-			if protect.Within(rp, e) {
+			if within(rp, e) {
 				prot = append(prot, e)
 			}
 		}
@@ -278,7 +278,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]protect.Root, error) {
 		// ~/.config -> dotfiles/config) and what a command could replace:
 		// protected as written too, where the guard refuses a link.
 		for _, l := range linked {
-			if protect.Within(rp, l) {
+			if within(rp, l) {
 				prot = append(prot, l)
 			}
 		}

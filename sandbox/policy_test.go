@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 func TestNewPolicyParsesConfigStrings(t *testing.T) {
@@ -142,7 +141,7 @@ func TestMemoResolutionMatchesResolveExisting(t *testing.T) {
 	res := pathmemo.New()
 	for _, p := range paths {
 		p = filepath.Join(d, p)
-		if got, want := res.ResolveExisting(p), protect.ResolveExisting(p); got != want {
+		if got, want := res.ResolveExisting(p), resolveExisting(p); got != want {
 			t.Errorf("resolve(%s) = %s, resolveExisting = %s", p, got, want)
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A protected name that does not exist (.git, .envrc, .vscode in a
@@ -84,7 +83,7 @@ func quarantineRun() string {
 
 // shownPath is p relative to cwd when inside it, else p.
 func shownPath(cwd, p string) string {
-	if cwd != "" && protect.Within(cwd, p) && p != cwd {
+	if cwd != "" && within(cwd, p) && p != cwd {
 		if rel, err := filepath.Rel(cwd, p); err == nil {
 			return rel
 		}

@@ -52,7 +52,7 @@ func (f *fanWatcher) add(k watchKey) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", k.dir, err)
 	}
-	id, err := protect.FanID(fd)
+	id, err := protect.FanotifyID(fd)
 	if err != nil {
 		unix.Close(fd)
 		return err

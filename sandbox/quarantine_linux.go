@@ -77,7 +77,7 @@ func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
 		real = cfg.memo.ResolveExisting(cfg.dir)
 	}
 	for _, r := range roots {
-		if real != "" && protect.Within(r.Path, real) {
+		if real != "" && within(r.Path, real) {
 			// Made now, before the missing paths are listed: Warden's state
 			// directory is one of them (a home workspace), and the guard
 			// must not take its own quarantine for the command's doing.
@@ -95,7 +95,7 @@ func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
 		r := &roots[i]
 		r.Missing = nil
 		for _, p := range r.Protected {
-			if !protect.Within(r.Path, p) {
+			if !within(r.Path, p) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
 			if link := cfg.memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
@@ -198,7 +198,7 @@ func (g *guard) event(name string) {
 		return
 	}
 	for _, m := range g.missing {
-		if protect.Within(name, m.path) {
+		if within(name, m.path) {
 			g.advance(m)
 		}
 	}
@@ -440,7 +440,7 @@ func newDeepCheck(r protect.Root, roots []protect.Root, cfg guardConfig) deepChe
 	d := deepCheck{root: r.Path, before: cfg.before[r.Path]}
 	d.seq, d.indexed = cfg.indexed[r.Path]
 	for _, o := range roots {
-		if o.Path != r.Path && protect.Within(r.Path, o.Path) {
+		if o.Path != r.Path && within(r.Path, o.Path) {
 			d.skip = append(d.skip, o.Path)
 		}
 	}

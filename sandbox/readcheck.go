@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // ReadChecker is the read policy for readers outside the sandbox that hand
@@ -68,14 +67,14 @@ func (e *ReadHiddenError) Error() string {
 func (c *ReadChecker) Check(path, real string) error {
 	path = filepath.Clean(path)
 	if real == "" {
-		real = protect.ResolveExisting(path)
+		real = resolveExisting(path)
 	}
 	for _, h := range c.hide {
-		if hides(h, real) || protect.Within(h.Path, path) && hides(h, filepath.Join(h.Target, relTo(h.Path, path))) {
+		if hides(h, real) || within(h.Path, path) && hides(h, filepath.Join(h.Target, relTo(h.Path, path))) {
 			return &ReadHiddenError{Path: path, Hidden: h.Path, Access: c.access, home: c.home}
 		}
 	}
-	if c.readable != nil && !protect.UnderAny(real, c.readable) {
+	if c.readable != nil && !underAny(real, c.readable) {
 		return &ReadHiddenError{Path: path, Access: c.access, home: c.home}
 	}
 	return nil
@@ -84,7 +83,7 @@ func (c *ReadChecker) Check(path, real string) error {
 // hides reports whether h masks target: it is inside h's target and not in
 // one of the read_allow exceptions shown through the mask.
 func hides(h HiddenPath, target string) bool {
-	return protect.Within(h.Target, target) && !protect.UnderAny(target, h.Allow)
+	return within(h.Target, target) && !underAny(target, h.Allow)
 }
 
 // relTo is p relative to dir, which holds it.

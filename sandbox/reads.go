@@ -243,7 +243,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 			seen[target] = true
 			h := HiddenPath{Path: path, Target: target, Dir: st.IsDir()}
 			for _, a := range allowed {
-				if h.Dir && a != target && protect.Within(target, a) {
+				if h.Dir && a != target && within(target, a) {
 					if _, err := os.Stat(a); err == nil {
 						h.Allow = append(h.Allow, a)
 					}
@@ -254,7 +254,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 	}
 	for _, h := range out {
 		for _, w := range writable {
-			if protect.Within(h.Target, w) {
+			if within(h.Target, w) {
 				return nil, refuse("the writable root %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", w, h.Path)
 			}
 		}
@@ -263,7 +263,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 	slices.SortFunc(out, func(a, b HiddenPath) int { return strings.Compare(a.Target, b.Target) })
 	kept := out[:0]
 	for _, h := range out {
-		if n := len(kept); n > 0 && kept[n-1].Dir && protect.Within(kept[n-1].Target, h.Target) {
+		if n := len(kept); n > 0 && kept[n-1].Dir && within(kept[n-1].Target, h.Target) {
 			continue
 		}
 		kept = append(kept, h)
@@ -276,7 +276,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 func checkCwd(cwd string, hide []HiddenPath, m *pathmemo.Memo) error {
 	real := m.ResolveExisting(cwd)
 	for _, h := range hide {
-		if protect.Within(h.Target, real) {
+		if within(h.Target, real) {
 			return refuse("the working directory %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", cwd, h.Path)
 		}
 	}
@@ -286,7 +286,7 @@ func checkCwd(cwd string, hide []HiddenPath, m *pathmemo.Memo) error {
 // covered reports whether an allow entry equals target or contains it.
 func covered(target string, allowed []string) bool {
 	for _, a := range allowed {
-		if protect.Within(a, target) {
+		if within(a, target) {
 			return true
 		}
 	}
@@ -308,7 +308,7 @@ func symlinkIn(path string, writable []string, m *pathmemo.Memo) (string, bool) 
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
 			for _, w := range writable {
-				if protect.Within(w, cur) {
+				if within(w, cur) {
 					return next, true
 				}
 			}
@@ -409,8 +409,8 @@ func reachable(hide []HiddenPath, readable []string) []HiddenPath {
 	var out []HiddenPath
 	for _, h := range hide {
 		for _, r := range readable {
-			rr := protect.ResolveExisting(r)
-			if protect.Within(rr, h.Target) || protect.Within(r, h.Path) || protect.Within(h.Target, rr) {
+			rr := resolveExisting(r)
+			if within(rr, h.Target) || within(r, h.Path) || within(h.Target, rr) {
 				out = append(out, h)
 				break
 			}
@@ -421,7 +421,7 @@ func reachable(hide []HiddenPath, readable []string) []HiddenPath {
 
 // tildePath shows path under home as ~/...
 func tildePath(home, path string) string {
-	if home != "" && protect.Within(home, path) && home != "/" {
+	if home != "" && within(home, path) && home != "/" {
 		return "~" + strings.TrimPrefix(path, home)
 	}
 	return path

@@ -146,15 +146,15 @@ func reopenedRoots(roots []protect.Root) []protect.Root {
 			if r.Path == n.Path {
 				continue
 			}
-			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return protect.Within(p, n.Path) })
-			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return protect.Within(p, n.Path) }) ||
-				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && protect.Within(g.Path, n.Path) })
+			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return within(p, n.Path) })
+			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return within(p, n.Path) }) ||
+				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && within(g.Path, n.Path) })
 		}
 		if !inHeld || sealed {
 			continue
 		}
 		re := protect.Root{Path: n.Path}
-		inside := func(p string) bool { return p != n.Path && protect.Within(n.Path, p) }
+		inside := func(p string) bool { return p != n.Path && within(n.Path, p) }
 		for _, r := range roots {
 			re.Protected = append(re.Protected, slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return !inside(p) })...)
 			re.Found = append(re.Found, slices.DeleteFunc(slices.Clone(r.Found), func(p string) bool { return !inside(p) })...)
@@ -215,7 +215,7 @@ func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
 		var out []string
 		for _, path := range paths {
 			out = append(out, path)
-			if r := protect.ResolveExisting(path); r != path {
+			if r := resolveExisting(path); r != path {
 				out = append(out, r)
 			}
 		}
@@ -330,10 +330,10 @@ func foldAll(paths []string) []string {
 func pinnedDirs(root string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if !protect.Within(root, p) {
+		if !within(root, p) {
 			continue
 		}
-		for dir := filepath.Dir(p); dir != root && protect.Within(root, dir); dir = filepath.Dir(dir) {
+		for dir := filepath.Dir(p); dir != root && within(root, dir); dir = filepath.Dir(dir) {
 			out = append(out, dir)
 		}
 	}
@@ -352,7 +352,7 @@ func seatbeltArgv(profile string, params []string, path string, argv []string) [
 func rootsInside(path string, roots []protect.Root) []string {
 	var out []string
 	for _, r := range roots {
-		if r.Path != path && protect.Within(path, r.Path) {
+		if r.Path != path && within(path, r.Path) {
 			out = append(out, r.Path)
 		}
 	}
@@ -362,7 +362,7 @@ func rootsInside(path string, roots []protect.Root) []string {
 // insideOtherRoot reports whether path lies strictly inside another root.
 func insideOtherRoot(path string, roots []protect.Root) bool {
 	for _, r := range roots {
-		if r.Path != path && protect.Within(r.Path, path) {
+		if r.Path != path && within(r.Path, path) {
 			return true
 		}
 	}

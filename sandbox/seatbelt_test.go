@@ -148,7 +148,7 @@ func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy,
 	for _, r := range newCaseLookup().onDiskRoots(roots) {
 		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
 			bound := firstAllow
-			if slices.ContainsFunc(roots, func(n protect.Root) bool { return n.Path != r.Path && protect.Within(n.Path, prot) }) {
+			if slices.ContainsFunc(roots, func(n protect.Root) bool { return n.Path != r.Path && within(n.Path, prot) }) {
 				bound = lastAllow
 			}
 			if i := at(foldRegex(prot, true)); i < bound {
@@ -246,7 +246,7 @@ func TestSeatbeltArgvUsesAbsoluteSandboxExec(t *testing.T) {
 	}
 }
 
-// gitSplitRoot is ws as splitGitDirs leaves it for a repository with a
+// gitSplitRoot is ws as protect.SplitGitDirs leaves it for a repository with a
 // submodule and a nested repository: the git dirs out of Protected and
 // Found, their layout in Git (missing entries included).
 func gitSplitRoot(ws string) protect.Root {
@@ -308,7 +308,7 @@ func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []pro
 				t.Errorf("git entry %s: %s, want deny", g.Path, kind)
 			}
 			for _, d := range dirs {
-				if dpos, _ := at(d); protect.Within(d, g.Path) && dpos > pos {
+				if dpos, _ := at(d); within(d, g.Path) && dpos > pos {
 					t.Errorf("git entry %s is denied before %s is allowed", g.Path, d)
 				}
 			}

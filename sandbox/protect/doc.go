@@ -4,8 +4,17 @@
 // what each executes or obeys, apart from its data), the shell on entering
 // the directory (direnv, mise, and the files their configuration sources or
 // loads: ShellEnvTargets), editors opening the folder, MCP servers, Warden
-// and other agents. The sandbox keeps them read-only at any depth (its scan
-// asks Matcher) and moves away the ones a command creates; a patch to one
-// needs the user's approval (Rel asks the same Matcher). One answer, so
-// the two never disagree.
+// and other agents. A patch to one needs the user's approval (Rel); the
+// sandbox holds them read-only at any depth (Matcher). One answer, so the
+// two never disagree.
+//
+// It also finds them: Root is a writable root with what stays held in it
+// (AtTop, a home directory's dot-entries with HomeHeld, PATH directories
+// with PathHeld); the bounded scan (ScanRoots, StartRepoScan, kept current
+// by a fanotify index in a long-lived process and a store of listings
+// between runs) finds repositories and protected names deeper down;
+// SplitGitDirs splits each VCS's metadata into writable data and read-only
+// configuration, with what git's configuration and the shell-entry files
+// point at. Enforcement (mounts, Seatbelt rules, moving away what a command
+// created) is the sandbox's.
 package protect

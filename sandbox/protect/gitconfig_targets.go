@@ -57,7 +57,7 @@ func protectConfigTargets(roots []Root, find *gitconfig.Finder) {
 	for _, t := range targets {
 		for i := range roots {
 			r := &roots[i]
-			if !Within(r.Path, t) {
+			if !within(r.Path, t) {
 				continue
 			}
 			if d := owningGitDir(r.Git, t); d != "" {
@@ -87,7 +87,7 @@ func protectConfigTargets(roots []Root, find *gitconfig.Finder) {
 func owningGitDir(git []GitPath, p string) string {
 	owner := ""
 	for _, gp := range git {
-		if gp.Writable && Within(gp.Path, p) && len(gp.Path) > len(owner) {
+		if gp.Writable && within(gp.Path, p) && len(gp.Path) > len(owner) {
 			owner = gp.Path
 		}
 	}

@@ -151,7 +151,7 @@ func IsGitDir(dir string) bool {
 	return false
 }
 
-// gitIncludes are the files the git dir's config includes by a path
+// GitIncludes are the files the git dir's config includes by a path
 // relative to the config, inside the git dir: git obeys them as it obeys
 // the config. find reads the config (the run's Finder: once per run).
 func GitIncludes(dir string, find *gitconfig.Finder) []string {
@@ -163,7 +163,7 @@ func GitIncludes(dir string, find *gitconfig.Finder) []string {
 			v == "" || filepath.IsAbs(v) || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(") {
 			continue
 		}
-		if p := filepath.Join(dir, v); Within(dir, p) && p != dir {
+		if p := filepath.Join(dir, v); within(dir, p) && p != dir {
 			out = append(out, p)
 		}
 	}
@@ -180,7 +180,7 @@ func gitDirs(r Root) []string {
 	top := filepath.Join(r.Path, ".git")
 	if st, err := os.Lstat(top); err == nil && st.IsDir() {
 		out = append(out, top)
-	} else if t, ok := GitdirTarget(top); ok && Within(r.Path, t) && t != r.Path {
+	} else if t, ok := gitdirTarget(top); ok && within(r.Path, t) && t != r.Path {
 		out = append(out, t)
 	}
 	if IsScratch(r.Path) {
@@ -197,7 +197,7 @@ func gitDirs(r Root) []string {
 	// Drop those below another (a submodule's git dir under .git/modules).
 	kept := out[:0]
 	for _, d := range out {
-		if len(kept) == 0 || !Within(kept[len(kept)-1], d) {
+		if len(kept) == 0 || !within(kept[len(kept)-1], d) {
 			kept = append(kept, d)
 		}
 	}
@@ -209,14 +209,14 @@ func gitDirs(r Root) []string {
 // read-only as a whole, its data too (the split would reopen it).
 func heldAbove(p string, held []string) bool {
 	for _, h := range held {
-		if h != p && Within(h, p) {
+		if h != p && within(h, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// splitGitDirs fills each root's Git with the layouts of its git dirs and
+// SplitGitDirs fills each root's Git with the layouts of its git dirs and
 // drops those git dirs from Protected and Found, which hold the rest
 // read-only as a whole.
 // Then it protects what the git configs and the shell-entry configs make
@@ -234,7 +234,7 @@ func SplitGitDirs(roots []Root) {
 			r.Git = append(r.Git, gitLayout(d, find)...)
 		}
 		for _, d := range vcsDirs(*r) {
-			if v, ok := VCSOf(filepath.Base(d)); ok && !UnderAny(d, dirs) {
+			if v, ok := VCSOf(filepath.Base(d)); ok && !underAny(d, dirs) {
 				r.Git = append(r.Git, vcsLayout(d, v, find)...)
 				dirs = append(dirs, d)
 			}
@@ -244,7 +244,7 @@ func SplitGitDirs(roots []Root) {
 		}
 		inDirs := func(p string) bool {
 			for _, d := range dirs {
-				if Within(d, p) {
+				if within(d, p) {
 					return true
 				}
 			}

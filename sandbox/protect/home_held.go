@@ -31,17 +31,17 @@ type HomeTop struct {
 	Allowed []string
 }
 
-// allows says whether the dot-entry name may be created or changed.
+// Allows says whether the dot-entry name may be created or changed.
 func (h *HomeTop) Allows(name string) bool { return slices.Contains(h.Allowed, name) }
 
-// homeHeld lists what a worked root rp holding the home directory keeps
+// HomeHeld lists what a worked root rp holding the home directory keeps
 // read-only at the home's top: each dot-entry (directories and files: a
 // mount holds them), the targets of the links among them that lie in rp
 // (~/.vimrc -> ~/dotfiles/vimrc) unless they hold a worked root, and the
 // links themselves and other entries no mount holds (watched: one the
 // command replaces is moved away). nil when rp does not hold home.
 func HomeHeld(homeWritable []string, rp, home string, worked []string, m *pathmemo.Memo) (held, watch []string, top *HomeTop) {
-	if home == "" || !Within(rp, home) {
+	if home == "" || !within(rp, home) {
 		return nil, nil, nil
 	}
 	top = &HomeTop{Dir: home}
@@ -64,27 +64,27 @@ func HomeHeld(homeWritable []string, rp, home string, worked []string, m *pathme
 			continue
 		}
 		watch = append(watch, path)
-		if target := m.ResolveExisting(path); target != path && Within(rp, target) && !holdsAny(target, worked) {
+		if target := m.ResolveExisting(path); target != path && within(rp, target) && !holdsAny(target, worked) {
 			held = append(held, target)
 		}
 	}
 	return held, watch, top
 }
 
-// innermostHolding is the deepest of roots (sorted) that is or holds home,
+// InnermostHolding is the deepest of roots (sorted) that is or holds home,
 // or "": the one root whose Protected lists the home's dot-entries (a
 // mount in the innermost covers every outer root's view too).
 func InnermostHolding(roots []string, home string) string {
 	out := ""
 	for _, r := range roots {
-		if home != "" && Within(r, home) {
+		if home != "" && within(r, home) {
 			out = r
 		}
 	}
 	return out
 }
 
-// pathHeld lists the directories on the user's PATH that lie inside rp:
+// PathHeld lists the directories on the user's PATH that lie inside rp:
 // held read-only (resolved), the link as written watched when the entry
 // is one. A PATH directory that is a worked root or holds one is left
 // out: the user asked the agent to work there. Relative entries ("." or
@@ -96,11 +96,11 @@ func PathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []strin
 		}
 		d = filepath.Clean(d)
 		real := m.ResolveExisting(d)
-		if real == rp || !Within(rp, real) || holdsAny(real, worked) {
+		if real == rp || !within(rp, real) || holdsAny(real, worked) {
 			continue
 		}
 		held = append(held, real)
-		if real != d && Within(rp, d) {
+		if real != d && within(rp, d) {
 			if st, err := m.Lstat(d); err == nil && st.Mode()&os.ModeSymlink != 0 {
 				watch = append(watch, d)
 			}
@@ -111,5 +111,5 @@ func PathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []strin
 
 // holdsAny says whether dir is one of paths or holds one.
 func holdsAny(dir string, paths []string) bool {
-	return slices.ContainsFunc(paths, func(p string) bool { return Within(dir, p) })
+	return slices.ContainsFunc(paths, func(p string) bool { return within(dir, p) })
 }

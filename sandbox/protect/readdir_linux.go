@@ -12,7 +12,7 @@ import (
 
 var direntBufs = sync.Pool{New: func() any { b := make([]byte, 16<<10); return &b }}
 
-// readDirNames lists dir without sorting it or statting its entries (the
+// ReadDirNames lists dir without sorting it or statting its entries (the
 // directory entry's own type says whether it is a directory or a link). It
 // reads the directory with getdents64 on a plain descriptor: os.Open would
 // cost four fcntl calls and a failed epoll registration per directory, which

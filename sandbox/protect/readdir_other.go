@@ -4,7 +4,7 @@ package protect
 
 import "os"
 
-// readDirNames lists dir without sorting it or statting its entries (the
+// ReadDirNames lists dir without sorting it or statting its entries (the
 // directory entry's own type says whether it is a directory or a link).
 func ReadDirNames(dir string) ([]DirEntry, error) {
 	f, err := os.Open(dir)

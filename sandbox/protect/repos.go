@@ -54,7 +54,7 @@ type scanResult struct {
 	refreshing bool // under scanCache's lock
 }
 
-// startRepoScan starts finding, for each root, the existing .git directories
+// StartRepoScan starts finding, for each root, the existing .git directories
 // and files below its top (the top one is in Protected already), the gitdir:
 // targets of the files, and $GIT_DIR / $GIT_COMMON_DIR from the command's
 // environment when they lie in a writable root. The scan runs while the
@@ -83,7 +83,7 @@ func StartRepoScan(roots []Root, env []string, indexed map[string]bool) (fill fu
 			before[roots[i].Path] = set
 			found := slices.DeleteFunc(slices.Clone(results[i]), isLink)
 			for _, g := range fromEnv {
-				if Within(roots[i].Path, g) {
+				if within(roots[i].Path, g) {
 					found = append(found, g)
 				}
 			}
@@ -96,7 +96,7 @@ func StartRepoScan(roots []Root, env []string, indexed map[string]bool) (fill fu
 	}
 }
 
-// scanned is what a run's scan leaves for the check after the run: for
+// Scanned is what a run's scan leaves for the check after the run: for
 // each root the index served, the index's sequence number; and what each
 // root held at the start (its protected entries as found, links too).
 type Scanned struct {
@@ -111,7 +111,7 @@ func isLink(p string) bool {
 	return err == nil && st.Mode()&os.ModeSymlink != 0
 }
 
-// scanRoots walks each root once, without entering the others (nested
+// ScanRoots walks each root once, without entering the others (nested
 // roots are walked on their own), all at once, each from the scan cache
 // when a fresh scan is there or on its way. wait waits for all of them.
 // ahead says the scans are PrepareRun's, for a run about to start. A root
@@ -135,7 +135,7 @@ func ScanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]s
 			defer wg.Done()
 			var skip []string
 			for _, o := range paths {
-				if o != paths[i] && Within(paths[i], o) {
+				if o != paths[i] && within(paths[i], o) {
 					skip = append(skip, o)
 				}
 			}
@@ -166,7 +166,7 @@ func ScanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]s
 	return results, seqs, func() { wg.Wait(); saveKnownRepos() }
 }
 
-// scanRepos fills each root's Found (see startRepoScan).
+// ScanRepos fills each root's Found (see StartRepoScan).
 func ScanRepos(roots []Root, env []string) {
 	StartRepoScan(roots, env, nil)(roots)
 }
@@ -180,14 +180,14 @@ func scanStoreDir(roots []Root) string {
 		return ""
 	}
 	for _, r := range roots {
-		if Within(r.Path, dir) && !UnderAny(dir, r.Protected) {
+		if within(r.Path, dir) && !underAny(dir, r.Protected) {
 			return ""
 		}
 	}
 	return dir
 }
 
-// isScratch says whether dir is /tmp or $TMPDIR.
+// IsScratch says whether dir is /tmp or $TMPDIR.
 func IsScratch(dir string) bool {
 	for _, t := range []string{"/tmp", os.Getenv("TMPDIR")} {
 		if filepath.IsAbs(t) {
@@ -259,7 +259,7 @@ func storeScan(root string, skip []string, depth int) (found []string, cut bool)
 	return StoreWalk(root, skip, depth, walkHold)
 }
 
-// storeWalk is storeScan listing as mode says (walkTree).
+// StoreWalk is storeScan listing as mode says (walkTree).
 func StoreWalk(root string, skip []string, depth int, mode walkMode) (found []string, cut bool) {
 	gen := scanGen.Add(1)
 	found, cut = walkTree(root, root, skip, depth, func(dir string) ([]DirEntry, error) { return storeList(dir, gen) }, mode)
@@ -267,7 +267,7 @@ func StoreWalk(root string, skip []string, depth int, mode walkMode) (found []st
 	return found, cut
 }
 
-// walkRepos walks root breadth first, without following symbolic links,
+// WalkRepos walks root breadth first, without following symbolic links,
 // without entering a protected entry or a directory in skip, and no deeper
 // than depth levels (-1: no limit). It lists the protected entries below
 // root's top (scanHolds) plus the targets of the .git files. A directory of
@@ -278,12 +278,12 @@ func WalkRepos(root string, skip []string, depth int) []string {
 	return found
 }
 
-// scanHolds returns what a scan of root holds read-only below its top: in
+// ScanHolds returns what a scan of root holds read-only below its top: in
 // a shared temporary directory, where nobody opens a project below the top
 // but a tool run anywhere finds the metadata above it, the VCS metadata
-// (protect.VCSEntries); elsewhere every protected entry, as the patch
+// (VCSEntries); elsewhere every protected entry, as the patch
 // guard protects it (protect.Matcher), and the files named with one of
-// protect.Suffixes.
+// Suffixes.
 func ScanHolds(root string) func(parent string, e DirEntry) bool {
 	if IsScratch(root) {
 		vcs := VCSEntries()
@@ -354,7 +354,7 @@ func walkTree(root, start string, skip []string, depth int, list func(dir string
 				} else {
 					found = append(found, p)
 					if mode == walkHold && e.Regular && e.Name == ".git" {
-						if t, ok := GitdirTarget(p); ok {
+						if t, ok := gitdirTarget(p); ok {
 							found = append(found, t)
 						}
 					}

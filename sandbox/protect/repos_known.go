@@ -120,7 +120,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 	}
 	var check []string
 	for p := range knownRepos.m {
-		if Within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !UnderAny(p, skip) {
+		if within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !underAny(p, skip) {
 			check = append(check, p)
 		}
 	}
@@ -138,7 +138,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		case err == nil && st.Mode().IsRegular():
 			out = append(out, p)
 			if filepath.Base(p) == ".git" {
-				if t, ok := GitdirTarget(p); ok {
+				if t, ok := gitdirTarget(p); ok {
 					out = append(out, t)
 				}
 			}
@@ -237,7 +237,7 @@ func loadKnownRepos(path string) (repos, cut map[string]int64) {
 	return repos, cut
 }
 
-// cutGaps says, for each root not served by the index whose scan stopped
+// CutGaps says, for each root not served by the index whose scan stopped
 // at its bound, what this run leaves writable: every run says it, not only
 // the first.
 func CutGaps(roots []Root, indexed map[string]uint64) []string {

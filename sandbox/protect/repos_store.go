@@ -137,7 +137,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen != gen && Within(root, p) && !UnderAny(p, skip) {
+		if r.gen != gen && within(root, p) && !underAny(p, skip) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}

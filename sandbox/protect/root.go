@@ -15,7 +15,7 @@ type Root struct {
 	Path string // absolute, symlinks resolved
 	// Shared says nobody works in it: $TMPDIR, /tmp or Warden's caches,
 	// not a workspace or a configured root. Its top keeps only
-	// protect.SharedNames, and no shell-entry config is looked for there.
+	// SharedNames, and no shell-entry config is looked for there.
 	Shared bool `json:"-"`
 	// Protected are read-only while they exist; a missing one the command
 	// creates is moved away and reported. Absolute paths, under Path but for
@@ -44,11 +44,11 @@ type Root struct {
 	Watched []string `json:"-"`
 }
 
-// protectedPaths lists root's protected entries (for a shared temporary
-// directory nobody works in, protect.SharedNames), plus the target of a
+// AtTop lists root's protected entries (for a shared temporary
+// directory nobody works in, SharedNames), plus the target of a
 // `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
 // and config there).
-func ProtectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
+func AtTop(root string, shared bool, m *pathmemo.Memo) []string {
 	names := slices.Concat(Names(), Subpaths, MiseEnvNames(os.Getenv))
 	if shared {
 		names = SharedNames()
@@ -76,14 +76,14 @@ func ProtectedPaths(root string, shared bool, m *pathmemo.Memo) []string {
 }
 
 // within reports whether p is dir or below it (both clean and absolute).
-func Within(dir, p string) bool {
+func within(dir, p string) bool {
 	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
 }
 
 // underAny reports whether p is one of dirs or below one.
-func UnderAny(p string, dirs []string) bool {
+func underAny(p string, dirs []string) bool {
 	for _, d := range dirs {
-		if Within(d, p) {
+		if within(d, p) {
 			return true
 		}
 	}
@@ -92,8 +92,8 @@ func UnderAny(p string, dirs []string) bool {
 
 // resolveExisting resolves symlinks in the longest existing prefix of p, so
 // a path that does not exist yet is named as it would be created.
-func ResolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
+func resolveExisting(p string) string { return (*pathmemo.Memo)(nil).ResolveExisting(p) }
 
 // gitdirTarget reads a .git file of the form "gitdir: PATH"
 // (gitconfig.GitdirTarget).
-func GitdirTarget(gitfile string) (string, bool) { return gitconfig.GitdirTarget(gitfile, nil) }
+func gitdirTarget(gitfile string) (string, bool) { return gitconfig.GitdirTarget(gitfile, nil) }

@@ -15,7 +15,7 @@ import (
 // makes it.
 
 // protectShellEnv adds to each root the user works in the files its
-// .envrc and mise configs pull in (protect.ShellEnvTargets, which leaves out what
+// .envrc and mise configs pull in (ShellEnvTargets, which leaves out what
 // a link leads to). A shared root is left out: nobody's shell trusts a
 // config there.
 func protectShellEnv(roots []Root) {

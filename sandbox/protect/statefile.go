@@ -14,7 +14,7 @@ func stateDir() string {
 	if q == "" {
 		return ""
 	}
-	return ResolveExisting(filepath.Dir(q))
+	return resolveExisting(filepath.Dir(q))
 }
 
 var replaceSeq atomic.Uint64
@@ -24,7 +24,7 @@ var replaceSeq atomic.Uint64
 // file was written: callers keep what failed to write for their next save.
 func replaceFile(path string, b []byte) bool { return WriteReplacing(path, b, 0o600) == nil }
 
-// writeReplacing is replaceFile with the new file's mode, saying what
+// WriteReplacing is replaceFile with the new file's mode, saying what
 // failed. A link at path is replaced, not followed.
 func WriteReplacing(path string, b []byte, mode os.FileMode) error {
 	tmp := path + ".tmp" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(replaceSeq.Add(1), 10)

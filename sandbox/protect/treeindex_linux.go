@@ -117,7 +117,7 @@ func indexFound(root string, skip []string) (found []string, seq uint64, ok bool
 		case unix.S_IFREG:
 			found = append(found, p)
 			if filepath.Base(p) == ".git" {
-				if t, ok := GitdirTarget(p); ok {
+				if t, ok := gitdirTarget(p); ok {
 					found = append(found, t)
 				}
 			}
@@ -128,7 +128,7 @@ func indexFound(root string, skip []string) (found []string, seq uint64, ok bool
 	return found, seq, true
 }
 
-// indexCreated returns root's protected entries below its top that
+// IndexCreated returns root's protected entries below its top that
 // appeared after seq (indexFound's). ok false: the index no longer serves
 // root (the caller scans).
 func IndexCreated(root string, skip []string, seq uint64) (created []string, ok bool) {
@@ -203,7 +203,7 @@ func markAndList(r *indexRoot) func(dir string) ([]DirEntry, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 		}
-		id, err := FanID(fd)
+		id, err := FanotifyID(fd)
 		if err == nil {
 			err = unix.FanotifyMark(index.fd, unix.FAN_MARK_ADD, indexMask, fd, "")
 		}
@@ -273,7 +273,7 @@ func applyEvent(mask uint64, id, name string) {
 		return // a directory no longer in a root (moved out), or rebuilt anyway
 	}
 	r, p := d.root, filepath.Join(d.path, name)
-	if UnderAny(p, r.skip) {
+	if underAny(p, r.skip) {
 		return
 	}
 	if mask&(unix.FAN_MOVED_FROM|unix.FAN_DELETE) != 0 {
@@ -288,7 +288,7 @@ func applyEvent(mask uint64, id, name string) {
 // dir. Called with index.mu.
 func forgetBelow(r *indexRoot, p string, dir bool) {
 	for f := range r.found {
-		if Within(p, f) {
+		if within(p, f) {
 			delete(r.found, f)
 		}
 	}
@@ -296,7 +296,7 @@ func forgetBelow(r *indexRoot, p string, dir bool) {
 		return
 	}
 	for dir, id := range index.ids {
-		if Within(p, dir) {
+		if within(p, dir) {
 			delete(index.ids, dir)
 			if index.dirs[id].path == dir {
 				delete(index.dirs, id)
@@ -373,9 +373,9 @@ func dfidName(info []byte) (id, name string, ok bool) {
 	return "", "", false
 }
 
-// fanID is the identity fanotify reports a directory by: its filesystem id
+// FanotifyID is the identity fanotify reports a directory by: its filesystem id
 // and file handle.
-func FanID(fd int) (string, error) {
+func FanotifyID(fd int) (string, error) {
 	var st unix.Statfs_t
 	if err := unix.Fstatfs(fd, &st); err != nil {
 		return "", fmt.Errorf("statfs: %w", err)
@@ -398,7 +398,7 @@ func FanID(fd int) (string, error) {
 
 const atHandleFID = 0x200
 
-// indexServes says whether the index serves root (tests: a lingering
+// IndexServes says whether the index serves root (tests: a lingering
 // process keeps it).
 func IndexServes(root string) bool {
 	index.mu.Lock()

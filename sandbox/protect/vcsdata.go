@@ -10,7 +10,7 @@ import (
 )
 
 // Every version control system's metadata is split as a git dir is (see
-// gitdata.go and protect.VCSes): the directory writable, so the tool works
+// gitdata.go and VCSes): the directory writable, so the tool works
 // sandboxed, and what the tool executes or obeys read-only; a missing one
 // is watched and moved away if the command makes it. A metadata file that
 // is data and settings at once (Fossil's checkout database) is held whole.
