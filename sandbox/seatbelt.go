@@ -44,25 +44,41 @@ const seatbeltBase = `(version 1)
 
 `
 
-// SeatbeltProfile is the macOS profile for a policy and its resolved
-// writable roots (Policy.Roots: the session's, whatever the command's working
-// directory), with the -D parameters that fill in the paths (passing
-// paths as parameters keeps quoting out of the profile). Protected subpaths
-// (and repositories found in the roots) are excluded both as a literal (so a
-// missing one cannot be created) and as a subpath (so nothing inside changes).
-// The git dirs split by Root.Git are not among them: their data is
-// writable, what git executes or obeys is not (seatbeltGit).
-// Under NetworkAsk, proxyPort is the loopback port of Warden's proxy, the
-// only place the command may connect to. The roots' paths are spelled as on
-// disk (onDiskRoots); every deny of a protected path or a secret also
-// matches it in any letter case (foldRegex) and comes after the allows it
-// limits.
-func SeatbeltProfile(p Policy, roots []protect.Root, proxyPort int) (profile string, params []string) {
-	roots = newCaseLookup().onDiskRoots(roots)
+// seatbeltSpec is what a profile is made of: the policy as the launcher
+// resolved it for one run.
+type seatbeltSpec struct {
+	// Roots are the writable roots with what they hold (Policy.Roots, the
+	// repositories found and the git dirs split).
+	Roots []protect.Root
+	// Readable are the only paths whose contents may be read (the
+	// restricted read policy), besides the roots; nil: every path.
+	Readable []string
+	// Hidden are the paths and globs the read policy hides
+	// (Policy.ReadDenyPatterns); Shown its read_allow exceptions.
+	Hidden, Shown []string
+	// Network is what the command may reach; ProxyPort the loopback port
+	// of Warden's proxy under seatbeltNetProxy.
+	Network   seatbeltNet
+	ProxyPort int
+}
+
+// seatbeltNet is the network a profile lets a command reach.
+type seatbeltNet int
+
+const (
+	seatbeltNetOff   seatbeltNet = iota
+	seatbeltNetProxy             // Warden's proxy on the loopback, nothing else
+	seatbeltNetOn
+)
+
+// seatbeltProfile is the profile for spec, with the -D parameters that fill
+// in the paths (see SeatbeltProfile).
+func seatbeltProfile(spec seatbeltSpec) (profile string, params []string) {
+	roots := newCaseLookup().onDiskRoots(spec.Roots)
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
-	params = seatbeltReadable(&b, p, roots, params)
-	params = seatbeltReads(&b, p, params)
+	params = seatbeltReadable(&b, spec.Readable, roots, params)
+	params = seatbeltReads(&b, spec.Hidden, spec.Shown, params)
 	if len(roots) > 0 {
 		b.WriteString("\n; Writes: the writable roots, minus their protected subpaths.")
 		params = seatbeltWrites(&b, roots, "WRITABLE_ROOT", "GIT", params, false)
@@ -71,7 +87,7 @@ func SeatbeltProfile(p Policy, roots []protect.Root, proxyPort int) (profile str
 			params = seatbeltWrites(&b, nested, "NESTED_ROOT", "NESTED_GIT", params, true)
 		}
 	}
-	seatbeltNetwork(&b, p.network(), proxyPort)
+	seatbeltNetwork(&b, spec.Network, spec.ProxyPort)
 	return b.String(), params
 }
 
@@ -146,15 +162,15 @@ func reopenedRoots(roots []protect.Root) []protect.Root {
 			if r.Path == n.Path {
 				continue
 			}
-			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return within(p, n.Path) })
-			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return within(p, n.Path) }) ||
-				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && within(g.Path, n.Path) })
+			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return seatbeltWithin(p, n.Path) })
+			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return seatbeltWithin(p, n.Path) }) ||
+				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && seatbeltWithin(g.Path, n.Path) })
 		}
 		if !inHeld || sealed {
 			continue
 		}
 		re := protect.Root{Path: n.Path}
-		inside := func(p string) bool { return p != n.Path && within(n.Path, p) }
+		inside := func(p string) bool { return p != n.Path && seatbeltWithin(n.Path, p) }
 		for _, r := range roots {
 			re.Protected = append(re.Protected, slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return !inside(p) })...)
 			re.Found = append(re.Found, slices.DeleteFunc(slices.Clone(r.Found), func(p string) bool { return !inside(p) })...)
@@ -183,8 +199,7 @@ var SeatbeltPlatformReadable = []string{
 // configuration and toolchains, the workspace, the writable roots and
 // readable_roots. Metadata stays readable everywhere, so paths resolve
 // and the working directory can be found; contents do not.
-func seatbeltReadable(b *strings.Builder, p Policy, roots []protect.Root, params []string) []string {
-	readable := p.restrictedReadable(SeatbeltPlatformReadable)
+func seatbeltReadable(b *strings.Builder, readable []string, roots []protect.Root, params []string) []string {
 	if readable == nil {
 		b.WriteString("; Reads: everywhere, but what the read policy hides (below).\n(allow file-read*)\n")
 		return params
@@ -206,8 +221,7 @@ func seatbeltReadable(b *strings.Builder, p Policy, roots []protect.Root, params
 // (as written and resolved: Seatbelt sees resolved paths, and a path that
 // does not exist yet stays hidden once created), then an allow for each
 // read_allow exception, which wins because it comes later.
-func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
-	pats := p.ReadDenyPatterns()
+func seatbeltReads(b *strings.Builder, pats, shown []string, params []string) []string {
 	if len(pats) == 0 {
 		return params
 	}
@@ -215,7 +229,7 @@ func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
 		var out []string
 		for _, path := range paths {
 			out = append(out, path)
-			if r := resolveExisting(path); r != path {
+			if r := seatbeltResolveExisting(path); r != path {
 				out = append(out, r)
 			}
 		}
@@ -248,7 +262,7 @@ func seatbeltReads(b *strings.Builder, p Policy, params []string) []string {
 		fmt.Fprintf(b, "\n  %s", filter)
 	}
 	b.WriteString(")\n")
-	if allow := both(p.Reads.Allow); len(allow) > 0 {
+	if allow := both(shown); len(allow) > 0 {
 		b.WriteString("\n; Reads shown again: read_allow.\n(allow file-read*")
 		for i, a := range allow {
 			key := fmt.Sprintf("READ_ALLOW_%d", i)
@@ -330,10 +344,10 @@ func foldAll(paths []string) []string {
 func pinnedDirs(root string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if !within(root, p) {
+		if !seatbeltWithin(root, p) {
 			continue
 		}
-		for dir := filepath.Dir(p); dir != root && within(root, dir); dir = filepath.Dir(dir) {
+		for dir := filepath.Dir(p); dir != root && seatbeltWithin(root, dir); dir = filepath.Dir(dir) {
 			out = append(out, dir)
 		}
 	}
@@ -352,7 +366,7 @@ func seatbeltArgv(profile string, params []string, path string, argv []string) [
 func rootsInside(path string, roots []protect.Root) []string {
 	var out []string
 	for _, r := range roots {
-		if r.Path != path && within(path, r.Path) {
+		if r.Path != path && seatbeltWithin(path, r.Path) {
 			out = append(out, r.Path)
 		}
 	}
@@ -362,7 +376,7 @@ func rootsInside(path string, roots []protect.Root) []string {
 // insideOtherRoot reports whether path lies strictly inside another root.
 func insideOtherRoot(path string, roots []protect.Root) bool {
 	for _, r := range roots {
-		if r.Path != path && within(r.Path, path) {
+		if r.Path != path && seatbeltWithin(r.Path, path) {
 			return true
 		}
 	}

@@ -55,7 +55,7 @@ func seatbeltGit(b *strings.Builder, roots []protect.Root, gitKey string, params
 				}
 				if g.Writable {
 					pins = append(pins, g.Path)
-					if within(r.Path, g.Path) {
+					if seatbeltWithin(r.Path, g.Path) {
 						pins = append(pins, pinnedDirs(r.Path, []string{g.Path})...)
 					}
 				}
