@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // makeSet makes a cache set of size bytes, last used at used, with a

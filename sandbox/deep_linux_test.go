@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // bothWays runs f as a one-shot process runs commands (each run scans the

@@ -2,11 +2,12 @@ package sandbox
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Held is what stays read-only inside a directory the policy makes

@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // homeWatch is what a guard watches besides the missing protected paths:

@@ -3,12 +3,13 @@ package sandbox
 import (
 	"errors"
 	"fmt"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // HeldBy is the sandbox's answer, for a writer outside it (the patch

@@ -1,8 +1,10 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os/exec"
+
+	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/seatbelt"
 )
 
 func sandboxName() string { return "seatbelt" }
@@ -30,7 +32,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})
 	}
 	p.secrets = secretNames(c.Policy, named)
-	argv := seatbeltArgv(profile, params, path, c.Argv)
+	argv := seatbelt.Argv(profile, params, path, c.Argv)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	p.kind = "seatbelt"
 	return p.startCmd(cmd, c, env)

@@ -1,12 +1,13 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // Warden's own directories inside a writable root, missing when the run

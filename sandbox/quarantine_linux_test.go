@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A workspace with none of the protected names: the attacks create them,

@@ -1,13 +1,15 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/seatbelt"
 )
 
 // Every protected name, spelled in upper, mixed case or with the Unicode
@@ -162,7 +164,7 @@ func TestFoldRegexEscapesNames(t *testing.T) {
 		"a b", "a^b", "a\\b", "a\"b", "a\nb", "café", "Ärger", "日本", "Kelvin\u212A", "über.ß", "a#b", "a;b", "a`b", "-a-"} {
 		base := "/Users/dev/w " + name
 		path := base + "/.git"
-		re := foldRegex(path, true)
+		re := seatbelt.FoldRegex(path, true)
 		if strings.ContainsRune(re, '\\') || strings.ContainsRune(re, '"') || strings.ContainsRune(re, '\n') {
 			t.Errorf("%q: regex %q holds a backslash, a quote or a newline", name, re)
 		}
@@ -188,8 +190,8 @@ func TestFoldRegexEscapesNames(t *testing.T) {
 	// past the bound still matched (by the broader run pattern).
 	for path, spelled := range map[string]string{"/h/.ssh": "/h/.\u00DFh", "/h/.git/config": "/h/.git/con\uFB01g", "/h/.password-store": "/h/.pa\u1E9Eword-\uFB05ore",
 		"/h/" + strings.Repeat("s", 30): "/h/" + strings.Repeat("\u00DF", 15)} {
-		if !sbplRegex(t, foldRegex(path, true)).MatchString(spelled) {
-			t.Errorf("%q does not match %q", foldRegex(path, true), spelled)
+		if !sbplRegex(t, seatbelt.FoldRegex(path, true)).MatchString(spelled) {
+			t.Errorf("%q does not match %q", seatbelt.FoldRegex(path, true), spelled)
 		}
 	}
 }

@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A workspace at the home directory holds ~/.cache read-only; the roots

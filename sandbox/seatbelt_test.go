@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"flag"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/seatbelt"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the Seatbelt golden files")
@@ -145,13 +147,13 @@ func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy,
 	// the roots' first.
 	lastAllow := strings.LastIndex(profile, "(allow file-write*")
 	firstAllow := strings.Index(profile, "(allow file-write*")
-	for _, r := range newCaseLookup().onDiskRoots(roots) {
+	for _, r := range seatbelt.NewCaseLookup().OnDiskRoots(roots) {
 		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
 			bound := firstAllow
 			if slices.ContainsFunc(roots, func(n protect.Root) bool { return n.Path != r.Path && within(n.Path, prot) }) {
 				bound = lastAllow
 			}
-			if i := at(foldRegex(prot, true)); i < bound {
+			if i := at(seatbelt.FoldRegex(prot, true)); i < bound {
 				t.Errorf("protected %s: no any-case deny after the write allows it limits (%d < %d)", prot, i, bound)
 			}
 		}
@@ -160,7 +162,7 @@ func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy,
 		return
 	}
 	for _, rel := range BuiltinReadDeny {
-		if !strings.Contains(rel, "*") && at(foldRegex(filepath.Join(p.Reads.Home, rel), true)) < 0 {
+		if !strings.Contains(rel, "*") && at(seatbelt.FoldRegex(filepath.Join(p.Reads.Home, rel), true)) < 0 {
 			t.Errorf("~/%s: no any-case read deny", rel)
 		}
 	}
@@ -186,7 +188,7 @@ func checkSeatbeltReads(t *testing.T, profile string, params []string, p Policy)
 			t.Fatal("restricted mode allows reading everything")
 		}
 		for _, want := range append([]string{"/usr", "/System"}, p.Reads.ReadableRoots...) {
-			if !slices.Contains(params, "-DREADABLE_"+strconv.Itoa(slices.Index(p.restrictedReadable(SeatbeltPlatformReadable), want))+"="+want) {
+			if !slices.Contains(params, "-DREADABLE_"+strconv.Itoa(slices.Index(p.restrictedReadable(seatbelt.PlatformReadable), want))+"="+want) {
 				t.Errorf("restricted: %s not readable", want)
 			}
 		}
@@ -211,7 +213,7 @@ func checkSeatbeltReads(t *testing.T, profile string, params []string, p Policy)
 		}
 	}
 	if !slices.ContainsFunc(params, func(s string) bool {
-		return strings.HasPrefix(s, "-DREGEX_") && strings.HasSuffix(s, "=^"+foldBody(p.Reads.Home+"/.cargo/credentials")+"[^/]*(/.*)?$")
+		return strings.HasPrefix(s, "-DREGEX_") && strings.HasSuffix(s, "=^"+seatbelt.FoldBody(p.Reads.Home+"/.cargo/credentials")+"[^/]*(/.*)?$")
 	}) {
 		t.Error("the ~/.cargo/credentials* glob is not denied as a regex (a file created later would be readable)")
 	}
@@ -239,7 +241,7 @@ func protectedFor(root string) []string {
 }
 
 func TestSeatbeltArgvUsesAbsoluteSandboxExec(t *testing.T) {
-	argv := seatbeltArgv("(version 1)", []string{"-DWRITABLE_ROOT_0=/w"}, "/bin/ls", []string{"ls", "-l"})
+	argv := seatbelt.Argv("(version 1)", []string{"-DWRITABLE_ROOT_0=/w"}, "/bin/ls", []string{"ls", "-l"})
 	want := []string{"/usr/bin/sandbox-exec", "-p", "(version 1)", "-DWRITABLE_ROOT_0=/w", "--", "/bin/ls", "-l"}
 	if strings.Join(argv, "|") != strings.Join(want, "|") {
 		t.Errorf("argv %q", argv)

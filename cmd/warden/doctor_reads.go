@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/seatbelt"
 )
 
 // doctorReads is the read policy as config.toml sets it: what it hides,
@@ -60,7 +61,7 @@ func readRule(mechanism string) doctorReads {
 	case p.Reads.Access == sandbox.ReadFull:
 		r.How = "nothing is hidden: sandboxed commands read everything the user can"
 	case p.Reads.Access == sandbox.ReadRestricted && runtime.GOOS == "darwin":
-		r.How = "the Seatbelt profile allows reading only " + strings.Join(sandbox.SeatbeltPlatformReadable, " ") + ", the home's shell and git configuration and toolchains, the workspace, the writable roots and readable_roots (metadata anywhere); the credential stores inside them are denied as under deny-secrets"
+		r.How = "the Seatbelt profile allows reading only " + strings.Join(seatbelt.PlatformReadable, " ") + ", the home's shell and git configuration and toolchains, the workspace, the writable roots and readable_roots (metadata anywhere); the credential stores inside them are denied as under deny-secrets"
 	case p.Reads.Access == sandbox.ReadRestricted:
 		r.How = "Landlock allows reads only of " + strings.Join(p.RestrictedReadable(), " ") + ", the workspace and the writable roots; the credential stores inside them are hidden as under deny-secrets"
 	case runtime.GOOS == "darwin":

@@ -1,11 +1,12 @@
-package sandbox
+package seatbelt
 
 import (
-	"github.com/wardenhq/warden/sandbox/protect"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A workspace opened as /Users/me/Proj on a case-insensitive volume is
@@ -25,7 +26,7 @@ type caseLookup struct {
 	same func(a, b string) bool
 }
 
-func newCaseLookup() *caseLookup {
+func NewCaseLookup() *caseLookup {
 	return &caseLookup{
 		names: map[string][]string{},
 		list: func(dir string) ([]string, error) {
@@ -85,9 +86,9 @@ func (c *caseLookup) onDiskCase(path string) string {
 	return out
 }
 
-// onDiskRoots is roots with every path spelled as on disk (a copy: the
+// OnDiskRoots is roots with every path spelled as on disk (a copy: the
 // caller's roots are not changed).
-func (c *caseLookup) onDiskRoots(roots []protect.Root) []protect.Root {
+func (c *caseLookup) OnDiskRoots(roots []protect.Root) []protect.Root {
 	fix := func(paths []string) []string {
 		if paths == nil {
 			return nil

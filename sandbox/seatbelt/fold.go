@@ -1,4 +1,4 @@
-package sandbox
+package seatbelt
 
 import (
 	"fmt"
@@ -61,15 +61,15 @@ func regexParam(params []string, re string) (string, []string) {
 	return fmt.Sprintf("(regex (param %q))", key), append(params, "-D"+key+"="+re)
 }
 
-// foldRegex is a Seatbelt regex matching path in every spelling a
+// FoldRegex is a Seatbelt regex matching path in every spelling a
 // case-insensitive APFS volume takes for it, and everything under it when
 // subtree is set. A quote, a backslash, ^ and control characters match any
 // one byte but / (no escape needed): the deny covers a few more names,
 // never fewer.
-func foldRegex(path string, subtree bool) string {
+func FoldRegex(path string, subtree bool) string {
 	var re strings.Builder
 	re.WriteString("^")
-	re.WriteString(foldBody(path))
+	re.WriteString(FoldBody(path))
 	if subtree {
 		re.WriteString("(/.*)?")
 	}
@@ -77,8 +77,8 @@ func foldRegex(path string, subtree bool) string {
 	return re.String()
 }
 
-// foldBody is the regex of s without anchors.
-func foldBody(s string) string {
+// FoldBody is the regex of s without anchors.
+func FoldBody(s string) string {
 	var re strings.Builder
 	runes := []rune(s)
 	for i := 0; i < len(runes); {

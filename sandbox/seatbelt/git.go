@@ -1,10 +1,11 @@
-package sandbox
+package seatbelt
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // seatbeltGit writes the git split of each root (Root.Git, see gitdata.go)
@@ -50,12 +51,12 @@ func seatbeltGit(b *strings.Builder, roots []protect.Root, gitKey string, params
 				fmt.Fprintf(b, "\n  (subpath (param %q))", param(g.Path))
 				if !g.Writable {
 					var filter string
-					filter, params = regexParam(params, foldRegex(g.Path, true))
+					filter, params = regexParam(params, FoldRegex(g.Path, true))
 					fmt.Fprintf(b, "\n  %s", filter)
 				}
 				if g.Writable {
 					pins = append(pins, g.Path)
-					if seatbeltWithin(r.Path, g.Path) {
+					if within(r.Path, g.Path) {
 						pins = append(pins, pinnedDirs(r.Path, []string{g.Path})...)
 					}
 				}
@@ -72,7 +73,7 @@ func seatbeltGit(b *strings.Builder, roots []protect.Root, gitKey string, params
 	b.WriteString("\n; The git dirs and the directories above them in the root stay where they are.\n(deny file-write*")
 	for _, p := range slices.Compact(pins) {
 		var filter string
-		filter, params = regexParam(params, foldRegex(p, false))
+		filter, params = regexParam(params, FoldRegex(p, false))
 		fmt.Fprintf(b, "\n  (literal (param %q))\n  %s", param(p), filter)
 	}
 	b.WriteString(")\n")

@@ -1,16 +1,17 @@
-package sandbox
+package seatbelt
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
-// SeatbeltPath is the only sandbox-exec Warden runs: an absolute path, so a
+// SandboxExec is the only sandbox-exec Warden runs: an absolute path, so a
 // PATH entry cannot stand in for it.
-const SeatbeltPath = "/usr/bin/sandbox-exec"
+const SandboxExec = "/usr/bin/sandbox-exec"
 
 // seatbeltBase is the fixed part of every profile: deny by default, let the
 // command run and fork, touch only its own processes, and use the few
@@ -44,9 +45,9 @@ const seatbeltBase = `(version 1)
 
 `
 
-// seatbeltSpec is what a profile is made of: the policy as the launcher
+// Spec is what a profile is made of: the policy as the launcher
 // resolved it for one run.
-type seatbeltSpec struct {
+type Spec struct {
 	// Roots are the writable roots with what they hold (Policy.Roots, the
 	// repositories found and the git dirs split).
 	Roots []protect.Root
@@ -57,24 +58,34 @@ type seatbeltSpec struct {
 	// (Policy.ReadDenyPatterns); Shown its read_allow exceptions.
 	Hidden, Shown []string
 	// Network is what the command may reach; ProxyPort the loopback port
-	// of Warden's proxy under seatbeltNetProxy.
-	Network   seatbeltNet
+	// of Warden's proxy under NetworkProxy.
+	Network   Network
 	ProxyPort int
 }
 
-// seatbeltNet is the network a profile lets a command reach.
-type seatbeltNet int
+// Network is the network a profile lets a command reach.
+type Network int
 
 const (
-	seatbeltNetOff   seatbeltNet = iota
-	seatbeltNetProxy             // Warden's proxy on the loopback, nothing else
-	seatbeltNetOn
+	NetworkOff   Network = iota // unix socketpairs only
+	NetworkProxy                // Warden's proxy on the loopback, nothing else
+	NetworkOn
 )
 
-// seatbeltProfile is the profile for spec, with the -D parameters that fill
-// in the paths (see SeatbeltProfile).
-func seatbeltProfile(spec seatbeltSpec) (profile string, params []string) {
-	roots := newCaseLookup().onDiskRoots(spec.Roots)
+// Profile is the macOS profile for spec, its writable roots resolved by the
+// sandbox (the session's, whatever the command's working directory), with
+// the -D parameters that fill in the paths (passing paths as parameters
+// keeps quoting out of the profile). Protected subpaths (and repositories
+// found in the roots) are excluded both as a literal (so a missing one
+// cannot be created) and as a subpath (so nothing inside changes). The git
+// dirs split by Root.Git are not among them: their data is writable, what
+// git executes or obeys is not (seatbeltGit). Under NetworkProxy,
+// spec.ProxyPort is the loopback port of Warden's proxy, the only place the
+// command may connect to. The roots' paths are spelled as on disk
+// (OnDiskRoots); every deny of a protected path or a secret also matches it
+// in any letter case (FoldRegex) and comes after the allows it limits.
+func Profile(spec Spec) (profile string, params []string) {
+	roots := NewCaseLookup().OnDiskRoots(spec.Roots)
 	var b strings.Builder
 	b.WriteString(seatbeltBase)
 	params = seatbeltReadable(&b, spec.Readable, roots, params)
@@ -162,15 +173,15 @@ func reopenedRoots(roots []protect.Root) []protect.Root {
 			if r.Path == n.Path {
 				continue
 			}
-			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return seatbeltWithin(p, n.Path) })
-			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return seatbeltWithin(p, n.Path) }) ||
-				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && seatbeltWithin(g.Path, n.Path) })
+			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return within(p, n.Path) })
+			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return within(p, n.Path) }) ||
+				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && within(g.Path, n.Path) })
 		}
 		if !inHeld || sealed {
 			continue
 		}
 		re := protect.Root{Path: n.Path}
-		inside := func(p string) bool { return p != n.Path && seatbeltWithin(n.Path, p) }
+		inside := func(p string) bool { return p != n.Path && within(n.Path, p) }
 		for _, r := range roots {
 			re.Protected = append(re.Protected, slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return !inside(p) })...)
 			re.Found = append(re.Found, slices.DeleteFunc(slices.Clone(r.Found), func(p string) bool { return !inside(p) })...)
@@ -185,11 +196,11 @@ func reopenedRoots(roots []protect.Root) []protect.Root {
 	return out
 }
 
-// SeatbeltPlatformReadable are the system directories restricted mode lets
+// PlatformReadable are the system directories restricted mode lets
 // every command read on macOS (resolved: /etc and /var are links into
 // /private): the system, programs and libraries, Homebrew and the developer
 // tools, configuration, and the directory service's and timezone data.
-var SeatbeltPlatformReadable = []string{
+var PlatformReadable = []string{
 	"/System", "/Library", "/usr", "/bin", "/sbin", "/opt/homebrew", "/opt/local", "/nix",
 	"/Applications/Xcode.app", "/private/etc", "/private/var/db", "/private/var/select", "/dev",
 }
@@ -229,7 +240,7 @@ func seatbeltReads(b *strings.Builder, pats, shown []string, params []string) []
 		var out []string
 		for _, path := range paths {
 			out = append(out, path)
-			if r := seatbeltResolveExisting(path); r != path {
+			if r := resolveExisting(path); r != path {
 				out = append(out, r)
 			}
 		}
@@ -289,7 +300,7 @@ func globRegex(glob string) (string, bool) {
 		if r != '*' && r != '?' {
 			continue
 		}
-		re.WriteString(foldBody(glob[lit:i]))
+		re.WriteString(FoldBody(glob[lit:i]))
 		if r == '*' {
 			re.WriteString("[^/]*")
 		} else {
@@ -297,7 +308,7 @@ func globRegex(glob string) (string, bool) {
 		}
 		lit = i + 1
 	}
-	re.WriteString(foldBody(glob[lit:]))
+	re.WriteString(FoldBody(glob[lit:]))
 	re.WriteString("(/.*)?$")
 	return re.String(), true
 }
@@ -311,10 +322,10 @@ func seatbeltProtectedFold(b *strings.Builder, roots []protect.Root, params []st
 	var res []string
 	for _, r := range roots {
 		for _, p := range append(slices.Clone(r.Protected), r.Found...) {
-			res = append(res, foldRegex(p, true))
+			res = append(res, FoldRegex(p, true))
 		}
 		for _, d := range pinnedDirs(r.Path, r.Protected) {
-			res = append(res, foldRegex(d, false))
+			res = append(res, FoldRegex(d, false))
 		}
 	}
 	if len(res) == 0 {
@@ -335,7 +346,7 @@ func seatbeltProtectedFold(b *strings.Builder, roots []protect.Root, params []st
 func foldAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = foldRegex(p, true)
+		out[i] = FoldRegex(p, true)
 	}
 	return out
 }
@@ -344,10 +355,10 @@ func foldAll(paths []string) []string {
 func pinnedDirs(root string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if !seatbeltWithin(root, p) {
+		if !within(root, p) {
 			continue
 		}
-		for dir := filepath.Dir(p); dir != root && seatbeltWithin(root, dir); dir = filepath.Dir(dir) {
+		for dir := filepath.Dir(p); dir != root && within(root, dir); dir = filepath.Dir(dir) {
 			out = append(out, dir)
 		}
 	}
@@ -355,9 +366,9 @@ func pinnedDirs(root string, paths []string) []string {
 	return slices.Compact(out)
 }
 
-// seatbeltArgv wraps argv in sandbox-exec.
-func seatbeltArgv(profile string, params []string, path string, argv []string) []string {
-	out := append([]string{SeatbeltPath, "-p", profile}, params...)
+// Argv wraps argv in sandbox-exec.
+func Argv(profile string, params []string, path string, argv []string) []string {
+	out := append([]string{SandboxExec, "-p", profile}, params...)
 	out = append(out, "--", path)
 	return append(out, argv[1:]...)
 }
@@ -366,7 +377,7 @@ func seatbeltArgv(profile string, params []string, path string, argv []string) [
 func rootsInside(path string, roots []protect.Root) []string {
 	var out []string
 	for _, r := range roots {
-		if r.Path != path && seatbeltWithin(path, r.Path) {
+		if r.Path != path && within(path, r.Path) {
 			out = append(out, r.Path)
 		}
 	}
@@ -376,7 +387,7 @@ func rootsInside(path string, roots []protect.Root) []string {
 // insideOtherRoot reports whether path lies strictly inside another root.
 func insideOtherRoot(path string, roots []protect.Root) bool {
 	for _, r := range roots {
-		if r.Path != path && seatbeltWithin(r.Path, path) {
+		if r.Path != path && within(r.Path, path) {
 			return true
 		}
 	}

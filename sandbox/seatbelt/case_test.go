@@ -1,4 +1,4 @@
-package sandbox
+package seatbelt
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 // spelling.
 func TestOnDiskRootsSpellRootsAsOnDisk(t *testing.T) {
 	tree := map[string][]string{"/": {"Users"}, "/Users": {"dev"}, "/Users/dev": {"proj", "Proj-other"}, "/Users/dev/proj": {".git", "src"}}
-	c := newCaseLookup()
+	c := NewCaseLookup()
 	c.list = func(dir string) ([]string, error) {
 		for k, v := range tree {
 			if strings.EqualFold(k, dir) {
@@ -26,7 +26,7 @@ func TestOnDiskRootsSpellRootsAsOnDisk(t *testing.T) {
 		return nil, os.ErrNotExist
 	}
 	c.same = func(a, b string) bool { return strings.EqualFold(a, b) }
-	got := c.onDiskRoots([]protect.Root{{Path: "/users/Dev/PROJ", Protected: []string{"/users/Dev/PROJ/.GIT", "/users/Dev/PROJ/.envrc"},
+	got := c.OnDiskRoots([]protect.Root{{Path: "/users/Dev/PROJ", Protected: []string{"/users/Dev/PROJ/.GIT", "/users/Dev/PROJ/.envrc"},
 		Git: []protect.GitPath{{Path: "/users/Dev/PROJ/.Git", Writable: true}, {Path: "/users/Dev/PROJ/.Git/hooks"}}}})
 	want := protect.Root{Path: "/Users/dev/proj", Protected: []string{"/Users/dev/proj/.git", "/Users/dev/proj/.envrc"},
 		Git: []protect.GitPath{{Path: "/Users/dev/proj/.git", Writable: true}, {Path: "/Users/dev/proj/.git/hooks"}}}
@@ -43,7 +43,7 @@ func TestOnDiskCaseKeepsCaseSensitiveNames(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "proj"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := newCaseLookup()
+	c := NewCaseLookup()
 	for _, p := range []string{filepath.Join(dir, "proj"), filepath.Join(dir, "Proj"), filepath.Join(dir, "proj", "missing", "x")} {
 		if got := c.onDiskCase(p); got != p {
 			t.Errorf("onDiskCase(%q) = %q", p, got)
