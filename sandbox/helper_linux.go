@@ -44,27 +44,12 @@ const (
 )
 
 // helperNetworks maps the helper's network argument to its mode.
-var helperNetworks = map[string]NetworkMode{helperNetwork: NetworkOn, helperNoNetwork: NetworkOff, helperAskNetwork: NetworkAsk}
-
-// helperArgs are the arguments a helper for key is started with.
-func helperArgs(key spareKey) []string {
-	args := []string{HelperArg, helperFlat, helperNoNetwork}
-	if key.namespaced {
-		args[1] = helperNamespaced
-	}
-	switch key.network {
-	case NetworkOn:
-		args[2] = helperNetwork
-	case NetworkAsk:
-		args[2] = helperAskNetwork
-	}
-	return args
-}
+var helperNetworks = map[string]helperNet{helperNetwork: helperNetOn, helperNoNetwork: helperNetOff, helperAskNetwork: helperNetAsk}
 
 // prepared is what the helper readies before it knows the command.
 type prepared struct {
 	namespaced bool
-	network    NetworkMode
+	network    helperNet
 	filter     []unix.SockFilter // the seccomp program
 	lastCap    int
 	hostDev    int  // a detached clone of the host's /dev (-1: none), see prepareMountView
@@ -244,7 +229,7 @@ func awaitGo(r io.Reader) bool {
 }
 
 // prepare does the set-up that is the same for every command.
-func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
+func prepare(namespaced bool, network helperNet) (*prepared, error) {
 	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1, listener: -1,
 		mediate: namespaced && socketMediation()}
 	// The helper keeps capabilities in its user namespace until the command
@@ -262,7 +247,7 @@ func prepare(namespaced bool, network NetworkMode) (*prepared, error) {
 	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate}); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
-	if network == NetworkAsk {
+	if network == helperNetAsk {
 		if !namespaced {
 			return nil, fmt.Errorf("network_access \"ask\" needs a network namespace")
 		}

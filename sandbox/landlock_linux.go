@@ -75,7 +75,7 @@ func applyLandlock(spec *helperSpec, pre *landlockBase) error {
 // which only ever takes access away, never gives it.
 type landlockBase struct {
 	ruleset    int
-	network    NetworkMode
+	network    helperNet
 	namespaced bool
 	attr       ll.RulesetAttr
 	add        func(path string, access uint64, ignoreMissing bool) error
@@ -83,14 +83,14 @@ type landlockBase struct {
 
 // newLandlockBase creates the ruleset for network and adds the read and
 // device rules (readable nil: the default read policy).
-func newLandlockBase(network NetworkMode, namespaced bool, readable []string) (*landlockBase, error) {
+func newLandlockBase(network helperNet, namespaced bool, readable []string) (*landlockBase, error) {
 	abi := effectiveLandlockABI()
 	if abi < 1 {
 		return nil, fmt.Errorf("the kernel has no Landlock (ABI %d)", abi)
 	}
 	cfg := landlockConfigs[min(abi, len(landlockConfigs)-1)]
 	attr := ll.RulesetAttr{HandledAccessFS: uint64(cfg.HandledAccessFS), Scoped: uint64(cfg.Scoped)}
-	if network != NetworkOn {
+	if network != helperNetOn {
 		attr.HandledAccessNet = uint64(cfg.HandledAccessNet) // no port is allowed...
 	}
 	// The scopes stay on with the network: abstract sockets (X11, D-Bus)

@@ -45,7 +45,7 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix
 func (p *Process) launch(c Command, path string, env []string) error {
 	helper := c.Helper
 	spec := helperSpec{
-		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: c.Policy.mode(), Network: c.Policy.network(),
+		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: string(c.Policy.mode()), Network: helperNet(c.Policy.network()),
 		FileSize: c.Limits.FileSize, Processes: c.Limits.Processes,
 	}
 	if spec.FileSize == 0 {
@@ -128,7 +128,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
 				return err
 			}
-			if spec.Network == NetworkAsk {
+			if spec.Network == helperNetAsk {
 				return refuse("%s (%v)", askNeedsNamespace, err)
 			}
 			spec.Layers.Namespaces = false
@@ -388,7 +388,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 	cmd.Stdout, cmd.Stderr = pipes[2][1], pipes[3][1]
 	cmd.ExtraFiles = []*os.File{statusW, specR}
 	var forward, forwardHelper *os.File
-	if key.network == NetworkAsk {
+	if key.network == helperNetAsk {
 		if forward, forwardHelper, err = forwardPair(); err != nil {
 			closeAll()
 			return nil, err
@@ -412,7 +412,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if key.namespaced {
 		attr.Cloneflags = nsFlags
-		if key.network != NetworkOn {
+		if key.network != helperNetOn {
 			attr.Cloneflags |= unix.CLONE_NEWNET
 		}
 		uid, gid := os.Getuid(), os.Getgid()
@@ -423,7 +423,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		// namespace: carry the two the helper needs across it as ambient
 		// capabilities (it drops every capability before the command runs).
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-		if key.network == NetworkAsk {
+		if key.network == helperNetAsk {
 			attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN) // to bring up lo
 		}
 	}

@@ -160,16 +160,6 @@ func (p Policy) ReadDenyPatterns() []string {
 	return out
 }
 
-// HiddenPath is one existing path the read policy hides in a run.
-type HiddenPath struct {
-	Path   string `json:"path"`   // as written (globs expanded)
-	Target string `json:"target"` // symlinks resolved: what is masked
-	Dir    bool   `json:"dir,omitempty"`
-	// Allow are read_allow exceptions inside a hidden directory (resolved
-	// paths under Target), shown through the mask.
-	Allow []string `json:"allow,omitempty"`
-}
-
 // readCache keeps the last resolution of the read policy: most runs of a
 // session share one policy, and the stat work stays off the start-up path.
 // An entry lives briefly, so a secret created meanwhile is hidden from the

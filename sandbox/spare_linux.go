@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Starting a helper is most of a sandboxed command's start-up: creating the
@@ -40,7 +43,7 @@ var spareRefillDelay = 50 * time.Millisecond
 type spareKey struct {
 	helper     string
 	namespaced bool
-	network    NetworkMode
+	network    helperNet
 }
 
 type sparePool struct {
@@ -127,7 +130,7 @@ func afterReport(f func()) bool {
 // the first of them starts warm too (helper as in Command.Helper). It does
 // nothing unless KeepSpareHelpers is on.
 func PrepareSpare(pol Policy, helper string) {
-	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.network()})
+	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: helperNet(pol.network())})
 }
 
 // take returns the spare for key, or nil.
@@ -247,4 +250,37 @@ func (sp *sparePool) settle() {
 		}
 		<-wait
 	}
+}
+
+// helperArgs are the arguments a helper for key is started with.
+func helperArgs(key spareKey) []string {
+	args := []string{HelperArg, helperFlat, helperNoNetwork}
+	if key.namespaced {
+		args[1] = helperNamespaced
+	}
+	switch key.network {
+	case helperNetOn:
+		args[2] = helperNetwork
+	case helperNetAsk:
+		args[2] = helperAskNetwork
+	}
+	return args
+}
+
+// hostSockDiag returns a new sock_diag socket of the launcher's network
+// namespace for a helper that gets a namespace of its own and mediates,
+// nil for others (each helper its own: replies to concurrent requests on
+// one socket would interleave). The
+// supervisor asks it whether a socket file outside is bound at all, so a
+// stale one is answered ECONNREFUSED (as without a sandbox) and a live one
+// EACCES, without ever connecting to a host service to find out.
+func hostSockDiag(key spareKey) *os.File {
+	if !key.namespaced || key.network == helperNetOn || !socketMediation() || mediationOffForTest {
+		return nil
+	}
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return nil // the supervisor then answers EACCES for every socket outside
+	}
+	return os.NewFile(uintptr(fd), "sock_diag")
 }

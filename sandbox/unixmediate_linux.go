@@ -136,34 +136,16 @@ func loadFilter(pre *prepared) error {
 // sock_diag socket of the launcher's (the host's) network namespace: the
 // first descriptor after the spec pipe, or after the forwarder's socket
 // (forwardFD) under network ask. Launcher and helper both know the mode.
-func hostDiagFD(network NetworkMode) int {
-	if network == NetworkAsk {
+func hostDiagFD(network helperNet) int {
+	if network == helperNetAsk {
 		return forwardFD + 1
 	}
 	return forwardFD
 }
 
-// hostSockDiag returns a new sock_diag socket of the launcher's network
-// namespace for a helper that gets a namespace of its own and mediates,
-// nil for others (each helper its own: replies to concurrent requests on
-// one socket would interleave). The
-// supervisor asks it whether a socket file outside is bound at all, so a
-// stale one is answered ECONNREFUSED (as without a sandbox) and a live one
-// EACCES, without ever connecting to a host service to find out.
-func hostSockDiag(key spareKey) *os.File {
-	if !key.namespaced || key.network == NetworkOn || !socketMediation() || mediationOffForTest {
-		return nil
-	}
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
-	if err != nil {
-		return nil // the supervisor then answers EACCES for every socket outside
-	}
-	return os.NewFile(uintptr(fd), "sock_diag")
-}
-
 // inheritedHostDiag returns the host's sock_diag socket the launcher passed
 // (-1: none): only a netlink sock_diag socket at hostDiagFD counts.
-func inheritedHostDiag(network NetworkMode) int {
+func inheritedHostDiag(network helperNet) int {
 	fd := hostDiagFD(network)
 	if d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN); err != nil || d != unix.AF_NETLINK {
 		return -1
@@ -264,8 +246,8 @@ func startSupervisor(pre *prepared) {
 	// handler run while another blocks in a connect the command asked for.
 	unix.SetNonblock(pre.listener, true)
 	s := &supervisor{listener: os.NewFile(uintptr(pre.listener), "seccomp-notify"),
-		privateNet: pre.network != NetworkOn, network: pre.network != NetworkOff, self: os.Getpid(), hostDiag: -1}
-	if pre.network == NetworkAsk {
+		privateNet: pre.network != helperNetOn, network: pre.network != helperNetOff, self: os.Getpid(), hostDiag: -1}
+	if pre.network == helperNetAsk {
 		s.onlyPort = forwardPort
 	}
 	if s.privateNet {
