@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // A spare builds its Landlock ruleset ahead for the default read policy
@@ -12,7 +14,7 @@ import (
 // paths stay readable (twin), and a default run on the next spare uses the
 // prepared ruleset with reads, the workspace's writes and nothing else.
 func TestSpareLandlockRulesetIsForTheDefaultReadsOnly(t *testing.T) {
-	if Probe().LandlockABI < 1 {
+	if linux.Probe().LandlockABI < 1 {
 		t.Skip("no Landlock")
 	}
 	withSpares(t)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -44,8 +45,8 @@ const nsFlags = unix.CLONE_NEWUSER | unix.CLONE_NEWNS | unix.CLONE_NEWPID | unix
 // launch starts the helper, which builds the sandbox and starts the command.
 func (p *Process) launch(c Command, path string, env []string) error {
 	helper := c.Helper
-	spec := helperSpec{
-		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: string(c.Policy.mode()), Network: helperNet(c.Policy.network()),
+	spec := linux.Spec{
+		Path: path, Argv: c.Argv, Cwd: c.Cwd, Mode: string(c.Policy.mode()), Network: linux.Network(c.Policy.network()),
 		FileSize: c.Limits.FileSize, Processes: c.Limits.Processes,
 	}
 	if spec.FileSize == 0 {
@@ -70,11 +71,11 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		}
 		p.secrets = secretNames(c.Policy, spec.Secrets)
 		if spec.Readable = c.Policy.RestrictedReadable(); spec.Readable != nil {
-			if Probe().LandlockABI < 1 {
+			if linux.Probe().LandlockABI < 1 {
 				return refuse("read_access \"restricted\" needs Landlock, which this kernel lacks; use \"deny-secrets\"")
 			}
 			// Only what the command can read at all needs a mask.
-			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), rootPaths(roots)...))
+			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), linux.RootPaths(roots)...))
 		}
 		p.guardCfg = guardConfig{dir: c.Policy.quarantineDir(), cwd: c.Cwd, nested: nestedRoots(roots, c.Policy, p.memo), memo: p.memo}
 		useNS = namespacesUsable()
@@ -83,25 +84,25 @@ func (p *Process) launch(c Command, path string, env []string) error {
 				return err
 			}
 		}
-		probe := Probe()
+		probe := linux.Probe()
 		if probe.LandlockABI < 1 && !useNS {
 			return refuse("this kernel has neither user namespaces nor Landlock, so the filesystem policy cannot be enforced; run with --sandbox danger-full-access only if you accept no sandbox")
 		}
 		if !probe.Seccomp {
 			return refuse("this kernel has no seccomp filter support (CONFIG_SECCOMP_FILTER), so the syscall policy cannot be enforced")
 		}
-		spec.Layers = layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
+		spec.Layers = linux.Layers{Namespaces: useNS, Landlock: probe.LandlockABI >= 1, Seccomp: true, DropCaps: true}
 		if useNS && p.layers != nil {
 			readable := spec.Readable
 			if readable != nil {
-				readable = append(slices.Clone(readable), rootPaths(spec.Roots)...)
+				readable = append(slices.Clone(readable), linux.RootPaths(spec.Roots)...)
 			}
 			spec.CacheLayers = readableLayers(p.layers.Layers, spec.Secrets, readable)
 		}
 		if env, err = p.askNetwork(c, spec, env); err != nil {
 			return err
 		}
-		spec.MediateSockets = mediateFor(spec.Layers)
+		spec.MediateSockets = linux.MediateFor(spec.Layers)
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -110,7 +111,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			break
 		}
 		var refused *RefusedError
-		if errors.As(err, &refused) && strings.Contains(refused.Reason, vanished) && attempt < 3 {
+		if errors.As(err, &refused) && strings.Contains(refused.Reason, linux.Vanished) && attempt < 3 {
 			// Looked at again, past the memo of the first look: now
 			// missing, and watched.
 			p.guardCfg.memo = pathmemo.New()
@@ -122,13 +123,13 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			nsState.Lock()
 			nsState.unavailable = err
 			nsState.Unlock()
-			if Probe().LandlockABI < 1 {
+			if linux.Probe().LandlockABI < 1 {
 				return refuse("user namespaces are unavailable (%v) and Landlock is missing: the filesystem policy cannot be enforced", err)
 			}
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
 				return err
 			}
-			if spec.Network == helperNetAsk {
+			if spec.Network == linux.NetworkAsk {
 				return refuse("%s (%v)", askNeedsNamespace, err)
 			}
 			spec.Layers.Namespaces = false
@@ -171,7 +172,7 @@ func fallbackGaps(p Policy) []string {
 	return gaps
 }
 
-func (p *Process) startHelper(helper string, spec helperSpec, env []string) error {
+func (p *Process) startHelper(helper string, spec linux.Spec, env []string) error {
 	key := spareKey{helper: helper, namespaced: spec.Layers.Namespaces, network: spec.Network}
 	var repos func([]protect.Root) protect.Scanned
 	if spec.Layers.Namespaces {
@@ -263,7 +264,7 @@ func (p *Process) startHelper(helper string, spec helperSpec, env []string) erro
 // protected paths, whose watches take hold in the background (the command
 // starts only after guard.waitArmed). It returns the spec as the helper
 // reads it.
-func finishSpec(spec helperSpec, env []string, repos func([]protect.Root) protect.Scanned, gc guardConfig) (*guard, []byte, error) {
+func finishSpec(spec linux.Spec, env []string, repos func([]protect.Root) protect.Scanned, gc guardConfig) (*guard, []byte, error) {
 	var g *guard
 	if spec.Layers.Namespaces {
 		var err error
@@ -388,7 +389,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 	cmd.Stdout, cmd.Stderr = pipes[2][1], pipes[3][1]
 	cmd.ExtraFiles = []*os.File{statusW, specR}
 	var forward, forwardHelper *os.File
-	if key.network == helperNetAsk {
+	if key.network == linux.NetworkAsk {
 		if forward, forwardHelper, err = forwardPair(); err != nil {
 			closeAll()
 			return nil, err
@@ -406,13 +407,13 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		// neither (close-on-exec in the helper).
 		if self, err := selfPidfd(); err == nil {
 			cmd.ExtraFiles = append(cmd.ExtraFiles, group, self)
-			cmd.Env = append(cmd.Env, holdEnv+"="+strconv.Itoa(3+len(cmd.ExtraFiles)-1))
+			cmd.Env = append(cmd.Env, linux.HoldEnv+"="+strconv.Itoa(3+len(cmd.ExtraFiles)-1))
 		}
 	}
 	attr := &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 	if key.namespaced {
 		attr.Cloneflags = nsFlags
-		if key.network != helperNetOn {
+		if key.network != linux.NetworkOn {
 			attr.Cloneflags |= unix.CLONE_NEWNET
 		}
 		uid, gid := os.Getuid(), os.Getgid()
@@ -423,7 +424,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		// namespace: carry the two the helper needs across it as ambient
 		// capabilities (it drops every capability before the command runs).
 		attr.AmbientCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_SETPCAP}
-		if key.network == helperNetAsk {
+		if key.network == linux.NetworkAsk {
 			attr.AmbientCaps = append(attr.AmbientCaps, unix.CAP_NET_ADMIN) // to bring up lo
 		}
 	}
@@ -470,7 +471,7 @@ func (h *helperProc) start(spec []byte, ready func() error) error {
 			err = ready()
 		}
 		if err == nil {
-			w.Write([]byte{helperGo})
+			w.Write([]byte{linux.HelperGo})
 		}
 		gate <- err
 	}(h.specW)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // netBenchEnv makes this test binary, run inside the sandbox, time
@@ -96,7 +98,7 @@ func BenchmarkForwarderConnect(b *testing.B) {
 	var fwd, direct []time.Duration
 	b.ResetTimer()
 	for range b.N {
-		fwd = append(fwd, median(NetworkAsk, fmt.Sprintf("127.0.0.1:%d", forwardPort)))
+		fwd = append(fwd, median(NetworkAsk, fmt.Sprintf("127.0.0.1:%d", linux.ForwardPort)))
 		direct = append(direct, median(NetworkOn, ln.Addr().String()))
 	}
 	b.StopTimer()

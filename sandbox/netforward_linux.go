@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -96,31 +97,31 @@ const askNeedsNamespace = `network_access "ask" needs a network namespace, which
 // askNetwork readies a run under NetworkAsk: the proxy variables, and the
 // proxyRun that serves what the forwarder passes on. Without a network
 // namespace the run is refused, never given the host's network.
-func (p *Process) askNetwork(c Command, spec helperSpec, env []string) ([]string, error) {
-	if spec.Network != helperNetAsk {
+func (p *Process) askNetwork(c Command, spec linux.Spec, env []string) ([]string, error) {
+	if spec.Network != linux.NetworkAsk {
 		return env, nil
 	}
 	if !spec.Layers.Namespaces {
 		return nil, refuse("%s", askNeedsNamespace)
 	}
 	p.proxy = newProxyRun(p.ctx, c.Proxy)
-	return proxyEnv(env, forwardPort), nil
+	return proxyEnv(env, linux.ForwardPort), nil
 }
 
 // linuxAskEnforcement says how NetworkAsk is enforced here, for doctor.
 func linuxAskEnforcement() []string {
 	out := []string{
 		"its own network namespace with only loopback up: no route out, no resolver (direct connections and DNS fail)",
-		fmt.Sprintf("the sandbox's helper listens on 127.0.0.1:%d and [::1]:%d inside and passes each connection to Warden's proxy over a socketpair the command never holds", forwardPort, forwardPort),
+		fmt.Sprintf("the sandbox's helper listens on 127.0.0.1:%d and [::1]:%d inside and passes each connection to Warden's proxy over a socketpair the command never holds", linux.ForwardPort, linux.ForwardPort),
 		"seccomp: only AF_UNIX and TCP sockets (no UDP, raw, packet, netlink or MPTCP)",
 	}
-	if effectiveLandlockABI() >= 4 {
-		out = append(out, fmt.Sprintf("Landlock: TCP connect to port %d only, no bind", forwardPort))
+	if linux.EffectiveLandlockABI() >= 4 {
+		out = append(out, fmt.Sprintf("Landlock: TCP connect to port %d only, no bind", linux.ForwardPort))
 	}
-	if socketMediation() {
+	if linux.SocketMediation() {
 		// The supervisor performs the command's connects (unix-socket
 		// mediation), so it applies the same port rule itself.
-		out = append(out, fmt.Sprintf("the socket supervisor, which performs every connect for the command, refuses a TCP port other than %d", forwardPort))
+		out = append(out, fmt.Sprintf("the socket supervisor, which performs every connect for the command, refuses a TCP port other than %d", linux.ForwardPort))
 	}
 	return out
 }

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // The network-ask suite runs real commands (curl, Python, the probe) in the
@@ -204,7 +206,7 @@ func TestAskBypassAttemptsFail(t *testing.T) {
 	if f.external != "" {
 		cases = append(cases, struct{ name, attack string }{"host's non-loopback address", `"$PROBE" dial-tcp "$EXTSRV"`})
 	}
-	if Probe().LandlockABI >= 4 {
+	if linux.Probe().LandlockABI >= 4 {
 		cases = append(cases, struct{ name, attack string }{"listen on TCP inside", `"$PROBE" listen-tcp`})
 	}
 	for _, c := range cases {

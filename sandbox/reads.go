@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -159,6 +160,10 @@ func (p Policy) ReadDenyPatterns() []string {
 	}
 	return out
 }
+
+// HiddenPath is one existing path the read policy hides in a run (the
+// Linux helper's spec carries it).
+type HiddenPath = linux.HiddenPath
 
 // readCache keeps the last resolution of the read policy: most runs of a
 // session share one policy, and the stat work stays off the start-up path.

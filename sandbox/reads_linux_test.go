@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // The read-policy suite gives the sandbox a fake home holding every
@@ -264,7 +266,7 @@ func TestReadPolicyRefusesRewritableSymlink(t *testing.T) {
 // path, so the fallback refuses rather than run with the secrets readable;
 // read_access = full still runs there.
 func TestReadPolicyRefusedWithoutNamespaces(t *testing.T) {
-	if Probe().LandlockABI < 1 {
+	if linux.Probe().LandlockABI < 1 {
 		t.Skip("no Landlock: the fallback cannot run at all")
 	}
 	noNamespacesForTest = true
@@ -287,7 +289,7 @@ func TestReadPolicyRefusedWithoutNamespaces(t *testing.T) {
 // nothing else in the home, and the credential stores inside a toolchain
 // stay hidden.
 func TestReadPolicyRestricted(t *testing.T) {
-	if Probe().LandlockABI < 1 {
+	if linux.Probe().LandlockABI < 1 {
 		t.Skip("no Landlock")
 	}
 	h := newReadHome(t)

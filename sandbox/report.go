@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // Layer is one sandbox layer and what it does on this machine.
@@ -18,7 +20,7 @@ type Layer struct {
 // Report is what this machine's sandbox enforces for a workspace-write,
 // no-network policy, layer by layer, and what it cannot.
 type Report struct {
-	Kernel KernelInfo `json:"kernel"`
+	Kernel linux.KernelInfo `json:"kernel"`
 	// Namespaces maps user, mount, pid, net and ipc to "" when this process
 	// can create one (measured by creating it), else to why not.
 	Namespaces  map[string]string `json:"namespaces"`
@@ -33,7 +35,7 @@ type Report struct {
 // Diagnose inspects the kernel and runs `true` in the sandbox with helper
 // (empty: this executable) to show that the layers really apply.
 func Diagnose(ctx context.Context, helper string) Report {
-	r := Report{Kernel: Probe(), Namespaces: ProbeNamespaces("")}
+	r := Report{Kernel: linux.Probe(), Namespaces: linux.ProbeNamespaces("")}
 	ws, err := os.MkdirTemp("", "warden-doctor-")
 	if err == nil {
 		defer os.RemoveAll(ws)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 func layersFor(r Report) []Layer {
@@ -21,7 +23,7 @@ func layersFor(r Report) []Layer {
 			nsDetail = "not used"
 		}
 	}
-	abi := effectiveLandlockABI()
+	abi := linux.EffectiveLandlockABI()
 	ll := Layer{Name: "landlock", Enforced: abi >= 1, Detail: fmt.Sprintf("ABI %d (kernel reports %d, errata %#x)", abi, r.Kernel.LandlockABI, r.Kernel.LandlockErrata)}
 	if abi >= 1 {
 		ll.Covers = append(ll.Covers, "writes only inside the writable roots and to /dev/null; read and execute elsewhere; raw devices unreadable")
@@ -85,11 +87,11 @@ func socketsLayer(r Report) Layer {
 	switch {
 	case r.Mechanism != "linux":
 		l.Detail = "not mediated without namespaces: pathname sockets outside can be connected to (see below)"
-	case effectiveLandlockABI() >= 9:
+	case linux.EffectiveLandlockABI() >= 9:
 		l.Enforced = true
 		l.Detail = "Landlock resolve-unix, granted nowhere"
 		l.Covers = []string{"unix sockets bound outside the sandbox cannot be connected to; those the command binds work"}
-	case socketMediation():
+	case linux.SocketMediation():
 		l.Enforced = true
 		l.Detail = "mediated: the seccomp filter hands every connect, sendmsg, sendmmsg and sendto with an address to a supervisor in the helper (user notification), which performs it for the command"
 		l.Covers = []string{
@@ -107,10 +109,10 @@ func socketsLayer(r Report) Layer {
 
 // socketsCover says how unix sockets outside the sandbox are kept out.
 func socketsCover() string {
-	if effectiveLandlockABI() >= 9 {
+	if linux.EffectiveLandlockABI() >= 9 {
 		return "unix sockets bound outside the sandbox cannot be connected to (Landlock resolve-unix, granted nowhere); those the command binds work"
 	}
-	if socketMediation() {
+	if linux.SocketMediation() {
 		return "unix sockets bound outside the sandbox cannot be reached (see unix sockets below)"
 	}
 	return "existing unix sockets masked: all of /run and $XDG_RUNTIME_DIR, the top of /tmp and $TMPDIR and their service directories (tmux-*, ssh-*, .X11-unix, ...), ~/.ssh, ~/.gnupg, ~/.docker, and those named by $SSH_AUTH_SOCK, $TMUX, $NVIM, $DOCKER_HOST, $DBUS_SESSION_BUS_ADDRESS; found before each run with no bound on entries (unchanged directories cached), so no number of files a command leaves there stops a later run; past 256 sockets only those a server is bound to are masked (stale socket files cannot be connected to); a directory there that can be entered but not listed is hidden whole"
@@ -122,7 +124,7 @@ func residualGaps(r Report) []string {
 	gaps := []string{
 		"memory and disk use are not capped (no cgroup limits)",
 	}
-	if effectiveLandlockABI() < 9 && !socketMediation() && r.Mechanism == "linux" {
+	if linux.EffectiveLandlockABI() < 9 && !linux.SocketMediation() && r.Mechanism == "linux" {
 		gaps = append(gaps, "pathname unix sockets elsewhere (deeper in /tmp, inside a workspace, created after the scan just before the command starts) can be connected to: Landlock ABI < 9 cannot restrict connect, so Warden masks the known places only")
 	}
 	return gaps

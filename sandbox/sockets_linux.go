@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
@@ -113,7 +114,7 @@ func newSocketScanner() *socketScanner {
 // to cover with /dev/null, and the directories to cover with an empty
 // tmpfs because they can be entered but not listed.
 func socketsToMask(env []string, cwd string, roots []protect.Root) (sockets, hidden []string, err error) {
-	if effectiveLandlockABI() >= 9 {
+	if linux.EffectiveLandlockABI() >= 9 {
 		return nil, nil, nil
 	}
 	return socketCache.toMask(env, cwd, roots)
@@ -133,7 +134,7 @@ func (s *socketScanner) toMask(env []string, cwd string, roots []protect.Root) (
 		return nil, nil, refuse("%d unix sockets with a listener and unlistable directories to mask (more than %d), so Warden cannot mask them all; stop some services or remove the directories and retry", n, maxMasks)
 	}
 	for _, h := range hidden {
-		for _, p := range append([]string{cwd}, rootPaths(roots)...) {
+		for _, p := range append([]string{cwd}, linux.RootPaths(roots)...) {
 			if p == h || strings.HasPrefix(p, h+"/") {
 				return nil, nil, refuse("%s cannot be listed, so Warden cannot mask the unix sockets in it, and %s lies inside it so it cannot be hidden either; run the command from a directory elsewhere", h, p)
 			}

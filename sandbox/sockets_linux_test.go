@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
@@ -414,7 +415,7 @@ func listenInOtherNetns(t *testing.T, p string) {
 		t.Fatalf("listen in another network namespace: %v", err)
 	}
 	t.Cleanup(func() { unix.Close(fd) })
-	bound, err := boundSocketFiles()
+	bound, err := linux.BoundSocketFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,7 +423,7 @@ func listenInOtherNetns(t *testing.T, p string) {
 	if err := unix.Stat(p, &st); err != nil {
 		t.Fatal(err)
 	}
-	if bound[socketFileOf(&st)] {
+	if bound[linux.SocketFileOf(&st)] {
 		t.Fatal("sock_diag lists a socket of another network namespace: the probe is not exercised")
 	}
 }
@@ -434,16 +435,16 @@ func TestSocketScanBoundSocketFiles(t *testing.T) {
 	p := filepath.Join(dir, "live.sock")
 	listen(t, p)
 	deadSockets(t, dir, 1)
-	bound, err := boundSocketFiles()
+	bound, err := linux.BoundSocketFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := func(p string) socketFile {
+	id := func(p string) linux.SocketFile {
 		var st unix.Stat_t
 		if err := unix.Stat(p, &st); err != nil {
 			t.Fatal(err)
 		}
-		return socketFileOf(&st)
+		return linux.SocketFileOf(&st)
 	}
 	if !bound[id(p)] {
 		t.Errorf("sock_diag does not list %s (%d files listed)", p, len(bound))

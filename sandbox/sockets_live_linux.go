@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,7 +37,7 @@ type deadSocket struct {
 // network, a sandbox) or by nobody, and a connect() tells which:
 // ECONNREFUSED means no listener and no datagram socket bound to the file.
 func (s *socketScanner) keepLive(sockets []string) ([]string, error) {
-	bound, err := boundSocketFiles()
+	bound, err := linux.BoundSocketFiles()
 	if err != nil {
 		bound = nil // probe every one instead
 	}
@@ -62,7 +63,7 @@ func (s *socketScanner) keepLive(sockets []string) ([]string, error) {
 		if known {
 			continue
 		}
-		if bound[socketFileOf(&st)] {
+		if bound[linux.SocketFileOf(&st)] {
 			live = append(live, p)
 			continue
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -30,13 +31,13 @@ import (
 // withoutMediation makes runs use the scan-and-mask fallback.
 func withoutMediation(t *testing.T) {
 	t.Helper()
-	mediationOffForTest = true
-	t.Cleanup(func() { mediationOffForTest = false })
+	linux.MediationOffForTest = true
+	t.Cleanup(func() { linux.MediationOffForTest = false })
 }
 
 func needMediation(t *testing.T) {
 	t.Helper()
-	if !socketMediation() {
+	if !linux.SocketMediation() {
 		t.Skip("this kernel has no seccomp user notification or pidfd_getfd (or Landlock ABI >= 9 covers sockets)")
 	}
 }
@@ -804,15 +805,15 @@ if __name__ == "__main__":
 //
 //	go test -run '^$' -bench SandboxStartupSockets -benchtime 200x ./sandbox/
 func BenchmarkSandboxStartupSockets(b *testing.B) {
-	if !socketMediation() {
+	if !linux.SocketMediation() {
 		b.Skip("no mediation on this kernel")
 	}
 	ws := b.TempDir()
 	cmd := Command{Argv: []string{"/bin/true"}, Cwd: ws, Policy: Policy{Mode: WorkspaceWrite, Workspace: []string{ws}}, Helper: testHelper}
 	run := func(mediate, cold bool) time.Duration {
-		mediationOffForTest = !mediate
+		linux.MediationOffForTest = !mediate
 		coldStartForTest = cold
-		defer func() { mediationOffForTest, coldStartForTest = false, false }()
+		defer func() { linux.MediationOffForTest, coldStartForTest = false, false }()
 		spares.settle()
 		start := time.Now()
 		res, err := Run(context.Background(), cmd)

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -43,7 +44,7 @@ var spareRefillDelay = 50 * time.Millisecond
 type spareKey struct {
 	helper     string
 	namespaced bool
-	network    helperNet
+	network    linux.Network
 }
 
 type sparePool struct {
@@ -130,7 +131,7 @@ func afterReport(f func()) bool {
 // the first of them starts warm too (helper as in Command.Helper). It does
 // nothing unless KeepSpareHelpers is on.
 func PrepareSpare(pol Policy, helper string) {
-	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: helperNet(pol.network())})
+	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: linux.Network(pol.network())})
 }
 
 // take returns the spare for key, or nil.
@@ -254,15 +255,15 @@ func (sp *sparePool) settle() {
 
 // helperArgs are the arguments a helper for key is started with.
 func helperArgs(key spareKey) []string {
-	args := []string{HelperArg, helperFlat, helperNoNetwork}
+	args := []string{linux.HelperArg, linux.ArgFlat, linux.ArgNoNetwork}
 	if key.namespaced {
-		args[1] = helperNamespaced
+		args[1] = linux.ArgNamespaced
 	}
 	switch key.network {
-	case helperNetOn:
-		args[2] = helperNetwork
-	case helperNetAsk:
-		args[2] = helperAskNetwork
+	case linux.NetworkOn:
+		args[2] = linux.ArgNetwork
+	case linux.NetworkAsk:
+		args[2] = linux.ArgAskNetwork
 	}
 	return args
 }
@@ -275,7 +276,7 @@ func helperArgs(key spareKey) []string {
 // stale one is answered ECONNREFUSED (as without a sandbox) and a live one
 // EACCES, without ever connecting to a host service to find out.
 func hostSockDiag(key spareKey) *os.File {
-	if !key.namespaced || key.network == helperNetOn || !socketMediation() || mediationOffForTest {
+	if !key.namespaced || key.network == linux.NetworkOn || !linux.SocketMediation() || linux.MediationOffForTest {
 		return nil
 	}
 	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/internal/lazyre"
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -55,8 +55,8 @@ func register(c *command) {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.HelperArg {
-		sandbox.HelperMain(os.Args[2:]) // the sandbox helper never returns
+	if len(os.Args) > 1 && os.Args[1] == linux.HelperArg {
+		linux.HelperMain(os.Args[2:]) // the sandbox helper never returns
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runCLI(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}, os.Args[1:])

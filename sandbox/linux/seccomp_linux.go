@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"fmt"
@@ -57,7 +57,7 @@ type filterOptions struct {
 	// network on lets the command create sockets of every family but
 	// vsock; ask adds TCP (for the loopback forwarder); off allows only
 	// AF_UNIX sockets.
-	network helperNet
+	network Network
 	// mediateUnix sends connect, sendto with an address, sendmsg and
 	// sendmmsg to the helper's supervisor (unixmediate_linux.go), which
 	// performs them for the command.
@@ -125,9 +125,9 @@ func seccompFilter(opts filterOptions) ([]bpf.RawInstruction, error) {
 	a.label("socket")
 	a.add(bpf.LoadAbsolute{Off: offArg0, Size: 4})
 	switch opts.network {
-	case helperNetOn:
+	case NetworkOn:
 		a.jeq(unix.AF_VSOCK, "eperm", "allow")
-	case helperNetAsk:
+	case NetworkAsk:
 		askSockets(a)
 	default:
 		a.jeq(unix.AF_UNIX, "allow", "eperm")

@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"encoding/json"
@@ -36,20 +36,20 @@ func init() {
 // The helper's arguments after HelperArg: whether it runs in fresh
 // namespaces, and whether the command gets the network.
 const (
-	helperNamespaced = "ns"
-	helperFlat       = "flat"
-	helperNetwork    = "net"
-	helperNoNetwork  = "nonet"
-	helperAskNetwork = "ask"
+	ArgNamespaced = "ns"
+	ArgFlat       = "flat"
+	ArgNetwork    = "net"
+	ArgNoNetwork  = "nonet"
+	ArgAskNetwork = "ask"
 )
 
 // helperNetworks maps the helper's network argument to its mode.
-var helperNetworks = map[string]helperNet{helperNetwork: helperNetOn, helperNoNetwork: helperNetOff, helperAskNetwork: helperNetAsk}
+var helperNetworks = map[string]Network{ArgNetwork: NetworkOn, ArgNoNetwork: NetworkOff, ArgAskNetwork: NetworkAsk}
 
 // prepared is what the helper readies before it knows the command.
 type prepared struct {
 	namespaced bool
-	network    helperNet
+	network    Network
 	filter     []unix.SockFilter // the seccomp program
 	lastCap    int
 	hostDev    int  // a detached clone of the host's /dev (-1: none), see prepareMountView
@@ -84,10 +84,10 @@ func HelperMain(args []string) {
 		fmt.Fprintf(status, "error %s\n", msg)
 		os.Exit(125)
 	}
-	if len(args) != 2 || (args[0] != helperNamespaced && args[0] != helperFlat) || helperNetworks[args[1]] == "" {
-		fail("sandbox helper: want arguments %s|%s %s|%s|%s, got %q", helperNamespaced, helperFlat, helperNetwork, helperNoNetwork, helperAskNetwork, args)
+	if len(args) != 2 || (args[0] != ArgNamespaced && args[0] != ArgFlat) || helperNetworks[args[1]] == "" {
+		fail("sandbox helper: want arguments %s|%s %s|%s|%s, got %q", ArgNamespaced, ArgFlat, ArgNetwork, ArgNoNetwork, ArgAskNetwork, args)
 	}
-	pre, err := prepare(args[0] == helperNamespaced, helperNetworks[args[1]])
+	pre, err := prepare(args[0] == ArgNamespaced, helperNetworks[args[1]])
 	if err != nil {
 		fail("%v", err)
 	}
@@ -95,11 +95,11 @@ func HelperMain(args []string) {
 	// (reflection caches, code paged in): a spare pays it while it waits.
 	// A helper whose spec is already in the pipe goes straight to it.
 	if n, err := unix.IoctlGetInt(specFD, unix.TIOCINQ); err != nil || n == 0 {
-		json.Unmarshal([]byte(warmSpec), new(helperSpec))
+		json.Unmarshal([]byte(warmSpec), new(Spec))
 	}
 	fmt.Fprintln(status, "idle")
 
-	var spec helperSpec
+	var spec Spec
 	specFile := os.NewFile(specFD, "spec")
 	dec := json.NewDecoder(specFile)
 	if err := dec.Decode(&spec); err != nil {
@@ -165,17 +165,17 @@ func HelperMain(args []string) {
 	}
 	fmt.Fprintf(status, "exit %d\n", code)
 	status.Close()
-	if fd, err := strconv.Atoi(os.Getenv(holdEnv)); err == nil && fd > statusFD {
+	if fd, err := strconv.Atoi(os.Getenv(HoldEnv)); err == nil && fd > statusFD {
 		awaitLauncherExit(fd)
 	}
 	os.Exit(min(code, 255))
 }
 
-// holdEnv, in the helper's own environment (never the command's, which
+// HoldEnv, in the helper's own environment (never the command's, which
 // comes from the spec), names the descriptor of the launcher's pidfd when
 // the helper was started holding the launcher's notification group
 // (holdGroup): a property of the helper's start, not of any one command.
-const holdEnv = "WARDEN_HELPER_HOLD_FD"
+const HoldEnv = "WARDEN_HELPER_HOLD_FD"
 
 // maxHold bounds how long a helper that holds the launcher's notification
 // group waits for the launcher to end: a one-shot launcher exits
@@ -209,9 +209,9 @@ func awaitLauncherExit(fd int) {
 	}
 }
 
-// helperGo is the byte the launcher sends after the spec once the command
+// HelperGo is the byte the launcher sends after the spec once the command
 // may start (helperProc.start).
-const helperGo = 'g'
+const HelperGo = 'g'
 
 // awaitGo reads the launcher's go from the spec pipe: false if the pipe
 // closes without it (the run was refused meanwhile).
@@ -220,7 +220,7 @@ func awaitGo(r io.Reader) bool {
 	for {
 		n, err := r.Read(b[:])
 		if n == 1 {
-			return b[0] == helperGo
+			return b[0] == HelperGo
 		}
 		if err != nil {
 			return false
@@ -229,9 +229,9 @@ func awaitGo(r io.Reader) bool {
 }
 
 // prepare does the set-up that is the same for every command.
-func prepare(namespaced bool, network helperNet) (*prepared, error) {
+func prepare(namespaced bool, network Network) (*prepared, error) {
 	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1, listener: -1,
-		mediate: namespaced && socketMediation()}
+		mediate: namespaced && SocketMediation()}
 	// The helper keeps capabilities in its user namespace until the command
 	// starts: nobody may read or trace its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -247,7 +247,7 @@ func prepare(namespaced bool, network helperNet) (*prepared, error) {
 	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate}); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
-	if network == helperNetAsk {
+	if network == NetworkAsk {
 		if !namespaced {
 			return nil, fmt.Errorf("network_access \"ask\" needs a network namespace")
 		}
@@ -258,7 +258,7 @@ func prepare(namespaced bool, network helperNet) (*prepared, error) {
 	prepareSupervisor(pre)
 	// After the mount view's /dev exists. Failing here only means the run
 	// builds its ruleset itself, which reports what is wrong.
-	if effectiveLandlockABI() >= 1 {
+	if EffectiveLandlockABI() >= 1 {
 		pre.landlock, _ = newLandlockBase(network, namespaced, nil)
 	}
 	return pre, nil
@@ -324,7 +324,7 @@ func exitCode(ws unix.WaitStatus) int {
 // setup applies the layers in the order that lets each one still work:
 // mounts need capabilities and no Landlock; Landlock and seccomp need
 // no_new_privs; capabilities go last because the earlier steps use them.
-func setup(spec *helperSpec, pre *prepared) error {
+func setup(spec *Spec, pre *prepared) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("set no_new_privs: %w", err)
 	}
@@ -360,7 +360,7 @@ func setup(spec *helperSpec, pre *prepared) error {
 	return nil
 }
 
-func setLimits(spec *helperSpec) error {
+func setLimits(spec *Spec) error {
 	set := func(res int, v int64, name string) error {
 		lim := unix.Rlimit{Cur: uint64(v), Max: uint64(v)}
 		if v < 0 {

@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"encoding/binary"
@@ -8,10 +8,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-type socketFile struct{ dev, ino uint32 }
+type SocketFile struct{ dev, ino uint32 }
 
-func socketFileOf(st *unix.Stat_t) socketFile {
-	return socketFile{dev: unix.Major(st.Dev)<<20 | unix.Minor(st.Dev), ino: uint32(st.Ino)}
+func SocketFileOf(st *unix.Stat_t) SocketFile {
+	return SocketFile{dev: unix.Major(st.Dev)<<20 | unix.Minor(st.Dev), ino: uint32(st.Ino)}
 }
 
 // Linux's unix_diag interface (linux/unix_diag.h).
@@ -27,7 +27,7 @@ const (
 type unixSock struct {
 	ino        uint32
 	typ, state uint8
-	vfs        socketFile
+	vfs        SocketFile
 	hasVFS     bool
 	name       []byte
 }
@@ -43,14 +43,14 @@ func (u unixSock) connectable() bool {
 	return u.typ == unix.SOCK_DGRAM || u.state == tcpListen
 }
 
-// boundSocketFiles asks the kernel for every unix socket in this network
+// BoundSocketFiles asks the kernel for every unix socket in this network
 // namespace bound to a file, and returns those files.
-func boundSocketFiles() (map[socketFile]bool, error) {
+func BoundSocketFiles() (map[SocketFile]bool, error) {
 	socks, err := dumpUnixSockets(udiagShowVFS)
 	if err != nil {
 		return nil, err
 	}
-	out := map[socketFile]bool{}
+	out := map[SocketFile]bool{}
 	for _, u := range socks {
 		if u.hasVFS {
 			out[u.vfs] = true
@@ -124,7 +124,7 @@ func dumpUnixSocketsOn(fd int, show uint32) ([]unixSock, error) {
 				switch ne.Uint16(a[2:]) {
 				case unixDiagVFS:
 					if alen >= 12 {
-						u.vfs = socketFile{ino: ne.Uint32(a[4:]), dev: ne.Uint32(a[8:])}
+						u.vfs = SocketFile{ino: ne.Uint32(a[4:]), dev: ne.Uint32(a[8:])}
 						u.hasVFS = true
 					}
 				case unixDiagName:

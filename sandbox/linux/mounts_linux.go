@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"errors"
@@ -65,7 +65,7 @@ func restoreDevRoots(roots []protect.Root, hostDev int) error {
 		defer unix.Close(hostDev)
 	}
 	for _, r := range roots {
-		if r.Path == "/dev" || !linuxWithin("/dev", r.Path) {
+		if r.Path == "/dev" || !within("/dev", r.Path) {
 			continue
 		}
 		if hostDev < 0 {
@@ -96,7 +96,7 @@ func restoreDevRoots(roots []protect.Root, hostDev int) error {
 // existing unix sockets outside masked (spec.Sockets, found by the
 // launcher), directories that may hold sockets but cannot be listed
 // hidden, and the read policy's secrets masked (spec.Secrets).
-func finishMountView(spec *helperSpec, hostDev int) error {
+func finishMountView(spec *Spec, hostDev int) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		unix.Close(hostDev)
 		return fmt.Errorf("make / private: %w", err)
@@ -148,7 +148,7 @@ func finishMountView(spec *helperSpec, hostDev int) error {
 	if err := unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, all); err != nil {
 		return fmt.Errorf("make / read-only: %w", err)
 	}
-	writable := append([]string{"/dev/shm", "/dev/pts"}, rootPaths(spec.Roots)...)
+	writable := append([]string{"/dev/shm", "/dev/pts"}, RootPaths(spec.Roots)...)
 	for _, w := range writable {
 		if err := unix.MountSetattr(unix.AT_FDCWD, w, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
 			// A mount under the root that the host made read-only stays so.
@@ -210,14 +210,14 @@ func mountCacheLayers(layers []toolcache.Layer) {
 // outer first.
 func reopenNested(roots []protect.Root, protected []string) error {
 	for _, r := range roots {
-		if !slices.ContainsFunc(protected, func(p string) bool { return linuxWithin(p, r.Path) }) {
+		if !slices.ContainsFunc(protected, func(p string) bool { return within(p, r.Path) }) {
 			continue
 		}
 		if err := unix.MountSetattr(unix.AT_FDCWD, r.Path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
 			return fmt.Errorf("make %s writable inside a read-only path: %w", r.Path, err)
 		}
 		for _, p := range protected {
-			if p != r.Path && linuxWithin(r.Path, p) {
+			if p != r.Path && within(r.Path, p) {
 				if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 					return fmt.Errorf("make %s read-only: %w", p, err)
 				}
@@ -239,9 +239,9 @@ func reopenNested(roots []protect.Root, protected []string) error {
 func bindProtected(roots []protect.Root) (protected, found []string, git []protect.GitPath, err error) {
 	pinned := map[string]bool{}
 	hold := func(r protect.Root, point string, pin bool, into *[]string) error {
-		if pin && linuxWithin(r.Path, point) {
+		if pin && within(r.Path, point) {
 			var chain []string
-			for dir := filepath.Dir(point); dir != r.Path && linuxWithin(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
+			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
 				chain = append(chain, dir)
 			}
 			// Shallowest first: a recursive bind of a directory copies the
@@ -264,10 +264,10 @@ func bindProtected(roots []protect.Root) (protected, found []string, git []prote
 		// the launcher moves away a missing one the command makes.
 		for _, p := range r.Protected {
 			if _, err := os.Lstat(p); err != nil {
-				if linuxWithin(r.Path, p) {
+				if within(r.Path, p) {
 					// It existed when the launcher looked, so nobody watches
 					// the name: refuse, never skip.
-					return nil, nil, nil, fmt.Errorf("protected path %s %s", p, vanished)
+					return nil, nil, nil, fmt.Errorf("protected path %s %s", p, Vanished)
 				}
 				continue // a gitdir target elsewhere that is gone: nothing to protect
 			}
@@ -307,15 +307,15 @@ func bindGit(r protect.Root, hold func(protect.Root, string, bool, *[]string) er
 	var points []string
 	gone := ""
 	top := filepath.Join(r.Path, ".git")
-	target, _ := linuxGitdirTarget(top)
+	target, _ := gitdirTarget(top)
 	for _, g := range r.Git {
-		if g.Missing || (gone != "" && linuxWithin(gone, g.Path)) {
+		if g.Missing || (gone != "" && within(gone, g.Path)) {
 			continue
 		}
 		isTop := g.Path == top || g.Path == target
 		// A git dir (not an entry of one held before) has the directories
 		// above it pinned: see bindProtected.
-		pin := isTop || !slices.ContainsFunc(held, func(h protect.GitPath) bool { return linuxWithin(h.Path, g.Path) })
+		pin := isTop || !slices.ContainsFunc(held, func(h protect.GitPath) bool { return within(h.Path, g.Path) })
 		err := hold(r, g.Path, pin, &points)
 		if errors.Is(err, unix.ENOENT) && g.Writable && !isTop {
 			gone = g.Path
@@ -324,7 +324,7 @@ func bindGit(r protect.Root, hold func(protect.Root, string, bool, *[]string) er
 		if errors.Is(err, unix.ENOENT) {
 			// Removed since the launcher looked (a placeholder another
 			// run released): the launcher sets the run up again.
-			return nil, fmt.Errorf("git dir entry %s %s", g.Path, vanished)
+			return nil, fmt.Errorf("git dir entry %s %s", g.Path, Vanished)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("hold the git dir's entry: %w", err)
@@ -334,10 +334,10 @@ func bindGit(r protect.Root, hold func(protect.Root, string, bool, *[]string) er
 	return held, nil
 }
 
-// vanished says a protected path went away between the launcher's look and
+// Vanished says a protected path went away between the launcher's look and
 // the helper's mount (another process removed it, as in a shared /tmp): the
 // launcher sets the run up again.
-const vanished = "vanished before it could be held read-only"
+const Vanished = "vanished before it could be held read-only"
 
 // sealFound makes each repository the scan found read-only. In a shared
 // /tmp its owner may remove it after the bind, and the bind goes with it:
@@ -375,7 +375,7 @@ func bind(src, dst string) error {
 	return nil
 }
 
-func rootPaths(roots []protect.Root) []string {
+func RootPaths(roots []protect.Root) []string {
 	out := make([]string, len(roots))
 	for i, r := range roots {
 		out[i] = r.Path

@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"encoding/binary"
@@ -85,29 +85,29 @@ func notifySupported() bool {
 	return notifyProbe.ok
 }
 
-// socketMediation reports whether a namespaced sandbox mediates unix
+// SocketMediation reports whether a namespaced sandbox mediates unix
 // sockets here. From Landlock ABI 9 Landlock refuses sockets bound outside
 // itself, and a supervisor performing connects would bypass that rule.
-func socketMediation() bool {
-	return effectiveLandlockABI() < 9 && notifySupported()
+func SocketMediation() bool {
+	return EffectiveLandlockABI() < 9 && notifySupported()
 }
 
-// mediationOffForTest makes the launcher ask for the scan-and-mask
+// MediationOffForTest makes the launcher ask for the scan-and-mask
 // fallback, so tests can drive it on a kernel that mediates.
-var mediationOffForTest bool
+var MediationOffForTest bool
 
-// mediateFor says whether a run with these layers mediates unix sockets.
-func mediateFor(l layers) bool {
-	return l.Namespaces && l.Seccomp && socketMediation() && !mediationOffForTest
+// MediateFor says whether a run with these layers mediates unix sockets.
+func MediateFor(l Layers) bool {
+	return l.Namespaces && l.Seccomp && SocketMediation() && !MediationOffForTest
 }
 
 // matchMediation makes the helper's filter what the spec asks for: a spare
 // prepared it for the usual answer.
-func matchMediation(spec *helperSpec, pre *prepared) error {
+func matchMediation(spec *Spec, pre *prepared) error {
 	if spec.MediateSockets == pre.mediate {
 		return nil
 	}
-	if spec.MediateSockets && !(pre.namespaced && socketMediation()) {
+	if spec.MediateSockets && !(pre.namespaced && SocketMediation()) {
 		return fmt.Errorf("sandbox helper: unix-socket mediation asked for, but this kernel or sandbox cannot do it")
 	}
 	filter, err := seccompProgram(filterOptions{network: pre.network, mediateUnix: spec.MediateSockets})
@@ -136,8 +136,8 @@ func loadFilter(pre *prepared) error {
 // sock_diag socket of the launcher's (the host's) network namespace: the
 // first descriptor after the spec pipe, or after the forwarder's socket
 // (forwardFD) under network ask. Launcher and helper both know the mode.
-func hostDiagFD(network helperNet) int {
-	if network == helperNetAsk {
+func hostDiagFD(network Network) int {
+	if network == NetworkAsk {
 		return forwardFD + 1
 	}
 	return forwardFD
@@ -145,7 +145,7 @@ func hostDiagFD(network helperNet) int {
 
 // inheritedHostDiag returns the host's sock_diag socket the launcher passed
 // (-1: none): only a netlink sock_diag socket at hostDiagFD counts.
-func inheritedHostDiag(network helperNet) int {
+func inheritedHostDiag(network Network) int {
 	fd := hostDiagFD(network)
 	if d, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN); err != nil || d != unix.AF_NETLINK {
 		return -1
@@ -246,9 +246,9 @@ func startSupervisor(pre *prepared) {
 	// handler run while another blocks in a connect the command asked for.
 	unix.SetNonblock(pre.listener, true)
 	s := &supervisor{listener: os.NewFile(uintptr(pre.listener), "seccomp-notify"),
-		privateNet: pre.network != helperNetOn, network: pre.network != helperNetOff, self: os.Getpid(), hostDiag: -1}
-	if pre.network == helperNetAsk {
-		s.onlyPort = forwardPort
+		privateNet: pre.network != NetworkOn, network: pre.network != NetworkOff, self: os.Getpid(), hostDiag: -1}
+	if pre.network == NetworkAsk {
+		s.onlyPort = ForwardPort
 	}
 	if s.privateNet {
 		s.hostDiag = inheritedHostDiag(pre.network)
@@ -667,7 +667,7 @@ func (s *supervisor) checkAddr(c *call, sa []byte) ([]byte, unix.Errno) {
 	if s.known.has(&st) {
 		return sockaddrOfFD(fd), 0
 	}
-	file := socketFileOf(&st)
+	file := SocketFileOf(&st)
 	inside, errno := s.boundInside(func(u unixSock) bool { return u.hasVFS && u.vfs == file })
 	if errno != 0 {
 		return nil, errno
@@ -722,7 +722,7 @@ func sockaddrOfFD(fd int) []byte {
 // stale socket and binds its own (tmux, an editor's server) still does,
 // and one that would remove a live host socket on ECONNREFUSED does not.
 // Nothing connects to find out: a host service never sees the attempt.
-func (s *supervisor) boundOutside(file socketFile) bool {
+func (s *supervisor) boundOutside(file SocketFile) bool {
 	var socks []unixSock
 	var err error
 	switch s.hostDiag {

@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"errors"
@@ -19,10 +19,10 @@ import (
 // its own to the launcher; all it can do is connect to the forwarder, which
 // is the proxy.
 
-// forwardPort is where the forwarder listens inside the sandbox's network
+// ForwardPort is where the forwarder listens inside the sandbox's network
 // namespace: a fresh namespace has every port free, so it is fixed and the
 // command's proxy variables are known before the helper starts.
-const forwardPort = 3128
+const ForwardPort = 3128
 
 // forwardFD is the helper's end of the forwarding socketpair
 // (ExtraFiles[2]).
@@ -38,7 +38,7 @@ func startForwarder() error {
 	}
 	v4, err := listenLoopback(unix.AF_INET)
 	if err != nil {
-		return fmt.Errorf("listen on 127.0.0.1:%d in the sandbox: %w", forwardPort, err)
+		return fmt.Errorf("listen on 127.0.0.1:%d in the sandbox: %w", ForwardPort, err)
 	}
 	go forwardLoop(v4)
 	if v6, err := listenLoopback(unix.AF_INET6); err == nil {
@@ -70,10 +70,10 @@ func listenLoopback(family int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: forwardPort, Addr: [4]byte{127, 0, 0, 1}}
+	var sa unix.Sockaddr = &unix.SockaddrInet4{Port: ForwardPort, Addr: [4]byte{127, 0, 0, 1}}
 	if family == unix.AF_INET6 {
 		unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, 1)
-		sa = &unix.SockaddrInet6{Port: forwardPort, Addr: [16]byte{15: 1}}
+		sa = &unix.SockaddrInet6{Port: ForwardPort, Addr: [16]byte{15: 1}}
 	}
 	if err := unix.Bind(fd, sa); err != nil {
 		unix.Close(fd)
@@ -130,11 +130,11 @@ func askSockets(a *asm) {
 
 // landlockForwarder lets the command connect to the forwarder's port and
 // nothing else over TCP (no bind) when Landlock handles TCP (ABI 4).
-func landlockForwarder(ruleset int, spec *helperSpec, handledNet uint64) error {
-	if spec.Network != helperNetAsk || handledNet&ll.AccessNetConnectTCP == 0 {
+func landlockForwarder(ruleset int, spec *Spec, handledNet uint64) error {
+	if spec.Network != NetworkAsk || handledNet&ll.AccessNetConnectTCP == 0 {
 		return nil
 	}
-	rule := ll.NetPortAttr{AllowedAccess: ll.AccessNetConnectTCP, Port: forwardPort}
+	rule := ll.NetPortAttr{AllowedAccess: ll.AccessNetConnectTCP, Port: ForwardPort}
 	if err := ll.LandlockAddNetPortRule(ruleset, &rule, 0); err != nil {
 		return fmt.Errorf("allow the forwarder's port: %w", err)
 	}

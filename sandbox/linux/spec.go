@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"github.com/wardenhq/warden/sandbox/protect"
@@ -12,25 +12,25 @@ import (
 const HelperArg = "__sandbox-helper"
 
 // Layers the helper applies, in the spec and in what doctor reports.
-type layers struct {
+type Layers struct {
 	Namespaces bool `json:"ns,omitempty"`       // user, mount, pid, ipc (+ net when off) namespaces and the mount view
 	Landlock   bool `json:"landlock,omitempty"` // filesystem, TCP and scope rules
 	Seccomp    bool `json:"seccomp,omitempty"`  // the syscall filter
 	DropCaps   bool `json:"caps,omitempty"`     // empty capability sets and bounding set
 }
 
-// helperSpec is everything the helper needs, passed as JSON over a pipe (not
+// Spec is everything the helper needs, passed as JSON over a pipe (not
 // argv: other users can read a process's command line, and Env may carry
 // values the caller chose to pass).
-type helperSpec struct {
+type Spec struct {
 	Path      string         `json:"path"` // resolved program
 	Argv      []string       `json:"argv"`
 	Env       []string       `json:"env"`
 	Cwd       string         `json:"cwd"`
 	Mode      string         `json:"mode"`
-	Network   helperNet      `json:"net,omitempty"`
+	Network   Network        `json:"net,omitempty"`
 	Roots     []protect.Root `json:"roots,omitempty"`
-	Layers    layers         `json:"layers"`
+	Layers    Layers         `json:"layers"`
 	FileSize  int64          `json:"fsize,omitempty"`
 	Processes int64          `json:"nproc,omitempty"`
 	// Sockets are the unix sockets outside to mask, Hidden the directories
@@ -52,14 +52,14 @@ type helperSpec struct {
 	CacheLayers []toolcache.Layer `json:"cachelayers,omitempty"`
 }
 
-// helperNet is the network the helper gives the command: the spec's form of
-// the policy's NetworkMode, with the same values.
-type helperNet string
+// Network is the network the helper gives the command: the spec's form of
+// sandbox.NetworkMode, with the same values.
+type Network string
 
 const (
-	helperNetOff helperNet = "off"
-	helperNetAsk helperNet = "ask"
-	helperNetOn  helperNet = "on"
+	NetworkOff Network = "off"
+	NetworkAsk Network = "ask"
+	NetworkOn  Network = "on"
 )
 
 // HiddenPath is one existing path the read policy hides in a run.

@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"errors"
@@ -39,7 +39,7 @@ const (
 // 4 to 8 ms at the 90th percentile on a busy machine, the largest cost of a
 // sandboxed start. Only this thread forks the command, so only its domain
 // matters.
-func applyLandlock(spec *helperSpec, pre *landlockBase) error {
+func applyLandlock(spec *Spec, pre *landlockBase) error {
 	var base *landlockBase
 	if pre != nil && spec.Readable == nil && pre.network == spec.Network && pre.namespaced == spec.Layers.Namespaces {
 		base, pre = pre, nil // built ahead for the default read policy
@@ -75,7 +75,7 @@ func applyLandlock(spec *helperSpec, pre *landlockBase) error {
 // which only ever takes access away, never gives it.
 type landlockBase struct {
 	ruleset    int
-	network    helperNet
+	network    Network
 	namespaced bool
 	attr       ll.RulesetAttr
 	add        func(path string, access uint64, ignoreMissing bool) error
@@ -83,14 +83,14 @@ type landlockBase struct {
 
 // newLandlockBase creates the ruleset for network and adds the read and
 // device rules (readable nil: the default read policy).
-func newLandlockBase(network helperNet, namespaced bool, readable []string) (*landlockBase, error) {
-	abi := effectiveLandlockABI()
+func newLandlockBase(network Network, namespaced bool, readable []string) (*landlockBase, error) {
+	abi := EffectiveLandlockABI()
 	if abi < 1 {
 		return nil, fmt.Errorf("the kernel has no Landlock (ABI %d)", abi)
 	}
 	cfg := landlockConfigs[min(abi, len(landlockConfigs)-1)]
 	attr := ll.RulesetAttr{HandledAccessFS: uint64(cfg.HandledAccessFS), Scoped: uint64(cfg.Scoped)}
-	if network != helperNetOn {
+	if network != NetworkOn {
 		attr.HandledAccessNet = uint64(cfg.HandledAccessNet) // no port is allowed...
 	}
 	// The scopes stay on with the network: abstract sockets (X11, D-Bus)
@@ -192,9 +192,9 @@ func readTopLevel(add func(string, uint64, bool) error) error {
 	return nil
 }
 
-// effectiveLandlockABI is the kernel's ABI, lowered to 5 when the signal
+// EffectiveLandlockABI is the kernel's ABI, lowered to 5 when the signal
 // scoping fix (errata bit 1) is missing, as go-landlock does.
-func effectiveLandlockABI() int {
+func EffectiveLandlockABI() int {
 	k := Probe()
 	abi := k.LandlockABI
 	if abi >= 6 && k.LandlockErrata&0x2 == 0 {

@@ -1,4 +1,4 @@
-package sandbox
+package linux
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestWarmSpecDecodes(t *testing.T) {
-	var s helperSpec
+	var s Spec
 	if err := json.Unmarshal([]byte(warmSpec), &s); err != nil {
 		t.Fatal(err)
 	}
