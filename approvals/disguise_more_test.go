@@ -222,12 +222,12 @@ func TestDisguiseUnwrapGrammar(t *testing.T) {
 		{"parallel", ":::: list"},
 		{"bwrap", "--args", "3", "ls"},
 	} {
-		if u := unwrap(argv); !u.Unsure && !u.Transparent {
+		if u := unwrapFull(argv); !u.Unsure && !u.Transparent {
 			continue
 		} else if u.Transparent {
 			t.Errorf("%q: transparent", argv)
 		}
-		if Analyze(argv).KnownSafe() {
+		if KnownSafe(Analyze(argv)) {
 			t.Errorf("%q: known-safe", argv)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/google/shlex"
 )
 
 // EscapeText makes model-written text safe to show on a terminal or in a
@@ -241,4 +243,29 @@ func commandText(argv []string) string {
 func ansiCQuote(s string) string {
 	s = strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s)
 	return "$'" + EscapeText(s) + "'"
+}
+
+// DisplayCommand renders argv for one-line messages (reasons, progress,
+// notices) as the dialog's heading does: the script of a shell invocation,
+// else the words with shell quoting, hidden characters escaped (EscapeText,
+// $'...' for a word that holds them), newlines as \n. A long command shows
+// its head and its tail with the count of bytes between, never only its
+// start.
+func DisplayCommand(argv []string) string {
+	s := commandText(argv)
+	head, tail, hidden := cutMiddle(s, maxReasonBytes, reasonHeadBytes, reasonTailBytes)
+	if hidden == 0 {
+		return EscapeText(s)
+	}
+	return EscapeText(head) + " " + notShown(hidden) + " " + EscapeText(tail)
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if split, err := shlex.Split(s); err == nil && len(split) == 1 && split[0] == s && !strings.ContainsAny(s, "$`*?[]{}()<>|&;!~#") {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

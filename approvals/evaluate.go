@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/shlex"
-
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -79,7 +77,7 @@ type Evaluation struct {
 
 // segmentSafe: one command of the line is known-safe (its git hardened).
 func (e *Evaluation) segmentSafe(s Segment) bool {
-	return s.KnownSafe() && !(e.gitUnsafe && isGitSegment(s))
+	return SegmentKnownSafe(s) && !(e.gitUnsafe && isGitSegment(s))
 }
 
 // OffersSessionApproval reports whether "Allow for session" may be offered:
@@ -398,7 +396,7 @@ func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForAp
 		len(e.Analysis.Problems) > 0 {
 		return false
 	}
-	u := unwrap(seg.Argv)
+	u := unwrapFull(seg.Argv)
 	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 {
 		return false
 	}
@@ -521,29 +519,4 @@ func bannedAmendment(prefix []string) bool {
 		return true
 	}
 	return len(prefix) == 2 && strings.HasPrefix(prefix[1], "-")
-}
-
-// DisplayCommand renders argv for one-line messages (reasons, progress,
-// notices) as the dialog's heading does: the script of a shell invocation,
-// else the words with shell quoting, hidden characters escaped (EscapeText,
-// $'...' for a word that holds them), newlines as \n. A long command shows
-// its head and its tail with the count of bytes between, never only its
-// start.
-func DisplayCommand(argv []string) string {
-	s := commandText(argv)
-	head, tail, hidden := cutMiddle(s, maxReasonBytes, reasonHeadBytes, reasonTailBytes)
-	if hidden == 0 {
-		return EscapeText(s)
-	}
-	return EscapeText(head) + " " + notShown(hidden) + " " + EscapeText(tail)
-}
-
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if split, err := shlex.Split(s); err == nil && len(split) == 1 && split[0] == s && !strings.ContainsAny(s, "$`*?[]{}()<>|&;!~#") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

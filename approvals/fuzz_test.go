@@ -87,7 +87,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Fuzz(func(t *testing.T, script string) {
 		argv := []string{"bash", "-lc", script}
 		a := Analyze(argv)
-		safe := a.KnownSafe()
+		safe := KnownSafe(a)
 		if safe && len(a.Problems) > 0 {
 			t.Fatalf("%q: known-safe with problems %q", script, a.Problems)
 		}
@@ -200,12 +200,12 @@ func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
 		word = word[:100]
 	}
 	word = strings.ToValidUTF8(word, "")
-	type command struct {
+	type fuzzCmd struct {
 		assign, prog string
 		args         []string
 	}
 	hazard := false
-	cmds := []*command{{prog: "cat", args: []string{"'" + word + "'"}}}
+	cmds := []*fuzzCmd{{prog: "cat", args: []string{"'" + word + "'"}}}
 	var seps, wraps []string
 	for _, b := range plan {
 		tok := bypassTokens[int(b)%len(bypassTokens)]
@@ -223,7 +223,7 @@ func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
 			cur.prog = strings.NewReplacer("HOSTBIN", bin, "WS", ws).Replace(tok.text)
 		case 's':
 			seps = append(seps, tok.text)
-			cmds = append(cmds, &command{prog: "cat", args: []string{"f"}})
+			cmds = append(cmds, &fuzzCmd{prog: "cat", args: []string{"f"}})
 		case 'x':
 			wraps = append(wraps, tok.text)
 		}

@@ -2,7 +2,6 @@ package approvals
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -38,13 +37,10 @@ type plainCheck struct {
 	programs map[string]string
 }
 
-func newPlainCheck(req CommandRequest, env []string) *plainCheck {
+// newPlainCheck checks against roots, the directories the command (or an
+// earlier one) could have written programs into; relative ones are ignored.
+func newPlainCheck(roots []string, env []string) *plainCheck {
 	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}, memo: pathmemo.New(), programs: map[string]string{}}
-	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
-	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
-		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
-		roots = append(roots, "/tmp", envValue(env, "TMPDIR"), os.TempDir())
-	}
 	for _, r := range roots {
 		if !filepath.IsAbs(r) {
 			continue

@@ -213,16 +213,16 @@ func TestRuleBypassUnwrappedCommand(t *testing.T) {
 	bin := hostBin(t, "cat", "timeout")
 	ws := t.TempDir()
 	req := CommandRequest{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
-	check := newPlainCheck(req, hostEnv(bin)())
+	check := plainCheckFor(req, hostEnv(bin)())
 	wrapped := &Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
 	if why := check.grantBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
 		t.Errorf("unwrapped segment: %q", why)
 	}
 	direct := &Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
-	if why := newPlainCheck(req, hostEnv(bin)()).grantBlocker(direct); why != "" {
+	if why := plainCheckFor(req, hostEnv(bin)()).grantBlocker(direct); why != "" {
 		t.Errorf("plain command: %q", why)
 	}
-	if why := newPlainCheck(req, hostEnv(bin)()).grantBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
+	if why := plainCheckFor(req, hostEnv(bin)()).grantBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
 		t.Error("non-UTF-8 argument passed")
 	}
 }

@@ -319,7 +319,7 @@ func (as *assessor) record(level RiskLevel, cat RiskCategory, fact string) {
 }
 
 func (as *assessor) segment(seg Segment) {
-	u := unwrap(seg.Argv)
+	u := unwrapFull(seg.Argv)
 	inner := u.Argv
 	for _, w := range u.Privileged {
 		as.stopped(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w)) // no_new_privs

@@ -381,7 +381,7 @@ func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
 			}
 		}
 	}
-	if Analyze(argv).KnownSafe() {
+	if KnownSafe(Analyze(argv)) {
 		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
 		return
 	}

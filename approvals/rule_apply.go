@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
@@ -32,7 +33,7 @@ type lazyPlain struct {
 
 func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *Analysis) string {
 	if !l.done {
-		l.why, l.done = newPlainCheck(req, ev.runEnv()).grantBlocker(a), true
+		l.why, l.done = plainCheckFor(req, ev.runEnv()).grantBlocker(a), true
 	}
 	return l.why
 }
@@ -172,7 +173,7 @@ type RuleNote struct {
 // environment commands start with (its PATH finds the programs).
 func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
 	var out []RuleNote
-	check := newPlainCheck(CommandRequest{Cwd: cwd, Sandbox: sb}, env)
+	check := plainCheckFor(CommandRequest{Cwd: cwd, Sandbox: sb}, env)
 	for _, r := range rs.All() {
 		if r.Decision != Allow {
 			continue
@@ -196,4 +197,15 @@ func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
 		}
 	}
 	return out
+}
+
+// plainCheckFor is the plain-words check for a request: its programs must
+// come from outside the workdir and every root its sandbox lets it write.
+func plainCheckFor(req CommandRequest, env []string) *plainCheck {
+	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
+	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
+		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
+		roots = append(roots, "/tmp", envValue(env, "TMPDIR"), os.TempDir())
+	}
+	return newPlainCheck(roots, env)
 }

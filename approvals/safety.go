@@ -10,23 +10,23 @@ import (
 // read: the line was fully understood, no command writes to a file through a
 // redirection or changes its environment, and each command is on the
 // known-safe list.
-func (a *Analysis) KnownSafe() bool {
+func KnownSafe(a *Analysis) bool {
 	if !a.Understood() {
 		return false
 	}
 	for _, s := range a.Segments {
-		if !s.KnownSafe() {
+		if !SegmentKnownSafe(s) {
 			return false
 		}
 	}
 	return true
 }
 
-// KnownSafe reports whether this one command is known to only read. It is
+// SegmentKnownSafe reports whether this one command is known to only read. It is
 // judged on what runs: through harmless wrappers (`timeout 5 ls`, `env -i
 // ls`, `nice ls`), and a shell it starts is judged by the commands of its
 // script, recorded as segments of their own.
-func (s Segment) KnownSafe() bool {
+func SegmentKnownSafe(s Segment) bool {
 	if !s.Literal || s.Assigns {
 		return false
 	}
@@ -35,7 +35,7 @@ func (s Segment) KnownSafe() bool {
 			return false
 		}
 	}
-	u := unwrap(s.Argv)
+	u := unwrapFull(s.Argv)
 	switch {
 	case !u.Transparent:
 		return false
@@ -174,28 +174,13 @@ func isKnownSafeArgv(argv []string) bool {
 	return false
 }
 
-func looksNumeric(s string) bool {
-	if s == "" {
-		return false
-	}
-	if s[0] < '0' || s[0] > '9' {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && c != '.' && !strings.ContainsRune("smhd", c) {
-			return false
-		}
-	}
-	return true
-}
-
 // Dangerous reports whether any command in the line is on the dangerous
 // list: `rm` with -f/--force, looked for through sudo and the other
 // wrappers, inside find -exec, brace expansions and every command of a
 // shell script (however its options are written). Dangerous commands
 // always need the user, are refused under `never`, and are never offered
 // an "Always allow" rule.
-func (a *Analysis) Dangerous() bool {
+func Dangerous(a *Analysis) bool {
 	for _, s := range a.Segments {
 		if isDangerousArgv(s.Argv) {
 			return true
@@ -205,7 +190,7 @@ func (a *Analysis) Dangerous() bool {
 }
 
 func isDangerousArgv(argv []string) bool {
-	u := unwrap(argv)
+	u := unwrapFull(argv)
 	if forceRemove(u.Argv, u.Appends) {
 		return true
 	}

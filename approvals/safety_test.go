@@ -178,7 +178,7 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"ls", "\xff"}, false},
 	}
 	for _, c := range cases {
-		if got := Analyze(c.argv).KnownSafe(); got != c.safe {
+		if got := KnownSafe(Analyze(c.argv)); got != c.safe {
 			t.Errorf("KnownSafe(%q) = %v, want %v (problems %v)", c.argv, got, c.safe, Analyze(c.argv).Problems)
 		}
 	}
@@ -215,7 +215,7 @@ func TestDangerous(t *testing.T) {
 		{[]string{"ls"}, false},
 	}
 	for _, c := range cases {
-		if got := Analyze(c.argv).Dangerous(); got != c.dangerous {
+		if got := Dangerous(Analyze(c.argv)); got != c.dangerous {
 			t.Errorf("Dangerous(%q) = %v, want %v", c.argv, got, c.dangerous)
 		}
 	}
@@ -276,7 +276,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 		if len(a.Problems) == 0 {
 			t.Errorf("%s: no problem reported", name)
 		}
-		if a.KnownSafe() {
+		if KnownSafe(a) {
 			t.Errorf("%s: treated as known-safe", name)
 		}
 		ev := (&Evaluator{Policy: Policy{Ask: OnRequest}}).Evaluate(CommandRequest{Argv: argv, Cwd: t.TempDir(), Sandbox: Sandbox{Mode: WorkspaceWrite}})

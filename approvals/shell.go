@@ -171,7 +171,7 @@ func (a *Analysis) addShell(sc shellCall, depth int, argsKnown bool) {
 // wrappers (`env -S 'sh -c ...'`, `timeout 5 bash -ec ...`), has its script
 // analysed too, so what finally runs is judged.
 func (a *Analysis) addSegment(seg Segment, depth int) {
-	u := unwrap(seg.Argv)
+	u := unwrapFull(seg.Argv)
 	sc, isShell := parseShell(u.Argv)
 	switch {
 	case !isShell:

@@ -52,14 +52,14 @@ type unwrapped struct {
 // their options from argv, returning the command they run and the wrappers
 // seen, outermost first.
 func Unwrap(argv []string) (inner []string, seen []string) {
-	u := unwrap(argv)
+	u := unwrapFull(argv)
 	return u.Argv, u.Wrappers
 }
 
 // maxWrappers bounds `env env env ...` and env -S splitting.
 const maxWrappers = 16
 
-func unwrap(argv []string) unwrapped {
+func unwrapFull(argv []string) unwrapped {
 	u := unwrapped{Argv: argv, Transparent: true}
 	for len(u.Argv) > 0 && wrappers[filepath.Base(u.Argv[0])] {
 		if len(u.Wrappers) == maxWrappers {
@@ -400,4 +400,19 @@ func unwrapXargs(args []string) (rest []string, transparent, ok bool) {
 		}
 	}
 	return []string{"echo"}, transparent, ok
+}
+
+func looksNumeric(s string) bool {
+	if s == "" {
+		return false
+	}
+	if s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != '.' && !strings.ContainsRune("smhd", c) {
+			return false
+		}
+	}
+	return true
 }
