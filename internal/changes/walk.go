@@ -1,0 +1,69 @@
+package changes
+
+import (
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// skipDirs are version-control metadata: the sandbox holds them read-only,
+// and a repository's history is not the workspace's content.
+var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true}
+
+// tree is a root's files by slash-separated path relative to the root.
+type tree map[string]Entry
+
+// walk lists every file under root (links not followed), in parallel: on a
+// warm cache the cost is the system calls, one lstat per file. Directories
+// it cannot read are listed in unreadable, not fatal: their files are
+// neither recorded nor recoverable.
+func walk(root string) (t tree, unreadable []string) {
+	t = tree{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
+	var visit func(rel string)
+	visit = func(rel string) {
+		defer wg.Done()
+		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			mu.Lock()
+			unreadable = append(unreadable, rel)
+			mu.Unlock()
+			return
+		}
+		local := make(map[string]Entry, len(entries))
+		for _, e := range entries {
+			p := path.Join(rel, e.Name())
+			if e.IsDir() {
+				if skipDirs[e.Name()] {
+					continue
+				}
+				wg.Add(1)
+				select {
+				case sem <- struct{}{}:
+					go func() { defer func() { <-sem }(); visit(p) }()
+				default:
+					visit(p)
+				}
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				continue // gone since the listing
+			}
+			local[p] = entryOf(fi)
+		}
+		mu.Lock()
+		for p, e := range local {
+			t[p] = e
+		}
+		mu.Unlock()
+	}
+	wg.Add(1)
+	visit(".")
+	wg.Wait()
+	return t, unreadable
+}
