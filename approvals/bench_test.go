@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -47,7 +48,7 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 	ws := b.TempDir()
 	ev := &Evaluator{Policy: Policy{Ask: Untrusted}, Rules: rs}
 	req := CommandRequest{Argv: []string{"bash", "-lc", fiveCommandScript}, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
-	if n := len(Analyze(req.Argv).Segments); n != 5 {
+	if n := len(command.Analyze(req.Argv).Segments); n != 5 {
 		b.Fatalf("script has %d commands, want 5", n)
 	}
 	b.ReportAllocs()
@@ -75,7 +76,7 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 // library's filepath.WalkDir with an Lstat of every entry over the same tree.
 func BenchmarkRiskRmRf10kFiles(b *testing.B) {
 	ws, home := riskWorkspace(b, 10_000)
-	a := Analyze([]string{"rm", "-rf", "build"})
+	a := command.Analyze([]string{"rm", "-rf", "build"})
 	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -107,7 +108,7 @@ func BenchmarkAnalyzeScript(b *testing.B) {
 	argv := []string{"bash", "-lc", fiveCommandScript}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		Analyze(argv)
+		command.Analyze(argv)
 	}
 }
 

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"reflect"
 	"testing"
 )
@@ -129,7 +130,7 @@ func TestDisguisePrivilegedWrappers(t *testing.T) {
 		}
 	}
 	// The twin: systemd-run --user runs as the user, not as root.
-	if r := AssessRisk(Analyze([]string{"systemd-run", "--user", "ls"}), RiskContext{Cwd: ws, Home: home}); r.Level == RiskHigh {
+	if r := AssessRisk(command.Analyze([]string{"systemd-run", "--user", "ls"}), RiskContext{Cwd: ws, Home: home}); r.Level == RiskHigh {
 		t.Errorf("systemd-run --user ls: %s risk: %s", r.Level, r.Summary)
 	}
 }
@@ -210,7 +211,7 @@ func TestDisguiseUnwrapGrammar(t *testing.T) {
 		{[]string{"parallel", ":::", "ls", "rm -rf x"}, []string{"sh", "-c", "ls\nrm -rf x"}},
 	}
 	for _, c := range cases {
-		if got, _ := Unwrap(c.argv); !reflect.DeepEqual(got, c.want) && len(got)+len(c.want) > 0 {
+		if got, _ := command.Unwrap(c.argv); !reflect.DeepEqual(got, c.want) && len(got)+len(c.want) > 0 {
 			t.Errorf("Unwrap(%q) = %q, want %q", c.argv, got, c.want)
 		}
 	}
@@ -222,12 +223,12 @@ func TestDisguiseUnwrapGrammar(t *testing.T) {
 		{"parallel", ":::: list"},
 		{"bwrap", "--args", "3", "ls"},
 	} {
-		if u := unwrapFull(argv); !u.Unsure && !u.Transparent {
+		if u := command.UnwrapFull(argv); !u.Unsure && !u.Transparent {
 			continue
 		} else if u.Transparent {
 			t.Errorf("%q: transparent", argv)
 		}
-		if KnownSafe(Analyze(argv)) {
+		if KnownSafe(command.Analyze(argv)) {
 			t.Errorf("%q: known-safe", argv)
 		}
 	}

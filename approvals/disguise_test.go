@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,7 @@ func judge(t *testing.T, argv []string, ws, home string, ask AskForApproval) jud
 	// Without a sandbox to confine it, `rm -rf build` is dangerous under
 	// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
 	ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
-	r := AssessRisk(Analyze(argv), RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home})
+	r := AssessRisk(command.Analyze(argv), RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home})
 	return judgement{dangerous: ev.Dangerous, knownSafe: ev.KnownSafe, risk: r.Level, decision: ev.Decision}
 }
 
@@ -152,7 +153,7 @@ func TestDisguiseWrappersThatChangeWhatRuns(t *testing.T) {
 		{"bash", "--weird", "-c", "ls"},
 		{"xargs", "sh", "-c", "ls \"$1\"", "sh"},
 	} {
-		if KnownSafe(Analyze(argv)) {
+		if KnownSafe(command.Analyze(argv)) {
 			t.Errorf("%q is known-safe", argv)
 		}
 	}
@@ -259,7 +260,7 @@ func TestKnownSafeSeesWhatRuns(t *testing.T) {
 		{[]string{"bash", "-lc", "ls && head -n 5 f"}, true},
 	}
 	for _, c := range cases {
-		a := Analyze(c.argv)
+		a := command.Analyze(c.argv)
 		if got := KnownSafe(a); got != c.safe {
 			t.Errorf("KnownSafe(%q) = %v, want %v (segments %v, problems %q)", c.argv, got, c.safe, a.Segments, a.Problems)
 		}
@@ -281,13 +282,13 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		{[]string{"bash", "-c", "echo $1 b", "_", ""}, "echo b"},
 	}
 	for _, c := range cases {
-		a := Analyze(c.argv)
+		a := command.Analyze(c.argv)
 		if len(a.Segments) != 1 || strings.Join(a.Segments[0].Argv, " ") != c.want {
 			t.Errorf("%q: segments %v, want %q", c.argv, a.Segments, c.want)
 		}
 	}
 	// Unquoted $2 holding "a b" is split again: not a literal word.
-	if a := Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); KnownSafe(a) {
+	if a := command.Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); KnownSafe(a) {
 		t.Errorf("unquoted multi-word argument treated as known-safe")
 	}
 	// shift and set move the arguments: "$@" is no longer known.
@@ -295,12 +296,12 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		{"sh", "-c", "shift; \"$@\"", "sh", "x", "rm", "-rf", "build"},
 		{"sh", "-c", "set -- rm -rf build; \"$@\"", "sh", "ls"},
 	} {
-		if a := Analyze(argv); a.Understood() || KnownSafe(a) {
+		if a := command.Analyze(argv); a.Understood() || KnownSafe(a) {
 			t.Errorf("%q: arguments read as if unmoved: %v", argv, a.Segments)
 		}
 	}
 	// xargs appends arguments at run time: $1 stays unknown.
-	if a := Analyze([]string{"xargs", "sh", "-c", "\"$1\"", "sh"}); a.Understood() {
+	if a := command.Analyze([]string{"xargs", "sh", "-c", "\"$1\"", "sh"}); a.Understood() {
 		t.Errorf("xargs sh -c '\"$1\"': command name treated as known: %v", a.Segments)
 	}
 }

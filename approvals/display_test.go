@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"strconv"
 	"strings"
 	"testing"
@@ -35,15 +36,15 @@ func TestPromptEscapeEachControlClass(t *testing.T) {
 		{"invalid UTF-8", "a\xffb\xc3", `a\xffb\xc3`},
 	}
 	for _, c := range cases {
-		got := EscapeText(c.in)
+		got := command.EscapeText(c.in)
 		if got != c.want {
 			t.Errorf("%s: EscapeText(%q) = %q, want %q", c.class, c.in, got, c.want)
 		}
-		if !NeedsEscape(c.in) && c.class != "newline" {
+		if !command.NeedsEscape(c.in) && c.class != "newline" {
 			t.Errorf("%s: NeedsEscape(%q) = false", c.class, c.in)
 		}
 		for _, r := range got {
-			if r < 0x20 || r == 0x7f || hiddenRune(r) {
+			if r < 0x20 || r == 0x7f || command.HiddenRune(r) {
 				t.Errorf("%s: escaped text %q still holds %U", c.class, got, r)
 			}
 		}
@@ -63,14 +64,14 @@ func TestPromptEscapeTwinsUnchanged(t *testing.T) {
 		"emoji 🚀",
 		"git commit -m 'fix: naïve'",
 	} {
-		if got := EscapeText(s); got != s {
+		if got := command.EscapeText(s); got != s {
 			t.Errorf("EscapeText(%q) = %q, want it unchanged", s, got)
 		}
-		if NeedsEscape(s) {
+		if command.NeedsEscape(s) {
 			t.Errorf("NeedsEscape(%q) = true", s)
 		}
 	}
-	if got := EscapeLines("one\ntwo\r\nthree"); got != "one\ntwo\\r\nthree" {
+	if got := command.EscapeLines("one\ntwo\r\nthree"); got != "one\ntwo\\r\nthree" {
 		t.Errorf("EscapeLines keeps line breaks and shows a stray \\r: %q", got)
 	}
 }
@@ -108,7 +109,7 @@ func TestPromptEscapeAttackMessage(t *testing.T) {
 // TestPromptEscapeArgvWords: a word of a plain argv holding hidden bytes is
 // shown in bash's $'...' spelling of exactly those bytes.
 func TestPromptEscapeArgvWords(t *testing.T) {
-	got := commandText([]string{"touch", "a\rb", "it's\\\x1b", "plain"})
+	got := command.Text([]string{"touch", "a\rb", "it's\\\x1b", "plain"})
 	want := `touch $'a\rb' $'it\'s\\\x1b' plain`
 	if got != want {
 		t.Errorf("commandText = %q, want %q", got, want)
@@ -124,12 +125,12 @@ func TestPromptEscapeArgvWords(t *testing.T) {
 func TestPromptEscapeLongCommand(t *testing.T) {
 	script := "echo start; " + strings.Repeat("echo filler; ", 800) + "rm -rf ~/important"
 	msg := PromptRequest{Kind: PromptCommand, Argv: []string{"bash", "-lc", script}, Cwd: "/w"}.Message()
-	hidden := len(script) - shownHeadBytes - shownTailBytes
+	hidden := len(script) - command.ShownHeadBytes - command.ShownTailBytes
 	for _, want := range []string{
 		"Warden: run the command below?",
 		"Command (" + strconv.Itoa(len(script)) + " bytes):",
 		"    echo start; echo filler;",
-		notShown(hidden),
+		command.NotShown(hidden),
 		"rm -rf ~/important",
 		"Runs 802 commands: echo ×801, rm\n",
 	} {
@@ -137,8 +138,8 @@ func TestPromptEscapeLongCommand(t *testing.T) {
 			t.Errorf("long command message lacks %q:\n%.3000s", want, msg)
 		}
 	}
-	if len(msg) > 2*maxShownBytes {
-		t.Errorf("message is %d bytes; the command should be cut to about %d", len(msg), maxShownBytes)
+	if len(msg) > 2*command.MaxShownBytes {
+		t.Errorf("message is %d bytes; the command should be cut to about %d", len(msg), command.MaxShownBytes)
 	}
 
 	// A payload in the part not shown is still named in the command count.
@@ -149,7 +150,7 @@ func TestPromptEscapeLongCommand(t *testing.T) {
 	}
 
 	// The twin: a command just under the limit is shown whole.
-	short := strings.Repeat("x", maxShownBytes-10)
+	short := strings.Repeat("x", command.MaxShownBytes-10)
 	msg = PromptRequest{Kind: PromptCommand, Argv: []string{"echo", short}, Cwd: "/w"}.Message()
 	if !strings.Contains(msg, short) || strings.Contains(msg, "not shown") {
 		t.Errorf("a command under the limit must be shown whole")
@@ -188,7 +189,7 @@ func TestPromptEscapeTitlesAndFields(t *testing.T) {
 		}
 	}
 	for _, a := range p.Actions() {
-		if NeedsEscape(a.Title) {
+		if command.NeedsEscape(a.Title) {
 			t.Errorf("action title %q holds raw control characters", a.Title)
 		}
 	}

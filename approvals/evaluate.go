@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -67,8 +68,8 @@ type Evaluation struct {
 	// needs the user.
 	GrantAsked bool `json:"grant_asked,omitempty"`
 
-	Analysis *Analysis      `json:"-"`
-	category promptCategory // what kind of prompt this is, for granular
+	Analysis *command.Analysis `json:"-"`
+	category promptCategory    // what kind of prompt this is, for granular
 	// gitUnsafe: the line's git commands cannot be hardened or use a
 	// repository whose config a sandboxed command could have written, so
 	// none of them is known-safe.
@@ -76,7 +77,7 @@ type Evaluation struct {
 }
 
 // segmentSafe: one command of the line is known-safe (its git hardened).
-func (e *Evaluation) segmentSafe(s Segment) bool {
+func (e *Evaluation) segmentSafe(s command.Segment) bool {
 	return SegmentKnownSafe(s) && !(e.gitUnsafe && isGitSegment(s))
 }
 
@@ -103,7 +104,7 @@ type Evaluator struct {
 // Evaluate decides the requirement for req. It is pure apart from reading
 // the filesystem for risk facts.
 func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
-	a := Analyze(req.Argv)
+	a := command.Analyze(req.Argv)
 	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
 	asked, grantErr := resolveAsked(req)
 	// Writes inside the asked grant are judged as the sandbox will see
@@ -119,7 +120,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	for _, s := range a.Segments {
 		e.KnownSafe = e.KnownSafe && e.segmentSafe(s)
 	}
-	cmd := DisplayCommand(req.Argv)
+	cmd := command.Display(req.Argv)
 	pol := ev.Policy.Ask
 	// Dangerous: some command is on the dangerous list and not a deletion
 	// the sandbox confines (confinedDelete).
@@ -136,7 +137,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	// Per command: rules first, heuristics for what no rule covers.
 	decision := Allow
 	allRuleAllowed := len(a.Segments) > 0
-	var promptSeg []Segment // commands the heuristics would ask about
+	var promptSeg []command.Segment // commands the heuristics would ask about
 	var ruleReason string
 	rulePrompt := false
 	// setAside says why an allow rule is not applied (rule_apply.go).
@@ -270,7 +271,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		e.Decision = Allow
 		if hardened && run != nil {
 			e.RunArgv = run
-			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", DisplayCommand(run))
+			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", command.Display(run))
 		}
 		if e.Escalate {
 			// Leaving the sandbox always takes an approval. A low-risk
@@ -347,9 +348,9 @@ func (ev *Evaluator) runEnv() []string {
 
 // unreadable reports problems that make the whole line unknowable, as opposed
 // to a variable in one argument.
-func unreadable(a *Analysis) bool {
+func unreadable(a *command.Analysis) bool {
 	for _, p := range a.Problems {
-		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" || p == emptyScript {
+		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" || p == command.EmptyScript {
 			return true
 		}
 	}
@@ -359,7 +360,7 @@ func unreadable(a *Analysis) bool {
 // heuristics decides a command no rule matched (Codex's
 // render_decision_for_unmatched_command, plus Warden's risk rule applied by
 // the caller).
-func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) Decision {
+func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Evaluation) Decision {
 	pol := ev.Policy.Ask
 	safe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
 	switch {
@@ -391,12 +392,12 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 // the sandbox. Under untrusted it still asks; outside a workspace-write
 // sandbox, or asking to leave it, it is dangerous as ever. The targets
 // must all be on the command line (not xargs input, not computed).
-func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
+func confinedDelete(seg command.Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
 	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns ||
 		len(e.Analysis.Problems) > 0 {
 		return false
 	}
-	u := unwrapFull(seg.Argv)
+	u := command.UnwrapFull(seg.Argv)
 	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 {
 		return false
 	}
@@ -456,7 +457,7 @@ func patternPrefix(r *Rule) string {
 // amendment picks the prefix offered for "Always allow": the model's
 // proposal when it is acceptable and covers every command that needs
 // approval, else the first command that needs approval.
-func amendment(proposed []string, prompting []Segment) []string {
+func amendment(proposed []string, prompting []command.Segment) []string {
 	a := amendmentFor(proposed, prompting)
 	if slices.ContainsFunc(a, func(t string) bool { return !ruleToken(t) }) {
 		return nil // "Always allow" could not save it after the user chose it
@@ -467,7 +468,7 @@ func amendment(proposed []string, prompting []Segment) []string {
 	return a
 }
 
-func amendmentFor(proposed []string, prompting []Segment) []string {
+func amendmentFor(proposed []string, prompting []command.Segment) []string {
 	if len(prompting) == 0 {
 		return nil
 	}
@@ -508,7 +509,7 @@ func bannedAmendment(prefix []string) bool {
 		return true
 	}
 	prog := filepath.Base(prefix[0])
-	if wrappers[prog] || prog == "su" || prog == "eval" {
+	if command.Wrappers[prog] || prog == "su" || prog == "eval" {
 		return true
 	}
 	base := strings.TrimRight(prog, "0123456789.")

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"reflect"
 	"strings"
 	"testing"
@@ -197,7 +198,7 @@ func TestParsePolicy(t *testing.T) {
 // allow" is offered for it (it would fail after the user chose it); the
 // twin without it is offered.
 func TestAmendmentOnlyForWritableTokens(t *testing.T) {
-	seg := func(argv ...string) []Segment { return []Segment{{Argv: argv, Literal: true}} }
+	seg := func(argv ...string) []command.Segment { return []command.Segment{{Argv: argv, Literal: true}} }
 	if a := amendment(nil, seg("curl", "--noproxy", "", "http://x")); a != nil {
 		t.Errorf("empty token: amendment %q", a)
 	}

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func FuzzAnalyze(f *testing.F) {
 	ev := &Evaluator{Policy: Policy{Ask: OnRequest}}
 	f.Fuzz(func(t *testing.T, script string) {
 		argv := []string{"bash", "-lc", script}
-		a := Analyze(argv)
+		a := command.Analyze(argv)
 		safe := KnownSafe(a)
 		if safe && len(a.Problems) > 0 {
 			t.Fatalf("%q: known-safe with problems %q", script, a.Problems)
@@ -245,10 +246,10 @@ func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
 		case "nest":
 			// Deeper than Warden follows is not plain: it cannot be seen.
 			// (Each level doubles the quoting: stop one past the limit.)
-			if nests++; nests > maxShellDepth {
+			if nests++; nests > command.MaxShellDepth {
 				continue
 			}
-			hazard = hazard || nests >= maxShellDepth
+			hazard = hazard || nests >= command.MaxShellDepth
 			s = "bash -lc '" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 		case "subshell":
 			s = "(" + s + ")"

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -31,7 +32,7 @@ var gitEnv = os.Getenv
 
 // gitStaysProtected reports whether every git command in a is judged to use
 // only protected repositories (true when there is no git command).
-func gitStaysProtected(a *Analysis, cwd string, sb Sandbox) bool {
+func gitStaysProtected(a *command.Analysis, cwd string, sb Sandbox) bool {
 	// Everywhere a sandboxed command may have written: the writable roots
 	// (the working directory when none are given, as for `warden policy
 	// check`) and the temporary directories, whatever this request's mode.
@@ -98,7 +99,7 @@ func plainDir(d string) bool {
 	return filepath.IsAbs(d) || gitEnv("CDPATH") == "" || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "." || d == ".."
 }
 
-func usesGit(a *Analysis) bool {
+func usesGit(a *command.Analysis) bool {
 	for _, seg := range a.Segments {
 		if gitWord(seg.Argv) >= 0 {
 			return true

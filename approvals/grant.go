@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -259,7 +260,7 @@ func (s Sandbox) withWrites(dirs []string) Sandbox {
 // ruleWrites are the directories the allow rules' grants would make
 // writable for this command line (every command allowed by rules, one at
 // least with a grant), resolved; nil otherwise.
-func (ev *Evaluator) ruleWrites(req CommandRequest, a *Analysis) []string {
+func (ev *Evaluator) ruleWrites(req CommandRequest, a *command.Analysis) []string {
 	if ev.Rules == nil || len(a.Segments) == 0 || !req.Sandbox.Restricted() {
 		return nil
 	}

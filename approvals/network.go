@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -109,13 +110,13 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	dest := req.Dest
 	dest.Host = NormalizeHost(dest.Host)
 	if dest.Host == "" || dest.Port <= 0 || dest.Port > 65535 {
-		return deny(fmt.Sprintf("network to %s refused: not a host and port", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s refused: not a host and port", command.EscapeText(HostPort(dest))))
 	}
 	if nonCanonicalIP(dest.Host) {
-		return deny(fmt.Sprintf("network to %s refused: an IP address must be written as a dotted quad", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s refused: an IP address must be written as a dotted quad", command.EscapeText(HostPort(dest))))
 	}
 	if ctx.Err() != nil {
-		return deny(fmt.Sprintf("network to %s denied: the connection ended before it was decided", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s denied: the connection ended before it was decided", command.EscapeText(HostPort(dest))))
 	}
 	var rules *RuleSet
 	var rulesErr error
@@ -128,7 +129,7 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 		// The user (or a rule) approved this host with the command; only a
 		// forbid rule is stronger.
 		d.session.markContacted(dest.Host)
-		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed: granted to this command", EscapeText(HostPort(dest)))}
+		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed: granted to this command", command.EscapeText(HostPort(dest)))}
 	}
 	switch ev.Decision {
 	case Forbidden:
@@ -147,7 +148,7 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	}
 	if !ev.High && d.session.Remembered([]string{NetworkKey(dest)}) {
 		d.session.markContacted(dest.Host)
-		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed for this session", EscapeText(HostPort(dest)))}
+		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed for this session", command.EscapeText(HostPort(dest)))}
 	}
 	return d.ask(ctx, req, dest, ev)
 }
@@ -182,7 +183,7 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 		if !ev.High {
 			d.noteRetryable(req.Origin.RunID, dest) // the client gave up, the user said nothing
 		}
-		return deny(fmt.Sprintf("network to %s denied: the connection ended before the user answered", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s denied: the connection ended before the user answered", command.EscapeText(HostPort(dest))))
 	}
 	v := d.verdict(dest, p.decision, p.err)
 	if !v.Allow && p.err != nil && !errors.Is(p.err, ErrNoPrompter) && !ev.High {
@@ -192,7 +193,7 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 	}
 	if p.decision == Abort && p.err == nil && !p.stopped[req.Origin.RunID] {
 		// No run was registered under this origin: nothing was stopped.
-		v.Reason = fmt.Sprintf("network to %s denied by the user (deny and stop)", EscapeText(HostPort(dest)))
+		v.Reason = fmt.Sprintf("network to %s denied by the user (deny and stop)", command.EscapeText(HostPort(dest)))
 	}
 	return v
 }
@@ -273,12 +274,12 @@ func (d *NetworkDecider) runPrompt(ctx context.Context, key string, p *netPrompt
 
 // verdict is the one-line answer for a connection that waited on a dialog.
 func (d *NetworkDecider) verdict(dest netproxy.Destination, decision ReviewDecision, err error) netproxy.Verdict {
-	hp := EscapeText(HostPort(dest))
+	hp := command.EscapeText(HostPort(dest))
 	switch {
 	case err != nil && errors.Is(err, ErrNoPrompter):
 		return deny(fmt.Sprintf("network to %s denied: approval needed and nobody could be asked", hp))
 	case err != nil:
-		return deny(fmt.Sprintf("network to %s denied: %s", hp, EscapeText(err.Error())))
+		return deny(fmt.Sprintf("network to %s denied: %s", hp, command.EscapeText(err.Error())))
 	case decision == Approved:
 		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed once by the user", hp)}
 	case decision == ApprovedForSession:

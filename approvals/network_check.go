@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -32,7 +33,7 @@ func CheckNetwork(rules *RuleSet, policy Policy, mode sandbox.NetworkMode, unsan
 	out := make([]NetworkCheck, 0, len(dests))
 	for _, d := range dests {
 		c := NetworkCheck{Host: d.Host, Port: d.Port, Protocol: string(d.Protocol), Facts: hostFacts(d.Host, remotes)}
-		hp := EscapeText(HostPort(d))
+		hp := command.EscapeText(HostPort(d))
 		switch {
 		case unsandboxed:
 			c.Decision, c.Reason = Allow, "network to "+hp+" is not mediated: the command runs outside the sandbox"

@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -34,7 +35,7 @@ func HostPort(d netproxy.Destination) string {
 // prompts (or prompts a rule caused), the others ask. rules may be nil.
 func EvaluateNetwork(rules *RuleSet, policy Policy, dest netproxy.Destination) NetworkEvaluation {
 	dest.Host = NormalizeHost(dest.Host)
-	hp := EscapeText(HostPort(dest))
+	hp := command.EscapeText(HostPort(dest))
 	var best *NetworkRule
 	for _, r := range rules.NetworkRules() {
 		if !r.Matches(dest.Host, dest.Protocol) {
@@ -76,5 +77,5 @@ func justified(j string) string {
 	if j == "" {
 		return ""
 	}
-	return ": " + EscapeText(j)
+	return ": " + command.EscapeText(j)
 }

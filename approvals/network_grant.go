@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -30,18 +31,18 @@ func grantEntry(s string) (host string, port int, err error) {
 	if h, p, err := net.SplitHostPort(raw); err == nil {
 		n, err := strconv.Atoi(p)
 		if err != nil || n <= 0 || n > 65535 {
-			return "", 0, fmt.Errorf("network to %q: the port must be 1-65535", EscapeText(s))
+			return "", 0, fmt.Errorf("network to %q: the port must be 1-65535", command.EscapeText(s))
 		}
 		host, port = h, n
 	}
 	h, err := networkRuleHost(host)
 	switch {
 	case err != nil:
-		return "", 0, fmt.Errorf("network to %q: %w", EscapeText(s), err)
+		return "", 0, fmt.Errorf("network to %q: %w", command.EscapeText(s), err)
 	case strings.Contains(h, "*"):
-		return "", 0, fmt.Errorf("network to %q: a grant names one host, not a wildcard", EscapeText(s))
+		return "", 0, fmt.Errorf("network to %q: a grant names one host, not a wildcard", command.EscapeText(s))
 	case nonCanonicalIP(h):
-		return "", 0, fmt.Errorf("network to %q: an IP address must be written as a dotted quad", EscapeText(s))
+		return "", 0, fmt.Errorf("network to %q: an IP address must be written as a dotted quad", command.EscapeText(s))
 	}
 	return h, port, nil
 }
@@ -83,10 +84,10 @@ func checkNetworkGrant(g sandbox.Grant) (sandbox.Grant, error) {
 func networkGrantRisk(entry string, remotes []string) (RiskLevel, string) {
 	host, _, err := grantEntry(entry)
 	if err != nil {
-		return RiskHigh, "grants network to " + EscapeText(entry) + ", which is not a host"
+		return RiskHigh, "grants network to " + command.EscapeText(entry) + ", which is not a host"
 	}
 	r := NetworkRisk(host, 0, remotes)
-	return r.Level, "grants network to " + EscapeText(entry) + ": " + strings.Join(r.Facts, "; ")
+	return r.Level, "grants network to " + command.EscapeText(entry) + ": " + strings.Join(r.Facts, "; ")
 }
 
 // GrantHosts lets the run runID reach hosts without a dialog: the network
@@ -204,7 +205,7 @@ func GrantedChecks(checks []NetworkCheck, g sandbox.Grant, needsApproval bool) [
 		}
 		if d.granted("check", netproxy.Destination{Host: c.Host, Port: c.Port}) {
 			checks[i].Decision = Allow
-			checks[i].Reason = fmt.Sprintf("network to %s allowed: granted with the command%s", EscapeText(net.JoinHostPort(c.Host, strconv.Itoa(c.Port))), when)
+			checks[i].Reason = fmt.Sprintf("network to %s allowed: granted with the command%s", command.EscapeText(net.JoinHostPort(c.Host, strconv.Itoa(c.Port))), when)
 		}
 	}
 	return checks

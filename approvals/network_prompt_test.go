@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -162,7 +163,7 @@ func TestRiskNamesHostFacts(t *testing.T) {
 		{[]string{"npm", "install"}, "contacts registry.npmjs.org (the npm registry, a known package registry)"},
 		{[]string{"curl", "http://169.254.169.254/latest/meta-data/"}, "contacts 169.254.169.254 (a link-local address"},
 	} {
-		r := AssessRisk(Analyze(c.argv), RiskContext{Cwd: ws, Home: t.TempDir()})
+		r := AssessRisk(command.Analyze(c.argv), RiskContext{Cwd: ws, Home: t.TempDir()})
 		if metadata := strings.Contains(c.want, "link-local"); metadata != (r.Level == RiskHigh) {
 			t.Errorf("%q: risk %s (a metadata address is high, the others are not)", c.argv, r.Level)
 		}

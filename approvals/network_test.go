@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -491,7 +492,7 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 	if c := g.calls.Load(); c != 0 {
 		t.Fatalf("%d dialogs for disguised addresses", c)
 	}
-	r := AssessRisk(Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), RiskContext{Cwd: t.TempDir(), Home: t.TempDir()})
+	r := AssessRisk(command.Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), RiskContext{Cwd: t.TempDir(), Home: t.TempDir()})
 	if r.Level != RiskHigh {
 		t.Errorf("curl to a disguised address: risk %s %q", r.Level, r.Facts)
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -279,11 +280,11 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	// The decision that allowed it is on disk before it runs.
 	ready, wait, err := o.barrierBeforeRun()
 	if err != nil {
-		return RunResult{ExitCode: -1}, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+		return RunResult{ExitCode: -1}, fmt.Errorf("run %s: %w", command.Display(req.Argv), err)
 	}
 	if !unsandboxed && (req.Sandbox.Mode != ReadOnly || len(grant.Write) > 0) {
 		// What it writes may be what an approved unsandboxed command reads.
-		o.session().LapseUnsandboxed(fmt.Sprintf("the sandboxed run of `%s`", DisplayCommand(req.Argv)))
+		o.session().LapseUnsandboxed(fmt.Sprintf("the sandboxed run of `%s`", command.Display(req.Argv)))
 	}
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
@@ -301,7 +302,7 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	if err != nil {
 		ev.Reason = err.Error()
 		o.audit(ev)
-		return res, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+		return res, fmt.Errorf("run %s: %w", command.Display(req.Argv), err)
 	}
 	code := res.ExitCode
 	ev.ExitCode = &code
@@ -320,7 +321,7 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 
 func (o *Orchestrator) commandPrompt(kind PromptKind, req ExecRequest, ev *Evaluation, sandboxed bool) PromptRequest {
 	return PromptRequest{
-		Kind: kind, Argv: req.Argv, Command: DisplayCommand(req.Argv), Cwd: req.Cwd,
+		Kind: kind, Argv: req.Argv, Command: command.Display(req.Argv), Cwd: req.Cwd,
 		Justification: req.Justification, Reason: ev.Reason, Sandboxed: sandboxed, Sandbox: req.Sandbox,
 		Risk: ev.Risk, Amendment: ev.Amendment, AllowSession: ev.OffersSessionApproval(),
 	}
@@ -386,14 +387,14 @@ func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string, grant 
 	switch {
 	case err != nil:
 		ev.Reason = err.Error()
-		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", DisplayCommand(prefix), err))
+		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", command.Display(prefix), err))
 	case added:
 		ev.Reason = "appended to " + DefaultRulesFile
 		with := ""
 		if !grant.IsZero() {
 			with = ", in the sandbox with " + req.Sandbox.DescribeGrant(grant)
 		}
-		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", DisplayCommand(prefix), with, DefaultRulesFile))
+		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", command.Display(prefix), with, DefaultRulesFile))
 	default:
 		ev.Reason = "already present in " + DefaultRulesFile
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -132,7 +133,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	if len(e.Risk.Facts) == 0 {
 		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), pluralWord(len(req.Files), "file", "files"))
 	} else {
-		e.Risk.Summary = summarize(&Analysis{}, e.Risk)
+		e.Risk.Summary = summarize(&command.Analysis{}, e.Risk)
 	}
 
 	what := strings.Join(names, ", ")
@@ -252,7 +253,7 @@ func (o *Orchestrator) lapseForPatch(files []string) {
 	switch len(files) {
 	case 0:
 	case 1:
-		what += " to " + EscapeText(files[0])
+		what += " to " + command.EscapeText(files[0])
 	default:
 		what += fmt.Sprintf(" to %d files", len(files))
 	}

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,15 +215,15 @@ func TestRuleBypassUnwrappedCommand(t *testing.T) {
 	ws := t.TempDir()
 	req := CommandRequest{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
 	check := plainCheckFor(req, hostEnv(bin)())
-	wrapped := &Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
-	if why := check.grantBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
+	wrapped := &command.Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []command.Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
+	if why := check.GrantBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
 		t.Errorf("unwrapped segment: %q", why)
 	}
-	direct := &Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
-	if why := plainCheckFor(req, hostEnv(bin)()).grantBlocker(direct); why != "" {
+	direct := &command.Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []command.Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
+	if why := plainCheckFor(req, hostEnv(bin)()).GrantBlocker(direct); why != "" {
 		t.Errorf("plain command: %q", why)
 	}
-	if why := plainCheckFor(req, hostEnv(bin)()).grantBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
+	if why := plainCheckFor(req, hostEnv(bin)()).GrantBlocker(command.Analyze([]string{"cat", "\xff"})); why == "" {
 		t.Error("non-UTF-8 argument passed")
 	}
 }

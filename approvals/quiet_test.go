@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"context"
+	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,10 +85,10 @@ func TestQuietKnownSafeAttacks(t *testing.T) {
 		{[]string{"bash", "-lc", "diff a b 2> err.log"}, []string{"bash", "-lc", "diff -u a b 2>&1 || true"}},
 	}
 	for _, c := range cases {
-		if KnownSafe(Analyze(c.attack)) {
+		if KnownSafe(command.Analyze(c.attack)) {
 			t.Errorf("attack %q is known-safe", c.attack)
 		}
-		if a := Analyze(c.twin); !KnownSafe(a) {
+		if a := command.Analyze(c.twin); !KnownSafe(a) {
 			t.Errorf("twin %q is not known-safe (problems %q)", c.twin, a.Problems)
 		}
 	}
@@ -324,7 +325,7 @@ func TestFindNamePatternsReadNothing(t *testing.T) {
 		{[]string{"rg", "password", "."}, false},
 		{[]string{"find", ".", "-name", "*.pem", "-exec", "cat", "~/.ssh/id_rsa", ";"}, true},
 	} {
-		if got := AssessRisk(Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
+		if got := AssessRisk(command.Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
 			t.Errorf("%q: reads secrets %v, want %v", c.argv, got, c.secrets)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -54,7 +55,7 @@ func (g *ReadGuard) SecretRisk(path, real string) (r Risk, ok bool) {
 	for c := range as.categories {
 		r.Categories = append(r.Categories, c)
 	}
-	r.Summary = summarize(&Analysis{}, r)
+	r.Summary = summarize(&command.Analysis{}, r)
 	return r, true
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -26,7 +27,7 @@ func TestReadGuardSecretRiskIsCatsRisk(t *testing.T) {
 		filepath.Join(ws, "secrets.yaml"), filepath.Join(ws, "main.go"), filepath.Join(ws, "README.md"),
 		filepath.Join(home, ".ssh", "config"), filepath.Join(home, ".aws", "credentials"), filepath.Join(home, ".bashrc"),
 	} {
-		cat := AssessRisk(Analyze([]string{"cat", p}), ctx)
+		cat := AssessRisk(command.Analyze([]string{"cat", p}), ctx)
 		r, secret := g.SecretRisk(p, "")
 		if secret != cat.readsSecrets {
 			t.Errorf("%s: read_file secret=%v, cat secret=%v (%s)", p, secret, cat.readsSecrets, cat.Summary)
@@ -162,7 +163,7 @@ func TestReadDialogSaysWhatHappens(t *testing.T) {
 		}
 		// Said once: in the summary, or as a bullet below a summary that
 		// does not say it.
-		if strings.Count(strings.ToLower(msg), strings.ToLower(EscapeText(risk.Facts[0]))) != 1 {
+		if strings.Count(strings.ToLower(msg), strings.ToLower(command.EscapeText(risk.Facts[0]))) != 1 {
 			t.Errorf("the risk fact is repeated:\n%s", msg)
 		}
 		if acts := p.Actions(); acts[0].Title != TitleDeny || len(acts) != 3 {

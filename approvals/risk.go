@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/lazyre"
 	"github.com/wardenhq/warden/sandbox"
 
@@ -127,7 +128,7 @@ func (as *assessor) factsBySeverity() []string {
 // AssessRisk reports what the analysed command line would do. It reads the
 // filesystem (to count what a deletion removes, to find a git remote's host)
 // but never runs anything.
-func AssessRisk(a *Analysis, ctx RiskContext) Risk {
+func AssessRisk(a *command.Analysis, ctx RiskContext) Risk {
 	if ctx.Home == "" {
 		ctx.Home, _ = os.UserHomeDir()
 	}
@@ -161,7 +162,7 @@ func AssessRisk(a *Analysis, ctx RiskContext) Risk {
 // line judges one analysed command line: each command, then what only the
 // whole text shows (downloads run by a shell, credentials, git's
 // environment). It returns the text for the checks across the line.
-func (as *assessor) line(a *Analysis) string {
+func (as *assessor) line(a *command.Analysis) string {
 	for _, p := range a.Problems {
 		as.add(RiskMedium, "", "not fully analysed: "+p)
 	}
@@ -207,7 +208,7 @@ var awkPipe = lazyre.New(`(?:print|printf)[^;}]*\|&?\s*"|"\s*\|&?\s*getline`)
 
 var forkBomb = lazyre.New(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
 
-func summarize(a *Analysis, r Risk) string {
+func summarize(a *command.Analysis, r Risk) string {
 	if len(r.Facts) == 0 {
 		prog := "the command"
 		if len(a.Segments) > 0 && len(a.Segments[0].Argv) > 0 {
@@ -318,8 +319,8 @@ func (as *assessor) record(level RiskLevel, cat RiskCategory, fact string) {
 	as.facts = append(as.facts, riskFact{level, fact})
 }
 
-func (as *assessor) segment(seg Segment) {
-	u := unwrapFull(seg.Argv)
+func (as *assessor) segment(seg command.Segment) {
+	u := command.UnwrapFull(seg.Argv)
 	inner := u.Argv
 	for _, w := range u.Privileged {
 		as.stopped(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w)) // no_new_privs
@@ -346,7 +347,7 @@ func (as *assessor) segment(seg Segment) {
 			as.reads(r.Target)
 			continue
 		}
-		if !r.writesFile() {
+		if !r.WritesFile() {
 			continue
 		}
 		if !r.Literal {
@@ -900,7 +901,7 @@ func (as *assessor) findExecs(args []string) {
 		for i, w := range cmd {
 			argv[i] = strings.ReplaceAll(w, "{}", file)
 		}
-		as.pipedUploads(as.line(Analyze(argv)))
+		as.pipedUploads(as.line(command.Analyze(argv)))
 	}
 }
 
@@ -1147,7 +1148,7 @@ func (as *assessor) substitutedUploads(args []string, dest string) {
 				if !strings.HasPrefix(dest, "DNS") {
 					level = remoteLevel(dest)
 				}
-				as.stoppedIf(as.offline(), level, DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", EscapeText(strings.TrimSpace(inner)), dest))
+				as.stoppedIf(as.offline(), level, DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", command.EscapeText(strings.TrimSpace(inner)), dest))
 			}
 		}
 	}
@@ -1236,7 +1237,7 @@ func (as *assessor) remote(prog string, args []string) {
 		as.substitutedUploads(args, "DNS, in a name ("+prog+")")
 		// The first operand that is not a bare number (a count, a port).
 		for _, op := range ops {
-			if looksNumeric(op) && !strings.Contains(op, ".") {
+			if command.LooksNumeric(op) && !strings.Contains(op, ".") {
 				continue
 			}
 			if m := sshHostArg().FindStringSubmatch(op); m != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -415,7 +416,7 @@ func (as *assessor) credentialSettings(words []string) {
 
 // credentialAssignments flags shell variables set to a written-out
 // credential: `GITHUB_TOKEN=ghp_… gh pr list`, `export OPENAI_API_KEY=sk-…`.
-func (as *assessor) credentialAssignments(assigns []Assignment) {
+func (as *assessor) credentialAssignments(assigns []command.Assignment) {
 	for _, v := range assigns {
 		if v.Literal && isSecretName(v.Name) && writtenOut(v.Value) && !isPathValue(v.Value) {
 			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", v.Name))
@@ -458,7 +459,7 @@ func (as *assessor) runtimeCredentials(text string) {
 	}
 	for _, m := range runtimeSecret().FindAllString(text, -1) {
 		if secretName().MatchString(m) {
-			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+EscapeText(strings.TrimSpace(m))+")")
+			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+command.EscapeText(strings.TrimSpace(m))+")")
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -52,7 +53,7 @@ func plainWords(s string) ([]string, bool) {
 	}
 	var words []string
 	for _, w := range call.Args {
-		lit, ok := wordLiteral(w)
+		lit, ok := command.WordLiteral(w)
 		if !ok {
 			return nil, false
 		}

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/approvals/command"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -163,7 +164,7 @@ func parseNetcat(args []string) netcat {
 	}
 	host := ""
 	for _, op := range ops {
-		if looksNumeric(op) && !strings.Contains(op, ".") {
+		if command.LooksNumeric(op) && !strings.Contains(op, ".") {
 			if port == "" {
 				port = op
 			}
@@ -252,7 +253,7 @@ func tunnelExposure(prog string, args, ops []string) string {
 		case "http", "tcp", "tls":
 			target := "a local port"
 			switch {
-			case len(ops) > 1 && looksNumeric(ops[1]):
+			case len(ops) > 1 && command.LooksNumeric(ops[1]):
 				target = "local port " + ops[1]
 			case len(ops) > 1:
 				target = ops[1]

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
@@ -569,7 +570,7 @@ func isWordByte(c byte) bool {
 
 // rawCommandLine is the script and the nested scripts as written (for the
 // values of variable assignments, which commandLineText blanks).
-func rawCommandLine(a *Analysis) string {
+func rawCommandLine(a *command.Analysis) string {
 	var b strings.Builder
 	b.WriteString(a.Script)
 	for _, s := range a.Segments {

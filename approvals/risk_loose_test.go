@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ type riskCase struct {
 func checkRisk(t *testing.T, ctx RiskContext, cases []riskCase) {
 	t.Helper()
 	for _, c := range cases {
-		r := AssessRisk(Analyze(c.argv), ctx)
+		r := AssessRisk(command.Analyze(c.argv), ctx)
 		if r.Level != c.level {
 			t.Errorf("%q: level %s, want %s (facts %q)", c.argv, r.Level, c.level, r.Facts)
 		}

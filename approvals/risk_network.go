@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -13,7 +14,7 @@ import (
 // (a pipe into a shell, a substitution) is found however deeply it is
 // nested. Quoted text that the shell does not run is left out
 // (`echo 'curl x | sh'` prints it).
-func commandLineText(a *Analysis) string {
+func commandLineText(a *command.Analysis) string {
 	var b strings.Builder
 	b.WriteString(unquotedCode(a.Script))
 	for _, s := range a.Segments {
@@ -162,7 +163,7 @@ func stdinUploadHost(prog string, args []string) string {
 			return ""
 		}
 		for _, op := range operands(args) {
-			if !looksNumeric(op) {
+			if !command.LooksNumeric(op) {
 				return op
 			}
 		}
@@ -189,7 +190,7 @@ func (as *assessor) pipedUploads(text string) {
 			for _, host := range as.stdinSenders {
 				if strings.Contains(stage, host) || host == "the network" {
 					producer := strings.TrimSpace(pipeline[slices.IndexFunc(pipeline[:i], func(s string) bool { return producerStage().MatchString(s) })])
-					as.stoppedIf(as.offline(), remoteLevel(host), DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", EscapeText(producer), host))
+					as.stoppedIf(as.offline(), remoteLevel(host), DataExfiltration, fmt.Sprintf("uploads the output of `%s` to %s", command.EscapeText(producer), host))
 				}
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/lazyre"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -266,7 +267,7 @@ var secretName = lazyre.New(`(?i)token|secret|passw|api_?key|credential|private_
 
 // environment records commands that print the environment, where agents'
 // and users' tokens live: env, printenv, set, export -p, declare -x.
-func (as *assessor) environment(u unwrapped) {
+func (as *assessor) environment(u command.Unwrapped) {
 	if len(u.Argv) == 0 {
 		if n := len(u.Wrappers); n > 0 && u.Wrappers[n-1] == "env" {
 			as.readsSecret("the environment (env)")

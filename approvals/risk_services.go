@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -370,7 +371,7 @@ func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
 	if viaShell {
 		argv = []string{"sh", "-c", strings.Join(remote, " ")}
 	}
-	shown := DisplayCommand(argv)
+	shown := command.Display(argv)
 	for _, w := range remote {
 		for _, f := range strings.Fields(w) {
 			// In a container, /run/secrets/NAME is Docker's and Compose's
@@ -381,7 +382,7 @@ func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
 			}
 		}
 	}
-	if KnownSafe(Analyze(argv)) {
+	if KnownSafe(command.Analyze(argv)) {
 		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
 		return
 	}

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -153,7 +154,7 @@ func TestRiskFacts(t *testing.T) {
 	}
 	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
 	for _, c := range cases {
-		r := AssessRisk(Analyze(c.argv), ctx)
+		r := AssessRisk(command.Analyze(c.argv), ctx)
 		if r.Level != c.level {
 			t.Errorf("%q: level %s, want %s (facts %q)", c.argv, r.Level, c.level, r.Facts)
 		}
@@ -191,7 +192,7 @@ func TestRiskFollowsGitWorktree(t *testing.T) {
 	run(main, "commit", "-q", "--allow-empty", "-m", "init")
 	wt := filepath.Join(t.TempDir(), "wt")
 	run(main, "worktree", "add", "-q", wt)
-	r := AssessRisk(Analyze([]string{"git", "push"}), RiskContext{Cwd: filepath.Join(wt), Sandbox: Sandbox{Mode: WorkspaceWrite}})
+	r := AssessRisk(command.Analyze([]string{"git", "push"}), RiskContext{Cwd: filepath.Join(wt), Sandbox: Sandbox{Mode: WorkspaceWrite}})
 	if !anyContains(r.Facts, "contacts codeberg.org") {
 		t.Errorf("facts %q: the worktree's remote was not found", r.Facts)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -31,16 +32,16 @@ type lazyPlain struct {
 	why  string
 }
 
-func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *Analysis) string {
+func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *command.Analysis) string {
 	if !l.done {
-		l.why, l.done = plainCheckFor(req, ev.runEnv()).grantBlocker(a), true
+		l.why, l.done = plainCheckFor(req, ev.runEnv()).GrantBlocker(a), true
 	}
 	return l.why
 }
 
 // allowRuleBlocker says why the allow rules that matched one command of
 // the line are not applied, or "" when they are.
-func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *Analysis, matches []*Rule, plain *lazyPlain) string {
+func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *command.Analysis, matches []*Rule, plain *lazyPlain) string {
 	for _, r := range matches {
 		if why := ruleFileBlocker(r.File, req.Sandbox); why != "" {
 			return fmt.Sprintf("rule %s: %s", r.Source, why)
@@ -60,7 +61,7 @@ func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *Analysis, matches [
 // amendmentBlocker says why an "Always allow" rule saved for this request
 // (with its grant, when it has one) would not be applied next time, or ""
 // when it would.
-func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *Analysis, withGrant bool, plain *lazyPlain) string {
+func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *command.Analysis, withGrant bool, plain *lazyPlain) string {
 	if !req.Sandbox.Restricted() {
 		return "with no sandbox (danger-full-access) the saved rule would run it unsandboxed"
 	}
@@ -180,7 +181,7 @@ func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
 		}
 		why := ruleFileBlocker(r.File, sb)
 		if why == "" && r.Grant != nil && sb.Restricted() {
-			if w := check.program(r.Pattern[0][0]); w != "" {
+			if w := check.Program(r.Pattern[0][0]); w != "" {
 				why = "it carries additional permissions, and " + w
 			}
 		}
@@ -201,11 +202,11 @@ func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
 
 // plainCheckFor is the plain-words check for a request: its programs must
 // come from outside the workdir and every root its sandbox lets it write.
-func plainCheckFor(req CommandRequest, env []string) *plainCheck {
+func plainCheckFor(req CommandRequest, env []string) *command.PlainCheck {
 	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
 	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
 		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
-		roots = append(roots, "/tmp", envValue(env, "TMPDIR"), os.TempDir())
+		roots = append(roots, "/tmp", command.EnvValue(env, "TMPDIR"), os.TempDir())
 	}
-	return newPlainCheck(roots, env)
+	return command.NewPlainCheck(roots, env)
 }

@@ -9,6 +9,7 @@ import (
 
 	"go.starlark.net/starlark"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -144,12 +145,12 @@ func networkRuleHost(raw string) (string, error) {
 		if !ok {
 			return "", fmt.Errorf("network_rule host %q: unclosed [ in an IPv6 address", raw)
 		}
-		if port, hasPort := strings.CutPrefix(after, ":"); after != "" && (!hasPort || !isDigits(port)) {
+		if port, hasPort := strings.CutPrefix(after, ":"); after != "" && (!hasPort || !command.IsDigits(port)) {
 			return "", fmt.Errorf("network_rule host %q: unexpected %q after the address", raw, after)
 		}
 		host = inside
 	} else if strings.Count(host, ":") == 1 {
-		if name, port, _ := strings.Cut(host, ":"); name != "" && isDigits(port) {
+		if name, port, _ := strings.Cut(host, ":"); name != "" && command.IsDigits(port) {
 			host = name
 		}
 	}
@@ -159,7 +160,7 @@ func networkRuleHost(raw string) (string, error) {
 	switch {
 	case host == "":
 		return "", errors.New("network_rule host is empty")
-	case strings.ContainsFunc(host, func(r rune) bool { return r == ' ' || hiddenRune(r) }):
+	case strings.ContainsFunc(host, func(r rune) bool { return r == ' ' || command.HiddenRune(r) }):
 		return "", fmt.Errorf("network_rule host %q holds spaces or control characters", raw)
 	case host == "*":
 		return "", fmt.Errorf("network_rule host %q: name a host or \"*.domain\"; a rule for every host is the network_access setting", raw)

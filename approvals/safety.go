@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -10,7 +11,7 @@ import (
 // read: the line was fully understood, no command writes to a file through a
 // redirection or changes its environment, and each command is on the
 // known-safe list.
-func KnownSafe(a *Analysis) bool {
+func KnownSafe(a *command.Analysis) bool {
 	if !a.Understood() {
 		return false
 	}
@@ -26,16 +27,16 @@ func KnownSafe(a *Analysis) bool {
 // judged on what runs: through harmless wrappers (`timeout 5 ls`, `env -i
 // ls`, `nice ls`), and a shell it starts is judged by the commands of its
 // script, recorded as segments of their own.
-func SegmentKnownSafe(s Segment) bool {
+func SegmentKnownSafe(s command.Segment) bool {
 	if !s.Literal || s.Assigns {
 		return false
 	}
 	for _, r := range s.Redirects {
-		if r.writesFile() || !r.Literal {
+		if r.WritesFile() || !r.Literal {
 			return false
 		}
 	}
-	u := unwrapFull(s.Argv)
+	u := command.UnwrapFull(s.Argv)
 	switch {
 	case !u.Transparent:
 		return false
@@ -180,7 +181,7 @@ func isKnownSafeArgv(argv []string) bool {
 // shell script (however its options are written). Dangerous commands
 // always need the user, are refused under `never`, and are never offered
 // an "Always allow" rule.
-func Dangerous(a *Analysis) bool {
+func Dangerous(a *command.Analysis) bool {
 	for _, s := range a.Segments {
 		if isDangerousArgv(s.Argv) {
 			return true
@@ -190,7 +191,7 @@ func Dangerous(a *Analysis) bool {
 }
 
 func isDangerousArgv(argv []string) bool {
-	u := unwrapFull(argv)
+	u := command.UnwrapFull(argv)
 	if forceRemove(u.Argv, u.Appends) {
 		return true
 	}

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -201,14 +202,14 @@ func hardenGitArgv(argv []string) []string {
 
 // isGitSegment: a command of the line that is git run directly (the only
 // form hardenGit can rewrite).
-func isGitSegment(s Segment) bool { return len(s.Argv) > 0 && s.Argv[0] == "git" }
+func isGitSegment(s command.Segment) bool { return len(s.Argv) > 0 && s.Argv[0] == "git" }
 
 // hardenGit returns the argv Warden runs so that every known-safe git
 // command in the line has the hardening options, or nil when there is none.
 // ok is false when some known-safe git command cannot be rewritten (it sits
 // in a shell nested in the script, behind a wrapper...): such a command is
 // then not known-safe.
-func hardenGit(a *Analysis) (run []string, ok bool) {
+func hardenGit(a *command.Analysis) (run []string, ok bool) {
 	want := 0
 	for _, s := range a.Segments {
 		if isGitSegment(s) && s.Literal && gitKnownSafe(s.Argv) {
@@ -221,7 +222,7 @@ func hardenGit(a *Analysis) (run []string, ok bool) {
 	if gitKnownSafe(a.Argv) {
 		return hardenGitArgv(a.Argv), want == 1
 	}
-	script, lang, isShell := shellScript(a.Argv)
+	script, lang, isShell := command.ShellScript(a.Argv)
 	if !isShell || a.Script != script {
 		return nil, false
 	}
@@ -242,7 +243,7 @@ func hardenGit(a *Analysis) (run []string, ok bool) {
 		}
 		argv := make([]string, 0, len(call.Args))
 		for _, w := range call.Args {
-			lit, literal := wordLiteral(w)
+			lit, literal := command.WordLiteral(w)
 			if !literal {
 				return true
 			}

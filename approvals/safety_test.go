@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/command"
 	"reflect"
 	"runtime"
 	"strings"
@@ -178,8 +179,8 @@ func TestKnownSafe(t *testing.T) {
 		{[]string{"ls", "\xff"}, false},
 	}
 	for _, c := range cases {
-		if got := KnownSafe(Analyze(c.argv)); got != c.safe {
-			t.Errorf("KnownSafe(%q) = %v, want %v (problems %v)", c.argv, got, c.safe, Analyze(c.argv).Problems)
+		if got := KnownSafe(command.Analyze(c.argv)); got != c.safe {
+			t.Errorf("KnownSafe(%q) = %v, want %v (problems %v)", c.argv, got, c.safe, command.Analyze(c.argv).Problems)
 		}
 	}
 }
@@ -215,7 +216,7 @@ func TestDangerous(t *testing.T) {
 		{[]string{"ls"}, false},
 	}
 	for _, c := range cases {
-		if got := Dangerous(Analyze(c.argv)); got != c.dangerous {
+		if got := Dangerous(command.Analyze(c.argv)); got != c.dangerous {
 			t.Errorf("Dangerous(%q) = %v, want %v", c.argv, got, c.dangerous)
 		}
 	}
@@ -245,7 +246,7 @@ func TestAnalyzeSplitsScripts(t *testing.T) {
 		{"A=1", nil, "assigns"},
 	}
 	for _, c := range cases {
-		a := Analyze([]string{"bash", "-lc", c.script})
+		a := command.Analyze([]string{"bash", "-lc", c.script})
 		var got [][]string
 		for _, s := range a.Segments {
 			got = append(got, s.Argv)
@@ -272,7 +273,7 @@ func TestAnalyzeBadInput(t *testing.T) {
 		"1 MB plain argv":   {"echo", huge},
 	}
 	for name, argv := range cases {
-		a := Analyze(argv)
+		a := command.Analyze(argv)
 		if len(a.Problems) == 0 {
 			t.Errorf("%s: no problem reported", name)
 		}
@@ -300,7 +301,7 @@ func TestUnwrap(t *testing.T) {
 		{[]string{"ls"}, []string{"ls"}, nil},
 	}
 	for _, c := range cases {
-		inner, w := Unwrap(c.argv)
+		inner, w := command.Unwrap(c.argv)
 		if !reflect.DeepEqual(inner, c.inner) || !reflect.DeepEqual(w, c.wrappers) {
 			t.Errorf("Unwrap(%q) = %q, %q; want %q, %q", c.argv, inner, w, c.inner, c.wrappers)
 		}

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/approvals/command"
 	"path/filepath"
 	"strings"
 )
@@ -70,7 +71,7 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	if why == "" {
 		return ""
 	}
-	cmd := DisplayCommand(req.Argv)
+	cmd := command.Display(req.Argv)
 	fact := fmt.Sprintf("runs in %s, outside the workspace", req.Cwd)
 	ev.Risk.Level = RiskHigh
 	ev.Risk.Facts = append([]string{fact}, ev.Risk.Facts...)

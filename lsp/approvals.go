@@ -7,6 +7,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -64,7 +65,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		}}},
 		Session: st.session,
 		Audit:   audit,
-		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
+		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, command.EscapeText(msg)) },
 	}, sb, nil
 }
 
@@ -96,11 +97,11 @@ func (s *Server) approvalParts(cfg config.Config, root string) (*approvals.RuleB
 		var err error
 		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, realRoot, trusted), nil)
 		if err != nil {
-			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", approvals.EscapeLines(err.Error())))
+			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", command.EscapeLines(err.Error())))
 		}
 		if werr := book.Watch(s.Context(), func(err error) {
 			if err != nil {
-				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %s", approvals.EscapeLines(err.Error())))
+				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %s", command.EscapeLines(err.Error())))
 			} else {
 				s.Logger().Info("exec-policy rules reloaded", "root", root)
 			}

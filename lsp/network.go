@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -66,7 +67,7 @@ func (s *Server) network(cfg config.Config, root string, policy approvals.Policy
 		Audit:     audit,
 		Workspace: s.workspaceRoots(),
 		Context:   s.Context(),
-		Notify:    func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
+		Notify:    func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, command.EscapeText(msg)) },
 	})
 	n := networkParts{decider: d, proxy: approvals.NewNetworkProxy(d, netproxy.Options{})}
 	ns.byKey[key] = n

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -44,7 +45,7 @@ func init() {
 func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	fail := func(format string, a ...any) int {
 		// Paths and hunks come from the patch's author: escaped, never rendered.
-		fmt.Fprintf(env.stderr, "warden apply-patch: %s\n", approvals.EscapeLines(fmt.Sprintf(format, a...)))
+		fmt.Fprintf(env.stderr, "warden apply-patch: %s\n", command.EscapeLines(fmt.Sprintf(format, a...)))
 		return 1
 	}
 	// A one-shot run over at most MaxPatchBytes of patch: trade some memory
@@ -102,7 +103,7 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	fmt.Fprint(env.stdout, approvals.EscapeLines(fmt.Sprint(res)))
+	fmt.Fprint(env.stdout, command.EscapeLines(fmt.Sprint(res)))
 	return 0
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -114,7 +115,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		// The decision is still shown (what exec would do: ask for anything
 		// not known-safe), but the check fails: it exists to test rules, and
 		// a server would keep its last good rules instead.
-		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
+		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", command.EscapeLines(setup.rulesErr.Error()))
 	}
 	// status is the exit status once the decision is printed.
 	status := 0
@@ -171,7 +172,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		if ev.GrantAsked {
 			asked = "(needs approval)"
 		}
-		fmt.Fprintf(env.stdout, "grant:     in the sandbox with %s %s\n", approvals.EscapeText(approvals.Sandbox{Reads: reads.Reads}.DescribeGrant(ev.Grant)), asked)
+		fmt.Fprintf(env.stdout, "grant:     in the sandbox with %s %s\n", command.EscapeText(approvals.Sandbox{Reads: reads.Reads}.DescribeGrant(ev.Grant)), asked)
 	}
 	if len(ev.Amendment) > 0 {
 		fmt.Fprintf(env.stdout, "amendment: always allow `%s`\n", strings.Join(ev.Amendment, " "))
@@ -182,7 +183,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "network:   %s\n", network)
 	for _, n := range dests {
-		fmt.Fprintf(env.stdout, "  %s %s:%d (%s): %s\n", n.Decision, approvals.EscapeText(n.Host), n.Port, n.Protocol, n.Reason)
+		fmt.Fprintf(env.stdout, "  %s %s:%d (%s): %s\n", n.Decision, command.EscapeText(n.Host), n.Port, n.Protocol, n.Reason)
 	}
 	return status
 }

@@ -1,4 +1,4 @@
-package approvals
+package command
 
 import (
 	"path/filepath"
@@ -7,9 +7,9 @@ import (
 	"github.com/google/shlex"
 )
 
-// wrappers run their arguments as a command; known-safe, dangerous and risk
+// Wrappers run their arguments as a command; known-safe, dangerous and risk
 // checks look through them so that `nice rm -rf x` is judged as `rm -rf x`.
-var wrappers = map[string]bool{
+var Wrappers = map[string]bool{
 	"sudo": true, "doas": true, "pkexec": true, "env": true, "nice": true, "nohup": true,
 	"timeout": true, "time": true, "command": true, "builtin": true, "exec": true, "xargs": true,
 	"stdbuf": true, "ionice": true, "chrt": true, "taskset": true, "setsid": true, "busybox": true,
@@ -21,8 +21,8 @@ var wrappers = map[string]bool{
 	"strace": true, "ltrace": true, "valgrind": true, "catchsegv": true, "firejail": true, "bwrap": true,
 }
 
-// unwrapped is what a chain of wrappers runs.
-type unwrapped struct {
+// Unwrapped is what a chain of wrappers runs.
+type Unwrapped struct {
 	// Argv is the command that finally runs (nil when a wrapper runs none,
 	// as in `ionice -p PID` or `command -v ls`).
 	Argv []string
@@ -52,16 +52,16 @@ type unwrapped struct {
 // their options from argv, returning the command they run and the wrappers
 // seen, outermost first.
 func Unwrap(argv []string) (inner []string, seen []string) {
-	u := unwrapFull(argv)
+	u := UnwrapFull(argv)
 	return u.Argv, u.Wrappers
 }
 
 // maxWrappers bounds `env env env ...` and env -S splitting.
 const maxWrappers = 16
 
-func unwrapFull(argv []string) unwrapped {
-	u := unwrapped{Argv: argv, Transparent: true}
-	for len(u.Argv) > 0 && wrappers[filepath.Base(u.Argv[0])] {
+func UnwrapFull(argv []string) Unwrapped {
+	u := Unwrapped{Argv: argv, Transparent: true}
+	for len(u.Argv) > 0 && Wrappers[filepath.Base(u.Argv[0])] {
 		if len(u.Wrappers) == maxWrappers {
 			u.Transparent, u.Unsure = false, true
 			return u
@@ -222,7 +222,7 @@ func unwrapSimpleSpec(spec wrapperSpec, args []string, assigns *bool) (rest []st
 			if spec.noCommandLong[name] {
 				return nil, false, ok
 			}
-		case len(a) > 1 && a[0] == '-' && !(spec.numericOption && looksNumeric(a[1:])):
+		case len(a) > 1 && a[0] == '-' && !(spec.numericOption && LooksNumeric(a[1:])):
 			args = args[1:]
 			for i := 1; i < len(a); i++ {
 				c := a[i]
@@ -402,7 +402,7 @@ func unwrapXargs(args []string) (rest []string, transparent, ok bool) {
 	return []string{"echo"}, transparent, ok
 }
 
-func looksNumeric(s string) bool {
+func LooksNumeric(s string) bool {
 	if s == "" {
 		return false
 	}

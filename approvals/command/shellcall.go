@@ -1,4 +1,4 @@
-package approvals
+package command
 
 import (
 	"path/filepath"

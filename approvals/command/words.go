@@ -1,4 +1,4 @@
-package approvals
+package command
 
 import (
 	"strings"
@@ -35,17 +35,17 @@ func (a *Analysis) words(w *syntax.Word, pos []string) []word {
 	}
 	cp := *w // SplitBraces rewrites the word it is given
 	if !syntax.SplitBraces(&cp) {
-		s, ok := wordLiteral(w)
+		s, ok := WordLiteral(w)
 		return []word{{s, ok}}
 	}
 	var out []word
 	for ew, err := range expand.BracesSeq(nil, &cp) {
 		if err != nil || len(out) == maxBraceWords {
 			a.Problems = append(a.Problems, "a brace expansion makes too many words")
-			s, _ := wordLiteral(w)
+			s, _ := WordLiteral(w)
 			return []word{{s, false}}
 		}
-		s, ok := wordLiteral(ew)
+		s, ok := WordLiteral(ew)
 		out = append(out, word{s, ok})
 	}
 	return out
@@ -143,8 +143,8 @@ func plainIndex(x syntax.ArithmExpr) bool {
 	if !ok {
 		return false
 	}
-	s, lit := wordLiteral(w)
-	return lit && (s == "@" || s == "*" || isDigits(s))
+	s, lit := WordLiteral(w)
+	return lit && (s == "@" || s == "*" || IsDigits(s))
 }
 
 func nodeSource(n syntax.Node) string {
@@ -161,7 +161,7 @@ func movesPositional(f *syntax.File) bool {
 	moves := false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-			name, lit := wordLiteral(call.Args[0])
+			name, lit := WordLiteral(call.Args[0])
 			if lit && (name == "shift" || name == "set") {
 				moves = true
 			}

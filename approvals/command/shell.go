@@ -1,4 +1,4 @@
-package approvals
+package command
 
 import (
 	"bytes"
@@ -15,12 +15,12 @@ import (
 // bigger is not parsed at all and always needs the user.
 const MaxCommandBytes = 256 << 10
 
-// emptyScript is the problem of `bash -lc ""`: nothing to judge, so it is
+// EmptyScript is the problem of `bash -lc ""`: nothing to judge, so it is
 // put to the user (as Codex does).
-const emptyScript = "the shell script is empty"
+const EmptyScript = "the shell script is empty"
 
-// maxShellDepth bounds how deep `bash -c "sh -c '...'"` nesting is followed.
-const maxShellDepth = 4
+// MaxShellDepth bounds how deep `bash -c "sh -c '...'"` nesting is followed.
+const MaxShellDepth = 4
 
 // Segment is one simple command found in a command line: the whole argv of a
 // plain command, or one command of a shell script.
@@ -51,9 +51,9 @@ type Redirect struct {
 	Literal bool
 }
 
-// writesFile reports whether the redirect writes somewhere that matters
+// WritesFile reports whether the redirect writes somewhere that matters
 // (anything but /dev/null and the standard streams).
-func (r Redirect) writesFile() bool {
+func (r Redirect) WritesFile() bool {
 	if !r.Write {
 		return false
 	}
@@ -103,10 +103,10 @@ var shellNames = map[string]syntax.LangVariant{
 // as an approximation: never known-safe, never understood in full.
 var foreignShells = map[string]bool{"fish": true, "csh": true, "tcsh": true}
 
-// shellScript returns the script and its dialect when argv is a shell
+// ShellScript returns the script and its dialect when argv is a shell
 // invocation of the form `bash -c SCRIPT`, `bash -lc SCRIPT` or
 // `bash -l -c SCRIPT` (sh, dash and zsh alike).
-func shellScript(argv []string) (string, syntax.LangVariant, bool) {
+func ShellScript(argv []string) (string, syntax.LangVariant, bool) {
 	if len(argv) < 3 || len(argv) > 4 {
 		return "", 0, false
 	}
@@ -168,17 +168,17 @@ func (a *Analysis) addShell(sc shellCall, depth int, argsKnown bool) {
 }
 
 // addSegment records one command. A shell it runs, directly or through
-// wrappers (`env -S 'sh -c ...'`, `timeout 5 bash -ec ...`), has its script
+// Wrappers (`env -S 'sh -c ...'`, `timeout 5 bash -ec ...`), has its script
 // analysed too, so what finally runs is judged.
 func (a *Analysis) addSegment(seg Segment, depth int) {
-	u := unwrapFull(seg.Argv)
+	u := UnwrapFull(seg.Argv)
 	sc, isShell := parseShell(u.Argv)
 	switch {
 	case !isShell:
 	case !seg.Literal:
 		a.Problems = append(a.Problems, "runs a shell script Warden cannot read in full")
-	case depth >= maxShellDepth:
-		a.Problems = append(a.Problems, fmt.Sprintf("shells nested more than %d deep", maxShellDepth))
+	case depth >= MaxShellDepth:
+		a.Problems = append(a.Problems, fmt.Sprintf("shells nested more than %d deep", MaxShellDepth))
 	default:
 		if a.Script == "" {
 			a.Script = sc.Script
@@ -211,7 +211,7 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int, 
 	}
 	if len(f.Stmts) == 0 {
 		// Codex asks about `bash -lc ""`: there is nothing to judge.
-		a.Problems = append(a.Problems, emptyScript)
+		a.Problems = append(a.Problems, EmptyScript)
 		return
 	}
 	if pos != nil && movesPositional(f) {
@@ -247,7 +247,7 @@ func (a *Analysis) addScript(script string, lang syntax.LangVariant, depth int, 
 			a.Problems = append(a.Problems, "defines a shell function")
 		case *syntax.Assign:
 			if n.Name != nil && n.Value != nil {
-				v, lit := wordLiteral(n.Value)
+				v, lit := WordLiteral(n.Value)
 				a.Assignments = append(a.Assignments, Assignment{Name: n.Name.Value, Value: v, Literal: lit})
 			}
 		case *syntax.DeclClause:
@@ -289,14 +289,14 @@ func redirects(rs []*syntax.Redirect) []Redirect {
 		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
 			continue
 		}
-		target, lit := wordLiteral(r.Word)
+		target, lit := WordLiteral(r.Word)
 		rd := Redirect{Op: r.Op.String(), Target: target, Literal: lit}
 		switch r.Op {
 		case syntax.RdrIn:
 		case syntax.DplIn, syntax.DplOut:
 			// 2>&1, >&2, <&-: a descriptor, not a file, unless bash's
 			// `>&file` shorthand for `&>file`.
-			if lit && (target == "-" || isDigits(target)) {
+			if lit && (target == "-" || IsDigits(target)) {
 				continue
 			}
 			rd.Write = r.Op == syntax.DplOut
@@ -308,7 +308,7 @@ func redirects(rs []*syntax.Redirect) []Redirect {
 	return out
 }
 
-func isDigits(s string) bool {
+func IsDigits(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -320,9 +320,9 @@ func isDigits(s string) bool {
 	return true
 }
 
-// wordLiteral returns the word's value with quoting removed and true when it
+// WordLiteral returns the word's value with quoting removed and true when it
 // is a plain literal; otherwise its source text and false.
-func wordLiteral(w *syntax.Word) (string, bool) {
+func WordLiteral(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
 	}

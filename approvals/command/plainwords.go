@@ -1,4 +1,4 @@
-package approvals
+package command
 
 import (
 	"fmt"
@@ -20,9 +20,9 @@ import (
 // matched (see rule_apply.go). No rule ever takes a command out of the
 // sandbox.
 
-// plainCheck holds what the plain-words check needs to know about where
+// PlainCheck holds what the plain-words check needs to know about where
 // the command's programs would be found.
-type plainCheck struct {
+type PlainCheck struct {
 	roots []string // writable roots, cleaned and, where possible, also symlink-resolved
 	env   []string // the environment the command starts with
 	path  string   // its PATH
@@ -37,10 +37,10 @@ type plainCheck struct {
 	programs map[string]string
 }
 
-// newPlainCheck checks against roots, the directories the command (or an
+// NewPlainCheck checks against roots, the directories the command (or an
 // earlier one) could have written programs into; relative ones are ignored.
-func newPlainCheck(roots []string, env []string) *plainCheck {
-	c := &plainCheck{env: env, path: envValue(env, "PATH"), seen: map[string]bool{}, memo: pathmemo.New(), programs: map[string]string{}}
+func NewPlainCheck(roots []string, env []string) *PlainCheck {
+	c := &PlainCheck{env: env, path: EnvValue(env, "PATH"), seen: map[string]bool{}, memo: pathmemo.New(), programs: map[string]string{}}
 	for _, r := range roots {
 		if !filepath.IsAbs(r) {
 			continue
@@ -54,12 +54,12 @@ func newPlainCheck(roots []string, env []string) *plainCheck {
 	return c
 }
 
-// grantBlocker says why an allow rule's grant may not go to the
+// GrantBlocker says why an allow rule's grant may not go to the
 // analysed command line, or "" when it is plain words running
 // programs from outside every writable root. Every command the analysis
 // found (and rules matched) must be one this check saw whole: one the
 // analysis unwraps from another program (env, timeout…) is not.
-func (c *plainCheck) grantBlocker(a *Analysis) string {
+func (c *PlainCheck) GrantBlocker(a *Analysis) string {
 	size := 0
 	for _, arg := range a.Argv {
 		size += len(arg) + 1
@@ -75,7 +75,7 @@ func (c *plainCheck) grantBlocker(a *Analysis) string {
 	}
 	for _, seg := range a.Segments {
 		if !c.seen[commandKey(seg.Argv)] {
-			return fmt.Sprintf("%s runs inside another command", DisplayCommand(seg.Argv))
+			return fmt.Sprintf("%s runs inside another command", Display(seg.Argv))
 		}
 	}
 	return ""
@@ -83,20 +83,20 @@ func (c *plainCheck) grantBlocker(a *Analysis) string {
 
 func commandKey(argv []string) string { return strings.Join(argv, "\x00") }
 
-func (c *plainCheck) argv(argv []string, depth int) string {
+func (c *PlainCheck) argv(argv []string, depth int) string {
 	if len(argv) == 0 {
 		return "the command is empty"
 	}
-	if why := c.program(argv[0]); why != "" {
+	if why := c.Program(argv[0]); why != "" {
 		return why
 	}
 	c.seen[commandKey(argv)] = true
-	script, lang, ok := shellScript(argv)
+	script, lang, ok := ShellScript(argv)
 	if !ok {
 		// No shell: execve gets these words exactly as they are.
 		return ""
 	}
-	if depth >= maxShellDepth {
+	if depth >= MaxShellDepth {
 		return "shells are nested too deep to follow"
 	}
 	if why := c.shellStartup(argv); why != "" {
@@ -106,7 +106,7 @@ func (c *plainCheck) argv(argv []string, depth int) string {
 }
 
 // script checks every node of a shell script against the plain subset.
-func (c *plainCheck) script(script string, lang syntax.LangVariant, depth int) string {
+func (c *PlainCheck) script(script string, lang syntax.LangVariant, depth int) string {
 	p := parserPool.Get().(*syntax.Parser)
 	syntax.Variant(lang)(p)
 	f, err := p.Parse(strings.NewReader(script), "")
@@ -146,7 +146,7 @@ func (c *plainCheck) script(script string, lang syntax.LangVariant, depth int) s
 	return why
 }
 
-func (c *plainCheck) call(call *syntax.CallExpr, depth int) string {
+func (c *PlainCheck) call(call *syntax.CallExpr, depth int) string {
 	if len(call.Assigns) > 0 {
 		if len(call.Args) == 0 {
 			return "the script assigns shell variables"
@@ -247,7 +247,7 @@ func unquotedBlocker(s string, first bool, w *syntax.Word) string {
 // redirectBlocker allows only /dev/null and copies or closes of descriptors
 // (2>&1, >&2, 2>&-).
 func redirectBlocker(r *syntax.Redirect) string {
-	if r.N != nil && !isDigits(r.N.Value) {
+	if r.N != nil && !IsDigits(r.N.Value) {
 		return "a redirection names its descriptor with a variable ({fd})"
 	}
 	if r.Hdoc != nil || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
@@ -257,7 +257,7 @@ func redirectBlocker(r *syntax.Redirect) string {
 	if why != "" {
 		return "a redirection target is computed: " + why
 	}
-	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && (target == "-" || isDigits(target)) {
+	if (r.Op == syntax.DplIn || r.Op == syntax.DplOut) && (target == "-" || IsDigits(target)) {
 		return ""
 	}
 	if target != "/dev/null" {
@@ -345,10 +345,10 @@ func shellBuiltinBlocker(argv []string) string {
 	return ""
 }
 
-// program checks where name would be found: a path must be absolute, and
+// Program checks where name would be found: a path must be absolute, and
 // the file it names, and every PATH directory searched before it is found,
 // must lie outside the writable roots, symlinks resolved.
-func (c *plainCheck) program(name string) string {
+func (c *PlainCheck) Program(name string) string {
 	if why, ok := c.programs[name]; ok {
 		return why
 	}
@@ -357,7 +357,7 @@ func (c *plainCheck) program(name string) string {
 	return why
 }
 
-func (c *plainCheck) lookProgram(name string) string {
+func (c *PlainCheck) lookProgram(name string) string {
 	if strings.Contains(name, "/") {
 		if !filepath.IsAbs(name) {
 			return fmt.Sprintf("the program %s is named by a relative path", name)
@@ -382,7 +382,7 @@ func (c *plainCheck) lookProgram(name string) string {
 
 // outsideRoots says what is wrong when p, as written or with symlinks
 // resolved, lies inside a writable root (or cannot be resolved).
-func (c *plainCheck) outsideRoots(p, what string) string {
+func (c *PlainCheck) outsideRoots(p, what string) string {
 	p = filepath.Clean(p)
 	if r := c.rootOf(p); r != "" {
 		return fmt.Sprintf("%s is inside the writable root %s", what, r)
@@ -397,7 +397,7 @@ func (c *plainCheck) outsideRoots(p, what string) string {
 	return ""
 }
 
-func (c *plainCheck) rootOf(p string) string {
+func (c *PlainCheck) rootOf(p string) string {
 	for _, r := range c.roots {
 		if p == r || r == "/" || strings.HasPrefix(p, r+"/") {
 			return r
@@ -409,21 +409,21 @@ func (c *plainCheck) rootOf(p string) string {
 // shellStartup refuses a shell whose startup files could come from a
 // writable root: a login shell (and every zsh) reads HOME's profile, and
 // bash -c reads $BASH_ENV.
-func (c *plainCheck) shellStartup(argv []string) string {
+func (c *PlainCheck) shellStartup(argv []string) string {
 	var files []string
 	login := strings.Contains(strings.Join(argv[1:len(argv)-1], " "), "l")
 	zsh := filepath.Base(argv[0]) == "zsh"
 	if login || zsh {
-		home := envValue(c.env, "HOME")
+		home := EnvValue(c.env, "HOME")
 		if home == "" {
 			return "the shell's startup files cannot be located: HOME is not set"
 		}
 		files = append(files, home)
 	}
 	if zsh {
-		files = append(files, envValue(c.env, "ZDOTDIR"))
+		files = append(files, EnvValue(c.env, "ZDOTDIR"))
 	}
-	files = append(files, envValue(c.env, "BASH_ENV"), envValue(c.env, "ENV"))
+	files = append(files, EnvValue(c.env, "BASH_ENV"), EnvValue(c.env, "ENV"))
 	for _, f := range files {
 		if f == "" {
 			continue
@@ -444,7 +444,7 @@ func (c *plainCheck) shellStartup(argv []string) string {
 }
 
 // executable says whether p, links followed, is an executable file.
-func (c *plainCheck) executable(p string) bool {
+func (c *PlainCheck) executable(p string) bool {
 	rp, err := c.memo.EvalSymlinks(p)
 	if err != nil {
 		return false
@@ -453,8 +453,8 @@ func (c *plainCheck) executable(p string) bool {
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// envValue is the last value of key in env (KEY=VALUE strings).
-func envValue(env []string, key string) string {
+// EnvValue is the last value of key in env (KEY=VALUE strings).
+func EnvValue(env []string, key string) string {
 	v := ""
 	for _, kv := range env {
 		if k, val, ok := strings.Cut(kv, "="); ok && k == key {

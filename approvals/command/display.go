@@ -1,4 +1,4 @@
-package approvals
+package command
 
 import (
 	"fmt"
@@ -25,7 +25,7 @@ func EscapeText(s string) string {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || hiddenRune(r) {
+		if (r == utf8.RuneError && size == 1) || HiddenRune(r) {
 			break
 		}
 		i += size
@@ -41,7 +41,7 @@ func EscapeText(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case hiddenRune(r):
+		case HiddenRune(r):
 			b.WriteString(escapeRune(r))
 		default:
 			b.WriteString(s[i : i+size])
@@ -68,8 +68,8 @@ func NeedsEscape(s string) bool {
 	return EscapeLines(s) != s
 }
 
-// hiddenRune reports whether r must be escaped to be seen.
-func hiddenRune(r rune) bool {
+// HiddenRune reports whether r must be escaped to be seen.
+func HiddenRune(r rune) bool {
 	switch {
 	case r == ' ':
 		return false
@@ -115,30 +115,30 @@ func escapeRune(r rune) string {
 }
 
 // Display limits: a command longer than maxShownBytes is shown as its first
-// shownHeadBytes and last shownTailBytes, with the count of bytes between;
+// ShownHeadBytes and last shownTailBytes, with the count of bytes between;
 // the heading quotes a command only up to maxHeadingBytes on one line. A
-// one-line reason (DisplayCommand) keeps the same shape, shorter.
+// one-line reason (Display) keeps the same shape, shorter.
 const (
-	maxShownBytes   = 1500
-	shownHeadBytes  = 1000
-	shownTailBytes  = 400
-	maxHeadingBytes = 160
-	maxReasonBytes  = 300
+	MaxShownBytes   = 1500
+	ShownHeadBytes  = 1000
+	ShownTailBytes  = 400
+	MaxHeadingBytes = 160
+	MaxReasonBytes  = 300
 	reasonHeadBytes = 200
 	reasonTailBytes = 80
 )
 
-// headTail splits s into the part shown at the start, the part shown at the
+// HeadTail splits s into the part shown at the start, the part shown at the
 // end and how many bytes between them are not shown (0 when s is shown in
 // full, tail then empty).
-func headTail(s string) (head, tail string, hidden int) {
-	return cutMiddle(s, maxShownBytes, shownHeadBytes, shownTailBytes)
+func HeadTail(s string) (head, tail string, hidden int) {
+	return CutMiddle(s, MaxShownBytes, ShownHeadBytes, ShownTailBytes)
 }
 
-// cutMiddle keeps s whole up to max bytes, else its first headBytes and
+// CutMiddle keeps s whole up to max bytes, else its first headBytes and
 // last tailBytes, reporting how many bytes between are dropped. Cuts fall
 // on character boundaries.
-func cutMiddle(s string, max, headBytes, tailBytes int) (head, tail string, hidden int) {
+func CutMiddle(s string, max, headBytes, tailBytes int) (head, tail string, hidden int) {
 	if len(s) <= max {
 		return s, "", 0
 	}
@@ -153,14 +153,14 @@ func cutMiddle(s string, max, headBytes, tailBytes int) (head, tail string, hidd
 	return s[:h], s[t:], t - h
 }
 
-// notShown is the marker between a long text's head and tail.
-func notShown(n int) string {
+// NotShown is the marker between a long text's head and tail.
+func NotShown(n int) string {
 	return fmt.Sprintf("… %d bytes not shown …", n)
 }
 
-// indentLines writes s (already escaped, lines kept) with each line
+// IndentLines writes s (already escaped, lines kept) with each line
 // indented, so no line of model-written text can pass for one of Warden's.
-func indentLines(b *strings.Builder, s, indent string) {
+func IndentLines(b *strings.Builder, s, indent string) {
 	for _, l := range strings.Split(s, "\n") {
 		b.WriteString("\n")
 		b.WriteString(indent)
@@ -171,11 +171,11 @@ func indentLines(b *strings.Builder, s, indent string) {
 // maxListedCommands bounds the distinct command names a prompt lists.
 const maxListedCommands = 16
 
-// commandCount says how many commands argv runs and which programs, from the
+// Programs says how many commands argv runs and which programs, from the
 // shell analysis: "Runs 3 commands: touch, ls ×2". Each program is named
 // once, with its count, so a payload cannot hide among repeats. It is empty
 // for a plain command (one program, no shell script).
-func commandCount(argv []string) string {
+func Programs(argv []string) string {
 	a := Analyze(argv)
 	if a.Script == "" && len(a.Segments) <= 1 && len(a.Problems) == 0 {
 		return ""
@@ -218,13 +218,13 @@ func commandCount(argv []string) string {
 	return b.String()
 }
 
-// commandText is the full text of argv as shown: a shell invocation's
+// Text is the full text of argv as shown: a shell invocation's
 // script, else the words with shell quoting where needed. A blank script
 // is shown with its shell (`bash -lc ”`), not as nothing. Unlike
-// DisplayCommand it is never cut or escaped; the dialog shows head and
+// Display it is never cut or escaped; the dialog shows head and
 // tail, escaped line by line.
-func commandText(argv []string) string {
-	if s, _, ok := shellScript(argv); ok && strings.TrimSpace(s) != "" {
+func Text(argv []string) string {
+	if s, _, ok := ShellScript(argv); ok && strings.TrimSpace(s) != "" {
 		return s
 	}
 	q := make([]string, len(argv))
@@ -245,19 +245,19 @@ func ansiCQuote(s string) string {
 	return "$'" + EscapeText(s) + "'"
 }
 
-// DisplayCommand renders argv for one-line messages (reasons, progress,
+// Display renders argv for one-line messages (reasons, progress,
 // notices) as the dialog's heading does: the script of a shell invocation,
 // else the words with shell quoting, hidden characters escaped (EscapeText,
 // $'...' for a word that holds them), newlines as \n. A long command shows
 // its head and its tail with the count of bytes between, never only its
 // start.
-func DisplayCommand(argv []string) string {
-	s := commandText(argv)
-	head, tail, hidden := cutMiddle(s, maxReasonBytes, reasonHeadBytes, reasonTailBytes)
+func Display(argv []string) string {
+	s := Text(argv)
+	head, tail, hidden := CutMiddle(s, MaxReasonBytes, reasonHeadBytes, reasonTailBytes)
 	if hidden == 0 {
 		return EscapeText(s)
 	}
-	return EscapeText(head) + " " + notShown(hidden) + " " + EscapeText(tail)
+	return EscapeText(head) + " " + NotShown(hidden) + " " + EscapeText(tail)
 }
 
 func shellQuote(s string) string {
