@@ -20,7 +20,7 @@ import (
 
 func init() {
 	var cwd string
-	register(&command{
+	register(&subcommand{
 		name:    "apply-patch",
 		summary: "apply a Codex-format patch or a unified/git diff to disk, all or nothing",
 		usage:   "apply-patch [--cwd D] [FILE|-]",

@@ -16,7 +16,7 @@ import (
 var doctorJSON bool
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "doctor",
 		summary: "show what this machine's sandbox enforces, layer by layer, and what it cannot; check config.toml and the model",
 		usage:   "doctor [--json]",

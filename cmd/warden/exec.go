@@ -36,7 +36,7 @@ func (f *execFlags) register(fs *flag.FlagSet) {
 }
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "exec",
 		summary: "run one command through Warden's approval policy and sandbox",
 		usage:   "exec [--cwd D] [--sandbox MODE] [--network[=off|ask|on]] [--writable-root D]... [--approval X] [--rules F]... [--grant-write D]... [--grant-read P]... [--yes|--deny] -- CMD ARGS...",

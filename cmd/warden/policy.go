@@ -55,7 +55,7 @@ const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [-
 const policySummary = "explain what Warden's approval policy decides for a command (policy check)"
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "policy",
 		summary: policySummary,
 		usage:   policyUsage,

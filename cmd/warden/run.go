@@ -39,7 +39,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 
 func init() {
 	var f runFlags
-	register(&command{
+	register(&subcommand{
 		name:    "run",
 		summary: "run the agent on a task in a directory, asking on the terminal, patching the disk",
 		usage:   `run [--cwd D] [--sandbox MODE] [--network[=off|ask|on]] [--approval X] [--rules F]... [--yes|--deny] "TASK"`,
