@@ -40,6 +40,10 @@ type Checkpoint struct {
 	// Undone is when undo reverted this change; the record stays so that a
 	// second undo can say so rather than claim nothing was ever recorded.
 	Undone *time.Time `json:"undone,omitempty"`
+	// Kind is KindCommand for what a command changed, "" for a patch.
+	Kind string `json:"kind,omitempty"`
+	// Lost names the changed files whose previous content was not kept.
+	Lost []string `json:"lost,omitempty"`
 }
 
 // Snapshot is one file's state before and after a patch.
@@ -54,6 +58,13 @@ type Snapshot struct {
 	// Dirs are the directories the patch had to create for the file, which
 	// undo removes again if they are empty.
 	Dirs []string `json:"dirs,omitempty"`
+	// A command checkpoint names the previous content instead of holding
+	// it: a blob in the change store, or a git object in the repository at
+	// GitDir; Lost says why neither was kept.
+	Blob      string `json:"blob,omitempty"`
+	GitObject string `json:"gitObject,omitempty"`
+	GitDir    string `json:"gitDir,omitempty"`
+	Lost      string `json:"lost,omitempty"`
 }
 
 func sum(data []byte) string {
@@ -265,6 +276,9 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 	if cp == nil {
 		return nil, c.NothingToUndo(root)
 	}
+	if err := c.loadPreimages(cp, force); err != nil {
+		return nil, err
+	}
 	plan, err := cp.revertPlan(ws, force)
 	if err != nil {
 		return nil, err
@@ -290,6 +304,7 @@ func (c *Checkpoints) markUndone(cp *Checkpoint) error {
 	cp.Undone = &now
 	for i := range cp.Files {
 		cp.Files[i].Content = nil
+		cp.Files[i].Blob, cp.Files[i].GitObject = "", ""
 	}
 	return c.save(cp)
 }

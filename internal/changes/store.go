@@ -91,7 +91,11 @@ func (s *Store) cachePath(root string) string {
 // loadCache is root's stat cache; a missing or damaged one is empty (the
 // files are copied again).
 func (s *Store) loadCache(root string) map[string]cached {
-	data, err := os.ReadFile(s.cachePath(root))
+	return s.loadCacheFile(s.cachePath(root))
+}
+
+func (s *Store) loadCacheFile(path string) map[string]cached {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return map[string]cached{}
 	}
@@ -124,11 +128,17 @@ func (s *Store) Usage() (bytes int64, blobs int) {
 	return bytes, blobs
 }
 
-// Sweep removes the blobs that keep does not name and that are older than
-// grace (a run in progress may have stored them and not yet recorded
-// them), and the stat caches that name removed blobs. It returns the bytes
-// freed.
+// Sweep removes the blobs that neither keep nor a stat cache names (the
+// stat caches name the content the next snapshot counts on) and that are
+// older than grace (a run in progress may have stored them and not yet
+// recorded them). It returns the bytes freed.
 func (s *Store) Sweep(keep map[string]bool, grace time.Duration) int64 {
+	caches, _ := os.ReadDir(filepath.Join(s.dir, "stat"))
+	for _, c := range caches {
+		for _, e := range s.loadCacheFile(filepath.Join(s.dir, "stat", c.Name())) {
+			keep[e.Sum] = true
+		}
+	}
 	var freed int64
 	cutoff := time.Now().Add(-grace)
 	dirs, _ := os.ReadDir(filepath.Join(s.dir, "blobs"))
@@ -147,9 +157,6 @@ func (s *Store) Sweep(keep map[string]bool, grace time.Duration) int64 {
 				freed += fi.Size()
 			}
 		}
-	}
-	if freed > 0 {
-		os.RemoveAll(filepath.Join(s.dir, "stat")) // they may name what is gone
 	}
 	return freed
 }

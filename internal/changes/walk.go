@@ -9,8 +9,14 @@ import (
 )
 
 // skipDirs are version-control metadata: the sandbox holds them read-only,
-// and a repository's history is not the workspace's content.
+// and a repository's history is not the workspace's content. Of a .git
+// directory, what git runs or obeys is recorded (gitEntries): a run
+// without the sandbox may change it, and it must be named and undone.
 var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": true}
+
+// gitEntries are the parts of a .git directory that are recorded: its
+// configuration, and the files directly in hooks/ and info/.
+var gitEntries = []string{"config", "hooks", "info"}
 
 // tree is a root's files by slash-separated path relative to the root.
 type tree map[string]Entry
@@ -38,6 +44,9 @@ func walk(root string) (t tree, unreadable []string) {
 		for _, e := range entries {
 			p := path.Join(rel, e.Name())
 			if e.IsDir() {
+				if e.Name() == ".git" {
+					listGit(root, p, local)
+				}
 				if skipDirs[e.Name()] {
 					continue
 				}
@@ -66,4 +75,28 @@ func walk(root string) (t tree, unreadable []string) {
 	visit(".")
 	wg.Wait()
 	return t, unreadable
+}
+
+// listGit adds gitEntries of the .git directory rel to t.
+func listGit(root, rel string, t tree) {
+	for _, name := range gitEntries {
+		p := path.Join(rel, name)
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		if err != nil {
+			continue
+		}
+		if !fi.IsDir() {
+			t[p] = entryOf(fi)
+			continue
+		}
+		entries, _ := os.ReadDir(filepath.Join(root, filepath.FromSlash(p)))
+		for _, e := range entries {
+			if e.IsDir() {
+				continue
+			}
+			if fi, err := e.Info(); err == nil {
+				t[path.Join(p, e.Name())] = entryOf(fi)
+			}
+		}
+	}
 }
