@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"reflect"
 	"testing"
 )
@@ -228,7 +229,7 @@ func TestDisguiseUnwrapGrammar(t *testing.T) {
 		} else if u.Transparent {
 			t.Errorf("%q: transparent", argv)
 		}
-		if KnownSafe(command.Analyze(argv)) {
+		if safe.KnownSafe(command.Analyze(argv)) {
 			t.Errorf("%q: known-safe", argv)
 		}
 	}

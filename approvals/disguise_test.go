@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"strings"
 	"testing"
 )
@@ -153,7 +154,7 @@ func TestDisguiseWrappersThatChangeWhatRuns(t *testing.T) {
 		{"bash", "--weird", "-c", "ls"},
 		{"xargs", "sh", "-c", "ls \"$1\"", "sh"},
 	} {
-		if KnownSafe(command.Analyze(argv)) {
+		if safe.KnownSafe(command.Analyze(argv)) {
 			t.Errorf("%q is known-safe", argv)
 		}
 	}
@@ -261,7 +262,7 @@ func TestKnownSafeSeesWhatRuns(t *testing.T) {
 	}
 	for _, c := range cases {
 		a := command.Analyze(c.argv)
-		if got := KnownSafe(a); got != c.safe {
+		if got := safe.KnownSafe(a); got != c.safe {
 			t.Errorf("KnownSafe(%q) = %v, want %v (segments %v, problems %q)", c.argv, got, c.safe, a.Segments, a.Problems)
 		}
 	}
@@ -288,7 +289,7 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		}
 	}
 	// Unquoted $2 holding "a b" is split again: not a literal word.
-	if a := command.Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); KnownSafe(a) {
+	if a := command.Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); safe.KnownSafe(a) {
 		t.Errorf("unquoted multi-word argument treated as known-safe")
 	}
 	// shift and set move the arguments: "$@" is no longer known.
@@ -296,7 +297,7 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		{"sh", "-c", "shift; \"$@\"", "sh", "x", "rm", "-rf", "build"},
 		{"sh", "-c", "set -- rm -rf build; \"$@\"", "sh", "ls"},
 	} {
-		if a := command.Analyze(argv); a.Understood() || KnownSafe(a) {
+		if a := command.Analyze(argv); a.Understood() || safe.KnownSafe(a) {
 			t.Errorf("%q: arguments read as if unmoved: %v", argv, a.Segments)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -78,7 +79,7 @@ type Evaluation struct {
 
 // segmentSafe: one command of the line is known-safe (its git hardened).
 func (e *Evaluation) segmentSafe(s command.Segment) bool {
-	return SegmentKnownSafe(s) && !(e.gitUnsafe && isGitSegment(s))
+	return safe.SegmentKnownSafe(s) && !(e.gitUnsafe && safe.IsGitSegment(s))
 }
 
 // OffersSessionApproval reports whether "Allow for session" may be offered:
@@ -113,7 +114,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	if !asked.IsZero() {
 		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked, req.Cwd)
 	}
-	run, hardened := hardenGit(a)
+	run, hardened := safe.HardenGit(a)
 	e.gitUnsafe = !hardened || (run != nil && !gitStaysProtected(a, req.Cwd, req.Sandbox))
 	// A read of credentials is never known-safe, whatever reads them.
 	e.KnownSafe = a.Understood() && !e.Risk.readsSecrets
@@ -125,7 +126,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	// Dangerous: some command is on the dangerous list and not a deletion
 	// the sandbox confines (confinedDelete).
 	for _, s := range a.Segments {
-		e.Dangerous = e.Dangerous || (isDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
+		e.Dangerous = e.Dangerous || (safe.IsDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
 	}
 	if grantErr != nil {
 		e.Decision = Forbidden
@@ -362,11 +363,11 @@ func unreadable(a *command.Analysis) bool {
 // the caller).
 func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Evaluation) Decision {
 	pol := ev.Policy.Ask
-	safe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
+	knownSafe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
 	switch {
-	case safe:
+	case knownSafe:
 		return Allow
-	case isDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
+	case safe.IsDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
 		if pol == Never {
 			return Forbidden
 		}
@@ -406,7 +407,7 @@ func confinedDelete(seg command.Segment, req CommandRequest, e *Evaluation, pol 
 		return len(operands(u.Argv[1:])) > 0
 	case "find":
 		// find -exec rm: its risk facts judged what find selects.
-		for _, cmd := range findCommands(u.Argv[1:]) {
+		for _, cmd := range safe.FindCommands(u.Argv[1:]) {
 			if len(cmd) == 0 || cmd[0] != "rm" {
 				return false
 			}

@@ -1,10 +1,12 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 func TestEvaluatePolicies(t *testing.T) {
@@ -207,5 +209,32 @@ func TestAmendmentOnlyForWritableTokens(t *testing.T) {
 	}
 	if a := amendment(nil, seg("curl", "--noproxy", "none", "http://x")); len(a) == 0 {
 		t.Error("twin: no amendment offered")
+	}
+}
+
+func TestAnalyzeBadInput(t *testing.T) {
+	huge := strings.Repeat("echo hi; ", (1<<20)/9)
+	cases := map[string][]string{
+		"non-UTF-8 argv":    {"ls", "\xff\xfe"},
+		"1 MB command line": {"bash", "-lc", huge},
+		"parser rejects":    {"bash", "-lc", "echo 'unterminated"},
+		"empty":             {},
+		"1 MB plain argv":   {"echo", huge},
+	}
+	for name, argv := range cases {
+		a := command.Analyze(argv)
+		if len(a.Problems) == 0 {
+			t.Errorf("%s: no problem reported", name)
+		}
+		if safe.KnownSafe(a) {
+			t.Errorf("%s: treated as known-safe", name)
+		}
+		ev := (&Evaluator{Policy: Policy{Ask: OnRequest}}).Evaluate(CommandRequest{Argv: argv, Cwd: t.TempDir(), Sandbox: Sandbox{Mode: WorkspaceWrite}})
+		if ev.Decision != Prompt {
+			t.Errorf("%s: decision %s, want prompt (the safe default); reason %q", name, ev.Decision, ev.Reason)
+		}
+		if ev.Reason == "" || len(ev.Reason) > 2000 {
+			t.Errorf("%s: reason missing or too long for a dialog (%d bytes)", name, len(ev.Reason))
+		}
 	}
 }

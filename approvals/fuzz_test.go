@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,7 +89,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Fuzz(func(t *testing.T, script string) {
 		argv := []string{"bash", "-lc", script}
 		a := command.Analyze(argv)
-		safe := KnownSafe(a)
+		safe := safe.KnownSafe(a)
 		if safe && len(a.Problems) > 0 {
 			t.Fatalf("%q: known-safe with problems %q", script, a.Problems)
 		}

@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,10 +86,10 @@ func TestQuietKnownSafeAttacks(t *testing.T) {
 		{[]string{"bash", "-lc", "diff a b 2> err.log"}, []string{"bash", "-lc", "diff -u a b 2>&1 || true"}},
 	}
 	for _, c := range cases {
-		if KnownSafe(command.Analyze(c.attack)) {
+		if safe.KnownSafe(command.Analyze(c.attack)) {
 			t.Errorf("attack %q is known-safe", c.attack)
 		}
-		if a := command.Analyze(c.twin); !KnownSafe(a) {
+		if a := command.Analyze(c.twin); !safe.KnownSafe(a) {
 			t.Errorf("twin %q is not known-safe (problems %q)", c.twin, a.Problems)
 		}
 	}

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/internal/lazyre"
 	"github.com/wardenhq/warden/sandbox"
 
@@ -408,7 +409,7 @@ func (as *assessor) segment(seg command.Segment) {
 		}
 	case "uniq":
 		// `uniq [OPTION]... [INPUT [OUTPUT]]`
-		if ops := operandsOf(args, "fsw"); len(ops) == 2 {
+		if ops := safe.OperandsOf(args, "fsw"); len(ops) == 2 {
 			as.writes(ops[1], true)
 		}
 	case "tee", "touch", "mkdir", "truncate":
@@ -889,7 +890,7 @@ func (as *assessor) findExecs(args []string) {
 		start = args[0]
 	}
 	file := filepath.Join(start, "…")
-	for _, cmd := range findCommands(args) {
+	for _, cmd := range safe.FindCommands(args) {
 		if len(cmd) == 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -91,5 +92,5 @@ func sedEditsInPlaceOnly(args []string) bool {
 			return false // a file of its own: it would edit that too
 		}
 	}
-	return inPlace && len(scripts) > 0 && sedScriptSafe(strings.Join(scripts, "\n"))
+	return inPlace && len(scripts) > 0 && safe.SedScriptSafe(strings.Join(scripts, "\n"))
 }

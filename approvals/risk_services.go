@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -382,7 +383,7 @@ func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
 			}
 		}
 	}
-	if KnownSafe(command.Analyze(argv)) {
+	if safe.KnownSafe(command.Analyze(argv)) {
 		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
 		return
 	}

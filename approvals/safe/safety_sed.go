@@ -1,4 +1,4 @@
-package approvals
+package safe
 
 import "strings"
 
@@ -71,12 +71,12 @@ func sedSafe(args []string) bool {
 		scripts, operands = operands[:1], operands[1:]
 	}
 	// GNU sed joins -e scripts with newlines.
-	return sedScriptSafe(strings.Join(scripts, "\n"))
+	return SedScriptSafe(strings.Join(scripts, "\n"))
 }
 
-// sedScriptSafe parses a sed script and accepts it when every command is
+// SedScriptSafe parses a sed script and accepts it when every command is
 // one that only prints or changes the pattern and hold spaces.
-func sedScriptSafe(s string) bool {
+func SedScriptSafe(s string) bool {
 	p := &sedParser{s: s}
 	for {
 		p.skip(" \t\n;")

@@ -1,4 +1,4 @@
-package approvals
+package safe
 
 import (
 	"sort"
@@ -200,19 +200,19 @@ func hardenGitArgv(argv []string) []string {
 	return append(out, argv[i+1:]...)
 }
 
-// isGitSegment: a command of the line that is git run directly (the only
+// IsGitSegment: a command of the line that is git run directly (the only
 // form hardenGit can rewrite).
-func isGitSegment(s command.Segment) bool { return len(s.Argv) > 0 && s.Argv[0] == "git" }
+func IsGitSegment(s command.Segment) bool { return len(s.Argv) > 0 && s.Argv[0] == "git" }
 
-// hardenGit returns the argv Warden runs so that every known-safe git
+// HardenGit returns the argv Warden runs so that every known-safe git
 // command in the line has the hardening options, or nil when there is none.
 // ok is false when some known-safe git command cannot be rewritten (it sits
 // in a shell nested in the script, behind a wrapper...): such a command is
 // then not known-safe.
-func hardenGit(a *command.Analysis) (run []string, ok bool) {
+func HardenGit(a *command.Analysis) (run []string, ok bool) {
 	want := 0
 	for _, s := range a.Segments {
-		if isGitSegment(s) && s.Literal && gitKnownSafe(s.Argv) {
+		if IsGitSegment(s) && s.Literal && gitKnownSafe(s.Argv) {
 			want++
 		}
 	}

@@ -1,4 +1,4 @@
-package approvals
+package safe
 
 import (
 	"github.com/wardenhq/warden/approvals/command"
@@ -167,7 +167,7 @@ func isKnownSafeArgv(argv []string) bool {
 		return len(argv) > 1 && !strings.HasPrefix(argv[1], "-v")
 	case "uniq":
 		// `uniq [OPTION]... [INPUT [OUTPUT]]`: an OUTPUT operand is written.
-		return len(operandsOf(argv[1:], "fsw")) <= 1
+		return len(OperandsOf(argv[1:], "fsw")) <= 1
 	case "command":
 		// `command -v NAME` prints where NAME is; it runs nothing.
 		return len(argv) > 1 && (argv[1] == "-v" || argv[1] == "-V")
@@ -183,21 +183,21 @@ func isKnownSafeArgv(argv []string) bool {
 // an "Always allow" rule.
 func Dangerous(a *command.Analysis) bool {
 	for _, s := range a.Segments {
-		if isDangerousArgv(s.Argv) {
+		if IsDangerousArgv(s.Argv) {
 			return true
 		}
 	}
 	return false
 }
 
-func isDangerousArgv(argv []string) bool {
+func IsDangerousArgv(argv []string) bool {
 	u := command.UnwrapFull(argv)
 	if forceRemove(u.Argv, u.Appends) {
 		return true
 	}
 	if len(u.Argv) > 0 && filepath.Base(u.Argv[0]) == "find" {
-		for _, cmd := range findCommands(u.Argv[1:]) {
-			if isDangerousArgv(cmd) {
+		for _, cmd := range FindCommands(u.Argv[1:]) {
+			if IsDangerousArgv(cmd) {
 				return true
 			}
 		}
@@ -234,9 +234,9 @@ func forceRemove(argv []string, appends bool) bool {
 	return appends
 }
 
-// findCommands returns the commands find runs with -exec, -execdir, -ok
+// FindCommands returns the commands find runs with -exec, -execdir, -ok
 // and -okdir.
-func findCommands(args []string) [][]string {
+func FindCommands(args []string) [][]string {
 	var out [][]string
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
@@ -252,9 +252,9 @@ func findCommands(args []string) [][]string {
 	return out
 }
 
-// operandsOf returns the operands of a command line whose short options in
+// OperandsOf returns the operands of a command line whose short options in
 // valueOpts take a value (-f 2, -f2), so values are not taken for operands.
-func operandsOf(args []string, valueOpts string) []string {
+func OperandsOf(args []string, valueOpts string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]

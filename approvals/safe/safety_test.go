@@ -1,11 +1,10 @@
-package approvals
+package safe
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
-	"reflect"
 	"runtime"
-	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 func TestKnownSafe(t *testing.T) {
@@ -218,92 +217,6 @@ func TestDangerous(t *testing.T) {
 	for _, c := range cases {
 		if got := Dangerous(command.Analyze(c.argv)); got != c.dangerous {
 			t.Errorf("Dangerous(%q) = %v, want %v", c.argv, got, c.dangerous)
-		}
-	}
-}
-
-func TestAnalyzeSplitsScripts(t *testing.T) {
-	cases := []struct {
-		script   string
-		commands [][]string
-		problem  string // a substring of the first problem, "" for none
-	}{
-		{"ls && pwd", [][]string{{"ls"}, {"pwd"}}, ""},
-		{"a || b; c | d", [][]string{{"a"}, {"b"}, {"c"}, {"d"}}, ""},
-		{"(cd src && make)", [][]string{{"cd", "src"}, {"make"}}, ""},
-		{"echo $(date) `whoami`", [][]string{{"echo", "$(date)", "$(whoami)"}, {"date"}, {"whoami"}}, ""},
-		{"diff <(ls a) <(ls b)", [][]string{{"diff", "<(ls a)", "<(ls b)"}, {"ls", "a"}, {"ls", "b"}}, ""},
-		{"if test -f x; then cat x; fi", [][]string{{"test", "-f", "x"}, {"cat", "x"}}, ""},
-		{"while read l; do echo \"$l\"; done < f", [][]string{{"read", "l"}, {"echo", "\"$l\""}}, ""},
-		{"echo 'a b' \"c d\" e\\ f", [][]string{{"echo", "a b", "c d", "e f"}}, ""},
-		{"git commit -m \"fix: it\"", [][]string{{"git", "commit", "-m", "fix: it"}}, ""},
-		{"bash -c 'ls; pwd'", [][]string{{"ls"}, {"pwd"}}, ""},
-		{"ls &", [][]string{{"ls"}}, "background"},
-		{"$X y", [][]string{{"$X", "y"}}, "computed at run time"},
-		{"f() { :; }", nil, "function"},
-		{"ls && (", nil, "cannot parse"},
-		{"export A=1", nil, "declares"},
-		{"A=1", nil, "assigns"},
-	}
-	for _, c := range cases {
-		a := command.Analyze([]string{"bash", "-lc", c.script})
-		var got [][]string
-		for _, s := range a.Segments {
-			got = append(got, s.Argv)
-		}
-		if c.commands != nil && !reflect.DeepEqual(got, c.commands) {
-			t.Errorf("%q: commands %q, want %q", c.script, got, c.commands)
-		}
-		switch {
-		case c.problem == "" && len(a.Problems) > 0:
-			t.Errorf("%q: unexpected problems %q", c.script, a.Problems)
-		case c.problem != "" && (len(a.Problems) == 0 || !strings.Contains(a.Problems[0], c.problem)):
-			t.Errorf("%q: problems %q, want one containing %q", c.script, a.Problems, c.problem)
-		}
-	}
-}
-
-func TestAnalyzeBadInput(t *testing.T) {
-	huge := strings.Repeat("echo hi; ", (1<<20)/9)
-	cases := map[string][]string{
-		"non-UTF-8 argv":    {"ls", "\xff\xfe"},
-		"1 MB command line": {"bash", "-lc", huge},
-		"parser rejects":    {"bash", "-lc", "echo 'unterminated"},
-		"empty":             {},
-		"1 MB plain argv":   {"echo", huge},
-	}
-	for name, argv := range cases {
-		a := command.Analyze(argv)
-		if len(a.Problems) == 0 {
-			t.Errorf("%s: no problem reported", name)
-		}
-		if KnownSafe(a) {
-			t.Errorf("%s: treated as known-safe", name)
-		}
-		ev := (&Evaluator{Policy: Policy{Ask: OnRequest}}).Evaluate(CommandRequest{Argv: argv, Cwd: t.TempDir(), Sandbox: Sandbox{Mode: WorkspaceWrite}})
-		if ev.Decision != Prompt {
-			t.Errorf("%s: decision %s, want prompt (the safe default); reason %q", name, ev.Decision, ev.Reason)
-		}
-		if ev.Reason == "" || len(ev.Reason) > 2000 {
-			t.Errorf("%s: reason missing or too long for a dialog (%d bytes)", name, len(ev.Reason))
-		}
-	}
-}
-
-func TestUnwrap(t *testing.T) {
-	cases := []struct {
-		argv, inner, wrappers []string
-	}{
-		{[]string{"sudo", "rm", "x"}, []string{"rm", "x"}, []string{"sudo"}},
-		{[]string{"sudo", "-u", "bob", "ls"}, []string{"ls"}, []string{"sudo"}},
-		{[]string{"env", "-i", "A=1", "B=2", "make"}, []string{"make"}, []string{"env"}},
-		{[]string{"nice", "-n", "10", "timeout", "5s", "make", "all"}, []string{"make", "all"}, []string{"nice", "timeout"}},
-		{[]string{"ls"}, []string{"ls"}, nil},
-	}
-	for _, c := range cases {
-		inner, w := command.Unwrap(c.argv)
-		if !reflect.DeepEqual(inner, c.inner) || !reflect.DeepEqual(w, c.wrappers) {
-			t.Errorf("Unwrap(%q) = %q, %q; want %q, %q", c.argv, inner, w, c.inner, c.wrappers)
 		}
 	}
 }
