@@ -286,11 +286,13 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 	if len(plan.Files) == 0 {
 		return &Result{}, c.markUndone(cp)
 	}
+	// Disk marks it undone with the files, before it forgets its journal.
+	plan.checkpoint = &checkpointLink{cps: c, cp: cp, undo: true}
 	res, err := ws.Apply(ctx, plan)
 	if err != nil {
 		return nil, fmt.Errorf("undo %q: %w", cp.Summary, err)
 	}
-	if res.Complete() {
+	if res.Complete() && !plan.checkpoint.settled {
 		if err := c.markUndone(cp); err != nil {
 			return res, err
 		}
