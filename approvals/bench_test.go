@@ -10,12 +10,13 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // benchRules writes 200 rules: 150 single-program rules, 40 with
 // alternatives in the second position, 10 forbidding.
-func benchRules(b *testing.B) *RuleSet {
+func benchRules(b *testing.B) *rules.RuleSet {
 	var src strings.Builder
 	for i := 0; i < 150; i++ {
 		fmt.Fprintf(&src, "prefix_rule(pattern=[\"tool%d\", \"run\"], decision=\"allow\")\n", i)
@@ -28,7 +29,7 @@ func benchRules(b *testing.B) *RuleSet {
 	}
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "bench.rules"), []byte(src.String()), 0o644)
-	rs, err := LoadRules([]RuleSource{{Dir: dir}})
+	rs, err := rules.LoadRules([]rules.RuleSource{{Dir: dir}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
 		e := ev.Evaluate(req)
-		if e.Decision != Prompt {
+		if e.Decision != rules.Prompt {
 			b.Fatal(e.Decision)
 		}
 	}

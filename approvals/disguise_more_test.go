@@ -1,10 +1,12 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
-	"github.com/wardenhq/warden/approvals/safe"
 	"reflect"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 // TestDisguiseMoreWrappers: a command run through su/runuser-free wrappers
@@ -119,10 +121,10 @@ func TestDisguisePrivilegedWrappers(t *testing.T) {
 		} {
 			for _, ask := range []AskForApproval{OnRequest, Never} {
 				got := judge(t, d, ws, home, ask)
-				wantDecision := Prompt
+				wantDecision := rules.Prompt
 				if ask == Never {
 					// High risk needs a person; under never nobody can be asked.
-					wantDecision = Forbidden
+					wantDecision = rules.Forbidden
 				}
 				if got.dangerous != dangerous || got.knownSafe || got.risk != RiskHigh || got.decision != wantDecision {
 					t.Errorf("%s %q: %+v, want dangerous %v, not known-safe, high risk, %s", ask, d, got, dangerous, wantDecision)
@@ -167,7 +169,7 @@ func TestDisguiseMoreWrappersHarmlessTwins(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := judge(t, c.argv, ws, home, OnRequest)
-		if got.dangerous || got.knownSafe != c.knownSafe || got.decision != Allow || got.risk == RiskHigh {
+		if got.dangerous || got.knownSafe != c.knownSafe || got.decision != rules.Allow || got.risk == RiskHigh {
 			t.Errorf("%q: %+v, want not dangerous, known-safe %v, allowed, not high risk", c.argv, got, c.knownSafe)
 		}
 	}

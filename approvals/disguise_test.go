@@ -1,17 +1,19 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
-	"github.com/wardenhq/warden/approvals/safe"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 // judgement is everything a disguise must not change.
 type judgement struct {
 	dangerous, knownSafe bool
 	risk                 RiskLevel
-	decision             Decision
+	decision             rules.Decision
 }
 
 func judge(t *testing.T, argv []string, ws, home string, ask AskForApproval) judgement {
@@ -171,7 +173,7 @@ func TestDisguiseEmptyScriptAsks(t *testing.T) {
 		{"bash", "-c", "# only a comment"},
 		{"timeout", "5", "bash", "-lc", ""},
 	} {
-		for ask, want := range map[AskForApproval]Decision{OnRequest: Prompt, Untrusted: Prompt, OnFailure: Prompt, Never: Forbidden} {
+		for ask, want := range map[AskForApproval]rules.Decision{OnRequest: rules.Prompt, Untrusted: rules.Prompt, OnFailure: rules.Prompt, Never: rules.Forbidden} {
 			ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
 			if ev.Decision != want || ev.KnownSafe {
 				t.Errorf("%s %q: %s (known-safe %v), want %s; %s", ask, argv, ev.Decision, ev.KnownSafe, want, ev.Reason)
@@ -180,7 +182,7 @@ func TestDisguiseEmptyScriptAsks(t *testing.T) {
 	}
 	// The twin: a script with a command is judged as before.
 	ev := (&Evaluator{Policy: Policy{Ask: OnRequest}}).Evaluate(CommandRequest{Argv: []string{"bash", "-lc", "ls"}, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-	if ev.Decision != Allow || !ev.KnownSafe {
+	if ev.Decision != rules.Allow || !ev.KnownSafe {
 		t.Errorf("bash -lc ls: %s known-safe %v", ev.Decision, ev.KnownSafe)
 	}
 }

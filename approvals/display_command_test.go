@@ -2,10 +2,11 @@ package approvals
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/approvals/command"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // TestDisplayCommandMatchesHeading: the command in a reason line reads

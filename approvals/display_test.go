@@ -1,11 +1,12 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // TestPromptEscapeEachControlClass: every class of character that can hide,

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -34,16 +35,16 @@ type CommandRequest struct {
 
 // MatchedRule is a rule that matched one command of the request.
 type MatchedRule struct {
-	Pattern       string   `json:"pattern"`
-	Decision      Decision `json:"decision"`
-	Justification string   `json:"justification"`
-	Source        string   `json:"source"`
+	Pattern       string         `json:"pattern"`
+	Decision      rules.Decision `json:"decision"`
+	Justification string         `json:"justification"`
+	Source        string         `json:"source"`
 }
 
 // Evaluation is the requirement for one command: whether it runs, needs the
 // user, or is refused, and everything that decision rests on.
 type Evaluation struct {
-	Decision Decision `json:"decision"`
+	Decision rules.Decision `json:"decision"`
 	// BypassSandbox is always false: an allow rule means "run without
 	// asking, in the sandbox" (Codex's rules take the command out of it;
 	// Warden's never do). Kept for the policy check's JSON contract.
@@ -89,7 +90,7 @@ func (e *Evaluation) OffersSessionApproval() bool { return e.Risk.Level < RiskHi
 // Evaluator turns a request into an Evaluation under a policy and rules.
 type Evaluator struct {
 	Policy Policy
-	Rules  *RuleSet
+	Rules  *rules.RuleSet
 	// RulesErr is set when the rules failed to load and no earlier good set
 	// exists: anything not known-safe then needs the user.
 	RulesErr error
@@ -129,14 +130,14 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		e.Dangerous = e.Dangerous || (safe.IsDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
 	}
 	if grantErr != nil {
-		e.Decision = Forbidden
+		e.Decision = rules.Forbidden
 		e.Reason = fmt.Sprintf("`%s` refused: %v", cmd, grantErr)
 		return e
 	}
-	var allowMatched []*Rule // the allow rules that let segments run
+	var allowMatched []*rules.Rule // the allow rules that let segments run
 
 	// Per command: rules first, heuristics for what no rule covers.
-	decision := Allow
+	decision := rules.Allow
 	allRuleAllowed := len(a.Segments) > 0
 	var promptSeg []command.Segment // commands the heuristics would ask about
 	var ruleReason string
@@ -159,37 +160,37 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		if len(matches) == 0 {
 			allRuleAllowed = false
 			d := ev.heuristics(seg, req, e)
-			if d == Prompt {
+			if d == rules.Prompt {
 				promptSeg = append(promptSeg, seg)
 			}
 			decision = max(decision, d)
 			continue
 		}
-		strictest := Allow
-		var worst *Rule
+		strictest := rules.Allow
+		var worst *rules.Rule
 		for _, r := range matches {
 			e.MatchedRules = append(e.MatchedRules, MatchedRule{Pattern: r.PatternString(), Decision: r.Decision, Justification: r.Justification, Source: r.Source})
 			if worst == nil || r.Decision > strictest {
 				strictest, worst = r.Decision, r
 			}
 		}
-		if strictest != Allow {
+		if strictest != rules.Allow {
 			allRuleAllowed = false
 		} else {
 			allowMatched = append(allowMatched, matches...)
 		}
-		if strictest > decision || (strictest == decision && ruleReason == "" && strictest != Allow) {
+		if strictest > decision || (strictest == decision && ruleReason == "" && strictest != rules.Allow) {
 			ruleReason = ruleMessage(cmd, strictest, worst)
 		}
-		if strictest == Prompt {
+		if strictest == rules.Prompt {
 			rulePrompt = true
 		}
 		decision = max(decision, strictest)
 	}
 
 	switch {
-	case decision == Forbidden:
-		e.Decision = Forbidden
+	case decision == rules.Forbidden:
+		e.Decision = rules.Forbidden
 		if ruleReason != "" {
 			e.Reason = ruleReason
 		} else {
@@ -199,39 +200,39 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	case len(a.Problems) > 0 && !e.KnownSafe && (len(a.Segments) == 0 || unreadable(a)):
 		// Parse errors, oversized or non-UTF-8 command lines: what would run
 		// is unknown, so ask (fail closed), whatever the policy.
-		decision = Prompt
+		decision = rules.Prompt
 		e.Reason = fmt.Sprintf("`%s` needs approval: Warden could not analyse it (%s)", cmd, a.Problems[0])
 	case ev.RulesErr != nil && !e.KnownSafe:
-		decision = Prompt
+		decision = rules.Prompt
 		e.Reason = fmt.Sprintf("`%s` needs approval: the exec-policy rules failed to load (%v)", cmd, ev.RulesErr)
-	case decision == Prompt && rulePrompt:
+	case decision == rules.Prompt && rulePrompt:
 		e.Reason = ruleReason
 		e.category = categoryRules
-	case decision == Prompt:
+	case decision == rules.Prompt:
 		e.Reason = ev.heuristicReason(cmd, req, e)
-	case decision == Allow && e.Risk.readsSecrets:
+	case decision == rules.Allow && e.Risk.readsSecrets:
 		// Credentials leave no trace when read and the sandbox may not hide
 		// them (read_access = full, a .env in the workspace): always ask,
 		// and refuse under never, where nobody can be asked.
-		decision = Prompt
+		decision = rules.Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && e.Risk.Level == RiskHigh && (pol != Never || !e.Risk.sandboxStops):
+	case decision == rules.Allow && e.Risk.Level == RiskHigh && (pol != Never || !e.Risk.sandboxStops):
 		// Risk changes decisions: a high-risk command is put to the user even
 		// when a rule or the policy would have let it run. Under never,
 		// where nobody can be asked, it runs sandboxed when the sandbox
 		// stops every high-risk effect (a write outside the roots, sudo, the
 		// network when off), and is refused otherwise.
-		decision = Prompt
+		decision = rules.Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && allRuleAllowed && ev.leavesByRequest(req, e):
+	case decision == rules.Allow && allRuleAllowed && ev.leavesByRequest(req, e):
 		// The rule lets it run in the sandbox without asking; leaving the
 		// sandbox takes the user, as for any command.
-		decision = Prompt
+		decision = rules.Prompt
 		e.category = categoryEscalation
 		e.Reason = fmt.Sprintf("`%s` is allowed by rule %s in the sandbox, and asks to run outside it (%s risk)", cmd, e.MatchedRules[0].Source, e.Risk.Level)
-	case decision == Allow:
+	case decision == rules.Allow:
 		switch {
 		case allRuleAllowed && req.Sandbox.Restricted():
 			e.Reason = fmt.Sprintf("`%s` is allowed by rule %s, in the sandbox", cmd, e.MatchedRules[0].Source)
@@ -249,11 +250,11 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	if ruleIgnored {
 		e.Reason += "; allow rule not applied: " + setAside
 	}
-	applyGrants(req, e, asked, allRuleAllowed && decision == Allow, allowMatched)
+	applyGrants(req, e, asked, allRuleAllowed && decision == rules.Allow, allowMatched)
 	if e.GrantAsked {
 		what := req.Sandbox.DescribeGrant(asked)
-		if decision == Allow {
-			decision = Prompt
+		if decision == rules.Allow {
+			decision = rules.Prompt
 			e.category = categoryEscalation
 			e.Reason = fmt.Sprintf("`%s` asks to run in the sandbox with %s", cmd, what)
 		} else {
@@ -268,8 +269,8 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	}
 
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
-	if decision == Allow {
-		e.Decision = Allow
+	if decision == rules.Allow {
+		e.Decision = rules.Allow
 		if hardened && run != nil {
 			e.RunArgv = run
 			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", command.Display(run))
@@ -292,7 +293,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 
 	// Needs the user, unless the policy cannot ask.
 	if ev.Policy.rejects(e.category) {
-		e.Decision = Forbidden
+		e.Decision = rules.Forbidden
 		if pol == Never {
 			e.Reason += " (approval required, but the approval policy is never)"
 		} else {
@@ -300,7 +301,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		}
 		return e
 	}
-	e.Decision = Prompt
+	e.Decision = rules.Prompt
 	if !rulePrompt && !e.Dangerous && e.Risk.Level < RiskHigh && a.Understood() && !e.Escalate {
 		// A rule saved from a dialog to leave the sandbox would not do what
 		// the user approved: it runs the command in the sandbox.
@@ -331,9 +332,9 @@ func (ev *Evaluator) leavesByRequest(req CommandRequest, e *Evaluation) bool {
 }
 
 // allowsOnly reports whether rules matched and every one of them allows.
-func allowsOnly(matches []*Rule) bool {
+func allowsOnly(matches []*rules.Rule) bool {
 	for _, r := range matches {
-		if r.Decision != Allow {
+		if r.Decision != rules.Allow {
 			return false
 		}
 	}
@@ -361,29 +362,29 @@ func unreadable(a *command.Analysis) bool {
 // heuristics decides a command no rule matched (Codex's
 // render_decision_for_unmatched_command, plus Warden's risk rule applied by
 // the caller).
-func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Evaluation) Decision {
+func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Evaluation) rules.Decision {
 	pol := ev.Policy.Ask
 	knownSafe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
 	switch {
 	case knownSafe:
-		return Allow
+		return rules.Allow
 	case safe.IsDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
 		if pol == Never {
-			return Forbidden
+			return rules.Forbidden
 		}
-		return Prompt
+		return rules.Prompt
 	case pol == Never || pol == OnFailure:
-		return Allow
+		return rules.Allow
 	case pol == Untrusted:
-		return Prompt
+		return rules.Prompt
 	}
 	// on-request and granular: the sandbox protects; ask only when the
 	// command wants to leave it and is not low risk.
 	if req.RequestEscalation && req.Sandbox.Restricted() && e.Risk.Level > RiskLow {
 		e.category = categoryEscalation
-		return Prompt
+		return rules.Prompt
 	}
-	return Allow
+	return rules.Allow
 }
 
 // confinedDelete: an `rm -f`/`rm -rf` (or find -exec rm -rf) that the sandbox confines and the
@@ -433,21 +434,21 @@ func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluati
 	return fmt.Sprintf("`%s` needs approval", cmd)
 }
 
-func ruleMessage(cmd string, d Decision, r *Rule) string {
+func ruleMessage(cmd string, d rules.Decision, r *rules.Rule) string {
 	verb := "rejected"
-	if d == Prompt {
+	if d == rules.Prompt {
 		verb = "requires approval"
 	}
 	if r.Justification != "" {
 		return fmt.Sprintf("`%s` %s: %s (rule %s)", cmd, verb, r.Justification, r.Source)
 	}
-	if d == Forbidden {
+	if d == rules.Forbidden {
 		return fmt.Sprintf("`%s` rejected: policy forbids commands starting with `%s` (rule %s)", cmd, patternPrefix(r), r.Source)
 	}
 	return fmt.Sprintf("`%s` requires approval by policy (rule %s)", cmd, r.Source)
 }
 
-func patternPrefix(r *Rule) string {
+func patternPrefix(r *rules.Rule) string {
 	parts := make([]string, len(r.Pattern))
 	for i, alts := range r.Pattern {
 		parts[i] = strings.Join(alts, "|")
@@ -460,7 +461,7 @@ func patternPrefix(r *Rule) string {
 // approval, else the first command that needs approval.
 func amendment(proposed []string, prompting []command.Segment) []string {
 	a := amendmentFor(proposed, prompting)
-	if slices.ContainsFunc(a, func(t string) bool { return !ruleToken(t) }) {
+	if slices.ContainsFunc(a, func(t string) bool { return !rules.RuleToken(t) }) {
 		return nil // "Always allow" could not save it after the user chose it
 	}
 	if carriesCredential(a) {
@@ -475,7 +476,7 @@ func amendmentFor(proposed []string, prompting []command.Segment) []string {
 	}
 	if len(proposed) > 0 && !bannedAmendment(proposed) {
 		covers := true
-		r := &Rule{Pattern: make([][]string, len(proposed))}
+		r := &rules.Rule{Pattern: make([][]string, len(proposed))}
 		for i, t := range proposed {
 			r.Pattern[i] = []string{t}
 		}

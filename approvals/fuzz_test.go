@@ -1,14 +1,16 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
-	"github.com/wardenhq/warden/approvals/safe"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 // FuzzParseRules: any bytes either load as rules or give an error naming
@@ -28,7 +30,7 @@ func FuzzParseRules(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		parsed, err := ParseRules("fuzz.rules", src)
+		parsed, err := rules.ParseRules("fuzz.rules", src)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.rules") {
 				t.Fatalf("error %q does not name the file", err)
@@ -44,7 +46,7 @@ func FuzzParseRules(f *testing.F) {
 					t.Fatalf("empty alternatives in %+v", r)
 				}
 			}
-			if r.Decision < Allow || r.Decision > Forbidden {
+			if r.Decision < rules.Allow || r.Decision > rules.Forbidden {
 				t.Fatalf("bad decision %v", r.Decision)
 			}
 			argv := make([]string, len(r.Pattern))
@@ -55,7 +57,7 @@ func FuzzParseRules(f *testing.F) {
 				t.Fatalf("rule %s does not match its own first alternatives", r.PatternString())
 			}
 			// The rendered pattern is valid Starlark that loads back.
-			if _, err := ParseRules("round.rules", []byte("prefix_rule(pattern="+r.PatternString()+")")); err != nil {
+			if _, err := rules.ParseRules("round.rules", []byte("prefix_rule(pattern="+r.PatternString()+")")); err != nil {
 				t.Fatalf("pattern %s does not round-trip: %v", r.PatternString(), err)
 			}
 		}
@@ -99,10 +101,10 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-		if e.Dangerous && e.Decision == Allow {
+		if e.Dangerous && e.Decision == rules.Allow {
 			t.Fatalf("%q: dangerous but allowed", script)
 		}
-		if unreadable(a) && e.Decision == Allow {
+		if unreadable(a) && e.Decision == rules.Allow {
 			t.Fatalf("%q: unparseable but allowed", script)
 		}
 		if e.Reason == "" || e.Risk.Summary == "" {
@@ -164,7 +166,7 @@ func FuzzRuleBypass(f *testing.F) {
 	if err := os.WriteFile(filepath.Join(rulesDir, "r.rules"), []byte(grantRule(hostBin(f), "cat")), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	rules, err := rules.LoadRules([]rules.RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		f.Fatal(err)
 	}

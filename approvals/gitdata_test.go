@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,11 +22,11 @@ func TestGitDataBypassTrustsOnlyHeldParts(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "sub/.git"), []byte("gitdir: ../.git/refs/evil\n"), 0o644)
 	rf := filepath.Join(t.TempDir(), "t.rules")
 	os.WriteFile(rf, []byte(`prefix_rule(pattern=["git"], decision="allow")`+"\n"), 0o644)
-	rules, err := LoadRuleFiles([]string{rf})
+	ruleSet, err := rules.LoadRuleFiles([]string{rf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules}
+	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}
 	env := map[string]string{}
 	gitEnv = func(k string) string { return env[k] }
@@ -35,7 +36,7 @@ func TestGitDataBypassTrustsOnlyHeldParts(t *testing.T) {
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
 		// The rule runs every one in the sandbox; whether the repository is
 		// judged held (its git commands may be known-safe) still differs.
-		if e.Decision != Allow || e.BypassSandbox || gitStaysProtected(e.Analysis, ws, sb) != bypass {
+		if e.Decision != rules.Allow || e.BypassSandbox || gitStaysProtected(e.Analysis, ws, sb) != bypass {
 			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", name, argv, e.Decision, e.BypassSandbox, gitStaysProtected(e.Analysis, ws, sb), bypass, e.Reason)
 		}
 	}

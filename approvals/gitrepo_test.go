@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,11 +39,11 @@ func TestProtectedGitRepositoryDecidesBypass(t *testing.T) {
 	os.WriteFile(rf, []byte(`prefix_rule(pattern=["git"], decision="allow")
 prefix_rule(pattern=["cd"], decision="allow")
 `), 0o644)
-	rules, err := LoadRuleFiles([]string{rf})
+	ruleSet, err := rules.LoadRuleFiles([]string{rf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules}
+	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}
 	env := map[string]string{}
 	gitEnv = func(k string) string { return env[k] }
@@ -72,7 +73,7 @@ prefix_rule(pattern=["cd"], decision="allow")
 	for _, c := range cases {
 		env = c.env
 		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: sb})
-		if got := gitStaysProtected(e.Analysis, ws, sb); e.Decision != Allow || e.BypassSandbox || got != c.bypass {
+		if got := gitStaysProtected(e.Analysis, ws, sb); e.Decision != rules.Allow || e.BypassSandbox || got != c.bypass {
 			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", c.name, c.argv, e.Decision, e.BypassSandbox, got, c.bypass, e.Reason)
 		}
 	}

@@ -2,10 +2,13 @@ package approvals
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -162,7 +165,7 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		note(RiskLow, "grants read access to "+show(r))
 	}
 	if len(g.Network) > 0 {
-		remotes := sortedKeys(setOf(RepoRemoteHosts(cwd)))
+		remotes := slices.Sorted(maps.Keys(setOf(RepoRemoteHosts(cwd))))
 		for _, n := range g.Network {
 			note(networkGrantRisk(n, remotes))
 		}
@@ -228,8 +231,8 @@ func usableNetwork(pol sandbox.Policy, g sandbox.Grant) (sandbox.Grant, error) {
 // command of the line is allowed by rules (a rule's grant is the user's
 // own), plus the request's grant; e.GrantAsked when the rules do not cover
 // the request.
-func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*Rule) {
-	rg := ruleGrant(matched)
+func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*rules.Rule) {
+	rg := rules.RuleGrant(matched)
 	if rg != nil && allAllowed && req.Sandbox.Restricted() {
 		// Exact: a saved path that became a link is not followed.
 		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
@@ -264,7 +267,7 @@ func (ev *Evaluator) ruleWrites(req CommandRequest, a *command.Analysis) []strin
 	if ev.Rules == nil || len(a.Segments) == 0 || !req.Sandbox.Restricted() {
 		return nil
 	}
-	var matched []*Rule
+	var matched []*rules.Rule
 	for _, seg := range a.Segments {
 		m := ev.Rules.Match(seg.Argv)
 		if !allowsOnly(m) {
@@ -272,7 +275,7 @@ func (ev *Evaluator) ruleWrites(req CommandRequest, a *command.Analysis) []strin
 		}
 		matched = append(matched, m...)
 	}
-	rg := ruleGrant(matched)
+	rg := rules.RuleGrant(matched)
 	if rg == nil {
 		return nil
 	}

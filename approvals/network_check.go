@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -13,13 +14,13 @@ import (
 // NetworkCheck is what `warden policy check` reports for one destination a
 // command names: what the network mode, the rules and the policy decide.
 type NetworkCheck struct {
-	Host     string       `json:"host"`
-	Port     int          `json:"port"`
-	Protocol string       `json:"protocol"`
-	Decision Decision     `json:"decision"`
-	Rule     *NetworkRule `json:"rule"`
-	Reason   string       `json:"reason"`
-	Facts    []string     `json:"facts"`
+	Host     string             `json:"host"`
+	Port     int                `json:"port"`
+	Protocol string             `json:"protocol"`
+	Decision rules.Decision     `json:"decision"`
+	Rule     *rules.NetworkRule `json:"rule"`
+	Reason   string             `json:"reason"`
+	Facts    []string           `json:"facts"`
 }
 
 // CheckNetwork decides each destination the analysis found in a command:
@@ -27,7 +28,7 @@ type NetworkCheck struct {
 // under ask the rules and the policy decide what a connection would meet
 // before any dialog. The port and protocol come from the URL when the
 // command names one, else HTTPS on 443 (what package managers use).
-func CheckNetwork(rules *RuleSet, policy Policy, mode sandbox.NetworkMode, unsandboxed bool, argv []string, risk Risk, cwd string) []NetworkCheck {
+func CheckNetwork(ruleSet *rules.RuleSet, policy Policy, mode sandbox.NetworkMode, unsandboxed bool, argv []string, risk Risk, cwd string) []NetworkCheck {
 	dests := commandDestinations(argv, risk.Hosts())
 	remotes := RepoRemoteHosts(cwd)
 	out := make([]NetworkCheck, 0, len(dests))
@@ -36,13 +37,13 @@ func CheckNetwork(rules *RuleSet, policy Policy, mode sandbox.NetworkMode, unsan
 		hp := command.EscapeText(HostPort(d))
 		switch {
 		case unsandboxed:
-			c.Decision, c.Reason = Allow, "network to "+hp+" is not mediated: the command runs outside the sandbox"
+			c.Decision, c.Reason = rules.Allow, "network to "+hp+" is not mediated: the command runs outside the sandbox"
 		case mode == sandbox.NetworkOff:
-			c.Decision, c.Reason = Forbidden, "network to "+hp+" refused: network_access is off"
+			c.Decision, c.Reason = rules.Forbidden, "network to "+hp+" refused: network_access is off"
 		case mode == sandbox.NetworkOn:
-			c.Decision, c.Reason = Allow, "network to "+hp+" allowed: network_access is on (no proxy, no questions)"
+			c.Decision, c.Reason = rules.Allow, "network to "+hp+" allowed: network_access is on (no proxy, no questions)"
 		default:
-			ev := EvaluateNetwork(rules, policy, d)
+			ev := EvaluateNetwork(ruleSet, policy, d)
 			c.Decision, c.Rule, c.Reason = ev.Decision, ev.Rule, ev.Reason
 		}
 		out = append(out, c)
@@ -71,7 +72,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 			continue
 		}
 		if m := scpLikeURL().FindStringSubmatch(w); m != nil {
-			h := NormalizeHost(m[1])
+			h := rules.NormalizeHost(m[1])
 			if _, seen := byHost[h]; !seen {
 				byHost[h] = netproxy.Destination{Host: h, Port: 22, Protocol: netproxy.SOCKS5}
 			}
@@ -80,7 +81,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 	var out []netproxy.Destination
 	seen := map[string]bool{}
 	for _, h := range hosts {
-		h = NormalizeHost(h)
+		h = rules.NormalizeHost(h)
 		if h == "" || seen[h] {
 			continue
 		}
@@ -102,7 +103,7 @@ func urlDestination(raw string) (netproxy.Destination, bool) {
 	if err != nil || u.Hostname() == "" {
 		return netproxy.Destination{}, false
 	}
-	d := netproxy.Destination{Host: NormalizeHost(u.Hostname())}
+	d := netproxy.Destination{Host: rules.NormalizeHost(u.Hostname())}
 	defaults := map[string]int{"http": 80, "https": 443, "ssh": 22, "git": 9418, "ftp": 21, "git+ssh": 22, "ssh+git": 22}
 	switch strings.ToLower(u.Scheme) {
 	case "http":

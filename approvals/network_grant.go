@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -35,7 +36,7 @@ func grantEntry(s string) (host string, port int, err error) {
 		}
 		host, port = h, n
 	}
-	h, err := networkRuleHost(host)
+	h, err := rules.NetworkRuleHost(host)
 	switch {
 	case err != nil:
 		return "", 0, fmt.Errorf("network to %q: %w", command.EscapeText(s), err)
@@ -199,12 +200,12 @@ func GrantedChecks(checks []NetworkCheck, g sandbox.Grant, needsApproval bool) [
 		when = " once the request is approved"
 	}
 	for i, c := range checks {
-		forbidRule := c.Rule != nil && c.Rule.Decision == Forbidden
-		if c.Decision == Allow || forbidRule {
+		forbidRule := c.Rule != nil && c.Rule.Decision == rules.Forbidden
+		if c.Decision == rules.Allow || forbidRule {
 			continue
 		}
 		if d.granted("check", netproxy.Destination{Host: c.Host, Port: c.Port}) {
-			checks[i].Decision = Allow
+			checks[i].Decision = rules.Allow
 			checks[i].Reason = fmt.Sprintf("network to %s allowed: granted with the command%s", command.EscapeText(net.JoinHostPort(c.Host, strconv.Itoa(c.Port))), when)
 		}
 	}

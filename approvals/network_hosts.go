@@ -1,9 +1,12 @@
 package approvals
 
 import (
+	"maps"
 	"net"
+	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -63,7 +66,7 @@ var knownHosts = map[string]knownHost{
 // KnownHost says what host is when Warden knows it ("the npm registry, a
 // known package registry", "GitHub, a code host"), or "".
 func KnownHost(host string) string {
-	if k, ok := knownHosts[NormalizeHost(host)]; ok {
+	if k, ok := knownHosts[rules.NormalizeHost(host)]; ok {
 		return k.name + ", " + k.kind
 	}
 	return ""
@@ -76,16 +79,16 @@ func RepoRemoteHosts(dir string) []string {
 	seen := map[string]bool{}
 	for _, e := range remoteURLs(dir) {
 		if h := gitURLHost(e.Value); h != "" {
-			seen[NormalizeHost(h)] = true
+			seen[rules.NormalizeHost(h)] = true
 		}
 	}
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // hostReach classifies where a host name or address points, for facts and
 // for risk: a name or a public address is "", the others say where.
 func hostReach(host string) (where string, high bool) {
-	host = NormalizeHost(host)
+	host = rules.NormalizeHost(host)
 	switch host {
 	case "localhost", "localhost.localdomain", "ip6-localhost":
 		return "this machine (localhost)", false
@@ -121,10 +124,10 @@ func hostReach(host string) (where string, high bool) {
 // a known registry, the repository's own remote, an address on this
 // machine or the local network, or an unknown host.
 func hostFacts(host string, remotes []string) []string {
-	host = NormalizeHost(host)
+	host = rules.NormalizeHost(host)
 	var out []string
 	known := KnownHost(host)
-	remote := contains(remotes, host)
+	remote := slices.Contains(remotes, host)
 	switch {
 	case known != "" && remote:
 		out = append(out, host+" is "+known+", and hosts this repository's own git remote")
@@ -152,11 +155,4 @@ var numericHost = lazyre.New(`^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}
 // spelling than the dotted quad.
 func nonCanonicalIP(host string) bool {
 	return numericHost().MatchString(host) && net.ParseIP(host) == nil
-}
-
-// validRuleHost reports whether host can be written as a network_rule as
-// it is (what "Always allow" writes).
-func validRuleHost(host string) bool {
-	h, err := networkRuleHost(host)
-	return err == nil && h == host && !strings.HasPrefix(h, "*.")
 }

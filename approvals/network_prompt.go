@@ -2,8 +2,9 @@ package approvals
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/approvals/command"
 	"strings"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // NetworkPrompt is what a network prompt asks about and the facts shown

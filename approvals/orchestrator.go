@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -80,8 +81,8 @@ type RunResult struct {
 // command runs or a rule is saved, and before the outcome is returned.
 type Orchestrator struct {
 	Policy   Policy
-	Rules    *RuleBook // nil: no rules
-	RulesDir string    // where "Always allow" persists rules (config.RulesDir())
+	Rules    *rules.RuleBook // nil: no rules
+	RulesDir string          // where "Always allow" persists rules (config.RulesDir())
 	Prompter Prompter
 	Runner   Runner
 	Session  *SessionStore // nil: a fresh store per orchestrator
@@ -159,24 +160,24 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	ev := o.Evaluator().Evaluate(req.CommandRequest)
 	out := &ExecOutcome{Evaluation: ev}
 	if cwdErr != nil {
-		ev.Decision, ev.Reason = Forbidden, cwdErr.Error()
+		ev.Decision, ev.Reason = rules.Forbidden, cwdErr.Error()
 		return o.refuse(out, req, ev.Reason), nil
 	}
 	outside := ""
-	if ev.Decision != Forbidden {
+	if ev.Decision != rules.Forbidden {
 		outside = o.judgeWorkdir(req.CommandRequest, ev)
 	}
 	o.audit(AuditEvent{Event: "requirement", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String(), Grant: grantRef(ev.Grant)})
 
 	// 1. Forbidden: nothing runs.
-	if ev.Decision == Forbidden {
+	if ev.Decision == rules.Forbidden {
 		return o.refuse(out, req, ev.Reason), nil
 	}
 
 	// 2. Needs approval: ask, unless this session already approved it.
 	escalate := !req.Sandbox.Restricted()
 	grant := ev.Grant
-	if ev.Decision == Prompt {
+	if ev.Decision == rules.Prompt {
 		sandboxed := !ev.Escalate && req.Sandbox.Restricted()
 		p := o.commandPrompt(PromptCommand, req, ev, sandboxed)
 		keys := []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))}
@@ -382,25 +383,25 @@ func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string, grant 
 	}
 	o.commit() // the approval that saves the rule is on disk first
 	// A rule for a request with a grant carries it: it stays sandboxed.
-	added, err := AppendGrantRule(o.RulesDir, prefix, grant)
+	added, err := rules.AppendGrantRule(o.RulesDir, prefix, grant)
 	ev := AuditEvent{Event: "amendment", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Amendment: prefix, Grant: grantRef(grant)}
 	switch {
 	case err != nil:
 		ev.Reason = err.Error()
 		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", command.Display(prefix), err))
 	case added:
-		ev.Reason = "appended to " + DefaultRulesFile
+		ev.Reason = "appended to " + rules.DefaultRulesFile
 		with := ""
 		if !grant.IsZero() {
 			with = ", in the sandbox with " + req.Sandbox.DescribeGrant(grant)
 		}
-		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", command.Display(prefix), with, DefaultRulesFile))
+		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", command.Display(prefix), with, rules.DefaultRulesFile))
 	default:
-		ev.Reason = "already present in " + DefaultRulesFile
+		ev.Reason = "already present in " + rules.DefaultRulesFile
 	}
 	o.audit(ev)
 	if err == nil && o.Rules != nil {
-		o.Rules.addAllow(prefix, filepath.Join(o.RulesDir, DefaultRulesFile), grantRef(grant))
+		o.Rules.AddAllow(prefix, filepath.Join(o.RulesDir, rules.DefaultRulesFile), grantRef(grant))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -64,11 +65,11 @@ type PatchReason struct {
 
 // PatchEvaluation is the requirement for a patch.
 type PatchEvaluation struct {
-	Decision Decision      `json:"decision"`
-	Reasons  []PatchReason `json:"reasons"`
-	Reason   string        `json:"reason"`
-	Risk     Risk          `json:"risk"`
-	Keys     []string      `json:"-"` // one session key per touched path
+	Decision rules.Decision `json:"decision"`
+	Reasons  []PatchReason  `json:"reasons"`
+	Reason   string         `json:"reason"`
+	Risk     Risk           `json:"risk"`
+	Keys     []string       `json:"-"` // one session key per touched path
 }
 
 // PatchApproval is the outcome: whether the patch may be applied.
@@ -88,7 +89,7 @@ type PatchApproval struct {
 func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	e := &PatchEvaluation{Reasons: []PatchReason{}}
 	if len(req.Files) == 0 {
-		e.Decision, e.Reason = Forbidden, "the patch changes no files"
+		e.Decision, e.Reason = rules.Forbidden, "the patch changes no files"
 		return e
 	}
 	as := &assessor{ctx: RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox}, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
@@ -139,7 +140,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	what := strings.Join(names, ", ")
 	switch {
 	case len(e.Reasons) == 0 && o.Policy.Ask != Untrusted:
-		e.Decision, e.Reason = Allow, "every file is inside the writable roots"
+		e.Decision, e.Reason = rules.Allow, "every file is inside the writable roots"
 		return e
 	case len(e.Reasons) == 0:
 		e.Reasons = append(e.Reasons, PatchReason{req.Files[0].Path, PolicyAsks})
@@ -152,11 +153,11 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 		e.Reason = "the patch touches " + strings.Join(parts, ", ")
 	}
 	if o.Policy.rejects(categoryPatches) {
-		e.Decision = Forbidden
+		e.Decision = rules.Forbidden
 		e.Reason = fmt.Sprintf("patch to %s rejected: %s, and the %s policy does not ask", what, e.Reason, o.Policy.Ask)
 		return e
 	}
-	e.Decision = Prompt
+	e.Decision = rules.Prompt
 	return e
 }
 
@@ -210,11 +211,11 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 	}
 	o.audit(AuditEvent{Event: "requirement", Kind: "patch", Files: files, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String()})
 	switch ev.Decision {
-	case Allow:
+	case rules.Allow:
 		out.Approved = true
 		o.lapseForPatch(files)
 		return out, nil
-	case Forbidden:
+	case rules.Forbidden:
 		out.Refused = ev.Reason
 		o.audit(AuditEvent{Event: "refused", Kind: "patch", Files: files, Cwd: req.Cwd, Reason: ev.Reason})
 		return out, nil

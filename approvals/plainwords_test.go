@@ -1,11 +1,13 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // hostBin makes a directory outside every writable root the tests use (not
@@ -52,7 +54,7 @@ func grantRule(dir string, pattern ...string) string {
 
 // grantApplied says whether e runs by its rule with the rule's grant.
 func grantApplied(e *Evaluation) bool {
-	return e.Decision == Allow && !e.Grant.IsZero() && !e.GrantAsked
+	return e.Decision == rules.Allow && !e.Grant.IsZero() && !e.GrantAsked
 }
 
 // TestRuleGrantPlainWords: an allow rule's grant goes only to what the
@@ -72,7 +74,7 @@ func TestRuleGrantPlainWords(t *testing.T) {
 	rulesDir, granted := t.TempDir(), hostBin(t)
 	writeRules(t, rulesDir, "r.rules", grantRule(granted, "cat")+grantRule(granted, "git", "status")+
 		grantRule(granted, "printf")+grantRule(granted, "test")+grantRule(granted, "read")+grantRule(granted, "echo"))
-	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	rules, err := rules.LoadRules([]rules.RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +184,7 @@ func TestRuleGrantSetAsideRuleSkipsNoApproval(t *testing.T) {
 	ws := t.TempDir()
 	rulesDir := t.TempDir()
 	writeRules(t, rulesDir, "r.rules", grantRule(hostBin(t), "make"))
-	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	rules, err := rules.LoadRules([]rules.RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,43 +186,6 @@ func (d ReviewDecision) IsApproval() bool {
 	return d == Approved || d == ApprovedForSession || d == ApprovedWithAmendment || d == ApprovedUnsandboxed
 }
 
-// Decision is what a rule, or the evaluation of a whole command, says.
-// Ordered so that a larger value is stricter.
-type Decision int
-
-const (
-	Allow Decision = iota
-	Prompt
-	Forbidden
-)
-
-func (d Decision) String() string {
-	switch d {
-	case Allow:
-		return "allow"
-	case Prompt:
-		return "prompt"
-	case Forbidden:
-		return "forbidden"
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
-
-// ParseDecision reads a rule decision.
-func ParseDecision(s string) (Decision, error) {
-	switch s {
-	case "allow":
-		return Allow, nil
-	case "prompt":
-		return Prompt, nil
-	case "forbidden":
-		return Forbidden, nil
-	}
-	return Prompt, fmt.Errorf("unknown decision %q: want \"allow\", \"prompt\" or \"forbidden\"", s)
-}
-
-func (d Decision) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
-
 // SandboxMode is how much of the filesystem a sandboxed command may write.
 type SandboxMode string
 

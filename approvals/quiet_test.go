@@ -2,13 +2,15 @@ package approvals
 
 import (
 	"context"
-	"github.com/wardenhq/warden/approvals/command"
-	"github.com/wardenhq/warden/approvals/safe"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 // TestQuietKnownSafeAttacks: each tool added to the known-safe list has
@@ -112,10 +114,10 @@ func TestQuietSecretsNeverKnownSafe(t *testing.T) {
 	for _, c := range cases {
 		for _, ask := range []AskForApproval{Untrusted, OnRequest} {
 			ev := &Evaluator{Policy: Policy{Ask: ask}}
-			if e := ev.Evaluate(CommandRequest{Argv: c.attack, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); e.KnownSafe || e.Decision != Prompt {
+			if e := ev.Evaluate(CommandRequest{Argv: c.attack, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); e.KnownSafe || e.Decision != rules.Prompt {
 				t.Errorf("%s: attack %q: known-safe %v, decision %s (%s)", ask, c.attack, e.KnownSafe, e.Decision, e.Reason)
 			}
-			if e := ev.Evaluate(CommandRequest{Argv: c.twin, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); !e.KnownSafe || e.Decision != Allow {
+			if e := ev.Evaluate(CommandRequest{Argv: c.twin, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); !e.KnownSafe || e.Decision != rules.Allow {
 				t.Errorf("%s: twin %q: known-safe %v, decision %s (%s)", ask, c.twin, e.KnownSafe, e.Decision, e.Reason)
 			}
 		}
@@ -201,7 +203,7 @@ func TestGitHardening(t *testing.T) {
 		{"bash", "-c", "git blame -L 1,1 a.txt | head -1; git log --oneline -3"},
 	} {
 		e := (&Evaluator{Policy: Policy{Ask: Untrusted}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}})
-		if e.Decision != Allow || !e.KnownSafe || e.RunArgv == nil {
+		if e.Decision != rules.Allow || !e.KnownSafe || e.RunArgv == nil {
 			t.Fatalf("%q: decision %s, known-safe %v, run %q (%s)", argv, e.Decision, e.KnownSafe, e.RunArgv, e.Reason)
 		}
 		if !strings.Contains(e.Reason, "runs as `") {
@@ -239,13 +241,13 @@ func TestGitHardeningNeedsProtectedConfig(t *testing.T) {
 	}
 	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}
 	ev := &Evaluator{Policy: Policy{Ask: Untrusted}}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: nested, Sandbox: sb}); e.KnownSafe || e.Decision != Prompt {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: nested, Sandbox: sb}); e.KnownSafe || e.Decision != rules.Prompt {
 		t.Errorf("git status in a nested repository: known-safe %v, decision %s", e.KnownSafe, e.Decision)
 	}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "-C", "vendor/x", "log"}, Cwd: ws, Sandbox: sb}); e.KnownSafe || e.Decision != Prompt {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "-C", "vendor/x", "log"}, Cwd: ws, Sandbox: sb}); e.KnownSafe || e.Decision != rules.Prompt {
 		t.Errorf("git -C into a nested repository: known-safe %v, decision %s", e.KnownSafe, e.Decision)
 	}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: ws, Sandbox: sb}); !e.KnownSafe || e.Decision != Allow {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: ws, Sandbox: sb}); !e.KnownSafe || e.Decision != rules.Allow {
 		t.Errorf("git status in the workspace: known-safe %v, decision %s (%s)", e.KnownSafe, e.Decision, e.Reason)
 	}
 	// A git the hardening cannot reach (a shell inside the script) is not known-safe.
@@ -264,11 +266,11 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
 	}
 	plain := []string{"rm", "-rf", "build"}
-	if e := eval(Untrusted, plain); e.Decision != Prompt {
+	if e := eval(Untrusted, plain); e.Decision != rules.Prompt {
 		t.Errorf("untrusted %q: %s", plain, e.Decision)
 	}
 	for _, ask := range []AskForApproval{OnRequest, Never, OnFailure} {
-		if e := eval(ask, plain); e.Decision != Allow || e.Dangerous {
+		if e := eval(ask, plain); e.Decision != rules.Allow || e.Dangerous {
 			t.Errorf("%s %q: %s, dangerous %v (%s)", ask, plain, e.Decision, e.Dangerous, e.Reason)
 		}
 	}
@@ -286,7 +288,7 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 		{"rm", "-rf", "/tmp"},
 		{"rm", "-rf", "~"},
 	} {
-		if e := eval(OnRequest, d); e.Decision == Allow {
+		if e := eval(OnRequest, d); e.Decision == rules.Allow {
 			t.Errorf("on-request %q runs without asking (%s)", d, e.Reason)
 		}
 	}
@@ -299,7 +301,7 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 		{"rm", "-rf", filepath.Join(scratch, "out")},
 		{"timeout", "5", "rm", "-rf", "build"},
 	} {
-		if e := eval(OnRequest, twin); e.Decision != Allow {
+		if e := eval(OnRequest, twin); e.Decision != rules.Allow {
 			t.Errorf("twin %q: %s (%s)", twin, e.Decision, e.Reason)
 		}
 	}

@@ -436,7 +436,7 @@ func (as *assessor) segment(seg command.Segment) {
 	case "chmod", "chown", "chgrp":
 		as.chmod(prog, args)
 	case "find":
-		if hasFlag(args, "-delete") || (hasFlag(args, "-exec", "-execdir") && (contains(args, "rm") || contains(args, "/bin/rm"))) {
+		if hasFlag(args, "-delete") || (hasFlag(args, "-exec", "-execdir") && (slices.Contains(args, "rm") || slices.Contains(args, "/bin/rm"))) {
 			as.findDelete(args)
 		}
 		as.findExecs(args)
@@ -1036,7 +1036,7 @@ func (as *assessor) contacts(host string, level RiskLevel) {
 	if host == "" {
 		return
 	}
-	if !contains(as.hosts, host) {
+	if !slices.Contains(as.hosts, host) {
 		as.hosts = append(as.hosts, host)
 	}
 	if !as.remotesRead {
@@ -1329,7 +1329,7 @@ func operands(args []string) []string {
 
 func hasFlag(args []string, flags ...string) bool {
 	for _, a := range args {
-		if contains(flags, a) {
+		if slices.Contains(flags, a) {
 			return true
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -288,7 +289,7 @@ func programCredential(prog string, args []string, i int, prev string) string {
 			return prog + " -p…"
 		}
 	case registryLogins[prog]:
-		if !contains(args[:i], "login") {
+		if !slices.Contains(args[:i], "login") {
 			return ""
 		}
 		if prev == "-p" || strings.HasPrefix(a, "-p") && len(a) > 2 && !strings.HasPrefix(a, "--") {

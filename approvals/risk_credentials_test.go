@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"slices"
 	"testing"
 )
@@ -115,7 +116,7 @@ func TestCredentialsAreNeverRemembered(t *testing.T) {
 	} {
 		e := (&Evaluator{Policy: Policy{Ask: Untrusted}}).Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, PrefixRule: c.proposed,
 			Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}})
-		if e.Decision != Prompt {
+		if e.Decision != rules.Prompt {
 			t.Errorf("%q: decision %s, want prompt (%s)", c.argv, e.Decision, e.Reason)
 			continue
 		}

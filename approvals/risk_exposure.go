@@ -2,11 +2,12 @@ package approvals
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/approvals/command"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // Some commands hand this machine, or its files, to others: a shell bound

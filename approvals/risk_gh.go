@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -130,7 +131,7 @@ func (as *assessor) gh(args []string) {
 	own := repoRemoteRepos(as.ctx.Cwd)
 	if c.cmd[0] == "api" {
 		target := ghEndpointRepo(c.endpoint)
-		if target == "{owner}/{repo}" || contains(own, host+"/"+target) {
+		if target == "{owner}/{repo}" || slices.Contains(own, host+"/"+target) {
 			return // the workspace's own repository
 		}
 		method := c.method
@@ -155,7 +156,7 @@ func (as *assessor) gh(args []string) {
 		return // the workspace's own repository, or a read
 	}
 	repo := ghRepo(c.repo, host)
-	if contains(own, repo) {
+	if slices.Contains(own, repo) {
 		return
 	}
 	sent(repo)

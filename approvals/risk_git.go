@@ -83,7 +83,7 @@ func (as *assessor) git(args []string) {
 		if u, ok := as.repointed[remote]; ok {
 			url, how = u, fmt.Sprintf("where this command points the remote %q", remote)
 		}
-		if repo := gitURLRepo(url); repo != "" && !contains(repoRemoteRepos(gitCwd), repo) {
+		if repo := gitURLRepo(url); repo != "" && !slices.Contains(repoRemoteRepos(gitCwd), repo) {
 			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", repo, how))
 		}
 		as.contactsRemote(gitCwd, url)
@@ -110,7 +110,7 @@ func (as *assessor) git(args []string) {
 		}
 		as.contactsRemote(gitCwd, remote)
 	case "clone", "submodule":
-		if sub == "submodule" && len(rest) > 0 && rest[0] == "deinit" && (contains(rest, "-f") || contains(rest, "--force") || contains(rest, "--all")) {
+		if sub == "submodule" && len(rest) > 0 && rest[0] == "deinit" && (slices.Contains(rest, "-f") || slices.Contains(rest, "--force") || slices.Contains(rest, "--all")) {
 			as.add(RiskMedium, DataDeletion, "removes submodules' working trees with their local changes (git submodule deinit)")
 		}
 		for _, a := range operands(rest) {
@@ -119,11 +119,11 @@ func (as *assessor) git(args []string) {
 				return
 			}
 		}
-		if sub == "submodule" && contains(rest, "update") {
+		if sub == "submodule" && slices.Contains(rest, "update") {
 			as.add(RiskMedium, NetworkAccess, "fetches submodules from their remotes")
 		}
 	case "reset":
-		if contains(rest, "--hard") {
+		if slices.Contains(rest, "--hard") {
 			as.add(RiskHigh, DataDeletion, "discards uncommitted changes (git reset --hard)")
 		} else {
 			as.add(RiskMedium, HistoryRewrite, "moves the branch head (git reset)")
@@ -141,7 +141,7 @@ func (as *assessor) git(args []string) {
 		// It expires the reflog and prunes at once: no way back.
 		as.add(RiskHigh, HistoryRewrite, "rewrites all history and prunes the old commits (git filter-repo)")
 	case "filter-branch":
-		if contains(rest, "-f") || contains(rest, "--force") {
+		if slices.Contains(rest, "-f") || slices.Contains(rest, "--force") {
 			as.add(RiskHigh, HistoryRewrite, "rewrites history over the previous backup refs (git filter-branch --force)")
 		} else {
 			as.add(RiskMedium, HistoryRewrite, "rewrites local history (git filter-branch)")
@@ -149,28 +149,28 @@ func (as *assessor) git(args []string) {
 	case "rebase":
 		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git rebase)")
 	case "commit":
-		if contains(rest, "--amend") {
+		if slices.Contains(rest, "--amend") {
 			as.add(RiskMedium, HistoryRewrite, "rewrites the last commit (git commit --amend)")
 		}
 	case "branch":
-		if contains(rest, "-D") || contains(rest, "--delete") && contains(rest, "--force") {
+		if slices.Contains(rest, "-D") || slices.Contains(rest, "--delete") && slices.Contains(rest, "--force") {
 			as.add(RiskMedium, HistoryRewrite, "deletes branches with unmerged commits (git branch -D)")
 		}
-		if contains(rest, "-M") || contains(rest, "-C") || (contains(rest, "--move") || contains(rest, "--copy")) && contains(rest, "--force") {
+		if slices.Contains(rest, "-M") || slices.Contains(rest, "-C") || (slices.Contains(rest, "--move") || slices.Contains(rest, "--copy")) && slices.Contains(rest, "--force") {
 			as.add(RiskMedium, HistoryRewrite, "renames or copies a branch over an existing one (git branch -M)")
 		}
 	case "tag":
-		if contains(rest, "-d") || contains(rest, "--delete") {
+		if slices.Contains(rest, "-d") || slices.Contains(rest, "--delete") {
 			// A tag has no reflog: its commit is found again only by its hash.
 			as.add(RiskMedium, HistoryRewrite, "deletes tags (git tag -d)")
 		}
 	case "update-ref":
-		if contains(rest, "-d") {
+		if slices.Contains(rest, "-d") {
 			as.add(RiskMedium, HistoryRewrite, "deletes a ref (git update-ref -d)")
 		}
 	case "worktree":
 		if len(rest) > 0 && rest[0] == "remove" {
-			if contains(rest, "-f") || contains(rest, "--force") {
+			if slices.Contains(rest, "-f") || slices.Contains(rest, "--force") {
 				as.add(RiskMedium, DataDeletion, "removes a linked worktree with its uncommitted changes (git worktree remove --force)")
 			} else {
 				as.add(RiskMedium, DataDeletion, "removes a linked worktree (git worktree remove)")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
@@ -591,7 +592,7 @@ func (as *assessor) remoteRedirect(key, value, text string) {
 	if section != "remote" || sub == "" || name != "url" && name != "pushurl" {
 		return
 	}
-	if repo := gitURLRepo(value); repo != "" && !contains(repoRemoteRepos(as.ctx.Cwd), repo) {
+	if repo := gitURLRepo(value); repo != "" && !slices.Contains(repoRemoteRepos(as.ctx.Cwd), repo) {
 		as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("sends the remote %q's pushes to %s, which is not one of its remotes (%s)", sub, repo, text))
 	}
 }

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"strings"
 	"testing"
 )
@@ -134,35 +135,35 @@ func TestGitConfigDecisions(t *testing.T) {
 	}
 	attack := "git config core.fsmonitor ./fsmon.sh"
 	e := ev(OnRequest, WorkspaceWrite, attack)
-	if e.Decision != Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil || e.OffersSessionApproval() {
+	if e.Decision != rules.Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil || e.OffersSessionApproval() {
 		t.Errorf("on-request, sandboxed: %s %s amend %q session %v (%s)", e.Decision, e.Risk.Level, e.Amendment, e.OffersSessionApproval(), e.Reason)
 	}
 	if acts := (PromptRequest{Risk: e.Risk}).Actions(); acts[0].Title != TitleDeny {
 		t.Errorf("high risk: first action %q, want Deny", acts[0].Title)
 	}
-	if e := ev(Never, WorkspaceWrite, attack); e.Decision != Allow {
+	if e := ev(Never, WorkspaceWrite, attack); e.Decision != rules.Allow {
 		t.Errorf("never, sandboxed: %s (%s): the sandbox holds .git/config read-only", e.Decision, e.Reason)
 	}
-	if e := ev(Never, DangerFullAccess, attack); e.Decision != Forbidden {
+	if e := ev(Never, DangerFullAccess, attack); e.Decision != rules.Forbidden {
 		t.Errorf("never, no sandbox: %s (%s)", e.Decision, e.Reason)
 	}
-	if e := ev(OnRequest, DangerFullAccess, attack); e.Decision != Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil {
+	if e := ev(OnRequest, DangerFullAccess, attack); e.Decision != rules.Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil {
 		t.Errorf("on-request, no sandbox: %s %s amend %q (%s)", e.Decision, e.Risk.Level, e.Amendment, e.Reason)
 	}
 	oneShot := "git -c core.pager='sh -c id' log"
-	if e := ev(Never, WorkspaceWrite, oneShot); e.Decision != Forbidden {
+	if e := ev(Never, WorkspaceWrite, oneShot); e.Decision != rules.Forbidden {
 		t.Errorf("never, -c core.pager: %s (%s): the program is not analysed", e.Decision, e.Reason)
 	}
 	twin := "git config user.email dev@example.com"
-	if e := ev(OnRequest, WorkspaceWrite, twin); e.Decision != Allow || e.Risk.Level != RiskMedium {
+	if e := ev(OnRequest, WorkspaceWrite, twin); e.Decision != rules.Allow || e.Risk.Level != RiskMedium {
 		t.Errorf("twin: %s %s (%s)", e.Decision, e.Risk.Level, e.Reason)
 	}
-	if e := ev(Untrusted, WorkspaceWrite, twin); e.Decision != Prompt || e.Amendment == nil || !strings.Contains(strings.Join(e.Amendment, " "), "git config") {
+	if e := ev(Untrusted, WorkspaceWrite, twin); e.Decision != rules.Prompt || e.Amendment == nil || !strings.Contains(strings.Join(e.Amendment, " "), "git config") {
 		t.Errorf("twin, untrusted: %s amend %q", e.Decision, e.Amendment)
 	}
 	// Warden's hardened reads keep working: a known-safe git read is
 	// rewritten with its own -c options and stays low risk.
-	if e := ev(Untrusted, WorkspaceWrite, "git status"); e.Decision != Allow || e.Risk.Level != RiskLow || !strings.Contains(strings.Join(e.RunArgv, " "), "core.fsmonitor=") {
+	if e := ev(Untrusted, WorkspaceWrite, "git status"); e.Decision != rules.Allow || e.Risk.Level != RiskLow || !strings.Contains(strings.Join(e.RunArgv, " "), "core.fsmonitor=") {
 		t.Errorf("git status: %s %s run %q", e.Decision, e.Risk.Level, e.RunArgv)
 	}
 }

@@ -1,11 +1,13 @@
 package approvals
 
 import (
-	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // looseWorkspace is a workspace with a .env, a .env.example, a README and
@@ -143,7 +145,7 @@ func TestSecretsNeverKnownSafe(t *testing.T) {
 		{"kubectl", "get", "secret", "db", "-o", "yaml"},
 		{"cat", "secrets.yaml"},
 	}
-	noRules, err := LoadRuleFiles(nil)
+	noRules, err := rules.LoadRuleFiles(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +154,9 @@ func TestSecretsNeverKnownSafe(t *testing.T) {
 		ev := &Evaluator{Policy: Policy{Ask: pol}, Rules: noRules}
 		for _, argv := range attacks {
 			e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
-			want := Prompt
+			want := rules.Prompt
 			if pol == Never {
-				want = Forbidden
+				want = rules.Forbidden
 			}
 			if e.KnownSafe || e.Decision != want || e.Risk.Level != RiskHigh || !strings.Contains(strings.ToLower(e.Reason), "reads secrets") {
 				t.Errorf("%s %q: decision %s known-safe %v risk %s reason %q, want %s, not known-safe, high", pol, argv, e.Decision, e.KnownSafe, e.Risk.Level, e.Reason, want)
@@ -165,7 +167,7 @@ func TestSecretsNeverKnownSafe(t *testing.T) {
 		}
 		for _, argv := range twins {
 			e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
-			if !e.KnownSafe || e.Decision != Allow || e.Risk.Level != RiskLow {
+			if !e.KnownSafe || e.Decision != rules.Allow || e.Risk.Level != RiskLow {
 				t.Errorf("twin %s %q: decision %s known-safe %v risk %s (%q)", pol, argv, e.Decision, e.KnownSafe, e.Risk.Level, e.Risk.Facts)
 			}
 		}
@@ -173,15 +175,15 @@ func TestSecretsNeverKnownSafe(t *testing.T) {
 	// An allow rule does not let a secret read through.
 	rulesFile := filepath.Join(t.TempDir(), "t.rules")
 	os.WriteFile(rulesFile, []byte(`prefix_rule(pattern=["cat"], decision="allow")`+"\n"), 0o644)
-	rules, err := LoadRuleFiles([]string{rulesFile})
+	ruleSet, err := rules.LoadRuleFiles([]string{rulesFile})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"cat", ".env"}, Cwd: ws, Sandbox: sb}); e.Decision != Prompt || e.BypassSandbox {
+	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"cat", ".env"}, Cwd: ws, Sandbox: sb}); e.Decision != rules.Prompt || e.BypassSandbox {
 		t.Errorf("allow rule for cat: `cat .env` decision %s bypass %v, want prompt", e.Decision, e.BypassSandbox)
 	}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"cat", "README.md"}, Cwd: ws, Sandbox: sb}); e.Decision != Allow {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"cat", "README.md"}, Cwd: ws, Sandbox: sb}); e.Decision != rules.Allow {
 		t.Errorf("allow rule for cat: `cat README.md` decision %s, want allow", e.Decision)
 	}
 }

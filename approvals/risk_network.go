@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
 
@@ -245,14 +246,14 @@ const largeUpload = 1 << 20
 // the local network medium, a link-local address (cloud metadata) high.
 // A command that has already uploaded a lot is at least medium.
 func NetworkRisk(host string, bytesUp int64, remotes []string) Risk {
-	host = NormalizeHost(host)
+	host = rules.NormalizeHost(host)
 	facts := hostFacts(host, remotes)
 	level := RiskMedium
 	where, high := hostReach(host)
 	switch {
 	case high:
 		level = RiskHigh
-	case where == "" && (KnownHost(host) != "" || contains(remotes, host)):
+	case where == "" && (KnownHost(host) != "" || slices.Contains(remotes, host)):
 		level = RiskLow
 	}
 	if bytesUp >= largeUpload {
@@ -265,17 +266,17 @@ func NetworkRisk(host string, bytesUp int64, remotes []string) Risk {
 // hostNote is the short note the command analysis adds to "contacts HOST":
 // " (the npm registry)", " (this repository's remote)", or "".
 func hostNote(host string, remotes []string) string {
-	host = NormalizeHost(host)
+	host = rules.NormalizeHost(host)
 	if where, _ := hostReach(host); where != "" {
 		return " (" + where + ")"
 	}
 	known := KnownHost(host)
 	switch {
-	case known != "" && contains(remotes, host):
+	case known != "" && slices.Contains(remotes, host):
 		return " (" + known + ", this repository's own remote)"
 	case known != "":
 		return " (" + known + ")"
-	case contains(remotes, host):
+	case slices.Contains(remotes, host):
 		return " (this repository's own remote)"
 	}
 	return " (an unknown host)"

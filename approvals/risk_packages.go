@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -107,7 +108,7 @@ func (as *assessor) packages(prog string, args []string) {
 		}
 		return
 	}
-	if len(ops) == 0 || !contains(fetchingSubcommands[prog], ops[0]) {
+	if len(ops) == 0 || !slices.Contains(fetchingSubcommands[prog], ops[0]) {
 		return
 	}
 	group := ops[0] == "pip" || ops[0] == "tool" || ops[0] == "env" || ops[0] == "toolchain" || ops[0] == "target" || ops[0] == "component"

@@ -3,6 +3,7 @@ package approvals
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -28,7 +29,7 @@ func (as *assessor) reads(target string) {
 
 // readsSecret records a read of a secret, shown as what.
 func (as *assessor) readsSecret(what string) {
-	if contains(as.secrets, what) {
+	if slices.Contains(as.secrets, what) {
 		return
 	}
 	as.secrets = append(as.secrets, what)

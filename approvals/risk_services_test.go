@@ -1,6 +1,9 @@
 package approvals
 
-import "testing"
+import (
+	"github.com/wardenhq/warden/approvals/rules"
+	"testing"
+)
 
 // TestRiskServices: deleting what lives outside this machine's files
 // (cloud resources, clusters, volumes, databases, hosted repositories) and
@@ -85,13 +88,13 @@ func checkOfflineStoppedDecisions(t *testing.T, argv []string) {
 		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws,
 			Sandbox: Sandbox{Mode: mode, Workspace: []string{ws}}})
 	}
-	if e := ev(OnRequest, WorkspaceWrite); e.Decision != Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil {
+	if e := ev(OnRequest, WorkspaceWrite); e.Decision != rules.Prompt || e.Risk.Level != RiskHigh || e.Amendment != nil {
 		t.Errorf("%q on-request: %s %s amend %q (%s)", argv, e.Decision, e.Risk.Level, e.Amendment, e.Reason)
 	}
-	if e := ev(Never, WorkspaceWrite); e.Decision != Allow {
+	if e := ev(Never, WorkspaceWrite); e.Decision != rules.Allow {
 		t.Errorf("%q never, sandboxed: %s (%s)", argv, e.Decision, e.Reason)
 	}
-	if e := ev(Never, DangerFullAccess); e.Decision != Forbidden {
+	if e := ev(Never, DangerFullAccess); e.Decision != rules.Forbidden {
 		t.Errorf("%q never, no sandbox: %s (%s)", argv, e.Decision, e.Reason)
 	}
 }

@@ -2,13 +2,14 @@ package approvals
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/approvals/command"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // riskWorkspace makes a workspace with a build/ tree of known size, a git

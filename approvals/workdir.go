@@ -2,9 +2,11 @@ package approvals
 
 import (
 	"fmt"
-	"github.com/wardenhq/warden/approvals/command"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // The working directory is the request's; the boundary is the session's.
@@ -89,15 +91,15 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	// chosen; leaving it is the retry prompt's separate question.
 	ev.Escalate = false
 	if o.Policy.Ask == Never {
-		ev.Decision = Forbidden
+		ev.Decision = rules.Forbidden
 		ev.Reason = fmt.Sprintf("`%s` refused: %s, and the approval policy is never, so nobody can be asked; run it inside the workspace", cmd, why)
 		return why
 	}
 	reason := fmt.Sprintf("`%s` needs approval: %s", cmd, why)
-	if ev.Decision == Prompt && ev.Reason != "" {
+	if ev.Decision == rules.Prompt && ev.Reason != "" {
 		reason += "; " + ev.Reason
 	}
-	ev.Decision, ev.Reason = Prompt, reason
+	ev.Decision, ev.Reason = rules.Prompt, reason
 	return why
 }
 

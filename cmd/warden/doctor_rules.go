@@ -53,12 +53,12 @@ func rulesReport() doctorRules {
 	if setup.rulesErr != nil {
 		r.Error = "the rules do not load: " + setup.rulesErr.Error()
 	}
-	rules, _ := setup.rules.Current()
-	r.Loaded = rules.Len() + len(rules.NetworkRules())
-	if rules != nil {
-		r.Warnings = append(r.Warnings, rules.Warnings...)
+	ruleSet, _ := setup.rules.Current()
+	r.Loaded = ruleSet.Len() + len(ruleSet.NetworkRules())
+	if ruleSet != nil {
+		r.Warnings = append(r.Warnings, ruleSet.Warnings...)
 	}
-	r.NotApplied = append(r.NotApplied, rules.NotApplied(sb, cwd, os.Environ())...)
+	r.NotApplied = append(r.NotApplied, approvals.RulesNotApplied(ruleSet, sb, cwd, os.Environ())...)
 	return r
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -142,12 +143,12 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir()}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{Argv: argv, Cwd: cwd, Grant: sub.grants.grant(), Sandbox: sb})
-	rules, _ := setup.rules.Current()
+	ruleSet, _ := setup.rules.Current()
 	// A network allow rule the sandboxed command could have written itself
 	// is not applied (approvals.EvaluateNetworkIn).
-	rules, _ = rules.NetworkRulesFor(sb)
-	dests := approvals.CheckNetwork(rules, setup.policy, network, sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
-	if ev.Decision != approvals.Forbidden {
+	ruleSet, _ = approvals.NetworkRulesFor(ruleSet, sb)
+	dests := approvals.CheckNetwork(ruleSet, setup.policy, network, sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
+	if ev.Decision != rules.Forbidden {
 		dests = approvals.GrantedChecks(dests, ev.Grant, ev.GrantAsked)
 	}
 	if sub.json {

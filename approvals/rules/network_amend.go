@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"fmt"
@@ -19,10 +19,10 @@ func NetworkAmendmentLine(host string, protocol netproxy.Protocol) string {
 // wildcard, port or space): it names what the user saw in the dialog,
 // nothing wider.
 func AppendNetworkAllowRule(dir, host string, protocol netproxy.Protocol) (bool, error) {
-	if _, err := networkRuleHost(host); err != nil {
+	if _, err := NetworkRuleHost(host); err != nil {
 		return false, fmt.Errorf("always allow: %w", err)
 	}
-	if !validRuleHost(host) {
+	if !ValidRuleHost(host) {
 		return false, fmt.Errorf("always allow: host %q cannot be written as a rule", host)
 	}
 	if _, err := networkProtocol(ruleProtocol(protocol)); err != nil {
@@ -31,16 +31,16 @@ func AppendNetworkAllowRule(dir, host string, protocol netproxy.Protocol) (bool,
 	return appendRuleLine(dir, NetworkAmendmentLine(host, protocol))
 }
 
-// addNetworkAllow puts a just-persisted network allow rule into force
+// AddNetworkAllow puts a just-persisted network allow rule into force
 // without waiting for the reload.
-func (b *RuleBook) addNetworkAllow(host string, protocol netproxy.Protocol, source string) {
+func (b *RuleBook) AddNetworkAllow(host string, protocol netproxy.Protocol, source string) {
 	r := NetworkRule{Host: NormalizeHost(host), Protocol: ruleProtocol(protocol), Decision: Allow, Source: filepath.Base(source), File: source}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.good {
 		return // no good set: the reload that follows the write brings it
 	}
-	n := b.set.with(nil)
-	n.network = append(append([]NetworkRule(nil), b.set.network...), r)
+	n := b.set.With(nil)
+	n.Network = append(append([]NetworkRule(nil), b.set.Network...), r)
 	b.set = n
 }

@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"errors"
@@ -72,9 +72,9 @@ func grantArg(v starlark.Value, d Decision) (*sandbox.Grant, error) {
 	return &g, nil
 }
 
-// grantRuleLine is the prefix_rule line "Always allow" writes for prefix
-// with grant g (resolved).
-func grantRuleLine(prefix []string, g sandbox.Grant) string {
+// GrantRuleLine is the prefix_rule line "Always allow" writes for prefix
+// With grant g (resolved).
+func GrantRuleLine(prefix []string, g sandbox.Grant) string {
 	line := AmendmentLine(prefix)
 	if g.IsZero() {
 		return line
@@ -96,9 +96,9 @@ func grantRuleLine(prefix []string, g sandbox.Grant) string {
 	return strings.TrimSuffix(line, ")") + ", additional_permissions={" + strings.Join(parts, ", ") + "})"
 }
 
-// ruleGrant is what the matched allow rules grant together, or nil when
+// RuleGrant is what the matched allow rules grant together, or nil when
 // none of them carries a grant.
-func ruleGrant(matched []*Rule) *sandbox.Grant {
+func RuleGrant(matched []*Rule) *sandbox.Grant {
 	var out *sandbox.Grant
 	for _, r := range matched {
 		if r.Decision == Allow && r.Grant != nil {

@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"context"
@@ -50,6 +50,10 @@ func UserSources(userDir, codexDir, workspace string, trusted func(dir string) b
 	return append(out, WorkspaceRuleSources(workspace, trusted)...)
 }
 
+// BookOf is a book that always holds set, as if loaded from files: for
+// callers that build their rules in memory.
+func BookOf(set *RuleSet) *RuleBook { return &RuleBook{set: set, good: true} }
+
 // Reload reads every source and explicit file again, into one set (so a
 // host_executable or network_rule in a --rules file counts like one in a
 // rules directory). On failure the previous good rules stay.
@@ -82,15 +86,15 @@ func (b *RuleBook) LastError() error {
 	return b.err
 }
 
-// addAllow puts a just-persisted allow rule into force without a reload.
-func (b *RuleBook) addAllow(prefix []string, file string, grant *sandbox.Grant) {
+// AddAllow puts a just-persisted allow rule into force without a reload.
+func (b *RuleBook) AddAllow(prefix []string, file string, grant *sandbox.Grant) {
 	r := &Rule{Decision: Allow, Source: filepath.Base(file), File: file, Grant: grant}
 	for _, t := range prefix {
 		r.Pattern = append(r.Pattern, []string{t})
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.set = b.set.with(r)
+	b.set = b.set.With(r)
 }
 
 // Watch reloads the rules whenever a *.rules file in a source directory

@@ -1,10 +1,12 @@
-package approvals
+package rules
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,7 +42,7 @@ func (r *Rule) Matches(argv []string) bool {
 		return false
 	}
 	for i, alts := range r.Pattern {
-		if !contains(alts, argv[i]) {
+		if !slices.Contains(alts, argv[i]) {
 			return false
 		}
 	}
@@ -48,7 +50,7 @@ func (r *Rule) Matches(argv []string) bool {
 }
 
 // PatternString renders the pattern the way it is written in a rules file,
-// with alternatives as a nested list.
+// With alternatives as a nested list.
 func (r *Rule) PatternString() string {
 	parts := make([]string, len(r.Pattern))
 	for i, alts := range r.Pattern {
@@ -88,8 +90,8 @@ type RuleSet struct {
 	// hostExecutables maps a program name to the absolute paths allowed to
 	// stand for it (host_executable); a name with no entry accepts any path.
 	hostExecutables map[string][]string
-	// network holds the network_rule entries, in load order.
-	network []NetworkRule
+	// Network holds the network_rule entries, in load order.
+	Network []NetworkRule
 	// Warnings are problems that did not stop loading, such as an allow
 	// rule ignored in an untrusted workspace.
 	Warnings []string
@@ -101,7 +103,7 @@ func (rs *RuleSet) NetworkRules() []NetworkRule {
 	if rs == nil {
 		return nil
 	}
-	return rs.network
+	return rs.Network
 }
 
 // Len is the number of rules after alternative expansion.
@@ -129,7 +131,7 @@ func (rs *RuleSet) Match(argv []string) []*Rule {
 		return out
 	}
 	name := filepath.Base(argv[0])
-	if paths, listed := rs.hostExecutables[name]; listed && !contains(paths, argv[0]) {
+	if paths, listed := rs.hostExecutables[name]; listed && !slices.Contains(paths, argv[0]) {
 		return nil
 	}
 	alias := append([]string{name}, argv[1:]...)
@@ -154,8 +156,8 @@ func (rs *RuleSet) All() []*Rule {
 	return out
 }
 
-// with returns a copy of rs with r added (a plain copy when r is nil).
-func (rs *RuleSet) with(r *Rule) *RuleSet {
+// With returns a copy of rs with r added (a plain copy when r is nil).
+func (rs *RuleSet) With(r *Rule) *RuleSet {
 	n := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: map[string][]string{}}
 	if rs != nil {
 		for k, v := range rs.byProgram {
@@ -164,7 +166,7 @@ func (rs *RuleSet) with(r *Rule) *RuleSet {
 		for k, v := range rs.hostExecutables {
 			n.hostExecutables[k] = v
 		}
-		n.network = rs.network
+		n.Network = rs.Network
 		n.Warnings = rs.Warnings
 		n.count = rs.count
 	}
@@ -203,7 +205,7 @@ func LoadRuleFiles(paths []string) (*RuleSet, error) {
 }
 
 // loadRules loads the source directories, then the explicit files, into one
-// set: later definitions take precedence (a host_executable redefined later
+// Set: later definitions take precedence (a host_executable redefined later
 // replaces the earlier one), as in Codex where every file feeds one policy.
 func loadRules(sources []RuleSource, paths []string) (*RuleSet, error) {
 	rs := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: map[string][]string{}}
@@ -299,7 +301,7 @@ func (rs *RuleSet) loadFile(path string, trust Trust) error {
 		}
 		rs.add(r)
 	}
-	for _, h := range sortedKeys(parsed.HostExecutables) {
+	for _, h := range slices.Sorted(maps.Keys(parsed.HostExecutables)) {
 		if trust == TrustTightenOnly {
 			// Restricting the basename fallback can also take a forbid
 			// rule off /path/to/rm: not for an untrusted workspace.
@@ -315,7 +317,7 @@ func (rs *RuleSet) loadFile(path string, trust Trust) error {
 			continue
 		}
 		n.File = abs
-		rs.network = append(rs.network, n)
+		rs.Network = append(rs.Network, n)
 	}
 	return nil
 }
@@ -442,7 +444,7 @@ func justificationArg(v starlark.Value) (string, error) {
 }
 
 // checkExamples checks one prefix_rule's examples against its own rules,
-// with the file's host_executable entries: an example naming a program by
+// With the file's host_executable entries: an example naming a program by
 // an absolute path matches through the basename, as a command would.
 func (p *ParsedRules) checkExamples(pe pendingExamples) error {
 	set := &RuleSet{byProgram: map[string][]*Rule{}, hostExecutables: p.HostExecutables}
@@ -541,20 +543,39 @@ func exampleArgv(v starlark.Value) ([]string, error) {
 // starlarkQuote writes s as a Starlark (and JSON) string literal.
 func starlarkQuote(s string) string { return starlark.String(s).String() }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// Decision is what a rule, or the evaluation of a whole command, says.
+// Ordered so that a larger value is stricter.
+type Decision int
+
+const (
+	Allow Decision = iota
+	Prompt
+	Forbidden
+)
+
+func (d Decision) String() string {
+	switch d {
+	case Allow:
+		return "allow"
+	case Prompt:
+		return "prompt"
+	case Forbidden:
+		return "forbidden"
 	}
-	sort.Strings(keys)
-	return keys
+	return fmt.Sprintf("Decision(%d)", int(d))
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// ParseDecision reads a rule decision.
+func ParseDecision(s string) (Decision, error) {
+	switch s {
+	case "allow":
+		return Allow, nil
+	case "prompt":
+		return Prompt, nil
+	case "forbidden":
+		return Forbidden, nil
 	}
-	return false
+	return Prompt, fmt.Errorf("unknown decision %q: want \"allow\", \"prompt\" or \"forbidden\"", s)
 }
+
+func (d Decision) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

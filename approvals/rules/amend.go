@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"bytes"
@@ -42,16 +42,16 @@ func AppendGrantRule(dir string, prefix []string, g sandbox.Grant) (bool, error)
 		return false, errors.New("always allow: empty command prefix")
 	}
 	for _, t := range prefix {
-		if !ruleToken(t) {
+		if !RuleToken(t) {
 			return false, fmt.Errorf("always allow: token %q cannot be written as a rule", t)
 		}
 	}
-	return appendRuleLine(dir, grantRuleLine(prefix, g))
+	return appendRuleLine(dir, GrantRuleLine(prefix, g))
 }
 
-// ruleToken reports whether a rule file can hold t as a pattern token: the
+// RuleToken reports whether a rule file can hold t as a pattern token: the
 // loader refuses empty ones, and a line break would split the rule line.
-func ruleToken(t string) bool { return t != "" && !strings.ContainsAny(t, "\n\r") }
+func RuleToken(t string) bool { return t != "" && !strings.ContainsAny(t, "\n\r") }
 
 // appendRuleLine appends line to dir/default.rules under the rules file
 // lock, atomically, unless an identical line is there. It reports whether

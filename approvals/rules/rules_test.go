@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"context"
@@ -128,24 +128,6 @@ network_rule(host="example.com", protocol="https", decision="allow", justificati
 	}
 }
 
-func TestStrictestRuleWins(t *testing.T) {
-	dir := t.TempDir()
-	writeRules(t, dir, "a.rules", `prefix_rule(pattern=["git"], decision="allow")`)
-	writeRules(t, dir, "b.rules", `prefix_rule(pattern=["git", "push"], decision="forbidden", justification="no pushing from the agent")`)
-	book, err := NewRuleBook([]RuleSource{{Dir: dir}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &Orchestrator{Policy: Policy{Ask: OnRequest}, Rules: book}
-	e := o.Evaluator().Evaluate(CommandRequest{Argv: []string{"git", "push"}, Cwd: dir, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-	if e.Decision != Forbidden || !strings.Contains(e.Reason, "no pushing from the agent") || !strings.Contains(e.Reason, "b.rules:1") {
-		t.Errorf("decision %s reason %q", e.Decision, e.Reason)
-	}
-	if len(e.MatchedRules) != 2 {
-		t.Errorf("matched %d rules, want both", len(e.MatchedRules))
-	}
-}
-
 func TestWorkspaceRulesMayOnlyTighten(t *testing.T) {
 	ws := t.TempDir()
 	user := t.TempDir()
@@ -251,42 +233,6 @@ func TestAppendAllowRuleConcurrent(t *testing.T) {
 	leftovers, _ := filepath.Glob(filepath.Join(dir, ".*.tmp"))
 	if len(leftovers) > 0 {
 		t.Errorf("temporary files left behind: %v", leftovers)
-	}
-}
-
-func TestRuleBookKeepsLastGoodRules(t *testing.T) {
-	dir := t.TempDir()
-	p := writeRules(t, dir, "a.rules", `prefix_rule(pattern=["make"], decision="forbidden")`)
-	book, err := NewRuleBook([]RuleSource{{Dir: dir}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(p, []byte(`prefix_rule(pattern=["make"], decision="forbiden")`), 0o644)
-	if err := book.Reload(); err == nil || !strings.Contains(err.Error(), "a.rules:1") {
-		t.Fatalf("reload of a broken file: err = %v", err)
-	}
-	rs, cerr := book.Current()
-	if cerr != nil || len(rs.Match([]string{"make"})) != 1 {
-		t.Errorf("last good rules lost after a broken edit (err %v)", cerr)
-	}
-	if book.LastError() == nil {
-		t.Error("LastError does not report the broken edit")
-	}
-	// A book that never loaded falls back to prompting for everything not known-safe.
-	bad := t.TempDir()
-	writeRules(t, bad, "x.rules", "prefix_rule(")
-	book2, err := NewRuleBook([]RuleSource{{Dir: bad}}, nil)
-	if err == nil {
-		t.Fatal("broken rules loaded without error")
-	}
-	o := &Orchestrator{Policy: Policy{Ask: OnRequest}, Rules: book2}
-	e := o.Evaluator().Evaluate(CommandRequest{Argv: []string{"make"}, Cwd: bad, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-	if e.Decision != Prompt || !strings.Contains(e.Reason, "failed to load") {
-		t.Errorf("with broken rules: %s %q, want prompt", e.Decision, e.Reason)
-	}
-	e = o.Evaluator().Evaluate(CommandRequest{Argv: []string{"ls"}, Cwd: bad, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-	if e.Decision != Allow {
-		t.Errorf("known-safe ls with broken rules: %s", e.Decision)
 	}
 }
 

@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"os"
@@ -90,7 +90,7 @@ host_executable(name="git", paths=[])
 
 // TestRulesCodexHostExecutableErrors: a path whose basename is not the name
 // is a load error naming the file and line; so are relative paths and names
-// with a slash. The twin, a matching path, loads.
+// With a slash. The twin, a matching path, loads.
 func TestRulesCodexHostExecutableErrors(t *testing.T) {
 	cases := []struct{ body, want string }{
 		{"\n\nhost_executable(name=\"git\", paths=[\"/usr/bin/gitx\"])\n", `t.rules:3: host_executable("git") path "/usr/bin/gitx" must end in "git"`},

@@ -1,10 +1,11 @@
-package approvals
+package rules
 
 import (
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -40,7 +41,7 @@ func (p *ParsedRules) hostExecutable(thread *starlark.Thread, b *starlark.Builti
 		if filepath.Base(path) != name {
 			return nil, fmt.Errorf("host_executable(%q) path %q must end in %q", name, raw, name)
 		}
-		if !contains(list, path) {
+		if !slices.Contains(list, path) {
 			list = append(list, path)
 		}
 	}

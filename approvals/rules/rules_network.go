@@ -1,4 +1,4 @@
-package approvals
+package rules
 
 import (
 	"errors"
@@ -119,7 +119,7 @@ func (p *ParsedRules) networkRule(thread *starlark.Thread, b *starlark.Builtin, 
 	if err != nil {
 		return nil, err
 	}
-	h, err := networkRuleHost(host)
+	h, err := NetworkRuleHost(host)
 	if err != nil {
 		return nil, err
 	}
@@ -127,12 +127,12 @@ func (p *ParsedRules) networkRule(thread *starlark.Thread, b *starlark.Builtin, 
 	return starlark.None, nil
 }
 
-// networkRuleHost normalizes a network_rule host as Codex does: a host name
+// NetworkRuleHost normalizes a network_rule host as Codex does: a host name
 // or IP literal, optionally with a port (dropped) or in [brackets] for IPv6,
 // lower-cased, without a trailing dot. A leading "*." names the subdomains
 // of what follows; any other wildcard, a scheme, a path or a space is an
 // error.
-func networkRuleHost(raw string) (string, error) {
+func NetworkRuleHost(raw string) (string, error) {
 	host := strings.TrimSpace(raw)
 	if host == "" {
 		return "", errors.New("network_rule host is empty")
@@ -178,4 +178,11 @@ func networkRuleHost(raw string) (string, error) {
 		return "", fmt.Errorf("network_rule host %q is neither a host name nor an IP address", raw)
 	}
 	return host, nil
+}
+
+// ValidRuleHost reports whether host can be written as a network_rule as
+// it is (what "Always allow" writes).
+func ValidRuleHost(host string) bool {
+	h, err := NetworkRuleHost(host)
+	return err == nil && h == host && !strings.HasPrefix(h, "*.")
 }
