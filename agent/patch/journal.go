@@ -508,16 +508,25 @@ func recoverOne(dir, id string, roots []string) (*Recovered, error) {
 	return r, j.finish()
 }
 
-// related reports whether root is one of roots, inside one, or holds one.
+// related reports whether root is one of roots, inside one, or holds one,
+// as given or with links resolved.
 func related(root string, roots []string) bool {
 	for _, r := range roots {
 		r, _ = filepath.Abs(r)
-		if _, in := within(root, r); in {
-			return true
-		}
-		if _, holds := within(r, root); holds {
-			return true
+		for _, pair := range [][2]string{{root, r}, {resolved(root), resolved(r)}} {
+			_, in := within(pair[0], pair[1])
+			_, holds := within(pair[1], pair[0])
+			if in || holds {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+func resolved(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

@@ -63,6 +63,9 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
 		return fail("--cwd %s is not a directory", cwd)
 	}
+	if !recoverInterrupted(env, "apply-patch", cwd) {
+		return fail("an interrupted change in this workspace could not be settled (above); nothing was changed")
+	}
 	cfg, err := config.Load(config.File())
 	if err != nil {
 		return fail("%v", err)

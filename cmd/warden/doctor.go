@@ -43,6 +43,8 @@ type doctorReport struct {
 	Network doctorNetwork  `json:"network"`
 	Roots   doctorRoots    `json:"writable_roots"`
 	Rules   doctorRules    `json:"rules"`
+	// Interrupted is what this run did about changes killed Wardens left.
+	Interrupted doctorInterrupted `json:"interrupted_changes"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -84,6 +86,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep.Network = networkReport(rep.Sandbox.Mechanism)
 	rep.Roots = rootsReport()
 	rep.Rules = rulesReport()
+	rep.Interrupted = interruptedReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -156,6 +159,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "  - env_keep (config.toml) keeps: %s\n", strings.Join(e.Keep, " "))
 	}
 	printModel(w, rep.Config, rep.Model)
+	printInterrupted(w, rep.Interrupted)
 }
 
 func yesNo(b bool) string {

@@ -64,6 +64,7 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return usageError(env, "exec", "%v", err)
 	}
+	recoverInterrupted(env, "exec", cwd)
 	// The helper starts and the writable roots are scanned while the rules,
 	// the policy and the audit log are loaded.
 	sandbox.PrepareRun(policy, "")

@@ -85,6 +85,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}
+	recoverInterrupted(env, "run", cwd)
 	sb, err := approvals.SandboxFor(policy)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)

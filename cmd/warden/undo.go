@@ -43,6 +43,10 @@ func init() {
 			if err != nil {
 				return usageError(env, "undo", "--cwd: %v", err)
 			}
+			if !recoverInterrupted(env, "undo", roots...) && !list {
+				fmt.Fprintln(env.stderr, "warden undo: an interrupted change in this workspace could not be settled (above); nothing was undone")
+				return 1
+			}
 			if list {
 				return listUndo(env, cps, roots)
 			}
