@@ -16,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/lsptest"
 )
 
 // killFiles is the size of the change the kill tests interrupt: as many
@@ -329,4 +330,32 @@ func (k *killRig) report(t *testing.T) {
 	if k.done >= killMinRuns && total == 0 {
 		t.Errorf("no run was killed while its change was in progress: the test proves nothing")
 	}
+}
+
+// TestServeSettlesAnInterruptedPatch: `warden serve` settles, at
+// initialize, the change a killed apply-patch left in its workspace folder,
+// and tells the user with window/showMessage.
+func TestServeSettlesAnInterruptedPatch(t *testing.T) {
+	k := newKillRig(t, 1, 1)
+	k.whole, k.change = time.Nanosecond, time.Nanosecond // kill as the intent appears
+	var ws string
+	for try := 0; ; try++ {
+		ws = k.oldTree(t)
+		if journaled, _ := k.killSomewhere(t, exec.Command(wardenBin(t), "apply-patch", "--cwd", ws, k.patchFile), ws, 0); journaled {
+			break
+		}
+		if try == 3 {
+			t.Fatal("apply-patch ended before it could be killed, 4 times")
+		}
+	}
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Dir: ws, Env: []string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}})
+	c.Initialize(nil)
+	c.WaitFor("window/showMessage", lsptest.MessageContains("an interrupted patch in "+ws))
+	if state, debris := k.state(ws); (state != "old" && state != "new") || len(debris) > 0 {
+		t.Errorf("after serve started the tree is %s, with %d temporary files", state, len(debris))
+	}
+	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
+		t.Errorf("journal files left: %v", names)
+	}
+	c.Shutdown()
 }
