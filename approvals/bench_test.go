@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -78,12 +80,12 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 func BenchmarkRiskRmRf10kFiles(b *testing.B) {
 	ws, home := riskWorkspace(b, 10_000)
 	a := command.Analyze([]string{"rm", "-rf", "build"})
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
+	ctx := risk.Context{Cwd: ws, Sandbox: sandbox.Policy{Mode: sandbox.WorkspaceWrite}, Home: home}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
-		r := AssessRisk(a, ctx)
+		r := risk.Assess(a, ctx)
 		if !strings.Contains(r.Facts[0], "10,000 files") {
 			b.Fatal(r.Facts)
 		}

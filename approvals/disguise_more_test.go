@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
 )
@@ -126,14 +127,14 @@ func TestDisguisePrivilegedWrappers(t *testing.T) {
 					// High risk needs a person; under never nobody can be asked.
 					wantDecision = rules.Forbidden
 				}
-				if got.dangerous != dangerous || got.knownSafe || got.risk != RiskHigh || got.decision != wantDecision {
+				if got.dangerous != dangerous || got.knownSafe || got.risk != risk.High || got.decision != wantDecision {
 					t.Errorf("%s %q: %+v, want dangerous %v, not known-safe, high risk, %s", ask, d, got, dangerous, wantDecision)
 				}
 			}
 		}
 	}
 	// The twin: systemd-run --user runs as the user, not as root.
-	if r := AssessRisk(command.Analyze([]string{"systemd-run", "--user", "ls"}), RiskContext{Cwd: ws, Home: home}); r.Level == RiskHigh {
+	if r := risk.Assess(command.Analyze([]string{"systemd-run", "--user", "ls"}), risk.Context{Cwd: ws, Home: home}); r.Level == risk.High {
 		t.Errorf("systemd-run --user ls: %s risk: %s", r.Level, r.Summary)
 	}
 }
@@ -169,7 +170,7 @@ func TestDisguiseMoreWrappersHarmlessTwins(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := judge(t, c.argv, ws, home, OnRequest)
-		if got.dangerous || got.knownSafe != c.knownSafe || got.decision != rules.Allow || got.risk == RiskHigh {
+		if got.dangerous || got.knownSafe != c.knownSafe || got.decision != rules.Allow || got.risk == risk.High {
 			t.Errorf("%q: %+v, want not dangerous, known-safe %v, allowed, not high risk", c.argv, got, c.knownSafe)
 		}
 	}

@@ -5,14 +5,16 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // judgement is everything a disguise must not change.
 type judgement struct {
 	dangerous, knownSafe bool
-	risk                 RiskLevel
+	risk                 risk.Level
 	decision             rules.Decision
 }
 
@@ -21,7 +23,7 @@ func judge(t *testing.T, argv []string, ws, home string, ask AskForApproval) jud
 	// Without a sandbox to confine it, `rm -rf build` is dangerous under
 	// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
 	ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
-	r := AssessRisk(command.Analyze(argv), RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home})
+	r := risk.Assess(command.Analyze(argv), risk.Context{Cwd: ws, Sandbox: sandbox.Policy{Mode: sandbox.WorkspaceWrite}, Home: home})
 	return judgement{dangerous: ev.Dangerous, knownSafe: ev.KnownSafe, risk: r.Level, decision: ev.Decision}
 }
 

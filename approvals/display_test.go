@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // TestPromptEscapeEachControlClass: every class of character that can hide,
@@ -81,7 +82,7 @@ func TestPromptEscapeTwinsUnchanged(t *testing.T) {
 // whole script, escaped, in the dialog text; the plain twin reads as before.
 func TestPromptEscapeAttackMessage(t *testing.T) {
 	attack := PromptRequest{Kind: PromptCommand, Argv: []string{"sh", "-c", "touch X #\r\x1b[2K\x1b[1G ls"}, Cwd: "/w",
-		Justification: "list files\u202e\n\nRisk: low: harmless", Risk: Risk{Level: RiskMedium, Summary: "writes"}}
+		Justification: "list files\u202e\n\nRisk: low: harmless", Risk: risk.Risk{Level: risk.Medium, Summary: "writes"}}
 	msg := attack.Message()
 	for _, want := range []string{
 		"Warden: run `touch X #\\r\\x1b[2K\\x1b[1G ls`?",
@@ -100,7 +101,7 @@ func TestPromptEscapeAttackMessage(t *testing.T) {
 		t.Errorf("the justification forged a Risk line:\n%s", msg)
 	}
 
-	twin := PromptRequest{Kind: PromptCommand, Argv: []string{"ls", "-la", "café/日本"}, Cwd: "/w", Risk: Risk{Level: RiskLow, Summary: "reads"}}
+	twin := PromptRequest{Kind: PromptCommand, Argv: []string{"ls", "-la", "café/日本"}, Cwd: "/w", Risk: risk.Risk{Level: risk.Low, Summary: "reads"}}
 	msg = twin.Message()
 	if !strings.HasPrefix(msg, "Warden: run `ls -la café/日本`?\nin /w\n") || strings.Contains(msg, "Note:") || strings.Contains(msg, "Runs ") {
 		t.Errorf("plain command message changed:\n%s", msg)
@@ -162,7 +163,7 @@ func TestPromptEscapeLongCommand(t *testing.T) {
 // indented so none can pass for a line of Warden's own.
 func TestPromptEscapeMultiLineScript(t *testing.T) {
 	msg := PromptRequest{Kind: PromptRetry, Argv: []string{"bash", "-c", "make\nRisk: low: nothing\nrm -rf build"}, Cwd: "/w",
-		Risk: Risk{Level: RiskHigh, Summary: "deletes"}}.Message()
+		Risk: risk.Risk{Level: risk.High, Summary: "deletes"}}.Message()
 	for _, want := range []string{
 		"Warden: the sandbox blocked the command below. Run it again WITHOUT the sandbox?",
 		"\n    make\n    Risk: low: nothing\n    rm -rf build\n",
@@ -181,7 +182,7 @@ func TestPromptEscapeMultiLineScript(t *testing.T) {
 // sandbox's complaint and risk facts are escaped too.
 func TestPromptEscapeTitlesAndFields(t *testing.T) {
 	p := PromptRequest{Kind: PromptPatch, Files: []string{"a\u202etxt.sh"}, Cwd: "/w\x1b[2J",
-		Blocked: "denied\r", Risk: Risk{Level: RiskLow, Summary: "s\x1b", Facts: []string{"writes f\u200b"}},
+		Blocked: "denied\r", Risk: risk.Risk{Level: risk.Low, Summary: "s\x1b", Facts: []string{"writes f\u200b"}},
 		Amendment: []string{"touch\x1b[2K"}}
 	msg := p.Message()
 	for _, want := range []string{`a\u202etxt.sh`, `in /w\x1b[2J`, `Blocked: denied\r`, `s\x1b`, `writes f\u200b`} {

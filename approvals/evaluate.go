@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/sandbox"
@@ -53,9 +54,9 @@ type Evaluation struct {
 	Dangerous     bool          `json:"dangerous"`
 	MatchedRules  []MatchedRule `json:"matched_rules"`
 	// Amendment is the argv prefix offered for "Always allow", or nil.
-	Amendment []string `json:"amendment"`
-	Reason    string   `json:"reason"`
-	Risk      Risk     `json:"risk"`
+	Amendment []string  `json:"amendment"`
+	Reason    string    `json:"reason"`
+	Risk      risk.Risk `json:"risk"`
 	// RunArgv is what Warden runs when it differs from the request: git
 	// status, log, diff, show and branch with the programs a repository's
 	// config could start disabled (see safety_git.go). Nil: the request.
@@ -85,7 +86,7 @@ func (e *Evaluation) segmentSafe(s command.Segment) bool {
 
 // OffersSessionApproval reports whether "Allow for session" may be offered:
 // never for high-risk commands.
-func (e *Evaluation) OffersSessionApproval() bool { return e.Risk.Level < RiskHigh }
+func (e *Evaluation) OffersSessionApproval() bool { return e.Risk.Level < risk.High }
 
 // Evaluator turns a request into an Evaluation under a policy and rules.
 type Evaluator struct {
@@ -111,14 +112,14 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	asked, grantErr := resolveAsked(req)
 	// Writes inside the asked grant are judged as the sandbox will see
 	// them once it is given; the grant's own risk is added to the facts.
-	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a))})
+	e.Risk = risk.Assess(a, risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a)).Policy()})
 	if !asked.IsZero() {
 		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked, req.Cwd)
 	}
 	run, hardened := safe.HardenGit(a)
-	e.gitUnsafe = !hardened || (run != nil && !gitStaysProtected(a, req.Cwd, req.Sandbox))
+	e.gitUnsafe = !hardened || (run != nil && !risk.GitStaysProtected(a, req.Cwd, req.Sandbox.Policy()))
 	// A read of credentials is never known-safe, whatever reads them.
-	e.KnownSafe = a.Understood() && !e.Risk.readsSecrets
+	e.KnownSafe = a.Understood() && !e.Risk.ReadsSecrets
 	for _, s := range a.Segments {
 		e.KnownSafe = e.KnownSafe && e.segmentSafe(s)
 	}
@@ -210,14 +211,14 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		e.category = categoryRules
 	case decision == rules.Prompt:
 		e.Reason = ev.heuristicReason(cmd, req, e)
-	case decision == rules.Allow && e.Risk.readsSecrets:
+	case decision == rules.Allow && e.Risk.ReadsSecrets:
 		// Credentials leave no trace when read and the sandbox may not hide
 		// them (read_access = full, a .env in the workspace): always ask,
 		// and refuse under never, where nobody can be asked.
 		decision = rules.Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == rules.Allow && e.Risk.Level == RiskHigh && (pol != Never || !e.Risk.sandboxStops):
+	case decision == rules.Allow && e.Risk.Level == risk.High && (pol != Never || !e.Risk.SandboxStops):
 		// Risk changes decisions: a high-risk command is put to the user even
 		// when a rule or the policy would have let it run. Under never,
 		// where nobody can be asked, it runs sandboxed when the sandbox
@@ -282,7 +283,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 			// either way it runs sandboxed, and a sandbox denial can still be
 			// escalated afterwards where the policy allows.
 			e.Escalate = false
-			if e.Risk.Level == RiskLow {
+			if e.Risk.Level == risk.Low {
 				e.Reason += "; escalation not needed: low risk and inside the writable roots"
 			} else {
 				e.Reason += fmt.Sprintf("; the %s policy does not ask before running, so it runs sandboxed", pol)
@@ -302,7 +303,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		return e
 	}
 	e.Decision = rules.Prompt
-	if !rulePrompt && !e.Dangerous && e.Risk.Level < RiskHigh && a.Understood() && !e.Escalate {
+	if !rulePrompt && !e.Dangerous && e.Risk.Level < risk.High && a.Understood() && !e.Escalate {
 		// A rule saved from a dialog to leave the sandbox would not do what
 		// the user approved: it runs the command in the sandbox.
 		e.Amendment = amendment(req.PrefixRule, promptSeg)
@@ -321,7 +322,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 // policies that ask, unless the command is low risk and stays inside the
 // writable roots (it then runs sandboxed, as heuristics decide).
 func (ev *Evaluator) leavesByRequest(req CommandRequest, e *Evaluation) bool {
-	if !req.RequestEscalation || !req.Sandbox.Restricted() || e.Risk.Level == RiskLow || ev.Policy.rejects(categoryEscalation) {
+	if !req.RequestEscalation || !req.Sandbox.Restricted() || e.Risk.Level == risk.Low || ev.Policy.rejects(categoryEscalation) {
 		return false
 	}
 	switch ev.Policy.Ask {
@@ -364,7 +365,7 @@ func unreadable(a *command.Analysis) bool {
 // the caller).
 func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Evaluation) rules.Decision {
 	pol := ev.Policy.Ask
-	knownSafe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
+	knownSafe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.ReadsSecrets
 	switch {
 	case knownSafe:
 		return rules.Allow
@@ -380,7 +381,7 @@ func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Eval
 	}
 	// on-request and granular: the sandbox protects; ask only when the
 	// command wants to leave it and is not low risk.
-	if req.RequestEscalation && req.Sandbox.Restricted() && e.Risk.Level > RiskLow {
+	if req.RequestEscalation && req.Sandbox.Restricted() && e.Risk.Level > risk.Low {
 		e.category = categoryEscalation
 		return rules.Prompt
 	}
@@ -395,7 +396,7 @@ func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Eval
 // sandbox, or asking to leave it, it is dangerous as ever. The targets
 // must all be on the command line (not xargs input, not computed).
 func confinedDelete(seg command.Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
-	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns ||
+	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= risk.High || !seg.Literal || seg.Assigns ||
 		len(e.Analysis.Problems) > 0 {
 		return false
 	}
@@ -405,7 +406,7 @@ func confinedDelete(seg command.Segment, req CommandRequest, e *Evaluation, pol 
 	}
 	switch u.Argv[0] {
 	case "rm":
-		return len(operands(u.Argv[1:])) > 0
+		return len(risk.Operands(u.Argv[1:])) > 0
 	case "find":
 		// find -exec rm: its risk facts judged what find selects.
 		for _, cmd := range safe.FindCommands(u.Argv[1:]) {
@@ -420,9 +421,9 @@ func confinedDelete(seg command.Segment, req CommandRequest, e *Evaluation, pol 
 
 func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {
 	switch {
-	case e.Risk.readsSecrets:
+	case e.Risk.ReadsSecrets:
 		return fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case e.Dangerous && e.Risk.Level == RiskHigh:
+	case e.Dangerous && e.Risk.Level == risk.High:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f); high risk: %s", cmd, e.Risk.Summary)
 	case e.Dangerous:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
@@ -464,7 +465,7 @@ func amendment(proposed []string, prompting []command.Segment) []string {
 	if slices.ContainsFunc(a, func(t string) bool { return !rules.RuleToken(t) }) {
 		return nil // "Always allow" could not save it after the user chose it
 	}
-	if carriesCredential(a) {
+	if risk.CarriesCredential(a) {
 		return nil // saving it would write the secret into a rules file
 	}
 	return a

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
 )
@@ -150,7 +151,7 @@ func TestPromptActions(t *testing.T) {
 		}
 		return out
 	}
-	p := PromptRequest{AllowSession: true, Amendment: []string{"go", "test"}, Risk: Risk{Level: RiskMedium}}
+	p := PromptRequest{AllowSession: true, Amendment: []string{"go", "test"}, Risk: risk.Risk{Level: risk.Medium}}
 	if got, want := titles(p), []string{"Allow once", "Allow for session", "Always allow `go test`", "Deny", "Deny and stop"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("titles %q, want %q", got, want)
 	}
@@ -158,7 +159,7 @@ func TestPromptActions(t *testing.T) {
 	if got, want := titles(p), []string{"Allow once", "Allow for session", "Deny", "Deny and stop"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("no amendment: titles %q", got)
 	}
-	p.Amendment, p.Risk.Level = []string{"x"}, RiskHigh
+	p.Amendment, p.Risk.Level = []string{"x"}, risk.High
 	if got, want := titles(p), []string{"Deny", "Allow once", "Deny and stop"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("high risk: titles %q, want %q", got, want)
 	}
@@ -166,13 +167,13 @@ func TestPromptActions(t *testing.T) {
 		t.Error("DecisionFor must map unknown or unoffered titles to Denied")
 	}
 	msg := PromptRequest{Kind: PromptCommand, Command: "rm -rf build", Cwd: "/w", Justification: "clean", Sandboxed: true,
-		Sandbox: Sandbox{Mode: WorkspaceWrite}, Risk: Risk{Level: RiskHigh, Summary: "Deletes", Facts: []string{"deletes 3 files (1 KB) under build/"}}}.Message()
+		Sandbox: Sandbox{Mode: WorkspaceWrite}, Risk: risk.Risk{Level: risk.High, Summary: "Deletes", Facts: []string{"deletes 3 files (1 KB) under build/"}}}.Message()
 	for _, want := range []string{"rm -rf build", "/w", "clean", "sandboxed (workspace-write", "high", "deletes 3 files"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
-	msg = PromptRequest{Kind: PromptPatch, Files: []string{".git/config"}, Cwd: "/w", Risk: Risk{Level: RiskMedium, Summary: "protected"}}.Message()
+	msg = PromptRequest{Kind: PromptPatch, Files: []string{".git/config"}, Cwd: "/w", Risk: risk.Risk{Level: risk.Medium, Summary: "protected"}}.Message()
 	if !strings.Contains(msg, ".git/config") || !strings.Contains(msg, "Warden writes these files itself") || strings.Contains(msg, "NOT sandboxed") {
 		t.Errorf("a patch dialog must say no command runs:\n%s", msg)
 	}

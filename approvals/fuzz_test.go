@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
 )
@@ -110,7 +111,7 @@ func FuzzAnalyze(f *testing.F) {
 		if e.Reason == "" || e.Risk.Summary == "" {
 			t.Fatalf("%q: empty reason or summary", script)
 		}
-		if e.Amendment != nil && (e.Dangerous || e.Risk.Level == RiskHigh || bannedAmendment(e.Amendment) || carriesCredential(e.Amendment)) {
+		if e.Amendment != nil && (e.Dangerous || e.Risk.Level == risk.High || bannedAmendment(e.Amendment) || risk.CarriesCredential(e.Amendment)) {
 			t.Fatalf("%q: amendment %q offered for a dangerous, high-risk or banned prefix, or one holding a credential", script, e.Amendment)
 		}
 	})

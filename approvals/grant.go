@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -109,11 +110,11 @@ func grantKeys(argv []string, cwd string, s Sandbox, g sandbox.Grant) []string {
 // nothing); any other write is medium; any other read low. Network is
 // graded per host as the network dialog grades it (networkGrantRisk), with
 // the remotes of the repository at cwd.
-func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []string) {
+func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (risk.Level, []string) {
 	home := pol.Home()
-	level := RiskLow
+	level := risk.Low
 	var facts []string
-	note := func(l RiskLevel, f string) {
+	note := func(l risk.Level, f string) {
 		level = max(level, l)
 		facts = append(facts, f)
 	}
@@ -124,7 +125,7 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		if p == "/var/tmp" || strings.HasPrefix(p, "/var/tmp/") {
 			return false // scratch space, like /tmp
 		}
-		for _, d := range systemDirs {
+		for _, d := range risk.SystemDirs {
 			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
 				return true
 			}
@@ -138,34 +139,34 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		held, err := heldInside(pol, g, w)
 		switch {
 		case err != nil:
-			note(RiskHigh, fmt.Sprintf("grants write access to %s; what stays read-only inside cannot be told (%v)", show(w), err))
+			note(risk.High, fmt.Sprintf("grants write access to %s; what stays read-only inside cannot be told (%v)", show(w), err))
 		case broad(w):
-			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more")
+			note(risk.High, "grants write access to "+show(w)+": the whole home directory or more")
 		case system(w):
-			note(RiskHigh, "grants write access to "+show(w)+": a system directory")
+			note(risk.High, "grants write access to "+show(w)+": a system directory")
 		case len(held.Projects) > 0:
-			note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable", show(w), heldList(held.Projects)))
+			note(risk.High, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable", show(w), heldList(held.Projects)))
 		default:
 			if hid, ok := pol.ContainsHidden(w); ok {
-				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
+				note(risk.High, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
 			} else {
-				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots)")
+				note(risk.Medium, "grants write access to "+show(w)+" (outside the writable roots)")
 			}
 		}
 	}
 	for _, r := range g.Read {
 		if hid, ok := pol.HiddenBy(r); ok {
-			note(RiskHigh, fmt.Sprintf("grants read access to %s inside the credential store %s, which the sandbox hides", show(r), show(hid)))
+			note(risk.High, fmt.Sprintf("grants read access to %s inside the credential store %s, which the sandbox hides", show(r), show(hid)))
 			continue
 		}
 		if broad(r) {
-			note(RiskHigh, "grants read access to "+show(r)+": the whole home directory or more (credential stores stay hidden)")
+			note(risk.High, "grants read access to "+show(r)+": the whole home directory or more (credential stores stay hidden)")
 			continue
 		}
-		note(RiskLow, "grants read access to "+show(r))
+		note(risk.Low, "grants read access to "+show(r))
 	}
 	if len(g.Network) > 0 {
-		remotes := slices.Sorted(maps.Keys(setOf(RepoRemoteHosts(cwd))))
+		remotes := slices.Sorted(maps.Keys(setOf(risk.RepoRemoteHosts(cwd))))
 		for _, n := range g.Network {
 			note(networkGrantRisk(n, remotes))
 		}
@@ -190,7 +191,7 @@ func tildeShow(home, p string) string {
 
 // addGrantRisk folds the grant's risk into the command's: the level is the
 // higher of the two, the grant's facts come first.
-func addGrantRisk(r *Risk, pol sandbox.Policy, g sandbox.Grant, cwd string) {
+func addGrantRisk(r *risk.Risk, pol sandbox.Policy, g sandbox.Grant, cwd string) {
 	level, facts := grantRisk(pol, g, cwd)
 	if level > r.Level {
 		r.Level = level

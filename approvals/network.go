@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -115,7 +116,7 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	if dest.Host == "" || dest.Port <= 0 || dest.Port > 65535 {
 		return deny(fmt.Sprintf("network to %s refused: not a host and port", command.EscapeText(HostPort(dest))))
 	}
-	if nonCanonicalIP(dest.Host) {
+	if risk.NonCanonicalIP(dest.Host) {
 		return deny(fmt.Sprintf("network to %s refused: an IP address must be written as a dotted quad", command.EscapeText(HostPort(dest))))
 	}
 	if ctx.Err() != nil {
@@ -370,18 +371,18 @@ func (d *NetworkDecider) promptFor(req netproxy.Request, dest netproxy.Destinati
 		roots = []string{req.Origin.Workdir}
 	}
 	for _, r := range roots {
-		remotes = append(remotes, RepoRemoteHosts(r)...)
+		remotes = append(remotes, risk.RepoRemoteHosts(r)...)
 	}
 	remotes = slices.Sorted(maps.Keys(setOf(remotes)))
-	risk := NetworkRisk(dest.Host, req.BytesUp, remotes)
-	high := ev.High || risk.Level >= RiskHigh
+	hostRisk := risk.NetworkRisk(dest.Host, req.BytesUp, remotes)
+	high := ev.High || hostRisk.Level >= risk.High
 	return PromptRequest{
 		Kind: PromptNetwork, Argv: req.Origin.Command, Cwd: req.Origin.Workdir,
-		Reason: ev.Reason, Sandboxed: true, Risk: risk, AllowSession: !high,
+		Reason: ev.Reason, Sandboxed: true, Risk: hostRisk, AllowSession: !high,
 		Network: &NetworkPrompt{
 			Host: dest.Host, Port: dest.Port, Protocol: string(dest.Protocol),
 			FirstContact: !d.session.Contacted(dest.Host), BytesUp: req.BytesUp,
-			Facts: risk.Facts,
+			Facts: hostRisk.Facts,
 			// A prompt rule would still ask after an allow rule: offer no
 			// rule that would not change anything.
 			Amend: !high && ev.Rule == nil && d.cfg.RulesDir != "" && rules.ValidRuleHost(dest.Host),

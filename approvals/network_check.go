@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
@@ -28,12 +29,12 @@ type NetworkCheck struct {
 // under ask the rules and the policy decide what a connection would meet
 // before any dialog. The port and protocol come from the URL when the
 // command names one, else HTTPS on 443 (what package managers use).
-func CheckNetwork(ruleSet *rules.RuleSet, policy Policy, mode sandbox.NetworkMode, unsandboxed bool, argv []string, risk Risk, cwd string) []NetworkCheck {
-	dests := commandDestinations(argv, risk.Hosts())
-	remotes := RepoRemoteHosts(cwd)
+func CheckNetwork(ruleSet *rules.RuleSet, policy Policy, mode sandbox.NetworkMode, unsandboxed bool, argv []string, assessed risk.Risk, cwd string) []NetworkCheck {
+	dests := commandDestinations(argv, assessed.Hosts())
+	remotes := risk.RepoRemoteHosts(cwd)
 	out := make([]NetworkCheck, 0, len(dests))
 	for _, d := range dests {
-		c := NetworkCheck{Host: d.Host, Port: d.Port, Protocol: string(d.Protocol), Facts: hostFacts(d.Host, remotes)}
+		c := NetworkCheck{Host: d.Host, Port: d.Port, Protocol: string(d.Protocol), Facts: risk.HostFacts(d.Host, remotes)}
 		hp := command.EscapeText(HostPort(d))
 		switch {
 		case unsandboxed:
@@ -58,7 +59,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 	byHost := map[string]netproxy.Destination{}
 	var urls []string
 	if strings.Contains(text, "://") {
-		urls = urlInText().FindAllString(text, -1)
+		urls = risk.UrlInText().FindAllString(text, -1)
 	}
 	for _, u := range urls {
 		if d, ok := urlDestination(u); ok {
@@ -71,7 +72,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 		if !strings.Contains(w, "@") || strings.Contains(w, "://") {
 			continue
 		}
-		if m := scpLikeURL().FindStringSubmatch(w); m != nil {
+		if m := risk.ScpLikeURL().FindStringSubmatch(w); m != nil {
 			h := rules.NormalizeHost(m[1])
 			if _, seen := byHost[h]; !seen {
 				byHost[h] = netproxy.Destination{Host: h, Port: 22, Protocol: netproxy.SOCKS5}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -47,7 +48,7 @@ func EvaluateNetwork(ruleSet *rules.RuleSet, policy Policy, dest netproxy.Destin
 			best = &r
 		}
 	}
-	_, high := hostReach(dest.Host)
+	_, high := risk.HostReach(dest.Host)
 	ev := NetworkEvaluation{Decision: rules.Prompt, Rule: best, High: high}
 	switch {
 	case best != nil && best.Decision == rules.Forbidden:

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
@@ -42,7 +43,7 @@ func grantEntry(s string) (host string, port int, err error) {
 		return "", 0, fmt.Errorf("network to %q: %w", command.EscapeText(s), err)
 	case strings.Contains(h, "*"):
 		return "", 0, fmt.Errorf("network to %q: a grant names one host, not a wildcard", command.EscapeText(s))
-	case nonCanonicalIP(h):
+	case risk.NonCanonicalIP(h):
 		return "", 0, fmt.Errorf("network to %q: an IP address must be written as a dotted quad", command.EscapeText(s))
 	}
 	return h, port, nil
@@ -82,12 +83,12 @@ func checkNetworkGrant(g sandbox.Grant) (sandbox.Grant, error) {
 // the network dialog: a known registry or the repository's own remote is
 // low, an unknown host or one on this machine or network medium, a
 // link-local address (cloud metadata) high.
-func networkGrantRisk(entry string, remotes []string) (RiskLevel, string) {
+func networkGrantRisk(entry string, remotes []string) (risk.Level, string) {
 	host, _, err := grantEntry(entry)
 	if err != nil {
-		return RiskHigh, "grants network to " + command.EscapeText(entry) + ", which is not a host"
+		return risk.High, "grants network to " + command.EscapeText(entry) + ", which is not a host"
 	}
-	r := NetworkRisk(host, 0, remotes)
+	r := risk.NetworkRisk(host, 0, remotes)
 	return r.Level, "grants network to " + command.EscapeText(entry) + ": " + strings.Join(r.Facts, "; ")
 }
 

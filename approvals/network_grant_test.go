@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
@@ -133,14 +134,14 @@ func TestNetworkGrantDialogAndRisk(t *testing.T) {
 	os.WriteFile(filepath.Join(f.ws, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://git.corp.example/team/app.git\n"), 0o600)
 	for _, c := range []struct {
 		asked, shown string
-		level        RiskLevel
+		level        risk.Level
 		fact         string
 	}{
-		{"PyPI.org:443", "pypi.org:443", RiskLow, "known package registry"},
-		{"git.corp.example", "git.corp.example", RiskLow, "this repository's own git remote"},
-		{"downloads.example.net:443", "downloads.example.net:443", RiskMedium, "not a known package registry"},
-		{"169.254.169.254:80", "169.254.169.254:80", RiskHigh, "link-local"},
-		{"[FE80::1]:80", "[fe80::1]:80", RiskHigh, "link-local"},
+		{"PyPI.org:443", "pypi.org:443", risk.Low, "known package registry"},
+		{"git.corp.example", "git.corp.example", risk.Low, "this repository's own git remote"},
+		{"downloads.example.net:443", "downloads.example.net:443", risk.Medium, "not a known package registry"},
+		{"169.254.169.254:80", "169.254.169.254:80", risk.High, "link-local"},
+		{"[FE80::1]:80", "[fe80::1]:80", risk.High, "link-local"},
 	} {
 		ev := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"true"}, Cwd: f.ws, Sandbox: f.sandbox(sandbox.NetworkAsk), Grant: sandbox.Grant{Network: []string{c.asked}}})
 		if ev.Decision != rules.Prompt || !ev.GrantAsked || !slices.Equal(ev.Grant.Network, []string{c.shown}) {
@@ -155,7 +156,7 @@ func TestNetworkGrantDialogAndRisk(t *testing.T) {
 		if msg := p.Message(); !strings.Contains(msg, "in the sandbox with network to "+c.shown+"?") {
 			t.Errorf("%s: dialog does not say what is added:\n%s", c.asked, msg)
 		}
-		if first := p.Actions()[0].Title; (c.level == RiskHigh) != (first == TitleDeny) || (c.level == RiskHigh) == p.AllowSession {
+		if first := p.Actions()[0].Title; (c.level == risk.High) != (first == TitleDeny) || (c.level == risk.High) == p.AllowSession {
 			t.Errorf("%s: first action %q, session %v", c.asked, first, p.AllowSession)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // NetworkPrompt is what a network prompt asks about and the facts shown
@@ -75,7 +76,7 @@ func (r PromptRequest) networkMessage() string {
 	} else {
 		b.WriteString("\nThis host was reached before this session")
 	}
-	fmt.Fprintf(&b, "\nUploaded so far by this command: %s", byteCount(n.BytesUp))
+	fmt.Fprintf(&b, "\nUploaded so far by this command: %s", risk.ByteCount(n.BytesUp))
 	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, command.EscapeText(r.Risk.Summary))
 	for _, f := range r.Risk.Facts {
 		if strings.EqualFold(strings.TrimSpace(f), strings.TrimSpace(r.Risk.Summary)) {
@@ -84,18 +85,4 @@ func (r PromptRequest) networkMessage() string {
 		fmt.Fprintf(&b, "\n  - %s", command.EscapeText(f))
 	}
 	return b.String()
-}
-
-// byteCount writes n bytes for people: 512 bytes, 3.2 KiB, 1.0 MiB.
-func byteCount(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d %s", n, pluralWord(int(n), "byte", "bytes"))
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

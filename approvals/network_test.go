@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -493,8 +494,8 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 	if c := g.calls.Load(); c != 0 {
 		t.Fatalf("%d dialogs for disguised addresses", c)
 	}
-	r := AssessRisk(command.Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), RiskContext{Cwd: t.TempDir(), Home: t.TempDir()})
-	if r.Level != RiskHigh {
+	r := risk.Assess(command.Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), risk.Context{Cwd: t.TempDir(), Home: t.TempDir()})
+	if r.Level != risk.High {
 		t.Errorf("curl to a disguised address: risk %s %q", r.Level, r.Facts)
 	}
 	for _, c := range []struct {
@@ -509,7 +510,7 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 	} {
 		out := decideAll(context.Background(), d, 1, netReq(c.host, 80, netproxy.HTTP, ""))
 		p := g.next(t)
-		if (p.Risk.Level == RiskHigh) != c.high || p.Network.Amend != c.amendable {
+		if (p.Risk.Level == risk.High) != c.high || p.Network.Amend != c.amendable {
 			t.Errorf("%q: risk %s, always allow offered %v", c.host, p.Risk.Level, p.Network.Amend)
 		}
 		g.answer(t, Denied, nil)

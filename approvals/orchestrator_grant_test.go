@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -214,7 +215,7 @@ func TestGrantReadOfOneSecret(t *testing.T) {
 	f := newGrantOrch(t, OnRequest, Approved, Approved)
 	res, out := f.run(t, sandbox.Grant{Read: []string{"~/.ssh/id_deploy"}}, "cat", f.secret)
 	p := f.user.prompts()
-	if len(p) != 1 || p[0].Risk.Level != RiskHigh || p[0].Actions()[0].Title != TitleDeny || p[0].AllowSession {
+	if len(p) != 1 || p[0].Risk.Level != risk.High || p[0].Actions()[0].Title != TitleDeny || p[0].AllowSession {
 		t.Fatalf("read of a secret: prompts %+v", p)
 	}
 	if !strings.Contains(p[0].Message(), "read access to ~/.ssh/id_deploy") {
@@ -267,7 +268,7 @@ func TestGrantRetryAfterBlockedWrite(t *testing.T) {
 	}
 	f.run(t, sandbox.Grant{}, f.script(t, "build.sh", `touch "`+f.home+`/new-file"`))
 	p = f.user.prompts()
-	if len(p) != 1 || p[0].Actions()[0].Title != TitleDeny || p[0].Risk.Level != RiskHigh {
+	if len(p) != 1 || p[0].Actions()[0].Title != TitleDeny || p[0].Risk.Level != risk.High {
 		t.Fatalf("high-risk retry: %+v", p)
 	}
 	if exists(filepath.Join(f.home, "new-file")) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"os/exec"
@@ -415,7 +416,7 @@ func TestOrchestratorFailsClosed(t *testing.T) {
 	if res.Ran {
 		t.Errorf("session approval of a high-risk command was accepted: %+v", res)
 	}
-	if p := f.user.prompts(); len(p) != 1 || p[0].AllowSession || p[0].Risk.Level != RiskHigh {
+	if p := f.user.prompts(); len(p) != 1 || p[0].AllowSession || p[0].Risk.Level != risk.High {
 		t.Errorf("high-risk prompt %+v", p)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -68,7 +69,7 @@ type PatchEvaluation struct {
 	Decision rules.Decision `json:"decision"`
 	Reasons  []PatchReason  `json:"reasons"`
 	Reason   string         `json:"reason"`
-	Risk     Risk           `json:"risk"`
+	Risk     risk.Risk      `json:"risk"`
 	Keys     []string       `json:"-"` // one session key per touched path
 }
 
@@ -92,11 +93,11 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 		e.Decision, e.Reason = rules.Forbidden, "the patch changes no files"
 		return e
 	}
-	as := &assessor{ctx: RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox}, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
-	as.ctx.Home, _ = os.UserHomeDir()
-	as.roots = append(as.roots, req.Sandbox.WritableRoots...)
+	as := risk.NewAssessor(risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.Policy()})
+	as.Ctx.Home, _ = os.UserHomeDir()
+	as.Roots = append(as.Roots, req.Sandbox.WritableRoots...)
 	if req.Sandbox.Mode != ReadOnly {
-		as.roots = append(as.roots, req.Cwd)
+		as.Roots = append(as.Roots, req.Cwd)
 	}
 	held := req.Sandbox.heldBy(req.Cwd)
 	var names []string
@@ -107,34 +108,34 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 		}
 		for _, p := range paths {
 			p = filepath.Clean(p)
-			names = append(names, as.display(p, false))
+			names = append(names, as.Display(p, false))
 			e.Keys = append(e.Keys, PatchFileKey(p))
 			switch {
-			case req.Sandbox.Mode != DangerFullAccess && !as.inside(p):
+			case req.Sandbox.Mode != DangerFullAccess && !as.Inside(p):
 				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
-				as.add(RiskHigh, SystemModification, "writes outside the workspace: "+as.display(p, false))
-			case o.protected(p, as.roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
+				as.Add(risk.High, risk.SystemModification, "writes outside the workspace: "+as.Display(p, false))
+			case o.protected(p, as.Roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
 				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
-				as.add(RiskHigh, SystemModification, "changes a protected path: "+as.display(p, false))
+				as.Add(risk.High, risk.SystemModification, "changes a protected path: "+as.Display(p, false))
 			}
 		}
 		if f.Change == PatchDelete {
 			size := ""
 			if info, err := os.Stat(f.Path); err == nil {
-				size = " (" + humanBytes(info.Size()) + ")"
+				size = " (" + risk.HumanBytes(info.Size()) + ")"
 			}
-			as.add(RiskMedium, DataDeletion, "deletes "+as.display(f.Path, false)+size)
+			as.Add(risk.Medium, risk.DataDeletion, "deletes "+as.Display(f.Path, false)+size)
 		}
 	}
-	cats := make([]RiskCategory, 0, len(as.categories))
-	for c := range as.categories {
+	cats := make([]risk.Category, 0, len(as.Categories))
+	for c := range as.Categories {
 		cats = append(cats, c)
 	}
-	e.Risk = Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity()}
+	e.Risk = risk.Risk{Level: as.Level, Categories: cats, Facts: as.FactsBySeverity()}
 	if len(e.Risk.Facts) == 0 {
-		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), pluralWord(len(req.Files), "file", "files"))
+		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), command.PluralWord(len(req.Files), "file", "files"))
 	} else {
-		e.Risk.Summary = summarize(&command.Analysis{}, e.Risk)
+		e.Risk.Summary = risk.Summarize(&command.Analysis{}, e.Risk)
 	}
 
 	what := strings.Join(names, ", ")
@@ -148,7 +149,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	default:
 		var parts []string
 		for _, r := range e.Reasons {
-			parts = append(parts, fmt.Sprintf("%s (%s)", as.display(r.Path, false), r.Kind))
+			parts = append(parts, fmt.Sprintf("%s (%s)", as.Display(r.Path, false), r.Kind))
 		}
 		e.Reason = "the patch touches " + strings.Join(parts, ", ")
 	}
@@ -179,7 +180,7 @@ func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged [
 		if !filepath.IsAbs(extra) {
 			extra = filepath.Join(cwd, extra)
 		}
-		if within(extra, p) {
+		if risk.Within(extra, p) {
 			return true
 		}
 	}
@@ -221,14 +222,14 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 		return out, nil
 	}
 	display := make([]string, 0, len(req.Files))
-	as := &assessor{ctx: RiskContext{Cwd: req.Cwd}}
+	as := risk.NewAssessor(risk.Context{Cwd: req.Cwd})
 	for _, f := range req.Files {
-		display = append(display, as.display(f.Path, false))
+		display = append(display, as.Display(f.Path, false))
 	}
 	p := PromptRequest{
 		Kind: PromptPatch, Files: display, Cwd: req.Cwd, Justification: req.Justification,
 		Reason: ev.Reason, Sandboxed: false, Sandbox: req.Sandbox, Risk: ev.Risk,
-		AllowSession: ev.Risk.Level < RiskHigh, Concerns: req.Concerns,
+		AllowSession: ev.Risk.Level < risk.High, Concerns: req.Concerns,
 		Additions: sensitiveAdditions(req, ev, as),
 	}
 	d, cached, err := o.ask(ctx, p, ev.Keys)
@@ -264,7 +265,7 @@ func (o *Orchestrator) lapseForPatch(files []string) {
 // sensitiveAdditions are the added lines of the files Warden asks about for
 // where they are (outside the writable roots, protected): what such a patch
 // writes there decides the answer, so the dialog shows it before any review.
-func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *assessor) []FileAdditions {
+func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *risk.Assessor) []FileAdditions {
 	sensitive := map[string]bool{}
 	for _, r := range ev.Reasons {
 		if r.Kind == OutsideWritableRoots || r.Kind == ProtectedPath {
@@ -280,7 +281,7 @@ func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *assessor) []F
 		if len(f.Added) == 0 || !(sensitive[filepath.Clean(f.Path)] || sensitive[filepath.Clean(target)]) {
 			continue
 		}
-		out = append(out, FileAdditions{File: as.display(target, false), Lines: f.Added})
+		out = append(out, FileAdditions{File: as.Display(target, false), Lines: f.Added})
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -50,7 +51,7 @@ type PromptRequest struct {
 	// allowed, and Sandbox which one.
 	Sandboxed bool
 	Sandbox   Sandbox
-	Risk      Risk
+	Risk      risk.Risk
 	// Amendment is the prefix "Always allow" would persist, or nil.
 	Amendment []string
 	// AllowSession reports whether "Allow for session" is offered (never for
@@ -115,7 +116,7 @@ func AlwaysAllowTitle(prefix []string) string {
 // client that pre-selects the first action (Emacs eglot, a stray Enter)
 // denies.
 func (r PromptRequest) Actions() []Action {
-	if r.Risk.Level >= RiskHigh || r.Kind == PromptRead {
+	if r.Risk.Level >= risk.High || r.Kind == PromptRead {
 		if r.OfferUnsandboxed {
 			return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleRunUnsandboxed, ApprovedUnsandboxed}, {TitleDenyAndStop, Abort}}
 		}
@@ -175,7 +176,7 @@ func (r PromptRequest) Message() string {
 			files[i] = command.EscapeText(f)
 			hidden = hidden || command.NeedsEscape(f)
 		}
-		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(files, ", "))
+		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), command.PluralWord(len(r.Files), "file", "files"), strings.Join(files, ", "))
 	case PromptRead:
 		files := make([]string, len(r.Files))
 		for i, f := range r.Files {
@@ -260,20 +261,13 @@ func (r PromptRequest) writeCommand(b *strings.Builder, cmd string) {
 	}
 }
 
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // writeAdditions shows what a patch adds to its sensitive files, escaped and
 // indented line by line, a long line as head and tail, and says how much is
 // left for the review.
 func (r PromptRequest) writeAdditions(b *strings.Builder) {
 	budget := maxAddedLines
 	for _, fa := range r.Additions {
-		fmt.Fprintf(b, "\nIt adds to %s %d %s:", command.EscapeText(fa.File), len(fa.Lines), pluralWord(len(fa.Lines), "line", "lines"))
+		fmt.Fprintf(b, "\nIt adds to %s %d %s:", command.EscapeText(fa.File), len(fa.Lines), command.PluralWord(len(fa.Lines), "line", "lines"))
 		shown := min(len(fa.Lines), maxAddedLinesPerFile, budget)
 		for _, l := range fa.Lines[:shown] {
 			head, tail, n := command.CutMiddle(l, maxAddedLineBytes, maxAddedLineBytes-60, 40)
@@ -285,7 +279,7 @@ func (r PromptRequest) writeAdditions(b *strings.Builder) {
 		}
 		budget -= shown
 		if rest := len(fa.Lines) - shown; rest > 0 {
-			fmt.Fprintf(b, "\n    … %d more %s not shown here: review the patch before you allow it", rest, pluralWord(rest, "line", "lines"))
+			fmt.Fprintf(b, "\n    … %d more %s not shown here: review the patch before you allow it", rest, command.PluralWord(rest, "line", "lines"))
 		}
 	}
 }
@@ -295,7 +289,7 @@ func (r PromptRequest) writeAdditions(b *strings.Builder) {
 // fact stands on the level's line.
 func (r PromptRequest) writeRisk(b *strings.Builder) {
 	facts := r.Risk.Facts
-	digest := len(facts) > 0 && r.Risk.Summary == summarize(&command.Analysis{}, Risk{Facts: facts})
+	digest := len(facts) > 0 && r.Risk.Summary == risk.Summarize(&command.Analysis{}, risk.Risk{Facts: facts})
 	switch {
 	case digest && len(facts) == 1:
 		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, command.EscapeText(facts[0]))

@@ -9,8 +9,10 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // TestQuietKnownSafeAttacks: each tool added to the known-safe list has
@@ -312,7 +314,7 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 // a credential store, or -exec cat on what it finds there, is.
 func TestFindNamePatternsReadNothing(t *testing.T) {
 	ws, home := riskWorkspace(t, 1)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
+	ctx := risk.Context{Cwd: ws, Sandbox: sandbox.Policy{Mode: sandbox.WorkspaceWrite}, Home: home}
 	for _, c := range []struct {
 		argv    []string
 		secrets bool
@@ -328,7 +330,7 @@ func TestFindNamePatternsReadNothing(t *testing.T) {
 		{[]string{"rg", "password", "."}, false},
 		{[]string{"find", ".", "-name", "*.pem", "-exec", "cat", "~/.ssh/id_rsa", ";"}, true},
 	} {
-		if got := AssessRisk(command.Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
+		if got := risk.Assess(command.Analyze(c.argv), ctx).ReadsSecrets; got != c.secrets {
 			t.Errorf("%q: reads secrets %v, want %v", c.argv, got, c.secrets)
 		}
 	}

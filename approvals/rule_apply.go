@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/netproxy"
@@ -94,7 +95,7 @@ func ruleFileBlocker(file string, sb Sandbox) string {
 	for _, p := range []string{clean, (*pathmemo.Memo)(nil).ResolveExisting(clean)} {
 		root := ""
 		for _, r := range sb.WritableRoots {
-			if within(r, p) {
+			if risk.Within(r, p) {
 				root = r
 				break
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/approvals/rules"
 )
 
@@ -75,10 +76,10 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	}
 	cmd := command.Display(req.Argv)
 	fact := fmt.Sprintf("runs in %s, outside the workspace", req.Cwd)
-	ev.Risk.Level = RiskHigh
+	ev.Risk.Level = risk.High
 	ev.Risk.Facts = append([]string{fact}, ev.Risk.Facts...)
-	if !containsCategory(ev.Risk.Categories, SystemModification) {
-		ev.Risk.Categories = append(ev.Risk.Categories, SystemModification)
+	if !containsCategory(ev.Risk.Categories, risk.SystemModification) {
+		ev.Risk.Categories = append(ev.Risk.Categories, risk.SystemModification)
 	}
 	if ev.Risk.Summary == "" {
 		ev.Risk.Summary = fact
@@ -103,7 +104,7 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	return why
 }
 
-func containsCategory(cs []RiskCategory, c RiskCategory) bool {
+func containsCategory(cs []risk.Category, c risk.Category) bool {
 	for _, x := range cs {
 		if x == c {
 			return true

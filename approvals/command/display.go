@@ -269,3 +269,10 @@ func shellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+func PluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

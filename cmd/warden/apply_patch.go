@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -126,7 +127,7 @@ func approveOnTerminal(ctx context.Context, env *cliEnv, src, cwd string, timeou
 	}
 	req := approvals.PromptRequest{Kind: approvals.PromptPatch, Cwd: cwd,
 		Reason: "these changes are outside the workspace, to protected paths, or through links",
-		Risk:   approvals.Risk{Level: approvals.RiskMedium, Summary: fmt.Sprintf("changes that need approval: %d", len(concerns))}}
+		Risk:   risk.Risk{Level: risk.Medium, Summary: fmt.Sprintf("changes that need approval: %d", len(concerns))}}
 	for _, c := range concerns {
 		req.Files = append(req.Files, c.Rel)
 		req.Risk.Facts = append(req.Risk.Facts, c.String())

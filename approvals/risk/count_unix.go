@@ -1,6 +1,6 @@
 //go:build unix
 
-package approvals
+package risk
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package approvals
+package risk
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -14,19 +14,19 @@ import (
 
 // git grades a git command: what it does to the history, the remote and
 // the working tree, and which host it contacts.
-func (as *assessor) git(args []string) {
+func (as *Assessor) git(args []string) {
 	// Walk the global options (-C, --exec-path=) to the subcommand; the
 	// -c and --config-env ones are judged by gitOneShot.
 	i := 0
-	gitCwd := as.ctx.Cwd
+	gitCwd := as.Ctx.Cwd
 	as.gitOneShot(args)
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
 		if strings.HasPrefix(args[i], "--exec-path=") {
-			as.add(RiskHigh, SystemModification, "makes git run its commands from another directory ("+args[i]+")")
+			as.Add(High, SystemModification, "makes git run its commands from another directory ("+args[i]+")")
 		}
 		if gitValueOption(args[i]) && i+1 < len(args) {
 			if args[i] == "-C" {
-				gitCwd = as.absFrom(as.ctx.Cwd, args[i+1])
+				gitCwd = as.absFrom(as.Ctx.Cwd, args[i+1])
 			}
 			i++
 		}
@@ -49,7 +49,7 @@ func (as *assessor) git(args []string) {
 			case len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f'):
 				force = true
 			case a == "-d" || a == "--delete":
-				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push --delete)")
+				as.stoppedIf(as.offline(), High, HistoryRewrite, "deletes remote branches (git push --delete)")
 			case !strings.HasPrefix(a, "-"):
 				refs = append(refs, a)
 			case strings.HasPrefix(a, "--repo="):
@@ -61,11 +61,11 @@ func (as *assessor) git(args []string) {
 				force = true
 			}
 			if strings.HasPrefix(r, ":") {
-				as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "deletes remote branches (git push "+r+")")
+				as.stoppedIf(as.offline(), High, HistoryRewrite, "deletes remote branches (git push "+r+")")
 			}
 		}
 		if force {
-			as.stoppedIf(as.offline(), RiskHigh, HistoryRewrite, "rewrites remote history (git push --force)")
+			as.stoppedIf(as.offline(), High, HistoryRewrite, "rewrites remote history (git push --force)")
 		}
 		remote := "origin"
 		if len(refs) > 0 {
@@ -84,14 +84,14 @@ func (as *assessor) git(args []string) {
 			url, how = u, fmt.Sprintf("where this command points the remote %q", remote)
 		}
 		if repo := gitURLRepo(url); repo != "" && !slices.Contains(repoRemoteRepos(gitCwd), repo) {
-			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", repo, how))
+			as.stoppedIf(as.offline(), High, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", repo, how))
 		}
 		as.contactsRemote(gitCwd, url)
 	case "fetch", "pull", "ls-remote", "remote":
 		if sub == "remote" && len(rest) > 0 && (rest[0] == "add" || rest[0] == "set-url") {
 			// `git remote add NAME URL`, `git remote set-url NAME URL`:
 			// a push to NAME later in the line goes to URL.
-			if ops := operands(rest[1:]); len(ops) >= 2 {
+			if ops := Operands(rest[1:]); len(ops) >= 2 {
 				if as.repointed == nil {
 					as.repointed = map[string]string{}
 				}
@@ -102,7 +102,7 @@ func (as *assessor) git(args []string) {
 			return
 		}
 		remote := "origin"
-		if ops := operands(rest); len(ops) > 0 && sub != "remote" {
+		if ops := Operands(rest); len(ops) > 0 && sub != "remote" {
 			remote = ops[0]
 		}
 		if u, ok := as.repointed[remote]; ok {
@@ -111,27 +111,27 @@ func (as *assessor) git(args []string) {
 		as.contactsRemote(gitCwd, remote)
 	case "clone", "submodule":
 		if sub == "submodule" && len(rest) > 0 && rest[0] == "deinit" && (slices.Contains(rest, "-f") || slices.Contains(rest, "--force") || slices.Contains(rest, "--all")) {
-			as.add(RiskMedium, DataDeletion, "removes submodules' working trees with their local changes (git submodule deinit)")
+			as.Add(Medium, DataDeletion, "removes submodules' working trees with their local changes (git submodule deinit)")
 		}
-		for _, a := range operands(rest) {
+		for _, a := range Operands(rest) {
 			if h := gitURLHost(a); h != "" {
-				as.contacts(h, RiskMedium)
+				as.contacts(h, Medium)
 				return
 			}
 		}
 		if sub == "submodule" && slices.Contains(rest, "update") {
-			as.add(RiskMedium, NetworkAccess, "fetches submodules from their remotes")
+			as.Add(Medium, NetworkAccess, "fetches submodules from their remotes")
 		}
 	case "reset":
 		if slices.Contains(rest, "--hard") {
-			as.add(RiskHigh, DataDeletion, "discards uncommitted changes (git reset --hard)")
+			as.Add(High, DataDeletion, "discards uncommitted changes (git reset --hard)")
 		} else {
-			as.add(RiskMedium, HistoryRewrite, "moves the branch head (git reset)")
+			as.Add(Medium, HistoryRewrite, "moves the branch head (git reset)")
 		}
 	case "clean":
 		for _, a := range rest {
 			if a == "--force" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'f') {
-				as.add(RiskHigh, DataDeletion, "deletes untracked files (git clean -f)")
+				as.Add(High, DataDeletion, "deletes untracked files (git clean -f)")
 				break
 			}
 		}
@@ -139,79 +139,79 @@ func (as *assessor) git(args []string) {
 		as.gitDiscard(sub, rest)
 	case "filter-repo":
 		// It expires the reflog and prunes at once: no way back.
-		as.add(RiskHigh, HistoryRewrite, "rewrites all history and prunes the old commits (git filter-repo)")
+		as.Add(High, HistoryRewrite, "rewrites all history and prunes the old commits (git filter-repo)")
 	case "filter-branch":
 		if slices.Contains(rest, "-f") || slices.Contains(rest, "--force") {
-			as.add(RiskHigh, HistoryRewrite, "rewrites history over the previous backup refs (git filter-branch --force)")
+			as.Add(High, HistoryRewrite, "rewrites history over the previous backup refs (git filter-branch --force)")
 		} else {
-			as.add(RiskMedium, HistoryRewrite, "rewrites local history (git filter-branch)")
+			as.Add(Medium, HistoryRewrite, "rewrites local history (git filter-branch)")
 		}
 	case "rebase":
-		as.add(RiskMedium, HistoryRewrite, "rewrites local history (git rebase)")
+		as.Add(Medium, HistoryRewrite, "rewrites local history (git rebase)")
 	case "commit":
 		if slices.Contains(rest, "--amend") {
-			as.add(RiskMedium, HistoryRewrite, "rewrites the last commit (git commit --amend)")
+			as.Add(Medium, HistoryRewrite, "rewrites the last commit (git commit --amend)")
 		}
 	case "branch":
 		if slices.Contains(rest, "-D") || slices.Contains(rest, "--delete") && slices.Contains(rest, "--force") {
-			as.add(RiskMedium, HistoryRewrite, "deletes branches with unmerged commits (git branch -D)")
+			as.Add(Medium, HistoryRewrite, "deletes branches with unmerged commits (git branch -D)")
 		}
 		if slices.Contains(rest, "-M") || slices.Contains(rest, "-C") || (slices.Contains(rest, "--move") || slices.Contains(rest, "--copy")) && slices.Contains(rest, "--force") {
-			as.add(RiskMedium, HistoryRewrite, "renames or copies a branch over an existing one (git branch -M)")
+			as.Add(Medium, HistoryRewrite, "renames or copies a branch over an existing one (git branch -M)")
 		}
 	case "tag":
 		if slices.Contains(rest, "-d") || slices.Contains(rest, "--delete") {
 			// A tag has no reflog: its commit is found again only by its hash.
-			as.add(RiskMedium, HistoryRewrite, "deletes tags (git tag -d)")
+			as.Add(Medium, HistoryRewrite, "deletes tags (git tag -d)")
 		}
 	case "update-ref":
 		if slices.Contains(rest, "-d") {
-			as.add(RiskMedium, HistoryRewrite, "deletes a ref (git update-ref -d)")
+			as.Add(Medium, HistoryRewrite, "deletes a ref (git update-ref -d)")
 		}
 	case "worktree":
 		if len(rest) > 0 && rest[0] == "remove" {
 			if slices.Contains(rest, "-f") || slices.Contains(rest, "--force") {
-				as.add(RiskMedium, DataDeletion, "removes a linked worktree with its uncommitted changes (git worktree remove --force)")
+				as.Add(Medium, DataDeletion, "removes a linked worktree with its uncommitted changes (git worktree remove --force)")
 			} else {
-				as.add(RiskMedium, DataDeletion, "removes a linked worktree (git worktree remove)")
+				as.Add(Medium, DataDeletion, "removes a linked worktree (git worktree remove)")
 			}
 		}
 	case "stash":
 		if len(rest) > 0 && (rest[0] == "drop" || rest[0] == "clear") {
-			as.add(RiskMedium, DataDeletion, "drops stashed changes (git stash "+rest[0]+")")
+			as.Add(Medium, DataDeletion, "drops stashed changes (git stash "+rest[0]+")")
 		}
 	case "reflog":
 		// Expiring or deleting reflog entries drops the only way back to
 		// commits no branch holds any more.
 		if len(rest) > 0 && (rest[0] == "expire" || rest[0] == "delete") {
-			as.add(RiskMedium, HistoryRewrite, "drops reflog entries, the way back to lost commits (git reflog "+rest[0]+")")
+			as.Add(Medium, HistoryRewrite, "drops reflog entries, the way back to lost commits (git reflog "+rest[0]+")")
 		}
 	case "gc":
 		// Pruning now deletes unreachable commits at once, instead of after
 		// git's two-week grace period.
 		for _, a := range rest {
 			if a == "--prune=now" || a == "--prune=all" {
-				as.add(RiskMedium, HistoryRewrite, "deletes unreachable commits now (git gc "+a+")")
+				as.Add(Medium, HistoryRewrite, "deletes unreachable commits now (git gc "+a+")")
 				break
 			}
 		}
 	case "prune":
 		// Without --expire, git prune deletes every unreachable object.
-		as.add(RiskMedium, HistoryRewrite, "deletes unreachable commits (git prune)")
+		as.Add(Medium, HistoryRewrite, "deletes unreachable commits (git prune)")
 	}
 }
 
-func (as *assessor) contactsRemote(dir, remote string) {
-	if h := gitRemoteHost(dir, remote); h != "" {
-		as.contacts(h, RiskMedium)
+func (as *Assessor) contactsRemote(dir, remote string) {
+	if h := GitRemoteHost(dir, remote); h != "" {
+		as.contacts(h, Medium)
 		return
 	}
-	as.add(RiskMedium, NetworkAccess, fmt.Sprintf("contacts the git remote %q (its host is unknown)", remote))
+	as.Add(Medium, NetworkAccess, fmt.Sprintf("contacts the git remote %q (its host is unknown)", remote))
 }
 
 // gitRemoteHost reads the URL of remote from the repository containing dir
 // and returns its host ("" when unknown).
-func gitRemoteHost(dir, remote string) string {
+func GitRemoteHost(dir, remote string) string {
 	if h := gitURLHost(remote); h != "" {
 		return h
 	}
@@ -274,14 +274,14 @@ func gitConfigPath(dir string) string {
 	return ""
 }
 
-var scpLikeURL = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
+var ScpLikeURL = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
 
 func gitURLHost(s string) string {
 	if h := urlHost(s); h != "" {
 		return h
 	}
 	if strings.Contains(s, "@") {
-		if m := scpLikeURL().FindStringSubmatch(s); m != nil {
+		if m := ScpLikeURL().FindStringSubmatch(s); m != nil {
 			return m[1]
 		}
 	}
@@ -300,7 +300,7 @@ func gitURLRepo(s string) string {
 			return ""
 		}
 		host, p = u.Hostname(), u.Path
-	} else if m := scpLikeURL().FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
+	} else if m := ScpLikeURL().FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
 		host = m[1]
 		_, p, _ = strings.Cut(s[strings.Index(s, m[1])+len(m[1]):], ":")
 	} else {
@@ -326,7 +326,7 @@ func repoRemoteRepos(dir string) []string {
 // changes in the working tree: `git checkout -- FILE`, `git checkout .`,
 // `git restore FILE`, `git checkout -f`, `git switch --discard-changes`.
 // Switching or creating a branch (`git checkout -b x`) keeps them.
-func (as *assessor) gitDiscard(sub string, args []string) {
+func (as *Assessor) gitDiscard(sub string, args []string) {
 	var files []string
 	force, stagedOnly, worktree := false, false, false
 	for i := 0; i < len(args); i++ {
@@ -361,13 +361,13 @@ func (as *assessor) gitDiscard(sub string, args []string) {
 		if len(shown) > 3 {
 			shown = append(append([]string(nil), shown[:3]...), fmt.Sprintf("+%d more", len(files)-3))
 		}
-		as.add(RiskMedium, DataDeletion, fmt.Sprintf("discards uncommitted changes to %s (git %s)", strings.Join(shown, ", "), sub))
+		as.Add(Medium, DataDeletion, fmt.Sprintf("discards uncommitted changes to %s (git %s)", strings.Join(shown, ", "), sub))
 	case force:
-		as.add(RiskMedium, DataDeletion, fmt.Sprintf("discards uncommitted changes (git %s --force)", sub))
+		as.Add(Medium, DataDeletion, fmt.Sprintf("discards uncommitted changes (git %s --force)", sub))
 	}
 }
 
-func (as *assessor) exists(p string) bool {
+func (as *Assessor) exists(p string) bool {
 	info, err := os.Stat(as.abs(p))
 	return err == nil && info.Mode().IsRegular()
 }

@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 // status, diff and submodule on the host would run its fsmonitor and hooks.
 // A submodule is protected when its .git is missing or names a protected
 // git dir (.git/modules of the top repository), and so on down.
-func (j gitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth int) bool {
+func (j GitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth int) bool {
 	if depth > 8 {
 		return false
 	}
@@ -24,11 +24,11 @@ func (j gitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth i
 	if c := commonDir(gitDir); len(c) > 0 {
 		common = c[0]
 	}
-	entries, ok := j.configProtected(filepath.Join(common, "config"), workTree, 0)
+	entries, ok := j.ConfigProtected(filepath.Join(common, "config"), workTree, 0)
 	if !ok {
 		return false
 	}
-	more, ok := j.configProtected(filepath.Join(gitDir, "config.worktree"), workTree, 0)
+	more, ok := j.ConfigProtected(filepath.Join(gitDir, "config.worktree"), workTree, 0)
 	if !ok {
 		return false
 	}
@@ -79,7 +79,7 @@ func (j gitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth i
 }
 
 // submoduleProtected judges the repository at a submodule's path, if any.
-func (j gitJudge) submoduleProtected(dir string, depth int) bool {
+func (j GitJudge) submoduleProtected(dir string, depth int) bool {
 	dotgit := filepath.Join(dir, ".git")
 	st, err := os.Stat(dotgit)
 	if os.IsNotExist(err) {
@@ -96,7 +96,7 @@ func (j gitJudge) submoduleProtected(dir string, depth int) bool {
 		}
 		sub = t
 	}
-	if !gitDirProtected(sub, j.roots) {
+	if !gitDirProtected(sub, j.Roots) {
 		return false
 	}
 	return j.repoProtected(sub, dir, false, depth+1)

@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -49,8 +49,8 @@ func imageRegistry(ref string) string {
 // (`uv pip list`, `uv tool list`, `conda env list`).
 var lookOnly = map[string]bool{"list": true, "show": true, "freeze": true, "check": true, "tree": true, "dir": true, "export": true, "remove": true, "uninstall": true}
 
-func (as *assessor) packages(prog string, args []string) {
-	ops := operands(args)
+func (as *Assessor) packages(prog string, args []string) {
+	ops := Operands(args)
 	switch prog {
 	case "npx", "pnpx", "bunx", "uvx":
 		// Runs a package, downloading it first when it is not installed.
@@ -58,19 +58,19 @@ func (as *assessor) packages(prog string, args []string) {
 		if len(ops) > 0 {
 			what += " " + ops[0]
 		}
-		as.contacts(registries[prog], RiskMedium)
-		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("may download and run a package (%s)", what))
+		as.contacts(registries[prog], Medium)
+		as.Add(Medium, NetworkAccess, fmt.Sprintf("may download and run a package (%s)", what))
 		return
 	case "yt-dlp", "youtube-dl":
 		fetched := false
 		for _, a := range args {
 			if h := urlHost(a); h != "" {
-				as.contacts(h, RiskMedium)
+				as.contacts(h, Medium)
 				fetched = true
 			}
 		}
 		if !fetched {
-			as.add(RiskMedium, NetworkAccess, "downloads from the network ("+prog+")")
+			as.Add(Medium, NetworkAccess, "downloads from the network ("+prog+")")
 		}
 		return
 	case "gh":
@@ -86,7 +86,7 @@ func (as *assessor) packages(prog string, args []string) {
 			if prog != "mvn" {
 				host = registries["gradle"]
 			}
-			as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
+			as.Add(Low, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
 		}
 		return
 	case "aws", "gsutil", "gcloud":
@@ -94,17 +94,17 @@ func (as *assessor) packages(prog string, args []string) {
 		for _, a := range args {
 			switch {
 			case strings.HasPrefix(a, "s3://"):
-				as.contacts("s3.amazonaws.com", RiskMedium)
+				as.contacts("s3.amazonaws.com", Medium)
 				return
 			case strings.HasPrefix(a, "gs://"):
-				as.contacts("storage.googleapis.com", RiskMedium)
+				as.contacts("storage.googleapis.com", Medium)
 				return
 			}
 		}
 		return
 	case "docker", "podman", "nerdctl":
 		if len(ops) > 1 && ops[0] == "pull" {
-			as.contacts(imageRegistry(ops[1]), RiskMedium)
+			as.contacts(imageRegistry(ops[1]), Medium)
 		}
 		return
 	}
@@ -117,24 +117,24 @@ func (as *assessor) packages(prog string, args []string) {
 	}
 	host := registries[prog]
 	if (ops[0] == "build" || ops[0] == "run" || ops[0] == "test") && prog != "pipx" {
-		as.add(RiskLow, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
+		as.Add(Low, NetworkAccess, fmt.Sprintf("may contact %s to fetch dependencies (%s %s)", host, prog, ops[0]))
 		return
 	}
-	as.contacts(host, RiskMedium)
+	as.contacts(host, Medium)
 	sub := strings.Join(ops[:min(2, len(ops))], " ")
 	if ops[0] != "pip" && ops[0] != "tool" && ops[0] != "env" {
 		sub = ops[0]
 	}
 	switch {
 	case ops[0] == "publish" && (hasFlag(args, "--dry-run") || prog == "cargo" && hasFlag(args, "-n")):
-		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("checks what would be published to %s (%s publish --dry-run)", host, prog))
+		as.Add(Medium, NetworkAccess, fmt.Sprintf("checks what would be published to %s (%s publish --dry-run)", host, prog))
 	case ops[0] == "publish":
-		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("publishes this package to %s", host))
+		as.Add(High, DataExfiltration, fmt.Sprintf("publishes this package to %s", host))
 	case ops[0] == "upload":
-		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("uploads files to %s (%s upload)", host, prog))
+		as.Add(High, DataExfiltration, fmt.Sprintf("uploads files to %s (%s upload)", host, prog))
 	case prog == "hf" || prog == "huggingface-cli":
-		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("downloads from %s (%s download)", host, prog))
+		as.Add(Medium, NetworkAccess, fmt.Sprintf("downloads from %s (%s download)", host, prog))
 	default:
-		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("installs packages from %s (%s %s)", host, prog, sub))
+		as.Add(Medium, NetworkAccess, fmt.Sprintf("installs packages from %s (%s %s)", host, prog, sub))
 	}
 }

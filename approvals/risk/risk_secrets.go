@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"path"
@@ -14,26 +14,26 @@ import (
 
 // CredentialAccess is reading credentials: key files, token stores, the
 // environment. Such a command is high risk and never known-safe.
-const CredentialAccess RiskCategory = "credential_access"
+const CredentialAccess Category = "credential_access"
 
 // ---- reads of secrets ----
 
 // reads records a read of target when it names a credential store.
-func (as *assessor) reads(target string) {
+func (as *Assessor) Reads(target string) {
 	target = homeVar.Replace(target)
 	if !isSecretPath(target) {
 		return
 	}
-	as.readsSecret(as.display(as.abs(target), false))
+	as.readsSecret(as.Display(as.abs(target), false))
 }
 
 // readsSecret records a read of a secret, shown as what.
-func (as *assessor) readsSecret(what string) {
-	if slices.Contains(as.secrets, what) {
+func (as *Assessor) readsSecret(what string) {
+	if slices.Contains(as.Secrets, what) {
 		return
 	}
-	as.secrets = append(as.secrets, what)
-	as.add(RiskHigh, CredentialAccess, "reads secrets: "+what)
+	as.Secrets = append(as.Secrets, what)
+	as.Add(High, CredentialAccess, "reads secrets: "+what)
 }
 
 // metadataOnly are programs that look at or change a file's metadata but
@@ -49,23 +49,23 @@ var metadataOnly = map[string]bool{
 // a command: as an operand, as an option's value (`--file=.env`, `@.env`,
 // `if=~/.ssh/id_rsa`) or inside inline code (`open('.env')`), whatever the
 // program, so no list of readers can be incomplete.
-func (as *assessor) scanSecretWords(prog string, args []string) {
+func (as *Assessor) scanSecretWords(prog string, args []string) {
 	if metadataOnly[prog] {
 		return
 	}
 	for _, a := range args {
 		if spacedPath(a) {
-			as.reads(a) // `~/Library/Application Support/...` is one path
+			as.Reads(a) // `~/Library/Application Support/...` is one path
 			continue
 		}
 		for _, w := range pathWords(a) {
-			as.reads(w)
+			as.Reads(w)
 		}
 	}
 	if recursiveReader(prog, args) {
-		for _, op := range operands(args) {
-			if p := as.abs(homeVar.Replace(op)); p == as.ctx.Home || p == filepath.Join(as.ctx.Home, ".config") {
-				as.readsSecret(as.display(p, true) + " (searched through, credential stores included)")
+		for _, op := range Operands(args) {
+			if p := as.abs(homeVar.Replace(op)); p == as.Ctx.Home || p == filepath.Join(as.Ctx.Home, ".config") {
+				as.readsSecret(as.Display(p, true) + " (searched through, credential stores included)")
 			}
 		}
 	}
@@ -268,7 +268,7 @@ var secretName = lazyre.New(`(?i)token|secret|passw|api_?key|credential|private_
 
 // environment records commands that print the environment, where agents'
 // and users' tokens live: env, printenv, set, export -p, declare -x.
-func (as *assessor) environment(u command.Unwrapped) {
+func (as *Assessor) environment(u command.Unwrapped) {
 	if len(u.Argv) == 0 {
 		if n := len(u.Wrappers); n > 0 && u.Wrappers[n-1] == "env" {
 			as.readsSecret("the environment (env)")
@@ -276,7 +276,7 @@ func (as *assessor) environment(u command.Unwrapped) {
 		return
 	}
 	prog, args := filepath.Base(u.Argv[0]), u.Argv[1:]
-	ops := operands(args)
+	ops := Operands(args)
 	switch prog {
 	case "printenv":
 		if len(ops) == 0 {
@@ -309,11 +309,11 @@ var (
 
 // scriptReads finds reads a segment does not record: input redirections of
 // compound commands and environment dumps by declaration builtins.
-func (as *assessor) scriptReads(text string) {
+func (as *Assessor) scriptReads(text string) {
 	// Each pattern needs its literal: most commands compile neither.
 	if strings.Contains(text, "<") {
 		for _, m := range inputRedirect().FindAllStringSubmatch(text, -1) {
-			as.reads(strings.Trim(m[1], `"'`))
+			as.Reads(strings.Trim(m[1], `"'`))
 		}
 	}
 	if !strings.Contains(text, "export") && !strings.Contains(text, "declare") && !strings.Contains(text, "typeset") {
@@ -391,7 +391,7 @@ func readArgs(prog string, args []string) []string {
 		if hasFlag(args, "-t") || hasFlagPrefix(args, "--target-directory") {
 			return args
 		}
-		ops := operands(args)
+		ops := Operands(args)
 		if len(ops) < 2 {
 			return args
 		}

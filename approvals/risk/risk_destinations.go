@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 
 // destinations records where prog's command writes beyond its operands;
 // ops are its operands (flags removed).
-func (as *assessor) destinations(prog string, args, ops []string) {
+func (as *Assessor) destinations(prog string, args, ops []string) {
 	switch prog {
 	case "tar", "bsdtar", "gtar":
 		if tarExtracts(args) {
@@ -20,7 +20,7 @@ func (as *assessor) destinations(prog string, args, ops []string) {
 				as.writes(dir, false)
 			}
 			if hasFlag(args, "-P", "--absolute-names") || len(args) > 0 && !strings.HasPrefix(args[0], "-") && strings.ContainsRune(args[0], 'P') {
-				as.stopped(RiskHigh, "", "writes outside the workspace: wherever the archive's absolute paths point ("+prog+" -P)")
+				as.stopped(High, "", "writes outside the workspace: wherever the archive's absolute paths point ("+prog+" -P)")
 			}
 		}
 	case "unzip":
@@ -32,45 +32,45 @@ func (as *assessor) destinations(prog string, args, ops []string) {
 			as.writes(ops[2], false)
 		}
 		if len(ops) > 0 && ops[0] == "apply" && hasFlag(args, "--unsafe-paths") {
-			as.stopped(RiskHigh, "", "writes outside the workspace: wherever the patch's paths point (git apply --unsafe-paths)")
+			as.stopped(High, "", "writes outside the workspace: wherever the patch's paths point (git apply --unsafe-paths)")
 		}
 	case "npm", "pnpm", "yarn":
 		if hasFlag(args, "-g", "--global") && len(ops) > 0 && (ops[0] == "install" || ops[0] == "i" || ops[0] == "add" || ops[0] == "link" || ops[0] == "update") ||
 			prog == "yarn" && len(ops) > 1 && ops[0] == "global" && ops[1] == "add" {
-			as.stopped(RiskMedium, SystemModification, fmt.Sprintf("installs packages globally, outside the workspace (%s %s -g)", prog, ops[0]))
+			as.stopped(Medium, SystemModification, fmt.Sprintf("installs packages globally, outside the workspace (%s %s -g)", prog, ops[0]))
 		}
 	case "go":
 		if len(ops) > 0 && ops[0] == "install" {
-			as.stopped(RiskMedium, SystemModification, "installs programs into GOBIN (~/go/bin), on your PATH (go install)")
+			as.stopped(Medium, SystemModification, "installs programs into GOBIN (~/go/bin), on your PATH (go install)")
 		}
 	case "cargo":
 		if len(ops) > 0 && ops[0] == "install" {
-			as.stopped(RiskMedium, SystemModification, "installs programs into ~/.cargo/bin, on your PATH (cargo install)")
+			as.stopped(Medium, SystemModification, "installs programs into ~/.cargo/bin, on your PATH (cargo install)")
 		}
 	case "pipx":
 		if len(ops) > 0 && (ops[0] == "install" || ops[0] == "inject" || ops[0] == "upgrade") {
-			as.stopped(RiskMedium, SystemModification, "installs programs into ~/.local/bin, on your PATH (pipx "+ops[0]+")")
+			as.stopped(Medium, SystemModification, "installs programs into ~/.local/bin, on your PATH (pipx "+ops[0]+")")
 		}
 	case "uv":
 		if len(ops) > 1 && ops[0] == "tool" && (ops[1] == "install" || ops[1] == "upgrade") {
-			as.stopped(RiskMedium, SystemModification, "installs programs into ~/.local/bin, on your PATH (uv tool "+ops[1]+")")
+			as.stopped(Medium, SystemModification, "installs programs into ~/.local/bin, on your PATH (uv tool "+ops[1]+")")
 		}
 	case "pip", "pip3":
 		if len(ops) > 0 && ops[0] == "install" && hasFlag(args, "--user") {
-			as.stopped(RiskMedium, SystemModification, "installs packages into your user site, outside the workspace (pip install --user)")
+			as.stopped(Medium, SystemModification, "installs packages into your user site, outside the workspace (pip install --user)")
 		}
 	case "launchctl":
 		if len(ops) > 0 && ops[0] != "list" && ops[0] != "print" && ops[0] != "help" && ops[0] != "version" {
-			as.stopped(RiskHigh, SystemModification, "changes system configuration (launchctl "+ops[0]+")")
+			as.stopped(High, SystemModification, "changes system configuration (launchctl "+ops[0]+")")
 		}
 	case "at", "batch":
 		if !hasFlag(args, "-l", "-c") && prog != "atq" {
-			as.stopped(RiskHigh, SystemModification, "schedules a command to run later, outside the sandbox ("+prog+")")
+			as.stopped(High, SystemModification, "schedules a command to run later, outside the sandbox ("+prog+")")
 		}
 	case "docker", "podman", "nerdctl":
 		if len(ops) > 0 && (ops[0] == "run" || ops[0] == "create") || len(ops) > 1 && ops[0] == "container" && (ops[1] == "run" || ops[1] == "create") {
 			if what := hostAccess(args); what != "" {
-				as.stopped(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs a container with access to the host (%s)", what))
+				as.stopped(High, PrivilegeEscalation, fmt.Sprintf("runs a container with access to the host (%s)", what))
 			}
 		}
 	}

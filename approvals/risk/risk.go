@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"github.com/wardenhq/warden/approvals/command"
@@ -16,58 +16,58 @@ import (
 	"time"
 )
 
-// RiskLevel grades what a command could do if it did its worst.
-type RiskLevel int
+// Level grades what a command could do if it did its worst.
+type Level int
 
 const (
-	RiskLow RiskLevel = iota
-	RiskMedium
-	RiskHigh
+	Low Level = iota
+	Medium
+	High
 )
 
-func (l RiskLevel) String() string {
+func (l Level) String() string {
 	switch l {
-	case RiskLow:
+	case Low:
 		return "low"
-	case RiskMedium:
+	case Medium:
 		return "medium"
-	case RiskHigh:
+	case High:
 		return "high"
 	}
 	return fmt.Sprintf("RiskLevel(%d)", int(l))
 }
 
-func (l RiskLevel) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
 
-// RiskCategory names a kind of harm.
-type RiskCategory string
+// Category names a kind of harm.
+type Category string
 
 const (
-	DataDeletion        RiskCategory = "data_deletion"
-	DataExfiltration    RiskCategory = "data_exfiltration"
-	PrivilegeEscalation RiskCategory = "privilege_escalation"
-	SystemModification  RiskCategory = "system_modification"
-	NetworkAccess       RiskCategory = "network_access"
-	ResourceExhaustion  RiskCategory = "resource_exhaustion"
-	HistoryRewrite      RiskCategory = "history_rewrite"
+	DataDeletion        Category = "data_deletion"
+	DataExfiltration    Category = "data_exfiltration"
+	PrivilegeEscalation Category = "privilege_escalation"
+	SystemModification  Category = "system_modification"
+	NetworkAccess       Category = "network_access"
+	ResourceExhaustion  Category = "resource_exhaustion"
+	HistoryRewrite      Category = "history_rewrite"
 )
 
 // Risk is the static assessment of a command: facts read off the command
 // line and the filesystem, offline, in microseconds to milliseconds.
 type Risk struct {
-	Level      RiskLevel      `json:"level"`
-	Categories []RiskCategory `json:"categories"`
-	Summary    string         `json:"summary"`
-	Facts      []string       `json:"facts"`
+	Level      Level      `json:"level"`
+	Categories []Category `json:"categories"`
+	Summary    string     `json:"summary"`
+	Facts      []string   `json:"facts"`
 	// readsSecrets: the command reads credentials, so it is never
 	// known-safe and always asks (refused under never).
-	readsSecrets bool
+	ReadsSecrets bool
 	// sandboxStops: every high-risk fact is one a restricted sandbox stops
 	// (writes outside the writable roots, root privileges, the network
 	// when it is off), so under never the command may run sandboxed; a
 	// high-risk fact about what the sandbox lets through (deleting inside
 	// the writable roots, rewriting history) makes never refuse it.
-	sandboxStops bool
+	SandboxStops bool
 	// hosts are the network destinations the command names (Hosts).
 	hosts []string
 }
@@ -76,27 +76,27 @@ type Risk struct {
 // order found (for the network part of policy check).
 func (r Risk) Hosts() []string { return r.hosts }
 
-// RiskContext is where a command would run.
-type RiskContext struct {
+// Context is where a command would run.
+type Context struct {
 	Cwd     string
-	Sandbox Sandbox
+	Sandbox sandbox.Policy
 	// Home is the user's home directory, shown as ~ in facts. Empty means
 	// os.UserHomeDir.
 	Home string
 }
 
 // assessor accumulates facts for one command line.
-type assessor struct {
-	ctx         RiskContext
-	roots       []string
-	level       RiskLevel
-	categories  map[RiskCategory]bool
+type Assessor struct {
+	Ctx         Context
+	Roots       []string
+	Level       Level
+	Categories  map[Category]bool
 	facts       []riskFact
 	seen        map[string]bool
 	hosts       []string // network destinations, for exfiltration pairing
 	remotes     []string // the repository's remote hosts, read when first needed
 	remotesRead bool
-	secrets     []string // secret files read
+	Secrets     []string // secret files read
 	unstopped   bool     // a high-risk fact the sandbox does not stop
 	mkdir       bool     // the writes are directories made (mkdir)
 	// stdinSenders are the hosts commands of the line send their input
@@ -111,13 +111,13 @@ type assessor struct {
 }
 
 type riskFact struct {
-	level RiskLevel
+	level Level
 	text  string
 }
 
 // factsBySeverity lists the facts, most severe first, in discovery order
 // within a level.
-func (as *assessor) factsBySeverity() []string {
+func (as *Assessor) FactsBySeverity() []string {
 	sort.SliceStable(as.facts, func(i, j int) bool { return as.facts[i].level > as.facts[j].level })
 	out := make([]string, len(as.facts))
 	for i, f := range as.facts {
@@ -126,49 +126,54 @@ func (as *assessor) factsBySeverity() []string {
 	return out
 }
 
-// AssessRisk reports what the analysed command line would do. It reads the
+// newAssessor starts the facts of one command line (or patch, or read) in ctx.
+func NewAssessor(ctx Context) *Assessor {
+	return &Assessor{Ctx: ctx, Categories: map[Category]bool{}, seen: map[string]bool{}}
+}
+
+// Assess reports what the analysed command line would do. It reads the
 // filesystem (to count what a deletion removes, to find a git remote's host)
 // but never runs anything.
-func AssessRisk(a *command.Analysis, ctx RiskContext) Risk {
+func Assess(a *command.Analysis, ctx Context) Risk {
 	if ctx.Home == "" {
 		ctx.Home, _ = os.UserHomeDir()
 	}
-	as := &assessor{ctx: ctx, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
-	as.roots = append(as.roots, ctx.Sandbox.WritableRoots...)
+	as := NewAssessor(ctx)
+	as.Roots = append(as.Roots, ctx.Sandbox.WritableRoots...)
 	// The workspace is writable; the cwd counts as writable only for a
 	// caller that declares no workspace (with one, a cwd outside it is
 	// outside: see workdir.go).
-	if ctx.Sandbox.Mode != ReadOnly {
-		as.roots = append(as.roots, ctx.Sandbox.Workspace...)
+	if ctx.Sandbox.Mode != sandbox.ReadOnly {
+		as.Roots = append(as.Roots, ctx.Sandbox.Workspace...)
 		if ctx.Cwd != "" && len(ctx.Sandbox.Workspace) == 0 {
-			as.roots = append(as.roots, ctx.Cwd)
+			as.Roots = append(as.Roots, ctx.Cwd)
 		}
 	}
 	text := as.line(a)
-	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
-		as.add(RiskHigh, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
+	if len(as.Secrets) > 0 && len(as.hosts) > 0 && !as.Categories[DataExfiltration] {
+		as.Add(High, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.Secrets, ", "), strings.Join(as.hosts, ", ")))
 	}
 	as.pipedUploads(text)
-	cats := make([]RiskCategory, 0, len(as.categories))
-	for c := range as.categories {
+	cats := make([]Category, 0, len(as.Categories))
+	for c := range as.Categories {
 		cats = append(cats, c)
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity(), readsSecrets: len(as.secrets) > 0,
-		sandboxStops: !as.unstopped && ctx.Sandbox.Restricted(), hosts: as.hosts}
-	r.Summary = summarize(a, r)
+	r := Risk{Level: as.Level, Categories: cats, Facts: as.FactsBySeverity(), ReadsSecrets: len(as.Secrets) > 0,
+		SandboxStops: !as.unstopped && ctx.Sandbox.Mode != sandbox.DangerFullAccess, hosts: as.hosts}
+	r.Summary = Summarize(a, r)
 	return r
 }
 
 // line judges one analysed command line: each command, then what only the
 // whole text shows (downloads run by a shell, credentials, git's
 // environment). It returns the text for the checks across the line.
-func (as *assessor) line(a *command.Analysis) string {
+func (as *Assessor) line(a *command.Analysis) string {
 	for _, p := range a.Problems {
-		as.add(RiskMedium, "", "not fully analysed: "+p)
+		as.Add(Medium, "", "not fully analysed: "+p)
 	}
 	if strings.Contains(a.Script, "()") && strings.Contains(a.Script, "&") && forkBomb().MatchString(a.Script) {
-		as.add(RiskHigh, ResourceExhaustion, "fork bomb: starts processes without end")
+		as.Add(High, ResourceExhaustion, "fork bomb: starts processes without end")
 	}
 	for _, seg := range a.Segments {
 		as.segment(seg)
@@ -209,7 +214,7 @@ var awkPipe = lazyre.New(`(?:print|printf)[^;}]*\|&?\s*"|"\s*\|&?\s*getline`)
 
 var forkBomb = lazyre.New(`(\w+|:)\s*\(\)\s*\{[^}]*\b?(\w+|:)\s*\|\s*(\w+|:)\s*&`)
 
-func summarize(a *command.Analysis, r Risk) string {
+func Summarize(a *command.Analysis, r Risk) string {
 	if len(r.Facts) == 0 {
 		prog := "the command"
 		if len(a.Segments) > 0 && len(a.Segments[0].Argv) > 0 {
@@ -232,24 +237,24 @@ func summarize(a *command.Analysis, r Risk) string {
 
 // add records a fact; a high-risk one counts as something the sandbox
 // does not stop (fail closed) unless recorded with stopped.
-func (as *assessor) add(level RiskLevel, cat RiskCategory, fact string) {
-	if level == RiskHigh {
+func (as *Assessor) Add(level Level, cat Category, fact string) {
+	if level == High {
 		as.unstopped = true
 	}
 	as.record(level, cat, fact)
 }
 
 // stopped records a fact about an effect a restricted sandbox prevents.
-func (as *assessor) stopped(level RiskLevel, cat RiskCategory, fact string) {
+func (as *Assessor) stopped(level Level, cat Category, fact string) {
 	as.record(level, cat, fact)
 }
 
 // stoppedIf records a fact the sandbox stops when stops holds.
-func (as *assessor) stoppedIf(stops bool, level RiskLevel, cat RiskCategory, fact string) {
+func (as *Assessor) stoppedIf(stops bool, level Level, cat Category, fact string) {
 	if stops {
 		as.stopped(level, cat, fact)
 	} else {
-		as.add(level, cat, fact)
+		as.Add(level, cat, fact)
 	}
 }
 
@@ -258,8 +263,8 @@ func (as *assessor) stoppedIf(stops bool, level RiskLevel, cat RiskCategory, fac
 // then what the command does outside the sandbox: beside the dialog's "runs
 // sandboxed" line a bare "deletes 8,665 files" would be untrue. why, when not
 // empty, says why the sandbox refuses (the fact may say it already).
-func (as *assessor) outsideRoots(beyond bool, level RiskLevel, cat RiskCategory, why, fact string) {
-	if beyond && as.ctx.Sandbox.Restricted() {
+func (as *Assessor) outsideRoots(beyond bool, level Level, cat Category, why, fact string) {
+	if beyond && as.confined() {
 		if why != "" {
 			why = " (" + why + ")"
 		}
@@ -289,13 +294,13 @@ const notWritable = "outside the writable roots"
 
 // beyondSandbox: a path no sandboxed command may write (outside the
 // writable roots and the temporary directories that are roots).
-func (as *assessor) beyondSandbox(p string) bool {
-	if as.inside(p) || as.scratch(p) {
+func (as *Assessor) beyondSandbox(p string) bool {
+	if as.Inside(p) || as.scratch(p) {
 		return false
 	}
 	// Nor a directory holding one: `rm -rf /`, `find / -delete` reach them.
-	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), "/tmp", "/private/tmp", os.Getenv("TMPDIR")) {
-		if r != "" && within(p, filepath.Clean(r)) {
+	for _, r := range append(append(slices.Clone(as.Roots), as.Ctx.Sandbox.Workspace...), "/tmp", "/private/tmp", os.Getenv("TMPDIR")) {
+		if r != "" && Within(p, filepath.Clean(r)) {
 			return false
 		}
 	}
@@ -304,30 +309,34 @@ func (as *assessor) beyondSandbox(p string) bool {
 
 // offline: the sandbox gives the command no network of its own: off, or
 // ask, where every new host goes through the proxy's own decision.
-func (as *assessor) offline() bool { return as.ctx.Sandbox.Network != sandbox.NetworkOn }
+// confined reports whether the command runs in a sandbox that limits the
+// filesystem at all.
+func (as *Assessor) confined() bool { return as.Ctx.Sandbox.Mode != sandbox.DangerFullAccess }
 
-func (as *assessor) record(level RiskLevel, cat RiskCategory, fact string) {
+func (as *Assessor) offline() bool { return as.Ctx.Sandbox.Network != sandbox.NetworkOn }
+
+func (as *Assessor) record(level Level, cat Category, fact string) {
 	if as.seen[fact] {
 		return
 	}
 	as.seen[fact] = true
-	if level > as.level {
-		as.level = level
+	if level > as.Level {
+		as.Level = level
 	}
 	if cat != "" {
-		as.categories[cat] = true
+		as.Categories[cat] = true
 	}
 	as.facts = append(as.facts, riskFact{level, fact})
 }
 
-func (as *assessor) segment(seg command.Segment) {
+func (as *Assessor) segment(seg command.Segment) {
 	u := command.UnwrapFull(seg.Argv)
 	inner := u.Argv
 	for _, w := range u.Privileged {
-		as.stopped(RiskHigh, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w)) // no_new_privs
+		as.stopped(High, PrivilegeEscalation, fmt.Sprintf("runs as root (%s)", w)) // no_new_privs
 	}
 	if seg.Assigns || u.Assigns {
-		as.add(RiskMedium, "", "runs with changed environment variables")
+		as.Add(Medium, "", "runs with changed environment variables")
 	}
 	if n := len(seg.Argv) - len(inner); n > 0 {
 		as.credentialSettings(seg.Argv[:n]) // the wrappers' words
@@ -335,7 +344,7 @@ func (as *assessor) segment(seg command.Segment) {
 	interactive := len(inner) > 0 && readsCommands(inner)
 	for _, r := range seg.Redirects {
 		if host, ok := bashNetPath(r.Target); ok {
-			as.contacts(host, RiskMedium)
+			as.contacts(host, Medium)
 			switch {
 			case interactive:
 				as.shellOnSocket(host)
@@ -345,14 +354,14 @@ func (as *assessor) segment(seg command.Segment) {
 			continue
 		}
 		if !r.Write {
-			as.reads(r.Target)
+			as.Reads(r.Target)
 			continue
 		}
 		if !r.WritesFile() {
 			continue
 		}
 		if !r.Literal {
-			as.add(RiskMedium, "", "writes to a file named at run time: "+r.Target)
+			as.Add(Medium, "", "writes to a file named at run time: "+r.Target)
 			continue
 		}
 		as.writes(r.Target, r.Op == ">" || r.Op == "&>" || r.Op == ">|")
@@ -370,11 +379,11 @@ func (as *assessor) segment(seg command.Segment) {
 	case "rm", "unlink", "rmdir", "shred":
 		if u.Appends && len(u.Wrappers) > 0 {
 			// `ls | xargs rm -rf`: what it deletes arrives at run time.
-			as.add(RiskHigh, DataDeletion, fmt.Sprintf("deletes paths named at run time (%s %s)", u.Wrappers[len(u.Wrappers)-1], prog))
+			as.Add(High, DataDeletion, fmt.Sprintf("deletes paths named at run time (%s %s)", u.Wrappers[len(u.Wrappers)-1], prog))
 		}
 		as.remove(prog, args)
 	case "su":
-		as.stopped(RiskHigh, PrivilegeEscalation, "runs as root (su)")
+		as.stopped(High, PrivilegeEscalation, "runs as root (su)")
 	case "git":
 		as.git(args)
 	case "curl", "wget", "http", "https", "xh", "aria2c":
@@ -388,19 +397,19 @@ func (as *assessor) segment(seg command.Segment) {
 		as.packages(prog, args)
 	case "apt", "apt-get", "dnf", "yum", "pacman", "apk", "zypper", "brew", "snap":
 		if len(args) > 0 && (args[0] == "install" || args[0] == "remove" || args[0] == "purge" || args[0] == "upgrade" || args[0] == "-S" || args[0] == "add" || args[0] == "del") {
-			as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
-			as.add(RiskMedium, NetworkAccess, "contacts the "+prog+" package repositories")
+			as.stopped(High, SystemModification, fmt.Sprintf("changes system packages (%s %s)", prog, args[0]))
+			as.Add(Medium, NetworkAccess, "contacts the "+prog+" package repositories")
 		}
 	case "systemctl", "service", "crontab":
 		if !serviceQuery(prog, args) {
-			as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+			as.stopped(High, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
 		}
 	case "mount", "umount", "modprobe", "insmod", "rmmod", "sysctl",
 		"useradd", "userdel", "usermod", "passwd", "chpasswd", "iptables", "ip6tables", "nft", "ufw",
 		"chattr", "fdisk", "parted", "sfdisk", "swapon", "swapoff", "reboot", "shutdown", "halt", "update-alternatives":
-		as.stopped(RiskHigh, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
+		as.stopped(High, SystemModification, fmt.Sprintf("changes system configuration (%s)", prog))
 	case "kill", "pkill", "killall":
-		as.add(RiskMedium, SystemModification, fmt.Sprintf("stops processes (%s)", prog))
+		as.Add(Medium, SystemModification, fmt.Sprintf("stops processes (%s)", prog))
 	case "cp", "mv", "install", "ln":
 		as.copyMove(prog, args)
 	case "sort":
@@ -414,7 +423,7 @@ func (as *assessor) segment(seg command.Segment) {
 		}
 	case "tee", "touch", "mkdir", "truncate":
 		as.mkdir = prog == "mkdir"
-		for _, f := range operands(args) {
+		for _, f := range Operands(args) {
 			as.writes(f, prog == "truncate" || prog == "tee" && !hasFlag(args, "-a", "--append"))
 		}
 		as.mkdir = false
@@ -422,10 +431,10 @@ func (as *assessor) segment(seg command.Segment) {
 		as.dd(args)
 	case "sed", "perl":
 		if prog == "perl" && perlInline(args) {
-			as.add(RiskMedium, "", "runs inline perl code, which Warden cannot analyse")
+			as.Add(Medium, "", "runs inline perl code, which Warden cannot analyse")
 		}
 		if hasFlagPrefix(args, "-i") || hasFlagPrefix(args, "--in-place") {
-			ops := operands(args)
+			ops := Operands(args)
 			if prog == "sed" && len(ops) > 0 && !hasFlagPrefix(args, "-e") && !hasFlagPrefix(args, "-f") {
 				ops = ops[1:] // the script
 			}
@@ -441,7 +450,7 @@ func (as *assessor) segment(seg command.Segment) {
 		}
 		as.findExecs(args)
 	case "yes":
-		as.add(RiskMedium, ResourceExhaustion, "writes output without end (yes)")
+		as.Add(Medium, ResourceExhaustion, "writes output without end (yes)")
 	case "python", "python3", "node", "ruby", "perl5", "php", "lua", "deno", "bun", "osascript", "pwsh", "powershell":
 		if len(args) >= 2 && args[0] == "-m" && (args[1] == "pip" || args[1] == "pip3") {
 			as.packages("pip", args[2:])
@@ -450,11 +459,11 @@ func (as *assessor) segment(seg command.Segment) {
 			as.packages("bun", args) // bun install, bun add
 		}
 		if hasFlag(args, "-c", "-e", "--eval", "-r") {
-			as.add(RiskMedium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))
+			as.Add(Medium, "", fmt.Sprintf("runs inline %s code, which Warden cannot analyse", prog))
 		}
 	case "awk", "gawk", "mawk", "nawk", "busybox-awk":
 		if code := awkProgram(args); strings.Contains(code, "system(") || awkPipe().MatchString(code) {
-			as.add(RiskMedium, "", fmt.Sprintf("runs commands from inline %s code, which Warden cannot analyse", prog))
+			as.Add(Medium, "", fmt.Sprintf("runs commands from inline %s code, which Warden cannot analyse", prog))
 		}
 	case "vim", "vi", "nvim", "ex", "view", "gvim":
 		for i, a := range args {
@@ -468,20 +477,20 @@ func (as *assessor) segment(seg command.Segment) {
 				cmd = "source"
 			}
 			if strings.Contains(cmd, "!") || strings.Contains(cmd, "system(") || cmd == "source" || strings.HasPrefix(cmd, "lua") || strings.HasPrefix(cmd, "py") {
-				as.add(RiskMedium, "", fmt.Sprintf("runs editor commands that may start programs, which Warden cannot analyse (%s %s)", prog, a))
+				as.Add(Medium, "", fmt.Sprintf("runs editor commands that may start programs, which Warden cannot analyse (%s %s)", prog, a))
 				break
 			}
 		}
 	case "eval", "source", ".":
-		as.add(RiskMedium, "", fmt.Sprintf("runs code Warden cannot analyse (%s)", prog))
+		as.Add(Medium, "", fmt.Sprintf("runs code Warden cannot analyse (%s)", prog))
 	case "mkfs", "mkfs.ext4", "mkfs.xfs", "mkfs.vfat", "mkfs.btrfs", "wipefs":
-		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+		as.stopped(High, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	if strings.HasPrefix(prog, "mkfs.") {
-		as.stopped(RiskHigh, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
+		as.stopped(High, DataDeletion, fmt.Sprintf("formats a filesystem (%s)", prog))
 	}
 	as.scanSecretWords(prog, readArgs(prog, args))
-	ops := operands(args)
+	ops := Operands(args)
 	if what := secretStoreRead(prog, args, ops); what != "" {
 		as.readsSecret(what)
 	}
@@ -493,7 +502,7 @@ func (as *assessor) segment(seg command.Segment) {
 		as.stdinSenders = append(as.stdinSenders, host)
 		for _, r := range seg.Redirects {
 			if !r.Write && r.Literal {
-				as.stoppedIf(as.offline(), remoteLevel(host), DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(r.Target), false), host))
+				as.stoppedIf(as.offline(), remoteLevel(host), DataExfiltration, fmt.Sprintf("uploads %s to %s", as.Display(as.abs(r.Target), false), host))
 			}
 		}
 	}
@@ -502,7 +511,7 @@ func (as *assessor) segment(seg command.Segment) {
 
 // ---- deletion ----
 
-func (as *assessor) remove(prog string, args []string) {
+func (as *Assessor) remove(prog string, args []string) {
 	recursive, force := false, false
 	var targets []string
 	for i, a := range args {
@@ -528,11 +537,11 @@ func (as *assessor) remove(prog string, args []string) {
 	}
 	for _, t := range targets {
 		if strings.ContainsAny(t, "$`") {
-			as.add(RiskHigh, DataDeletion, "deletes paths computed at run time: "+t)
+			as.Add(High, DataDeletion, "deletes paths computed at run time: "+t)
 			continue
 		}
 		if strings.ContainsAny(t, "*?[") && as.wholeArea(filepath.Dir(as.abs(t))) {
-			as.add(RiskHigh, DataDeletion, "deletes everything in "+as.display(filepath.Dir(as.abs(t)), true))
+			as.Add(High, DataDeletion, "deletes everything in "+as.Display(filepath.Dir(as.abs(t)), true))
 		}
 		paths := as.expand(t)
 		if len(paths) == 0 {
@@ -545,7 +554,7 @@ func (as *assessor) remove(prog string, args []string) {
 	}
 }
 
-func (as *assessor) deletePath(path string, recursive, force bool) {
+func (as *Assessor) deletePath(path string, recursive, force bool) {
 	info, err := os.Lstat(path)
 	if err != nil {
 		as.deleteMissing(path)
@@ -555,40 +564,40 @@ func (as *assessor) deletePath(path string, recursive, force bool) {
 	// the agent may change anyway: only what the facts below find (a large
 	// tree, a whole root, repository data) makes it high risk. Elsewhere it
 	// is high risk with or without -f.
-	level := RiskMedium
+	level := Medium
 	outside := !as.deletable(path)
 	if outside || as.critical(path) {
-		level = RiskHigh
+		level = High
 	}
 	if as.vcsData(path) {
-		as.add(RiskHigh, DataDeletion, "deletes repository data: "+as.display(path, info.IsDir()))
+		as.Add(High, DataDeletion, "deletes repository data: "+as.Display(path, info.IsDir()))
 	}
 	beyond := as.beyondSandbox(path)
 	if !info.IsDir() {
-		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (%s)", as.display(path, false), humanBytes(info.Size())))
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (%s)", as.Display(path, false), HumanBytes(info.Size())))
 		return
 	}
 	if !recursive {
-		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes the directory %s if it is empty", as.display(path, true)))
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes the directory %s if it is empty", as.Display(path, true)))
 		return
 	}
 	files, bytes, complete := CountTree(path, largeDeleteFiles+1, maxCountTime)
 	if files == 0 && complete {
-		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes the empty directory tree %s", as.display(path, true)))
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes the empty directory tree %s", as.Display(path, true)))
 		return
 	}
 	if !complete || files > largeDeleteFiles || bytes > largeDeleteBytes {
-		level = RiskHigh
+		level = High
 	}
-	if complete && level < RiskHigh && treeHoldsVCS(path) {
-		as.add(RiskHigh, DataDeletion, "deletes a repository's data (a .git, .hg, .svn or .jj directory) under "+as.display(path, true))
+	if complete && level < High && treeHoldsVCS(path) {
+		as.Add(High, DataDeletion, "deletes a repository's data (a .git, .hg, .svn or .jj directory) under "+as.Display(path, true))
 	}
 	more := ""
 	if !complete || files > largeDeleteFiles {
 		more = "more than "
 		files = min(files, largeDeleteFiles)
 	}
-	as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), humanBytes(bytes), as.display(path, true)))
+	as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), HumanBytes(bytes), as.Display(path, true)))
 }
 
 // largeDeleteFiles and largeDeleteBytes make a recursive deletion inside
@@ -605,7 +614,7 @@ var vcsNames = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": t
 // vcsData reports a repository's history directory or a directory inside
 // one (`.git`, `.git/objects`); a single file there (a stale index.lock, a
 // ref) is an ordinary deletion.
-func (as *assessor) vcsData(p string) bool {
+func (as *Assessor) vcsData(p string) bool {
 	p = filepath.Clean(p)
 	if vcsNames[filepath.Base(p)] {
 		return true
@@ -639,11 +648,11 @@ func treeHoldsVCS(root string) bool {
 // wholeArea reports a directory whose entire content a glob such as
 // `dir/*` deletes when dir is a writable root, the workspace, a temporary
 // directory, the home directory, or holds one of them.
-func (as *assessor) wholeArea(dir string) bool {
+func (as *Assessor) wholeArea(dir string) bool {
 	dir = filepath.Clean(dir)
-	areas := append(append([]string{as.ctx.Home}, as.roots...), tempDirs()...)
+	areas := append(append([]string{as.Ctx.Home}, as.Roots...), tempDirs()...)
 	for _, r := range areas {
-		if r != "" && within(dir, filepath.Clean(r)) {
+		if r != "" && Within(dir, filepath.Clean(r)) {
 			return true
 		}
 	}
@@ -653,26 +662,26 @@ func (as *assessor) wholeArea(dir string) bool {
 // deleteMissing reports the deletion of a path that does not exist now: it
 // may by the time the command runs, so outside the places the agent may
 // write it is high risk all the same.
-func (as *assessor) deleteMissing(path string) {
-	level := RiskMedium
+func (as *Assessor) deleteMissing(path string) {
+	level := Medium
 	if !as.deletable(path) || as.critical(path) || as.vcsData(path) {
-		level = RiskHigh
+		level = High
 	}
-	as.outsideRoots(as.beyondSandbox(path), level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (nothing there now)", as.display(path, false)))
+	as.outsideRoots(as.beyondSandbox(path), level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (nothing there now)", as.Display(path, false)))
 }
 
 // deletable reports whether deleting path stays where the agent may change
 // things: the writable roots and the temporary directories (a home
 // directory placed under one is still the user's).
-func (as *assessor) deletable(path string) bool {
-	if as.inside(path) {
+func (as *Assessor) deletable(path string) bool {
+	if as.Inside(path) {
 		return true
 	}
-	if as.ctx.Home != "" && within(as.ctx.Home, path) {
+	if as.Ctx.Home != "" && Within(as.Ctx.Home, path) {
 		return false
 	}
 	for _, dir := range tempDirs() {
-		if dir != "" && path != filepath.Clean(dir) && within(dir, path) {
+		if dir != "" && path != filepath.Clean(dir) && Within(dir, path) {
 			return true
 		}
 	}
@@ -683,12 +692,12 @@ func (as *assessor) deletable(path string) bool {
 // itself), writable roots of workspace-write: writing there is not writing
 // outside the workspace. Under read-only nothing is writable; a home
 // directory placed there is still the user's.
-func (as *assessor) scratch(p string) bool {
-	if as.ctx.Sandbox.Mode == ReadOnly || (as.ctx.Home != "" && within(as.ctx.Home, p)) {
+func (as *Assessor) scratch(p string) bool {
+	if as.Ctx.Sandbox.Mode == sandbox.ReadOnly || (as.Ctx.Home != "" && Within(as.Ctx.Home, p)) {
 		return false
 	}
 	for _, dir := range []string{"/tmp", "/private/tmp", os.Getenv("TMPDIR")} {
-		if dir != "" && filepath.Clean(p) != filepath.Clean(dir) && within(dir, p) {
+		if dir != "" && filepath.Clean(p) != filepath.Clean(dir) && Within(dir, p) {
 			return true
 		}
 	}
@@ -709,7 +718,7 @@ const (
 
 // expand resolves a target against the cwd and expands glob characters the
 // way the shell would.
-func (as *assessor) expand(t string) []string {
+func (as *Assessor) expand(t string) []string {
 	p := as.abs(t)
 	if strings.ContainsAny(t, "*?[") {
 		matches, _ := filepath.Glob(p)
@@ -722,24 +731,24 @@ func (as *assessor) expand(t string) []string {
 }
 
 // critical reports paths whose deletion is never routine.
-func (as *assessor) critical(p string) bool {
+func (as *Assessor) critical(p string) bool {
 	p = filepath.Clean(p)
-	if p == "/" || p == as.ctx.Home || p == filepath.Clean(as.ctx.Cwd) {
+	if p == "/" || p == as.Ctx.Home || p == filepath.Clean(as.Ctx.Cwd) {
 		return true
 	}
 	// A writable root, the workspace or a temporary directory itself, or a
 	// directory that holds one.
-	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), tempDirs()...) {
-		if r != "" && within(p, filepath.Clean(r)) {
+	for _, r := range append(append(slices.Clone(as.Roots), as.Ctx.Sandbox.Workspace...), tempDirs()...) {
+		if r != "" && Within(p, filepath.Clean(r)) {
 			return true
 		}
 	}
 	for _, dir := range tempDirs() {
-		if dir != "" && p != filepath.Clean(dir) && within(dir, p) {
+		if dir != "" && p != filepath.Clean(dir) && Within(dir, p) {
 			return false // /var/tmp/x is not /var
 		}
 	}
-	for _, dir := range systemDirs {
+	for _, dir := range SystemDirs {
 		if p == dir || strings.HasPrefix(p, dir+"/") {
 			return true
 		}
@@ -747,14 +756,14 @@ func (as *assessor) critical(p string) bool {
 	return false
 }
 
-var systemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt", "/sys", "/proc", "/dev", "/root"}
+var SystemDirs = []string{"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/var", "/opt", "/sys", "/proc", "/dev", "/root"}
 
 // findDelete judges `find ... -delete` and `find ... -exec rm`: what
 // find selects under its start directories. Inside the writable roots,
 // selected by name or path (`find . -name '*.pyc' -delete`), the sandbox
 // confines it like an rm of those files; everything else it may select
 // (no name test, a start outside, repository data) is high risk.
-func (as *assessor) findDelete(args []string) {
+func (as *Assessor) findDelete(args []string) {
 	var roots []string
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") || a == "(" || a == "!" {
@@ -775,7 +784,7 @@ func (as *assessor) findDelete(args []string) {
 				named = named || strings.Trim(args[i+1], "*?.[]/") != ""
 				for _, el := range strings.Split(args[i+1], "/") {
 					if vcsNames[strings.Trim(el, "*")] {
-						as.add(RiskHigh, DataDeletion, "deletes repository data ("+args[i+1]+")")
+						as.Add(High, DataDeletion, "deletes repository data ("+args[i+1]+")")
 					}
 				}
 			}
@@ -783,22 +792,22 @@ func (as *assessor) findDelete(args []string) {
 	}
 	for _, r := range roots {
 		p := as.abs(r)
-		level := RiskMedium
-		if strings.ContainsAny(r, "$`") || !as.deletable(p) && !as.inside(p) || as.vcsData(p) || !named {
-			level = RiskHigh
+		level := Medium
+		if strings.ContainsAny(r, "$`") || !as.deletable(p) && !as.Inside(p) || as.vcsData(p) || !named {
+			level = High
 		}
 		stops := as.beyondSandbox(p) && !strings.ContainsAny(r, "$`")
 		if !named {
-			as.outsideRoots(stops, level, DataDeletion, notWritable, "deletes the files find matches under "+as.display(p, true))
+			as.outsideRoots(stops, level, DataDeletion, notWritable, "deletes the files find matches under "+as.Display(p, true))
 		} else {
-			as.outsideRoots(stops, level, DataDeletion, notWritable, "deletes the files find matches by name under "+as.display(p, true))
+			as.outsideRoots(stops, level, DataDeletion, notWritable, "deletes the files find matches by name under "+as.Display(p, true))
 		}
 	}
 }
 
 // serviceQuery: systemctl, service and crontab asked only to show state.
 func serviceQuery(prog string, args []string) bool {
-	ops := operands(args)
+	ops := Operands(args)
 	switch prog {
 	case "crontab":
 		return len(args) == 1 && args[0] == "-l"
@@ -818,52 +827,52 @@ func serviceQuery(prog string, args []string) bool {
 
 // ---- writes ----
 
-func (as *assessor) writes(target string, truncates bool) {
+func (as *Assessor) writes(target string, truncates bool) {
 	if strings.ContainsAny(target, "$`") {
-		as.add(RiskMedium, "", "writes to a path computed at run time: "+target)
+		as.Add(Medium, "", "writes to a path computed at run time: "+target)
 		return
 	}
 	p := as.abs(target)
 	// A file in a writable root under /dev (a /dev/shm scratch directory)
 	// is a file like any other, and /dev/shm holds files, not devices.
-	if strings.HasPrefix(p, "/dev/") && !as.inside(p) && !strings.HasPrefix(p, "/dev/shm/") {
+	if strings.HasPrefix(p, "/dev/") && !as.Inside(p) && !strings.HasPrefix(p, "/dev/shm/") {
 		if p == "/dev/null" || p == "/dev/stdout" || p == "/dev/stderr" || p == "/dev/tty" {
 			return
 		}
-		as.outsideRoots(true, RiskHigh, SystemModification, "", "writes to a device: "+p)
+		as.outsideRoots(true, High, SystemModification, "", "writes to a device: "+p)
 		return
 	}
 	as.gitFileWrite(p)
-	if !as.inside(p) && as.ctx.Sandbox.Mode == ReadOnly && as.ctx.Cwd != "" && within(as.ctx.Cwd, p) {
-		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (the read-only sandbox blocks writes)")
+	if !as.Inside(p) && as.Ctx.Sandbox.Mode == sandbox.ReadOnly && as.Ctx.Cwd != "" && Within(as.Ctx.Cwd, p) {
+		as.Add(Medium, "", "writes "+as.Display(p, false)+" (the read-only sandbox blocks writes)")
 		return
 	}
-	if !as.inside(p) && !as.scratch(p) {
-		cat := RiskCategory("")
+	if !as.Inside(p) && !as.scratch(p) {
+		cat := Category("")
 		if as.systemOrShellConfig(p) {
 			cat = SystemModification
 		}
-		as.outsideRoots(true, RiskHigh, cat, "", "writes outside the workspace: "+as.display(p, false))
+		as.outsideRoots(true, High, cat, "", "writes outside the workspace: "+as.Display(p, false))
 		return
 	}
 	if truncates {
 		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && info.Size() > 0 {
-			as.add(RiskMedium, DataDeletion, fmt.Sprintf("overwrites %s (%s)", as.display(p, false), humanBytes(info.Size())))
+			as.Add(Medium, DataDeletion, fmt.Sprintf("overwrites %s (%s)", as.Display(p, false), HumanBytes(info.Size())))
 		}
 	}
 }
 
-func (as *assessor) systemOrShellConfig(p string) bool {
-	for _, dir := range systemDirs {
-		if within(dir, p) {
+func (as *Assessor) systemOrShellConfig(p string) bool {
+	for _, dir := range SystemDirs {
+		if Within(dir, p) {
 			return true
 		}
 	}
 	base := filepath.Base(p)
-	if filepath.Dir(p) == as.ctx.Home && (strings.HasPrefix(base, ".bash") || strings.HasPrefix(base, ".zsh") || base == ".profile" || base == ".gitconfig") {
+	if filepath.Dir(p) == as.Ctx.Home && (strings.HasPrefix(base, ".bash") || strings.HasPrefix(base, ".zsh") || base == ".profile" || base == ".gitconfig") {
 		return true
 	}
-	return strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".ssh")+"/") || strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".config", "autostart")+"/")
+	return strings.HasPrefix(p, filepath.Join(as.Ctx.Home, ".ssh")+"/") || strings.HasPrefix(p, filepath.Join(as.Ctx.Home, ".config", "autostart")+"/")
 }
 
 // perlInline says whether perl runs code from its command line: -e or -E,
@@ -884,7 +893,7 @@ func perlInline(args []string) bool {
 // -execdir, -ok, -okdir), each file standing as START/…: `find . -exec sh
 // -c 'rm -rf ~' \;` deletes the home directory whatever find selects. Its
 // rm is judged by findDelete, on what find selects.
-func (as *assessor) findExecs(args []string) {
+func (as *Assessor) findExecs(args []string) {
 	start := "."
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") && args[0] != "(" && args[0] != "!" {
 		start = args[0]
@@ -906,8 +915,8 @@ func (as *assessor) findExecs(args []string) {
 	}
 }
 
-func (as *assessor) copyMove(prog string, args []string) {
-	ops := operands(args)
+func (as *Assessor) copyMove(prog string, args []string) {
+	ops := Operands(args)
 	dest, intoDir := "", false
 	for i, a := range args {
 		if (a == "-t" || a == "--target-directory") && i+1 < len(args) {
@@ -949,55 +958,55 @@ func (as *assessor) copyMove(prog string, args []string) {
 	if prog == "mv" {
 		for _, src := range ops {
 			p := as.abs(src)
-			if !as.inside(p) {
-				as.outsideRoots(as.beyondSandbox(p), RiskHigh, DataDeletion, "", "moves away files outside the workspace: "+as.display(p, false))
+			if !as.Inside(p) {
+				as.outsideRoots(as.beyondSandbox(p), High, DataDeletion, "", "moves away files outside the workspace: "+as.Display(p, false))
 			} else if as.vcsData(p) {
 				// The sandbox holds it read-only: a rename fails there.
-				as.stopped(RiskHigh, DataDeletion, "moves repository data away: "+as.display(p, true))
+				as.stopped(High, DataDeletion, "moves repository data away: "+as.Display(p, true))
 			}
 		}
 	}
 	for _, src := range ops {
 		if isSecretPath(src) {
-			as.reads(src)
+			as.Reads(src)
 		}
 	}
 }
 
-func (as *assessor) dd(args []string) {
+func (as *Assessor) dd(args []string) {
 	for _, a := range args {
 		switch {
 		case strings.HasPrefix(a, "of="):
 			as.writes(strings.TrimPrefix(a, "of="), true)
 		case a == "if=/dev/zero" || a == "if=/dev/urandom" || a == "if=/dev/random":
 			if !hasFlagPrefix(args, "count=") {
-				as.add(RiskHigh, ResourceExhaustion, "copies from "+strings.TrimPrefix(a, "if=")+" without a count")
+				as.Add(High, ResourceExhaustion, "copies from "+strings.TrimPrefix(a, "if=")+" without a count")
 			}
 		case strings.HasPrefix(a, "if="):
-			as.reads(strings.TrimPrefix(a, "if="))
+			as.Reads(strings.TrimPrefix(a, "if="))
 		}
 	}
 }
 
-func (as *assessor) chmod(prog string, args []string) {
-	ops := operands(args)
+func (as *Assessor) chmod(prog string, args []string) {
+	ops := Operands(args)
 	if len(ops) < 2 {
 		return
 	}
 	mode := ops[0]
 	if prog == "chmod" && (strings.Contains(mode, "s") && (strings.Contains(mode, "+") || strings.Contains(mode, "=")) || len(mode) == 4 && mode[0] >= '2' && mode[0] <= '7') {
-		as.add(RiskHigh, PrivilegeEscalation, "sets the setuid/setgid bit ("+prog+" "+mode+")")
+		as.Add(High, PrivilegeEscalation, "sets the setuid/setgid bit ("+prog+" "+mode+")")
 	}
 	if prog == "chown" && (strings.HasPrefix(mode, "root") || strings.HasPrefix(mode, "0:")) {
-		as.add(RiskHigh, PrivilegeEscalation, "gives files to root (chown "+mode+")")
+		as.Add(High, PrivilegeEscalation, "gives files to root (chown "+mode+")")
 	}
 	if prog == "chmod" && worldWritable(mode) {
-		as.add(RiskMedium, SystemModification, fmt.Sprintf("lets every user of this machine change %s (chmod %s)", strings.Join(ops[1:], " "), mode))
+		as.Add(Medium, SystemModification, fmt.Sprintf("lets every user of this machine change %s (chmod %s)", strings.Join(ops[1:], " "), mode))
 	}
 	for _, f := range ops[1:] {
 		p := as.abs(f)
-		if !as.inside(p) {
-			as.outsideRoots(as.beyondSandbox(p), RiskHigh, SystemModification, "", fmt.Sprintf("changes permissions outside the workspace: %s", as.display(p, false)))
+		if !as.Inside(p) {
+			as.outsideRoots(as.beyondSandbox(p), High, SystemModification, "", fmt.Sprintf("changes permissions outside the workspace: %s", as.Display(p, false)))
 		}
 	}
 }
@@ -1032,7 +1041,7 @@ func bashNetPath(p string) (string, bool) {
 	return "", false
 }
 
-func (as *assessor) contacts(host string, level RiskLevel) {
+func (as *Assessor) contacts(host string, level Level) {
 	if host == "" {
 		return
 	}
@@ -1040,16 +1049,16 @@ func (as *assessor) contacts(host string, level RiskLevel) {
 		as.hosts = append(as.hosts, host)
 	}
 	if !as.remotesRead {
-		as.remotes, as.remotesRead = RepoRemoteHosts(as.ctx.Cwd), true
+		as.remotes, as.remotesRead = RepoRemoteHosts(as.Ctx.Cwd), true
 	}
-	if _, high := hostReach(host); high {
+	if _, high := HostReach(host); high {
 		// A cloud metadata service hands out the machine's credentials.
-		level = RiskHigh
+		level = High
 	}
-	as.add(level, NetworkAccess, "contacts "+host+hostNote(host, as.remotes))
+	as.Add(level, NetworkAccess, "contacts "+host+hostNote(host, as.remotes))
 }
 
-func (as *assessor) fetch(prog string, args []string) {
+func (as *Assessor) fetch(prog string, args []string) {
 	var hosts []string
 	for _, a := range args {
 		if h := wordURLHost(a); h != "" {
@@ -1057,7 +1066,7 @@ func (as *assessor) fetch(prog string, args []string) {
 		}
 	}
 	for _, h := range hosts {
-		as.contacts(h, RiskMedium)
+		as.contacts(h, Medium)
 	}
 	dest := "the network"
 	if len(hosts) > 0 {
@@ -1080,8 +1089,8 @@ func (as *assessor) fetch(prog string, args []string) {
 			file = httpieFile(a)
 		}
 		if file != "" && file != "-" {
-			as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.display(as.abs(file), false), dest))
-			as.reads(file)
+			as.stoppedIf(as.offline(), High, DataExfiltration, fmt.Sprintf("uploads %s to %s", as.Display(as.abs(file), false), dest))
+			as.Reads(file)
 		}
 	}
 	as.substitutedUploads(args, dest)
@@ -1141,11 +1150,11 @@ func wordURLHost(w string) string {
 // arguments whose command outputs files' contents (a producerStage: cat,
 // base64, tar...): its output is sent to dest, as a pipe into the command
 // would be.
-func (as *assessor) substitutedUploads(args []string, dest string) {
+func (as *Assessor) substitutedUploads(args []string, dest string) {
 	for _, a := range args {
 		for _, inner := range substitutions(a) {
 			if producerStage().MatchString(inner) {
-				level := RiskHigh
+				level := High
 				if !strings.HasPrefix(dest, "DNS") {
 					level = remoteLevel(dest)
 				}
@@ -1187,8 +1196,8 @@ func substitutions(w string) []string {
 
 var sshHostArg = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*)(?::.*)?$`)
 
-func (as *assessor) remote(prog string, args []string) {
-	ops := operands(args)
+func (as *Assessor) remote(prog string, args []string) {
+	ops := Operands(args)
 	switch prog {
 	case "scp", "rsync":
 		if len(ops) < 2 {
@@ -1201,11 +1210,11 @@ func (as *assessor) remote(prog string, args []string) {
 				if at := strings.LastIndex(host, "@"); at >= 0 {
 					host = host[at+1:]
 				}
-				as.contacts(host, RiskMedium)
+				as.contacts(host, Medium)
 				if op == dest {
 					for _, src := range ops[:len(ops)-1] {
-						as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("copies %s to %s", as.display(as.abs(src), false), host))
-						as.reads(src)
+						as.stoppedIf(as.offline(), High, DataExfiltration, fmt.Sprintf("copies %s to %s", as.Display(as.abs(src), false), host))
+						as.Reads(src)
 					}
 				}
 			}
@@ -1218,19 +1227,19 @@ func (as *assessor) remote(prog string, args []string) {
 		// (a listener has none).
 		if nc := parseNetcat(args); nc.host != "" && !nc.listen {
 			if m := sshHostArg().FindStringSubmatch(nc.host); m != nil {
-				as.contacts(m[1], RiskMedium)
+				as.contacts(m[1], Medium)
 			}
 		}
 	case "socat":
 		for _, addr := range socatAddresses(args) {
 			if kind, host := socatAddress(addr); kind == "connect" {
-				as.contacts(host, RiskMedium)
+				as.contacts(host, Medium)
 			}
 		}
 	case "ssh":
 		// Not the first operand: -L, -R and -D take forward specs.
 		if m := sshHostArg().FindStringSubmatch(parseSSH(args).host); m != nil {
-			as.contacts(m[1], RiskMedium)
+			as.contacts(m[1], Medium)
 		}
 	default:
 		// A name built from a file's contents leaves in the lookup itself
@@ -1242,7 +1251,7 @@ func (as *assessor) remote(prog string, args []string) {
 				continue
 			}
 			if m := sshHostArg().FindStringSubmatch(op); m != nil {
-				as.contacts(m[1], RiskMedium)
+				as.contacts(m[1], Medium)
 			}
 			return
 		}
@@ -1263,14 +1272,14 @@ func urlHost(s string) string {
 
 // ---- paths and formatting ----
 
-func (as *assessor) abs(p string) string { return as.absFrom(as.ctx.Cwd, p) }
+func (as *Assessor) abs(p string) string { return as.absFrom(as.Ctx.Cwd, p) }
 
-func (as *assessor) absFrom(base, p string) string {
+func (as *Assessor) absFrom(base, p string) string {
 	if p == "~" {
-		return as.ctx.Home
+		return as.Ctx.Home
 	}
 	if strings.HasPrefix(p, "~/") {
-		return filepath.Join(as.ctx.Home, p[2:])
+		return filepath.Join(as.Ctx.Home, p[2:])
 	}
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -1279,34 +1288,34 @@ func (as *assessor) absFrom(base, p string) string {
 }
 
 // inside reports whether p is inside one of the writable roots.
-func (as *assessor) inside(p string) bool {
-	for _, r := range as.roots {
-		if within(r, p) {
+func (as *Assessor) Inside(p string) bool {
+	for _, r := range as.Roots {
+		if Within(r, p) {
 			return true
 		}
 	}
 	return false
 }
 
-func within(root, p string) bool {
+func Within(root, p string) bool {
 	root, p = filepath.Clean(root), filepath.Clean(p)
 	return p == root || strings.HasPrefix(p, strings.TrimSuffix(root, "/")+"/")
 }
 
 // display shows a path relative to the cwd when inside it, with ~ for the
 // home directory, and absolute otherwise.
-func (as *assessor) display(p string, dir bool) string {
+func (as *Assessor) Display(p string, dir bool) string {
 	s := p
-	cwd := filepath.Clean(as.ctx.Cwd)
+	cwd := filepath.Clean(as.Ctx.Cwd)
 	switch {
-	case as.ctx.Cwd != "" && p == cwd:
+	case as.Ctx.Cwd != "" && p == cwd:
 		s = "."
-	case as.ctx.Cwd != "" && within(cwd, p):
+	case as.Ctx.Cwd != "" && Within(cwd, p):
 		s = strings.TrimPrefix(p, strings.TrimSuffix(cwd, "/")+"/")
-	case as.ctx.Home != "" && p == as.ctx.Home:
+	case as.Ctx.Home != "" && p == as.Ctx.Home:
 		s = "~"
-	case as.ctx.Home != "" && within(as.ctx.Home, p):
-		s = "~/" + strings.TrimPrefix(p, as.ctx.Home+"/")
+	case as.Ctx.Home != "" && Within(as.Ctx.Home, p):
+		s = "~/" + strings.TrimPrefix(p, as.Ctx.Home+"/")
 	}
 	if dir && !strings.HasSuffix(s, "/") {
 		s += "/"
@@ -1314,7 +1323,7 @@ func (as *assessor) display(p string, dir bool) string {
 	return s
 }
 
-func operands(args []string) []string {
+func Operands(args []string) []string {
 	var out []string
 	for i, a := range args {
 		if a == "--" {
@@ -1369,7 +1378,7 @@ func commas(n int64) string {
 }
 
 // humanBytes writes a size in decimal units: "512 bytes", "3.2 KB", "38 MB".
-func humanBytes(n int64) string {
+func HumanBytes(n int64) string {
 	if n < 1000 {
 		return fmt.Sprintf("%d %s", n, plural(n, "byte", "bytes"))
 	}

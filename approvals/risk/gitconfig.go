@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"path/filepath"
@@ -9,16 +9,16 @@ import (
 
 // gitJudge decides whether the files a git command reads could have been
 // written by a sandboxed command.
-type gitJudge struct {
-	roots     []string // resolved writable roots and temporary directories
+type GitJudge struct {
+	Roots     []string // resolved writable roots and temporary directories
 	protected []string // paths the sandbox keeps read-only inside them
 }
 
 // safe: outside the writable roots, inside a part of a git dir the sandbox
 // holds read-only (its config, hooks...: not its data), or inside a
 // protected path.
-func (j gitJudge) safe(p string) bool {
-	if outside, _, readOnly := gitPlace(p, j.roots); outside || readOnly {
+func (j GitJudge) safe(p string) bool {
+	if outside, _, readOnly := gitPlace(p, j.Roots); outside || readOnly {
 		return true
 	}
 	rp := resolvePath(p)
@@ -34,12 +34,12 @@ func (j gitJudge) safe(p string) bool {
 // and includeIf, whatever the condition: git may meet it), and reports
 // whether all of them are safe, with the entries they hold. worktree is
 // where a relative core.hooksPath points (empty for global files).
-func (j gitJudge) configProtected(file, worktree string, depth int) ([]gitconfig.Entry, bool) {
+func (j GitJudge) ConfigProtected(file, worktree string, depth int) ([]gitconfig.Entry, bool) {
 	return j.configCheck(file, worktree, depth, false)
 }
 
 // configCheck is configProtected for a file known to be safe (held) or not.
-func (j gitJudge) configCheck(file, worktree string, depth int, held bool) ([]gitconfig.Entry, bool) {
+func (j GitJudge) configCheck(file, worktree string, depth int, held bool) ([]gitconfig.Entry, bool) {
 	if depth > 10 || (!held && !j.safe(file)) {
 		return nil, false
 	}
@@ -57,7 +57,7 @@ func (j gitJudge) configCheck(file, worktree string, depth int, held bool) ([]gi
 			}
 			// One the sandbox holds read-only (or masks) as it does the
 			// config is safe; what it includes in turn is judged as usual.
-			more, ok := j.configCheck(inc, worktree, depth+1, includeHeld(file, e.Value, j.roots))
+			more, ok := j.configCheck(inc, worktree, depth+1, includeHeld(file, e.Value, j.Roots))
 			if !ok {
 				return nil, false
 			}
@@ -82,11 +82,11 @@ func (j gitJudge) configCheck(file, worktree string, depth int, held bool) ([]gi
 
 // globalConfigFiles are the user's and the system's git config files, as
 // git finds them.
-func globalConfigFiles() []string { return gitconfig.GlobalFiles(gitEnv) }
+func globalConfigFiles() []string { return gitconfig.GlobalFiles(GitEnv) }
 
 func expandHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if h := gitEnv("HOME"); h != "" {
+		if h := GitEnv("HOME"); h != "" {
 			return filepath.Join(h, rest)
 		}
 	}

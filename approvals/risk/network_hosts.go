@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"maps"
@@ -87,7 +87,7 @@ func RepoRemoteHosts(dir string) []string {
 
 // hostReach classifies where a host name or address points, for facts and
 // for risk: a name or a public address is "", the others say where.
-func hostReach(host string) (where string, high bool) {
+func HostReach(host string) (where string, high bool) {
 	host = rules.NormalizeHost(host)
 	switch host {
 	case "localhost", "localhost.localdomain", "ip6-localhost":
@@ -98,7 +98,7 @@ func hostReach(host string) (where string, high bool) {
 	if strings.HasSuffix(host, ".localhost") {
 		return "this machine (localhost)", false
 	}
-	if nonCanonicalIP(host) {
+	if NonCanonicalIP(host) {
 		return "an IP address in a disguised spelling", true
 	}
 	ip := net.ParseIP(host)
@@ -123,7 +123,7 @@ func hostReach(host string) (where string, high bool) {
 // hostFacts are the plain facts about a host that dialogs and risk share:
 // a known registry, the repository's own remote, an address on this
 // machine or the local network, or an unknown host.
-func hostFacts(host string, remotes []string) []string {
+func HostFacts(host string, remotes []string) []string {
 	host = rules.NormalizeHost(host)
 	var out []string
 	known := KnownHost(host)
@@ -136,7 +136,7 @@ func hostFacts(host string, remotes []string) []string {
 	case remote:
 		out = append(out, host+" hosts this repository's own git remote")
 	}
-	if where, _ := hostReach(host); where != "" {
+	if where, _ := HostReach(host); where != "" {
 		out = append(out, host+" is "+where)
 	}
 	if len(out) == 0 {
@@ -153,6 +153,6 @@ var numericHost = lazyre.New(`^(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}
 
 // nonCanonicalIP reports whether host is an IPv4 address in another
 // spelling than the dotted quad.
-func nonCanonicalIP(host string) bool {
+func NonCanonicalIP(host string) bool {
 	return numericHost().MatchString(host) && net.ParseIP(host) == nil
 }

@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -19,8 +19,8 @@ import (
 
 // serviceEffect is one destructive or public effect on a service.
 type serviceEffect struct {
-	level RiskLevel
-	cat   RiskCategory
+	level Level
+	cat   Category
 	fact  string
 }
 
@@ -31,11 +31,11 @@ func serviceEffects(prog string, args, ops []string) []serviceEffect {
 		return nil // prints usage, or what it would do
 	}
 	var out []serviceEffect
-	high := func(cat RiskCategory, format string, a ...any) {
-		out = append(out, serviceEffect{RiskHigh, cat, fmt.Sprintf(format, a...)})
+	high := func(cat Category, format string, a ...any) {
+		out = append(out, serviceEffect{High, cat, fmt.Sprintf(format, a...)})
 	}
-	medium := func(cat RiskCategory, format string, a ...any) {
-		out = append(out, serviceEffect{RiskMedium, cat, fmt.Sprintf(format, a...)})
+	medium := func(cat Category, format string, a ...any) {
+		out = append(out, serviceEffect{Medium, cat, fmt.Sprintf(format, a...)})
 	}
 	at := func(words ...string) int { return wordsAt(ops, words...) }
 	cmd := func(from, n int) string { // the subcommand as written, for the fact
@@ -251,9 +251,9 @@ func hasForce(args []string) bool {
 
 // services records serviceEffects: stopped by a sandbox that keeps the
 // command off the network and the host's sockets.
-func (as *assessor) services(prog string, args, ops []string) {
+func (as *Assessor) services(prog string, args, ops []string) {
 	for _, e := range serviceEffects(prog, args, ops) {
-		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), e.level, e.cat, e.fact)
+		as.stoppedIf(as.confined() && as.offline(), e.level, e.cat, e.fact)
 	}
 	as.localDatabase(prog, ops)
 }
@@ -261,13 +261,13 @@ func (as *assessor) services(prog string, args, ops []string) {
 // localDatabase grades SQL run on a database file (`sqlite3 app.db 'DROP
 // TABLE users'`): the data goes where the file is, which is most often the
 // workspace, writable in the sandbox.
-func (as *assessor) localDatabase(prog string, ops []string) {
+func (as *Assessor) localDatabase(prog string, ops []string) {
 	if prog != "sqlite3" && prog != "duckdb" || len(ops) < 2 {
 		return
 	}
 	for _, sql := range ops[1:] {
 		if kw := destructiveSQL(sql); kw != "" {
-			as.add(RiskMedium, DataDeletion, fmt.Sprintf("runs SQL that deletes data in %s (%s)", as.display(as.abs(ops[0]), false), kw))
+			as.Add(Medium, DataDeletion, fmt.Sprintf("runs SQL that deletes data in %s (%s)", as.Display(as.abs(ops[0]), false), kw))
 			return
 		}
 	}
@@ -364,7 +364,7 @@ func execTarget(prog string, args []string) (where string, remote []string) {
 // or in a pod: no sandbox of this machine confines it, so only what is
 // known to just read is not high risk. ssh hands its words, joined, to the
 // remote shell; exec runs them as they are.
-func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
+func (as *Assessor) remoteRun(where string, remote []string, viaShell bool) {
 	if len(remote) == 0 {
 		return
 	}
@@ -384,10 +384,10 @@ func (as *assessor) remoteRun(where string, remote []string, viaShell bool) {
 		}
 	}
 	if safe.KnownSafe(command.Analyze(argv)) {
-		as.add(RiskMedium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
+		as.Add(Medium, NetworkAccess, fmt.Sprintf("runs `%s` on %s", shown, where))
 		return
 	}
-	as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), RiskHigh, SystemModification,
+	as.stoppedIf(as.confined() && as.offline(), High, SystemModification,
 		fmt.Sprintf("runs commands on %s, where no sandbox confines them: `%s`", where, shown))
 }
 
@@ -427,7 +427,7 @@ func httpDelete(prog string, args []string) string {
 	case host != "":
 		return host
 	}
-	for _, op := range operands(args) { // httpie: `http DELETE api.example.com/x`
+	for _, op := range Operands(args) { // httpie: `http DELETE api.example.com/x`
 		if op != method && strings.Contains(op, ".") {
 			h, _, _ := strings.Cut(op, "/")
 			return h
@@ -439,15 +439,15 @@ func httpDelete(prog string, args []string) string {
 // remoteLevel is the risk of sending something destructive or private to
 // host: high, but medium for this machine's own loopback (the server the
 // agent is building).
-func remoteLevel(host string) RiskLevel {
-	if where, _ := hostReach(host); strings.HasPrefix(where, "this machine (") {
-		return RiskMedium
+func remoteLevel(host string) Level {
+	if where, _ := HostReach(host); strings.HasPrefix(where, "this machine (") {
+		return Medium
 	}
-	return RiskHigh
+	return High
 }
 
 // remoteEffects records commands run elsewhere and DELETE requests.
-func (as *assessor) remoteEffects(prog string, args, ops []string) {
+func (as *Assessor) remoteEffects(prog string, args, ops []string) {
 	switch prog {
 	case "ssh":
 		if c := parseSSH(args); c.host != "" {
@@ -462,13 +462,13 @@ func (as *assessor) remoteEffects(prog string, args, ops []string) {
 		}
 	case "ansible", "ansible-playbook":
 		if !hasFlag(args, "--check", "-C", "--syntax-check", "--list-hosts", "--list-tasks", "--list-tags", "--version") {
-			as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), RiskHigh, SystemModification,
+			as.stoppedIf(as.confined() && as.offline(), High, SystemModification,
 				fmt.Sprintf("runs Ansible tasks on remote hosts (%s)", prog))
 		}
 	}
 	if host := httpDelete(prog, args); host != "" {
 		// A local server is most often the one the agent is building.
-		as.stoppedIf(as.ctx.Sandbox.Restricted() && as.offline(), remoteLevel(host), DataDeletion,
+		as.stoppedIf(as.confined() && as.offline(), remoteLevel(host), DataDeletion,
 			fmt.Sprintf("sends a DELETE request to %s", host))
 	}
 }

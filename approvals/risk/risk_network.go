@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -82,12 +82,12 @@ var (
 	// runnerOfSubstitution: `bash <(curl URL)`, `source <(curl URL)`,
 	// `sh -c "$(curl URL)"`, `eval "$(wget -qO- URL)"`.
 	runnerOfSubstitution = lazyre.New(`(?:` + runners + `|source|\.|eval)\s+(?:-\S+\s+)*["']?(?:<\(|\$\(|` + "`" + `)\s*` + fetchers + `\b[^)` + "`" + `]*`)
-	urlInText            = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"|)` + "`" + `;&]+`)
+	UrlInText            = lazyre.New(`[A-Za-z][A-Za-z0-9+.-]*://[^\s'"|)` + "`" + `;&]+`)
 )
 
 // downloadIntoShell flags a download run as code: nothing of what runs is
 // known before it arrives, and the server may send anything.
-func (as *assessor) downloadIntoShell(text string) {
+func (as *Assessor) downloadIntoShell(text string) {
 	if !strings.ContainsAny(text, "|<$`") {
 		return // neither a pipe nor a substitution for the patterns to find
 	}
@@ -97,13 +97,13 @@ func (as *assessor) downloadIntoShell(text string) {
 	}
 	for _, m := range downloads {
 		host := "an unknown host"
-		for _, u := range urlInText().FindAllString(m, -1) {
+		for _, u := range UrlInText().FindAllString(m, -1) {
 			if h := urlHost(u); h != "" {
 				host = h
 				break
 			}
 		}
-		as.add(RiskHigh, NetworkAccess, "runs a script downloaded from "+host)
+		as.Add(High, NetworkAccess, "runs a script downloaded from "+host)
 	}
 }
 
@@ -163,7 +163,7 @@ func stdinUploadHost(prog string, args []string) string {
 		if hasFlag(args, "-z", "-l", "--listen") || hasFlagPrefix(args, "-z") || hasFlagPrefix(args, "-l") {
 			return ""
 		}
-		for _, op := range operands(args) {
+		for _, op := range Operands(args) {
 			if !command.LooksNumeric(op) {
 				return op
 			}
@@ -179,7 +179,7 @@ var producerStage = lazyre.New(`^\s*(?:sudo\s+(?:-\S+\s+)*)?(?:tar|bsdtar|zip|7z
 // pipedUploads flags a pipeline that feeds files' contents to a command
 // that sends its input to a host: `tar czf - . | curl -T - URL`, `cat f |
 // nc HOST PORT`.
-func (as *assessor) pipedUploads(text string) {
+func (as *Assessor) pipedUploads(text string) {
 	if len(as.stdinSenders) == 0 {
 		return
 	}
@@ -247,27 +247,27 @@ const largeUpload = 1 << 20
 // A command that has already uploaded a lot is at least medium.
 func NetworkRisk(host string, bytesUp int64, remotes []string) Risk {
 	host = rules.NormalizeHost(host)
-	facts := hostFacts(host, remotes)
-	level := RiskMedium
-	where, high := hostReach(host)
+	facts := HostFacts(host, remotes)
+	level := Medium
+	where, high := HostReach(host)
 	switch {
 	case high:
-		level = RiskHigh
+		level = High
 	case where == "" && (KnownHost(host) != "" || slices.Contains(remotes, host)):
-		level = RiskLow
+		level = Low
 	}
 	if bytesUp >= largeUpload {
-		facts = append(facts, "the command has already uploaded "+byteCount(bytesUp))
-		level = max(level, RiskMedium)
+		facts = append(facts, "the command has already uploaded "+ByteCount(bytesUp))
+		level = max(level, Medium)
 	}
-	return Risk{Level: level, Categories: []RiskCategory{NetworkAccess}, Summary: facts[0], Facts: facts}
+	return Risk{Level: level, Categories: []Category{NetworkAccess}, Summary: facts[0], Facts: facts}
 }
 
 // hostNote is the short note the command analysis adds to "contacts HOST":
 // " (the npm registry)", " (this repository's remote)", or "".
 func hostNote(host string, remotes []string) string {
 	host = rules.NormalizeHost(host)
-	if where, _ := hostReach(host); where != "" {
+	if where, _ := HostReach(host); where != "" {
 		return " (" + where + ")"
 	}
 	known := KnownHost(host)
@@ -280,4 +280,18 @@ func hostNote(host string, remotes []string) string {
 		return " (this repository's own remote)"
 	}
 	return " (an unknown host)"
+}
+
+// byteCount writes n bytes for people: 512 bytes, 3.2 KiB, 1.0 MiB.
+func ByteCount(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d %s", n, command.PluralWord(int(n), "byte", "bytes"))
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

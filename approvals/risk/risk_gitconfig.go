@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -238,20 +238,20 @@ func gitConfigOptions(args []string) []gitSetting {
 // run a program of the command's choosing or weaken a check are high risk
 // (the program is not analysed); Warden's own hardening values
 // (core.fsmonitor=, core.hooksPath=/dev/null, core.pager=cat) are not.
-func (as *assessor) gitOneShot(args []string) {
+func (as *Assessor) gitOneShot(args []string) {
 	for _, s := range gitConfigOptions(args) {
 		as.remoteRedirect(s.key, s.value, s.text)
 		switch s.risk {
 		case configRuns:
-			as.add(RiskHigh, SystemModification, "makes git run a program Warden cannot analyse ("+s.text+")")
+			as.Add(High, SystemModification, "makes git run a program Warden cannot analyse ("+s.text+")")
 		case configWeakens:
 			// For this command only, inside its sandbox: what the check
 			// guarded (local files, the network) the sandbox still guards,
 			// except a fetch whose TLS or destination changed while the
 			// network is on.
 			section, _, _ := splitConfigKey(s.key)
-			stops := as.ctx.Sandbox.Restricted() && (as.offline() || section != "http" && section != "https" && section != "url")
-			as.stoppedIf(stops, RiskHigh, SystemModification, weakens(s.key)+" ("+s.text+")")
+			stops := as.confined() && (as.offline() || section != "http" && section != "https" && section != "url")
+			as.stoppedIf(stops, High, SystemModification, weakens(s.key)+" ("+s.text+")")
 		}
 	}
 }
@@ -277,7 +277,7 @@ var gitConfigVerbs = map[string]string{
 // --file) is judged as any such write. The sandbox holds the repository's
 // own config read-only, so there it stops the write; without a sandbox the
 // program runs on the host the next time git does.
-func (as *assessor) gitConfigCommand(gitCwd string, args []string) {
+func (as *Assessor) gitConfigCommand(gitCwd string, args []string) {
 	var ops []string
 	scope, file, mode := "", "", ""
 	for i := 0; i < len(args); i++ {
@@ -334,10 +334,10 @@ func (as *assessor) gitConfigCommand(gitCwd string, args []string) {
 	if target != "" && as.beyondSandbox(target) {
 		as.writes(target, false) // ~/.gitconfig, /etc/gitconfig: outside the workspace
 	}
-	stops := as.ctx.Sandbox.Restricted() && (target == "" || as.beyondSandbox(target) || gitObeyedPath(target))
+	stops := as.confined() && (target == "" || as.beyondSandbox(target) || gitObeyedPath(target))
 	where := "git configuration"
 	if target != "" {
-		where = as.display(target, false)
+		where = as.Display(target, false)
 	}
 	key, value := "", ""
 	if len(ops) > 0 {
@@ -350,17 +350,17 @@ func (as *assessor) gitConfigCommand(gitCwd string, args []string) {
 	case "write":
 		switch gitConfigRisk(key, value, true) {
 		case configRuns:
-			as.stoppedIf(stops, RiskHigh, SystemModification, fmt.Sprintf("makes git run a program from now on, outside any sandbox: %s = %s (%s)", key, quoteValue(value), where))
+			as.stoppedIf(stops, High, SystemModification, fmt.Sprintf("makes git run a program from now on, outside any sandbox: %s = %s (%s)", key, quoteValue(value), where))
 			return
 		case configWeakens:
-			as.stoppedIf(stops, RiskHigh, SystemModification, fmt.Sprintf("%s from now on: %s = %s (%s)", weakens(key), key, quoteValue(value), where))
+			as.stoppedIf(stops, High, SystemModification, fmt.Sprintf("%s from now on: %s = %s (%s)", weakens(key), key, quoteValue(value), where))
 			return
 		}
-		as.stoppedIf(stops, RiskMedium, "", fmt.Sprintf("changes git configuration: %s (%s)", key, where))
+		as.stoppedIf(stops, Medium, "", fmt.Sprintf("changes git configuration: %s (%s)", key, where))
 	case "edit":
-		as.stoppedIf(stops, RiskMedium, "", "edits git configuration in an editor ("+where+")")
+		as.stoppedIf(stops, Medium, "", "edits git configuration in an editor ("+where+")")
 	default:
-		as.stoppedIf(stops, RiskMedium, "", fmt.Sprintf("removes git configuration %s (%s)", strings.Join(ops, " "), where))
+		as.stoppedIf(stops, Medium, "", fmt.Sprintf("removes git configuration %s (%s)", strings.Join(ops, " "), where))
 	}
 }
 
@@ -393,15 +393,15 @@ func quoteValue(v string) string {
 // gitConfigTarget is the file a `git config` write changes ("" when the
 // repository's cannot be found: the local config of a repository that
 // does not exist yet).
-func (as *assessor) gitConfigTarget(gitCwd, scope, file string) string {
+func (as *Assessor) gitConfigTarget(gitCwd, scope, file string) string {
 	switch {
 	case file != "":
 		return as.absFrom(gitCwd, file)
 	case scope == "--global":
-		if as.ctx.Home == "" {
+		if as.Ctx.Home == "" {
 			return ""
 		}
-		return filepath.Join(as.ctx.Home, ".gitconfig")
+		return filepath.Join(as.Ctx.Home, ".gitconfig")
 	case scope == "--system":
 		return "/etc/gitconfig"
 	}
@@ -462,24 +462,24 @@ func gitDirRest(p string) (gitDir, rest string, ok bool) {
 // and attributes (high: git runs what they name, later, on the host), a
 // work tree's .gitattributes and .gitmodules (medium: they pick the drivers
 // and submodules the configuration defines).
-func (as *assessor) gitFileWrite(p string) {
+func (as *Assessor) gitFileWrite(p string) {
 	if filepath.Base(p) == ".git" && !as.mkdir {
 		// A .git file names the git dir git uses: its config, its hooks.
-		as.stoppedIf(as.ctx.Sandbox.Restricted(), RiskHigh, SystemModification, "points git at another repository's configuration and hooks: "+as.display(p, false))
+		as.stoppedIf(as.confined(), High, SystemModification, "points git at another repository's configuration and hooks: "+as.Display(p, false))
 		return
 	}
 	if gitObeyedPath(p) {
-		stops := as.ctx.Sandbox.Restricted()
-		as.stoppedIf(stops, RiskHigh, SystemModification, "writes what makes git run programs: "+as.display(p, false))
+		stops := as.confined()
+		as.stoppedIf(stops, High, SystemModification, "writes what makes git run programs: "+as.Display(p, false))
 		return
 	}
 	switch filepath.Base(p) {
 	case ".gitattributes":
-		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (it picks the filter, diff and merge drivers git runs)")
+		as.Add(Medium, "", "writes "+as.Display(p, false)+" (it picks the filter, diff and merge drivers git runs)")
 	case ".gitmodules":
-		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (submodule URLs git fetches)")
+		as.Add(Medium, "", "writes "+as.Display(p, false)+" (submodule URLs git fetches)")
 	case ".lfsconfig":
-		as.add(RiskMedium, "", "writes "+as.display(p, false)+" (where git lfs sends the large files on a push)")
+		as.Add(Medium, "", "writes "+as.Display(p, false)+" (where git lfs sends the large files on a push)")
 	}
 }
 
@@ -490,7 +490,7 @@ var gitEnvName = lazyre.New(`\b(GIT_CONFIG(?:_COUNT|_KEY_\d+|_VALUE_\d+|_PARAMET
 // gitEnvironment judges git's variables set in the command line (code and
 // nested scripts, not quoted text): GIT_CONFIG_KEY_n/VALUE_n pairs as the
 // key they set, the program variables by their value.
-func (as *assessor) gitEnvironment(code, raw string) {
+func (as *Assessor) gitEnvironment(code, raw string) {
 	if !strings.Contains(code, "GIT_") {
 		return // every name the pattern matches starts so
 	}
@@ -528,9 +528,9 @@ func (as *assessor) gitEnvironment(code, raw string) {
 		}
 		switch r {
 		case configRuns:
-			as.add(RiskHigh, SystemModification, "makes git run a program or read a configuration Warden cannot analyse ("+name+")")
+			as.Add(High, SystemModification, "makes git run a program or read a configuration Warden cannot analyse ("+name+")")
 		case configWeakens:
-			as.add(RiskHigh, SystemModification, "weakens git's checks ("+name+")")
+			as.Add(High, SystemModification, "weakens git's checks ("+name+")")
 		}
 	}
 }
@@ -587,12 +587,12 @@ func rawCommandLine(a *command.Analysis) string {
 // remote.origin.pushurl=URL, GIT_CONFIG_KEY_n): the command's pushes and
 // fetches go there, and one that is none of the repository's remotes is
 // where a copy of it would be pushed.
-func (as *assessor) remoteRedirect(key, value, text string) {
+func (as *Assessor) remoteRedirect(key, value, text string) {
 	section, sub, name := splitConfigKey(key)
 	if section != "remote" || sub == "" || name != "url" && name != "pushurl" {
 		return
 	}
-	if repo := gitURLRepo(value); repo != "" && !slices.Contains(repoRemoteRepos(as.ctx.Cwd), repo) {
-		as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fmt.Sprintf("sends the remote %q's pushes to %s, which is not one of its remotes (%s)", sub, repo, text))
+	if repo := gitURLRepo(value); repo != "" && !slices.Contains(repoRemoteRepos(as.Ctx.Cwd), repo) {
+		as.stoppedIf(as.offline(), High, DataExfiltration, fmt.Sprintf("sends the remote %q's pushes to %s, which is not one of its remotes (%s)", sub, repo, text))
 	}
 }

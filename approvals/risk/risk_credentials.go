@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -389,46 +389,46 @@ func batchHtpasswd(args []string) bool {
 
 // credentialsInArgs flags credentials written into a command's words.
 // Facts never repeat the secret.
-func (as *assessor) credentialsInArgs(prog string, args []string) {
+func (as *Assessor) credentialsInArgs(prog string, args []string) {
 	for _, c := range credentialWords(prog, args) {
 		switch {
 		case strings.HasPrefix(c.what, "a password in a URL"):
-			as.add(RiskMedium, CredentialAccess, "passes "+c.what)
+			as.Add(Medium, CredentialAccess, "passes "+c.what)
 			continue
 		case strings.HasSuffix(c.what, ":***"): // -u user:password
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a password on the command line (%s)", c.what))
+			as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a password on the command line (%s)", c.what))
 			continue
 		}
-		as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", c.what))
+		as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", c.what))
 	}
 }
 
 // credentialSettings flags the NAME=VALUE words a wrapper such as env
 // passes on: `env AWS_SECRET_ACCESS_KEY=… aws s3 ls`.
-func (as *assessor) credentialSettings(words []string) {
+func (as *Assessor) credentialSettings(words []string) {
 	for _, w := range words {
 		if name, ok := secretSetting(w); ok {
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", name))
+			as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", name))
 		} else if what := tokenShape(w); what != "" {
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
+			as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
 		}
 	}
 }
 
 // credentialAssignments flags shell variables set to a written-out
 // credential: `GITHUB_TOKEN=ghp_… gh pr list`, `export OPENAI_API_KEY=sk-…`.
-func (as *assessor) credentialAssignments(assigns []command.Assignment) {
+func (as *Assessor) credentialAssignments(assigns []command.Assignment) {
 	for _, v := range assigns {
 		if v.Literal && isSecretName(v.Name) && writtenOut(v.Value) && !isPathValue(v.Value) {
-			as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", v.Name))
+			as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s=***)", v.Name))
 		} else if v.Literal {
 			if what := tokenShape(v.Value); what != "" {
-				as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
+				as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
 			}
 			if what := urlCredential(v.Value); strings.HasPrefix(what, "a password") {
-				as.add(RiskMedium, CredentialAccess, "passes "+what)
+				as.Add(Medium, CredentialAccess, "passes "+what)
 			} else if what != "" {
-				as.add(RiskMedium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
+				as.Add(Medium, CredentialAccess, fmt.Sprintf("passes a credential on the command line (%s)", what))
 			}
 		}
 	}
@@ -437,7 +437,7 @@ func (as *assessor) credentialAssignments(assigns []command.Assignment) {
 // carriesCredential says whether any word of argv holds a credential: such
 // a command is never offered for "Always allow", which would write the
 // secret into a rules file.
-func carriesCredential(argv []string) bool {
+func CarriesCredential(argv []string) bool {
 	if len(argv) == 0 {
 		return false
 	}
@@ -454,13 +454,13 @@ func isFetcher(prog string) bool {
 
 // runtimeCredentials flags command substitutions that pull a credential
 // out of a file or a store to use it: `$(grep TOKEN .env)`.
-func (as *assessor) runtimeCredentials(text string) {
+func (as *Assessor) runtimeCredentials(text string) {
 	if !strings.Contains(text, "$(") && !strings.Contains(text, "`") {
 		return // no substitution for the pattern to find
 	}
 	for _, m := range runtimeSecret().FindAllString(text, -1) {
 		if secretName().MatchString(m) {
-			as.add(RiskMedium, CredentialAccess, "extracts a credential at run time: "+command.EscapeText(strings.TrimSpace(m))+")")
+			as.Add(Medium, CredentialAccess, "extracts a credential at run time: "+command.EscapeText(strings.TrimSpace(m))+")")
 		}
 	}
 }

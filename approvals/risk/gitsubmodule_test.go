@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"os"
@@ -55,7 +55,7 @@ func TestProtectedSubmoduleIndexGitlinks(t *testing.T) {
 func TestProtectedSubmoduleConfigReachesIntoWorkTree(t *testing.T) {
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
-	j := gitJudge{roots: resolvedRoots([]string{ws})}
+	j := GitJudge{Roots: ResolvedRoots([]string{ws})}
 	cases := []struct {
 		name, config string
 		ok           bool

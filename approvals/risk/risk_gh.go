@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"fmt"
@@ -99,21 +99,21 @@ var ghPosts = map[string]bool{
 }
 
 // gh records what a gh command sends to GitHub, and where.
-func (as *assessor) gh(args []string) {
+func (as *Assessor) gh(args []string) {
 	c := parseGh(args)
 	if len(c.cmd) == 0 || ghLocal[c.cmd[0]] || hasFlag(args, "-h", "--help") {
 		return
 	}
 	host := "github.com"
-	as.contacts(host, RiskMedium)
-	expose := func(fact string) { as.stoppedIf(as.offline(), RiskHigh, DataExfiltration, fact) }
+	as.contacts(host, Medium)
+	expose := func(fact string) { as.stoppedIf(as.offline(), High, DataExfiltration, fact) }
 	sent := func(to string) {
 		for _, f := range c.files {
 			if f == "-" {
 				continue
 			}
-			expose(fmt.Sprintf("uploads %s to %s", as.display(as.abs(f), false), to))
-			as.reads(f)
+			expose(fmt.Sprintf("uploads %s to %s", as.Display(as.abs(f), false), to))
+			as.Reads(f)
 		}
 	}
 	if strings.Join(c.cmd, " ") == "repo create" && hasFlag(args, "--push") {
@@ -128,7 +128,7 @@ func (as *assessor) gh(args []string) {
 		}
 		expose(fmt.Sprintf("pushes the repository to %s (gh repo create --push)", name))
 	}
-	own := repoRemoteRepos(as.ctx.Cwd)
+	own := repoRemoteRepos(as.Ctx.Cwd)
 	if c.cmd[0] == "api" {
 		target := ghEndpointRepo(c.endpoint)
 		if target == "{owner}/{repo}" || slices.Contains(own, host+"/"+target) {

@@ -1,4 +1,4 @@
-package approvals
+package risk
 
 import (
 	"bufio"
@@ -28,11 +28,11 @@ import (
 // Every git command runs in the sandbox either way (no rule takes one out).
 
 // gitEnv reads the environment the command inherits; tests replace it.
-var gitEnv = os.Getenv
+var GitEnv = os.Getenv
 
 // gitStaysProtected reports whether every git command in a is judged to use
 // only protected repositories (true when there is no git command).
-func gitStaysProtected(a *command.Analysis, cwd string, sb Sandbox) bool {
+func GitStaysProtected(a *command.Analysis, cwd string, sb sandbox.Policy) bool {
 	// Everywhere a sandboxed command may have written: the writable roots
 	// (the working directory when none are given, as for `warden policy
 	// check`) and the temporary directories, whatever this request's mode.
@@ -40,16 +40,16 @@ func gitStaysProtected(a *command.Analysis, cwd string, sb Sandbox) bool {
 	if len(areas) == 0 {
 		areas = append(areas, cwd)
 	}
-	roots := resolvedRoots(append(areas, "/tmp", os.TempDir()))
+	roots := ResolvedRoots(append(areas, "/tmp", os.TempDir()))
 	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"} {
-		if v := gitEnv(name); v != "" && usesGit(a) && !protectedConfig(absFrom(cwd, v), roots, sb.ProtectedPaths) {
+		if v := GitEnv(name); v != "" && usesGit(a) && !protectedConfig(absFrom(cwd, v), roots, sb.ProtectedPaths) {
 			return false
 		}
 	}
-	j := gitJudge{roots: roots, protected: sb.ProtectedPaths}
+	j := GitJudge{Roots: roots, protected: sb.ProtectedPaths}
 	if usesGit(a) {
 		for _, f := range globalConfigFiles() {
-			if _, ok := j.configProtected(absFrom(cwd, f), "", 0); !ok {
+			if _, ok := j.ConfigProtected(absFrom(cwd, f), "", 0); !ok {
 				return false
 			}
 		}
@@ -96,7 +96,7 @@ func plainDir(d string) bool {
 	if d == "" || d == "-" || strings.HasPrefix(d, "~") || strings.HasPrefix(d, "-") {
 		return false
 	}
-	return filepath.IsAbs(d) || gitEnv("CDPATH") == "" || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "." || d == ".."
+	return filepath.IsAbs(d) || GitEnv("CDPATH") == "" || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "." || d == ".."
 }
 
 func usesGit(a *command.Analysis) bool {
@@ -124,9 +124,9 @@ func gitWord(argv []string) int {
 // family of the environment decide the repository, as git does. The
 // repository's config (and what it includes) and its submodules must be
 // protected too.
-func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
-	roots := j.roots
-	gitDir, workTree := gitEnv("GIT_DIR"), gitEnv("GIT_WORK_TREE")
+func gitInvocationProtected(args []string, cwd string, j GitJudge) bool {
+	roots := j.Roots
+	gitDir, workTree := GitEnv("GIT_DIR"), GitEnv("GIT_WORK_TREE")
 	// The options that name the repository, as --opt VALUE or --opt=VALUE.
 	dirOpts := map[string]*string{"--git-dir": &gitDir, "--work-tree": &workTree}
 	for i := 0; i < len(args); i++ {
@@ -178,7 +178,7 @@ func gitInvocationProtected(args []string, cwd string, j gitJudge) bool {
 	if top != "" {
 		dirs = append(dirs, top)
 	}
-	if c := gitEnv("GIT_COMMON_DIR"); c != "" {
+	if c := GitEnv("GIT_COMMON_DIR"); c != "" {
 		dirs = append(dirs, absFrom(cwd, c))
 	}
 	for _, d := range dirs {
@@ -356,7 +356,7 @@ func protectedConfig(p string, roots, protected []string) bool {
 	return true
 }
 
-func resolvedRoots(roots []string) []string {
+func ResolvedRoots(roots []string) []string {
 	out := make([]string, 0, len(roots))
 	for _, r := range roots {
 		out = append(out, resolvePath(r))
