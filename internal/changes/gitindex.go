@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 // gitRepo is the repository a root is in: where its objects are read back
@@ -19,7 +20,7 @@ type gitRepo struct {
 
 // indexEntry is a file as git's index last saw it.
 type indexEntry struct {
-	oid               string
+	oid               []byte // into the index file's bytes, which the entries keep
 	mtimeSec, mtimeNs uint32
 	ctimeSec, ctimeNs uint32
 	ino, mode, size   uint32
@@ -108,23 +109,12 @@ func (r gitRepo) index() map[string]indexEntry {
 	if err != nil || len(b) < 12+r.hashLen || string(b[:4]) != "DIRC" {
 		return nil
 	}
-	entries, ok := parseIndex(b, r.hashLen)
+	stamp := fi.ModTime()
+	entries, ok := parseIndex(b, r.hashLen, r.prefix, [2]uint32{uint32(stamp.Unix()), uint32(stamp.Nanosecond())})
 	if !ok {
 		return nil
 	}
-	stamp := fi.ModTime()
-	racyAt := [2]uint32{uint32(stamp.Unix()), uint32(stamp.Nanosecond())}
-	out := make(map[string]indexEntry, len(entries))
-	for name, e := range entries {
-		if !strings.HasPrefix(name, r.prefix) {
-			continue
-		}
-		if e.mtimeSec > racyAt[0] || e.mtimeSec == racyAt[0] && e.mtimeNs >= racyAt[1] {
-			continue // racy: the file may have changed within the index's timestamp
-		}
-		out[name[len(r.prefix):]] = e
-	}
-	return out
+	return entries
 }
 
 const (
@@ -139,8 +129,11 @@ const (
 )
 
 // parseIndex reads a version 2 to 4 index's trustworthy regular-file
-// entries; ok is false for anything it does not fully understand.
-func parseIndex(b []byte, hashLen int) (map[string]indexEntry, bool) {
+// entries below prefix, keyed by their path after it; ok is false for
+// anything it does not fully understand. An entry whose mtime is not
+// before racyAt (the index file's) is racy: the file may have changed in
+// the same tick the index was written, and git itself would look again.
+func parseIndex(b []byte, hashLen int, prefix string, racyAt [2]uint32) (map[string]indexEntry, bool) {
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version < 2 || version > 4 {
 		return nil, false
@@ -160,7 +153,7 @@ func parseIndex(b []byte, hashLen int) (map[string]indexEntry, bool) {
 		e := indexEntry{
 			ctimeSec: u32(off), ctimeNs: u32(off + 4), mtimeSec: u32(off + 8), mtimeNs: u32(off + 12),
 			ino: u32(off + 20), mode: u32(off + 24), size: u32(off + 36),
-			oid: hex.EncodeToString(body[off+40 : off+40+hashLen]),
+			oid: body[off+40 : off+40+hashLen],
 		}
 		flags := binary.BigEndian.Uint16(body[off+40+hashLen : off+fixed])
 		off += fixed
@@ -190,13 +183,16 @@ func parseIndex(b []byte, hashLen int) (map[string]indexEntry, bool) {
 			if end < 0 {
 				return nil, false
 			}
-			name = body[off : off+end]
+			name = body[off : off+end : off+end]
 			off = start + (off-start+end+8)/8*8 // NUL-padded to a multiple of 8
 		}
 		prev = name
 		trusted := flags&(flagAssumeValid|flagStageMask) == 0 && ext&(extSkipWorktree|extIntentToAdd) == 0
-		if trusted && (e.mode == modeRegular || e.mode == modeExecutable) {
-			out[string(name)] = e
+		racy := e.mtimeSec > racyAt[0] || e.mtimeSec == racyAt[0] && e.mtimeNs >= racyAt[1]
+		if trusted && !racy && (e.mode == modeRegular || e.mode == modeExecutable) && bytes.HasPrefix(name, []byte(prefix)) {
+			name := name[len(prefix):]
+			// The names are not copied: the map keeps the index's bytes.
+			out[unsafe.String(unsafe.SliceData(name), len(name))] = e
 		}
 	}
 	if hasExtension(body[off:], "link") {
@@ -237,6 +233,9 @@ func varint(b []byte) (uint64, int) {
 	return v, i
 }
 
+// name is the entry's object name, in hex.
+func (ie indexEntry) name() string { return hex.EncodeToString(ie.oid) }
+
 // matches reports whether the file's stat is the one git recorded: its
 // content is then the entry's blob.
 func (ie indexEntry) matches(e Entry) bool {
@@ -254,4 +253,22 @@ func (ie indexEntry) matches(e Entry) bool {
 		return false
 	}
 	return e.Ino == 0 || uint32(e.Ino) == ie.ino
+}
+
+// cachedIndex is a repository's index as last read, read again only when
+// the file changed.
+type cachedIndex struct {
+	stamp   Entry
+	entries map[string]indexEntry
+}
+
+func (c *cachedIndex) get(r gitRepo) map[string]indexEntry {
+	fi, err := os.Stat(filepath.Join(r.gitDir, "index"))
+	if err != nil {
+		return nil
+	}
+	if stamp := entryOf(fi); c.entries == nil || stamp != c.stamp {
+		c.stamp, c.entries = stamp, r.index()
+	}
+	return c.entries
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -17,10 +18,21 @@ import (
 const DefaultMaxFile = 16 << 20
 
 // Recorder snapshots roots before a run and finds what the run changed.
+//
+// A one-shot process (warden exec) lists each root before the run, and
+// watches its directories meanwhile (Linux: inotify) so that the look
+// after the run reads only what the run changed. A long-lived process
+// (the server, warden run) sets Keep: each root's listing stays in memory,
+// watched, and a run costs what changed since the last, not the tree.
 type Recorder struct {
 	Store *Store
 	// MaxFile bounds the files copied into the store; 0 is DefaultMaxFile.
 	MaxFile int64
+	// Keep each root's listing, watched, between runs.
+	Keep bool
+
+	mu   sync.Mutex
+	kept map[string]*snapshot
 }
 
 // Run is one recording: the roots as they were before the run.
@@ -44,15 +56,17 @@ type Source struct {
 	Lost string `json:"lost,omitempty"`
 }
 
-// snapshot is one root before the run.
+// snapshot is one root as last seen, and how to get each file back.
 type snapshot struct {
 	root       string
 	taken      time.Time
 	repo       gitRepo
 	inRepo     bool
+	index      *cachedIndex
 	files      tree
 	sources    map[string]Source
 	unreadable []string
+	watch      *watcher // nil: the look after walks the root
 	err        error
 }
 
@@ -65,13 +79,40 @@ func (r *Recorder) Begin(roots []string) *Run {
 		if err == nil {
 			abs, err = filepath.EvalSymlinks(abs)
 		}
-		s := &snapshot{root: abs, err: err}
-		if err == nil {
+		if err != nil {
+			run.roots = append(run.roots, &snapshot{root: root, err: err})
+			continue
+		}
+		s := r.take(abs)
+		if s == nil || !r.refresh(s) {
+			s = &snapshot{root: abs}
 			r.snapshot(s)
 		}
 		run.roots = append(run.roots, s)
 	}
 	return run
+}
+
+// take hands out the root's kept snapshot, if any: one run at a time uses
+// it (a second run at once in the same root lists the root itself).
+func (r *Recorder) take(root string) *snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.kept[root]
+	delete(r.kept, root)
+	return s
+}
+
+func (r *Recorder) keep(s *snapshot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kept == nil {
+		r.kept = map[string]*snapshot{}
+	}
+	if old := r.kept[s.root]; old != nil && old.watch != nil {
+		old.watch.close()
+	}
+	r.kept[s.root] = s
 }
 
 func (r *Recorder) maxFile() int64 {
@@ -81,23 +122,42 @@ func (r *Recorder) maxFile() int64 {
 	return DefaultMaxFile
 }
 
-// snapshot lists the root and makes sure each file's content can be had
-// back: from git, from the stat cache, or copied now.
+// snapshot lists the root, watching it where the system can, and makes
+// sure each file's content can be had back: from git, from the stat
+// cache, or copied now.
 func (r *Recorder) snapshot(s *snapshot) {
 	s.taken = time.Now()
-	s.files, s.unreadable = walk(s.root)
-	var index map[string]indexEntry
+	var mark func(string)
+	if w, err := newWatcher(s.root); err == nil {
+		s.watch, mark = w, w.mark
+	}
+	s.files, s.unreadable = walkFrom(s.root, ".", mark)
 	if s.repo, s.inRepo = findRepo(s.root); s.inRepo {
-		index = s.repo.index()
+		s.index = &cachedIndex{}
 	}
 	cache := r.Store.loadCache(s.root)
 	s.sources = make(map[string]Source, len(s.files))
+	rels := make([]string, 0, len(s.files))
+	for rel := range s.files {
+		rels = append(rels, rel)
+	}
+	r.resolve(s, rels, cache)
+}
+
+// resolve finds, for each of rels (files of s.files), where its content
+// can be had back, copying into the store what only the tree holds.
+func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached) {
+	var index map[string]indexEntry
+	if s.inRepo {
+		index = s.index.get(s.repo)
+	}
 	var copies []string
-	for rel, e := range s.files {
+	for _, rel := range rels {
+		e := s.files[rel]
 		src := Source{Mode: e.Mode, Size: e.Size}
 		switch ie, ok := index[rel]; {
 		case ok && ie.matches(e):
-			src.GitObject, src.GitDir = ie.oid, s.repo.gitDir
+			src.GitObject, src.GitDir = ie.name(), s.repo.gitDir
 		case !e.regular():
 			src.Lost = "not a regular file"
 		case e.Size > r.maxFile():
@@ -121,6 +181,94 @@ func (r *Recorder) snapshot(s *snapshot) {
 		}
 		s.sources[rel] = src
 	}
+}
+
+// refresh brings a kept snapshot up to date with what its watcher saw
+// since (the user's edits between runs); false when it cannot tell.
+func (r *Recorder) refresh(s *snapshot) bool {
+	if s.watch == nil {
+		return false
+	}
+	c, ok := s.watch.drain()
+	if !ok {
+		s.watch.close()
+		return false
+	}
+	s.taken = time.Now()
+	now := s.look(c)
+	var rels []string
+	for rel, e := range now {
+		if e == nil {
+			delete(s.files, rel)
+			delete(s.sources, rel)
+			continue
+		}
+		if old, ok := s.files[rel]; ok && old == *e {
+			continue
+		}
+		s.files[rel] = *e
+		rels = append(rels, rel)
+	}
+	// The stat cache is this process's own memory: a changed file is
+	// copied again, or found in git.
+	r.resolve(s, rels, nil)
+	return true
+}
+
+// look states, for every path the watcher reported (and every file below
+// a directory it reported made, moved or removed), what is there now: nil
+// for nothing.
+func (s *snapshot) look(c changed) map[string]*Entry {
+	now := map[string]*Entry{}
+	var gone []string // directories that went: their files were listed below them
+	for rel := range c.paths {
+		if !inScope(rel) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+			now[rel] = nil
+			gone = append(gone, rel+"/")
+		case fi.IsDir():
+			now[rel] = nil // a directory, not a file: files below it are looked at as such
+			gone = append(gone, rel+"/")
+		default:
+			e := entryOf(fi)
+			now[rel] = &e
+		}
+	}
+	if len(gone) > 0 {
+		for rel := range s.files {
+			for _, g := range gone {
+				if strings.HasPrefix(rel, g) {
+					if _, seen := now[rel]; !seen {
+						now[rel] = s.statNow(rel)
+					}
+					break
+				}
+			}
+		}
+	}
+	for dir := range c.dirs {
+		if !inScope(dir) {
+			continue
+		}
+		t, _ := walkFrom(s.root, dir, s.watch.mark)
+		for rel, e := range t {
+			now[rel] = &e
+		}
+	}
+	return now
+}
+
+func (s *snapshot) statNow(rel string) *Entry {
+	fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	e := entryOf(fi)
+	return &e
 }
 
 type copied struct {
@@ -163,42 +311,45 @@ func parallel(n int, fn func(i int)) {
 }
 
 // Finish looks at the roots again and returns what the run changed in
-// each, one Change per root (in Begin's order), and saves the stat caches
-// for the next run.
+// each, one Change per root (in Begin's order). The snapshots are kept
+// for the next run (Keep), or their stat caches saved.
 func (run *Run) Finish() []*Change {
 	out := make([]*Change, 0, len(run.roots))
 	for _, s := range run.roots {
-		out = append(out, run.rec.diff(s))
+		out = append(out, run.rec.finish(s))
 	}
 	return out
 }
 
-// diff compares the root now with its snapshot.
-func (r *Recorder) diff(s *snapshot) *Change {
+// finish compares the root now with its snapshot.
+func (r *Recorder) finish(s *snapshot) *Change {
 	ch := &Change{Root: s.root, InRepo: s.inRepo}
 	if s.err != nil {
 		ch.Err = s.err.Error()
 		return ch
 	}
 	looked := time.Now()
-	now, unreadable := walk(s.root)
-	ch.Unreadable = append(s.unreadable, unreadable...)
-	var touched []string // present before and after with a different stat, or new
+	now, complete := r.lookAgain(s)
+	ch.Unreadable = s.unreadable
+	var touched []string // present after with a different stat, or new
 	createdGit := map[string]string{}
 	for rel, e := range now {
-		if before, ok := s.files[rel]; !ok || before != e {
+		if e == nil {
+			continue
+		}
+		if before, ok := s.files[rel]; !ok || before != *e {
 			touched = append(touched, rel)
 		}
 	}
 	sort.Strings(touched)
 	after := make([]afterState, len(touched))
 	parallel(len(touched), func(i int) {
-		after[i] = r.readAfter(s, touched[i], now[touched[i]])
+		after[i] = r.readAfter(s, touched[i], *now[touched[i]])
 	})
 	for i, rel := range touched {
 		a := after[i]
 		before, existed := s.sources[rel]
-		if existed && a.sameAs(before, s.repo.hashLen) {
+		if existed && a.sameAs(before) {
 			continue // touched, not changed
 		}
 		f := File{Rel: rel, Existed: existed, AfterExists: true, AfterSum: a.sum, AfterMode: a.mode}
@@ -209,28 +360,50 @@ func (r *Recorder) diff(s *snapshot) *Change {
 		}
 		ch.Files = append(ch.Files, f)
 	}
-	for rel := range s.files {
-		if _, ok := now[rel]; !ok {
+	for rel, e := range now {
+		if _, existed := s.files[rel]; e == nil && existed {
 			ch.Files = append(ch.Files, File{Rel: rel, Existed: true, Before: s.sources[rel]})
 		}
 	}
 	sort.Slice(ch.Files, func(i, j int) bool { return ch.Files[i].Rel < ch.Files[j].Rel })
 	ch.findMoves(createdGit)
-	r.saveCache(s, looked, now, touched, after)
+	r.settle(s, looked, now, complete, touched, after)
 	return ch
+}
+
+// lookAgain is what is at each path that may have changed since the
+// snapshot (nil: nothing): the paths the watcher reported, or, when it
+// cannot tell, every path before and after (complete).
+func (r *Recorder) lookAgain(s *snapshot) (now map[string]*Entry, complete bool) {
+	if s.watch != nil {
+		if c, ok := s.watch.drain(); ok {
+			return s.look(c), false
+		}
+		s.watch.close()
+		s.watch = nil
+	}
+	t, unreadable := walk(s.root)
+	s.unreadable = append(s.unreadable, unreadable...)
+	now = make(map[string]*Entry, len(t)+len(s.files))
+	for rel := range s.files {
+		now[rel] = nil
+	}
+	for rel, e := range t {
+		now[rel] = &e
+	}
+	return now, true
 }
 
 // afterState is a file's content after the run, as far as undo needs it.
 type afterState struct {
 	sum  string // SHA-256, "" when unreadable
-	git  string // its git blob name, when the snapshot had a git source to compare with
+	git  string // its git blob name, when the root is in a repository
 	mode fs.FileMode
 	blob bool // its content is in the store now
-	size int64
 }
 
 func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
-	a := afterState{mode: e.Mode, size: e.Size}
+	a := afterState{mode: e.Mode}
 	if !e.regular() {
 		return a
 	}
@@ -251,7 +424,7 @@ func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
 }
 
 // sameAs reports the same content and mode as before the run.
-func (a afterState) sameAs(before Source, hashLen int) bool {
+func (a afterState) sameAs(before Source) bool {
 	if a.mode != before.Mode || a.sum == "" {
 		return false
 	}
@@ -263,22 +436,50 @@ func (a afterState) sameAs(before Source, hashLen int) bool {
 // clock, and a write in the same tick as the read leaves the same stat.
 const racyWindow = 2 * time.Second
 
-// saveCache remembers, for the next snapshot, the files whose content the
-// store holds: those unchanged since this one, and those the run wrote,
-// unless written too close to when they were read.
-func (r *Recorder) saveCache(s *snapshot, looked time.Time, now tree, touched []string, after []afterState) {
-	cache := make(map[string]cached)
+// settle makes the snapshot the tree as it is after the run, for the next
+// one: kept in memory, watched (Keep), or as the root's stat cache: the
+// files whose content the store holds, unless written too close to when
+// they were read.
+func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, complete bool, touched []string, after []afterState) {
+	if complete {
+		s.files = make(tree, len(now))
+	}
+	for rel, e := range now {
+		if e == nil {
+			delete(s.files, rel)
+			delete(s.sources, rel)
+		} else {
+			s.files[rel] = *e
+		}
+	}
+	for i, rel := range touched {
+		src := Source{Mode: now[rel].Mode, Size: now[rel].Size}
+		if after[i].blob {
+			src.Blob = after[i].sum
+		} else if src.Lost = "not a regular file"; now[rel].regular() {
+			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
+		}
+		s.sources[rel] = src
+	}
+	if r.Keep && s.watch != nil {
+		r.keep(s)
+		return
+	}
+	if s.watch != nil {
+		s.watch.close()
+	}
 	settled := func(e Entry, read time.Time) bool {
 		return e.Mtime < read.Add(-racyWindow).UnixNano() // any later write sets a later mtime
 	}
-	for rel, e := range now {
-		if src, ok := s.sources[rel]; ok && src.Blob != "" && s.files[rel] == e && settled(e, s.taken) {
+	cache := make(map[string]cached)
+	for rel, src := range s.sources {
+		if e, ok := s.files[rel]; ok && src.Blob != "" && settled(e, s.taken) {
 			cache[rel] = cached{Entry: e, Sum: src.Blob}
 		}
 	}
 	for i, rel := range touched {
-		if after[i].blob && settled(now[rel], looked) {
-			cache[rel] = cached{Entry: now[rel], Sum: after[i].sum}
+		if e := s.files[rel]; after[i].blob && !settled(e, looked) {
+			delete(cache, rel)
 		}
 	}
 	r.Store.saveCache(s.root, cache) // best effort: a lost cache only costs copies

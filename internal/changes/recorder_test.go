@@ -168,3 +168,69 @@ func TestRecorderMovesAndLimit(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// A long-lived recorder (Keep) keeps each root watched between runs: an
+// edit the user makes between two runs is not the second run's change,
+// and what the second run deletes comes back as the user left it.
+func TestRecorderKeptSeesEditsBetweenRuns(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "notes.txt", "first\n", 0o644)
+	write(t, root, "src/keep.go", "package keep\n", 0o644)
+	store := OpenStore(t.TempDir())
+	rec := &Recorder{Store: store, Keep: true}
+
+	run := rec.Begin([]string{root})
+	write(t, root, "out/a.txt", "made by run 1\n", 0o644)
+	if got := run.Finish()[0].String(); got != "created out/a.txt" {
+		t.Fatalf("run 1: %q", got)
+	}
+	write(t, root, "notes.txt", "the user's edit between runs\n", 0o600) // in place
+
+	run = rec.Begin([]string{root})
+	os.Remove(filepath.Join(root, "notes.txt"))
+	if err := os.Rename(filepath.Join(root, "src"), filepath.Join(root, "lib")); err != nil {
+		t.Fatal(err)
+	}
+	ch := run.Finish()[0]
+	if got, want := ch.String(), "moved src/keep.go → lib/keep.go; deleted notes.txt"; got != want {
+		t.Fatalf("run 2:\n got %q\nwant %q", got, want)
+	}
+	for _, f := range ch.Files {
+		if f.Rel == "notes.txt" {
+			if data, _ := store.Get(f.Before.Blob); string(data) != "the user's edit between runs\n" || f.Before.Mode.Perm() != 0o600 {
+				t.Errorf("notes.txt comes back as %q %v, want the user's edit, 0600", data, f.Before.Mode.Perm())
+			}
+		}
+	}
+	// A third run that changes nothing reports nothing.
+	if ch := rec.Begin([]string{root}).Finish()[0]; !ch.Empty() {
+		t.Errorf("run 3 changed nothing, yet: %s", ch)
+	}
+}
+
+// The watched look after a run sees what a run does deep in a new
+// directory, an in-place write, a mode change and a directory moved out of
+// the root, as a full walk would.
+func TestRecorderWatchedLookMatchesWalk(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/b/c.txt", "c\n", 0o644)
+	write(t, root, "d.txt", "d\n", 0o644)
+	write(t, root, "gone/x.txt", "x\n", 0o644)
+	write(t, root, "gone/deeper/y.txt", "y\n", 0o644)
+	outside := t.TempDir()
+	rec := &Recorder{Store: OpenStore(t.TempDir())}
+	run := rec.Begin([]string{root})
+	f, _ := os.OpenFile(filepath.Join(root, "a/b/c.txt"), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("appended\n")
+	f.Close()
+	os.Chmod(filepath.Join(root, "d.txt"), 0o755)
+	write(t, root, "new/deep/er/e.txt", "e\n", 0o644)
+	if err := os.Rename(filepath.Join(root, "gone"), filepath.Join(outside, "gone")); err != nil {
+		t.Fatal(err)
+	}
+	got := run.Finish()[0].String()
+	want := "deleted gone/deeper/y.txt, gone/x.txt; modified a/b/c.txt, d.txt; created new/deep/er/e.txt"
+	if got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

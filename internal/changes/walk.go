@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -26,6 +27,13 @@ type tree map[string]Entry
 // it cannot read are listed in unreadable, not fatal: their files are
 // neither recorded nor recoverable.
 func walk(root string) (t tree, unreadable []string) {
+	return walkFrom(root, ".", nil)
+}
+
+// walkFrom lists the files under the directory top of root (a path
+// relative to it), calling mark, when set, on each directory before it is
+// listed: an entry changed after is then both listed or not and reported.
+func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []string) {
 	t = tree{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -33,37 +41,40 @@ func walk(root string) (t tree, unreadable []string) {
 	var visit func(rel string)
 	visit = func(rel string) {
 		defer wg.Done()
-		entries, err := os.ReadDir(filepath.Join(root, filepath.FromSlash(rel)))
+		if mark != nil {
+			mark(rel)
+		}
+		subdirs, files, err := readDir(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
 			mu.Lock()
 			unreadable = append(unreadable, rel)
 			mu.Unlock()
 			return
 		}
-		local := make(map[string]Entry, len(entries))
-		for _, e := range entries {
-			p := path.Join(rel, e.Name())
-			if e.IsDir() {
-				if e.Name() == ".git" {
-					listGit(root, p, local)
+		local := make(map[string]Entry, len(files))
+		for name, e := range files {
+			local[path.Join(rel, name)] = e
+		}
+		for _, name := range subdirs {
+			p := path.Join(rel, name)
+			if name == ".git" {
+				if mark != nil {
+					for _, d := range []string{p, p + "/hooks", p + "/info"} {
+						mark(d)
+					}
 				}
-				if skipDirs[e.Name()] {
-					continue
-				}
-				wg.Add(1)
-				select {
-				case sem <- struct{}{}:
-					go func() { defer func() { <-sem }(); visit(p) }()
-				default:
-					visit(p)
-				}
+				listGit(root, p, local)
+			}
+			if skipDirs[name] {
 				continue
 			}
-			fi, err := e.Info()
-			if err != nil {
-				continue // gone since the listing
+			wg.Add(1)
+			select {
+			case sem <- struct{}{}:
+				go func() { defer func() { <-sem }(); visit(p) }()
+			default:
+				visit(p)
 			}
-			local[p] = entryOf(fi)
 		}
 		mu.Lock()
 		for p, e := range local {
@@ -72,7 +83,7 @@ func walk(root string) (t tree, unreadable []string) {
 		mu.Unlock()
 	}
 	wg.Add(1)
-	visit(".")
+	visit(top)
 	wg.Wait()
 	return t, unreadable
 }
@@ -99,4 +110,27 @@ func listGit(root, rel string, t tree) {
 			}
 		}
 	}
+}
+
+// inScope reports whether walk would list rel: a path in no version
+// control metadata, or one of a .git directory's gitEntries.
+func inScope(rel string) bool {
+	parts := strings.Split(rel, "/")
+	for i, part := range parts {
+		if !skipDirs[part] {
+			continue
+		}
+		rest := parts[i+1:]
+		if part != ".git" || len(rest) == 0 {
+			return false
+		}
+		switch {
+		case len(rest) == 1 && rest[0] == "config":
+			return true
+		case len(rest) == 2 && (rest[0] == "hooks" || rest[0] == "info"):
+			return true
+		}
+		return false
+	}
+	return true
 }
