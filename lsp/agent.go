@@ -53,7 +53,7 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	}
 	// No model, no agent: say so in the answer, before any job is said to
 	// have started (the client shows the error).
-	if _, err := agent.NewClient(s.Config().Model); err != nil {
+	if _, err := agent.NewClientFor(s.Config()); err != nil {
 		return nil, err
 	}
 	// A comment mode instruction is the buffer's own text.
@@ -158,7 +158,7 @@ func modeInstruction(s *Server, a AgentRunArgs) (string, error) {
 // runAgent runs one task as a session and tells the user how it ended.
 func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string, error) {
 	cfg := s.Config()
-	model, err := agent.NewClient(cfg.Model)
+	model, err := agent.NewClientFor(cfg)
 	if err != nil {
 		return "", err
 	}

@@ -72,7 +72,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
 		return exitUsage
 	}
-	model, err := agent.NewClient(cfg.Model)
+	model, err := agent.NewClientFor(cfg)
 	if err != nil {
 		var none *agent.NoModelError
 		if errors.As(err, &none) {
