@@ -45,6 +45,7 @@ type doctorReport struct {
 	Rules   doctorRules    `json:"rules"`
 	// Interrupted is what this run did about changes killed Wardens left.
 	Interrupted doctorInterrupted `json:"interrupted_changes"`
+	Undo        doctorUndo        `json:"undo"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -87,6 +88,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep.Roots = rootsReport()
 	rep.Rules = rulesReport()
 	rep.Interrupted = interruptedReport()
+	rep.Undo = undoReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -160,6 +162,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	}
 	printModel(w, rep.Config, rep.Model)
 	printInterrupted(w, rep.Interrupted)
+	printUndo(w, rep.Undo)
 }
 
 func yesNo(b bool) string {
