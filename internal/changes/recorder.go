@@ -31,8 +31,9 @@ type Recorder struct {
 	// Keep each root's listing, watched, between runs.
 	Keep bool
 
-	mu   sync.Mutex
-	kept map[string]*snapshot
+	mu      sync.Mutex
+	kept    map[string]*snapshot
+	pending map[string]chan struct{} // roots being primed
 }
 
 // Run is one recording: the roots as they were before the run.
@@ -65,6 +66,7 @@ type snapshot struct {
 	index      *cachedIndex
 	files      tree
 	sources    map[string]Source
+	blobbed    map[string]bool // the files whose Source is a Blob: what the stat cache holds
 	unreadable []string
 	watch      *watcher // nil: the look after walks the root
 	err        error
@@ -93,11 +95,56 @@ func (r *Recorder) Begin(roots []string) *Run {
 	return run
 }
 
-// take hands out the root's kept snapshot, if any: one run at a time uses
-// it (a second run at once in the same root lists the root itself).
+// Prime starts snapshots of the roots in the background, for a Begin to
+// come: the listing overlaps what the process does before the run
+// (loading rules, asking the user, starting the sandbox), and Begin then
+// applies only what changed since. Where roots cannot be watched it does
+// nothing: Begin lists them.
+func (r *Recorder) Prime(roots []string) {
+	for _, root := range roots {
+		abs, err := filepath.Abs(root)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			continue
+		}
+		r.mu.Lock()
+		if r.kept[abs] != nil || r.pending[abs] != nil {
+			r.mu.Unlock()
+			continue
+		}
+		if r.pending == nil {
+			r.pending = map[string]chan struct{}{}
+		}
+		done := make(chan struct{})
+		r.pending[abs] = done
+		r.mu.Unlock()
+		go func() {
+			s := &snapshot{root: abs}
+			r.snapshot(s)
+			if s.watch != nil {
+				r.keep(s)
+			}
+			r.mu.Lock()
+			delete(r.pending, abs)
+			r.mu.Unlock()
+			close(done)
+		}()
+	}
+}
+
+// take hands out the root's kept snapshot, if any, once a Prime of it has
+// finished: one run at a time uses it (a second run at once in the same
+// root lists the root itself).
 func (r *Recorder) take(root string) *snapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if done := r.pending[root]; done != nil {
+		r.mu.Unlock()
+		<-done
+		r.mu.Lock()
+	}
 	s := r.kept[root]
 	delete(r.kept, root)
 	return s
@@ -131,12 +178,17 @@ func (r *Recorder) snapshot(s *snapshot) {
 	if w, err := newWatcher(s.root); err == nil {
 		s.watch, mark = w, w.mark
 	}
-	s.files, s.unreadable = walkFrom(s.root, ".", mark)
+	indexed := make(chan struct{})
 	if s.repo, s.inRepo = findRepo(s.root); s.inRepo {
 		s.index = &cachedIndex{}
+		go func() { s.index.get(s.repo); close(indexed) }() // read while the tree is listed
+	} else {
+		close(indexed)
 	}
+	s.files, s.unreadable = walkFrom(s.root, ".", mark)
+	<-indexed
 	cache := r.Store.loadCache(s.root)
-	s.sources = make(map[string]Source, len(s.files))
+	s.sources, s.blobbed = make(map[string]Source, len(s.files)), map[string]bool{}
 	rels := make([]string, 0, len(s.files))
 	for rel := range s.files {
 		rels = append(rels, rel)
@@ -169,7 +221,7 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached) 
 				copies = append(copies, rel)
 			}
 		}
-		s.sources[rel] = src
+		s.setSource(rel, src)
 	}
 	sums := r.copyAll(s.root, copies)
 	for i, rel := range copies {
@@ -179,8 +231,25 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached) 
 		} else {
 			src.Blob = sums[i].sum
 		}
-		s.sources[rel] = src
+		s.setSource(rel, src)
 	}
+}
+
+// setSource records where rel's content can be had back.
+func (s *snapshot) setSource(rel string, src Source) {
+	s.sources[rel] = src
+	if src.Blob != "" {
+		s.blobbed[rel] = true
+	} else {
+		delete(s.blobbed, rel)
+	}
+}
+
+// forget drops rel, gone from the tree.
+func (s *snapshot) forget(rel string) {
+	delete(s.files, rel)
+	delete(s.sources, rel)
+	delete(s.blobbed, rel)
 }
 
 // refresh brings a kept snapshot up to date with what its watcher saw
@@ -199,8 +268,7 @@ func (r *Recorder) refresh(s *snapshot) bool {
 	var rels []string
 	for rel, e := range now {
 		if e == nil {
-			delete(s.files, rel)
-			delete(s.sources, rel)
+			s.forget(rel)
 			continue
 		}
 		if old, ok := s.files[rel]; ok && old == *e {
@@ -446,8 +514,7 @@ func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, 
 	}
 	for rel, e := range now {
 		if e == nil {
-			delete(s.files, rel)
-			delete(s.sources, rel)
+			s.forget(rel)
 		} else {
 			s.files[rel] = *e
 		}
@@ -459,7 +526,7 @@ func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, 
 		} else if src.Lost = "not a regular file"; now[rel].regular() {
 			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
 		}
-		s.sources[rel] = src
+		s.setSource(rel, src)
 	}
 	if r.Keep && s.watch != nil {
 		r.keep(s)
@@ -471,10 +538,10 @@ func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, 
 	settled := func(e Entry, read time.Time) bool {
 		return e.Mtime < read.Add(-racyWindow).UnixNano() // any later write sets a later mtime
 	}
-	cache := make(map[string]cached)
-	for rel, src := range s.sources {
-		if e, ok := s.files[rel]; ok && src.Blob != "" && settled(e, s.taken) {
-			cache[rel] = cached{Entry: e, Sum: src.Blob}
+	cache := make(map[string]cached, len(s.blobbed))
+	for rel := range s.blobbed {
+		if e, ok := s.files[rel]; ok && settled(e, s.taken) {
+			cache[rel] = cached{Entry: e, Sum: s.sources[rel].Blob}
 		}
 	}
 	for i, rel := range touched {

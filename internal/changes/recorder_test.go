@@ -234,3 +234,41 @@ func TestRecorderWatchedLookMatchesWalk(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }
+
+// A primed snapshot (taken while the process prepares the run) sees what
+// changed between the prime and the run: an edit then is the user's, not
+// the run's, and comes back as the user left it.
+func TestRecorderPrimeThenBegin(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a.txt", "old\n", 0o644)
+	store := OpenStore(t.TempDir())
+	rec := &Recorder{Store: store}
+	rec.Prime([]string{root})
+	rec.take(mustResolve(t, root)) // waits for the prime, then puts it back
+	rec.mu.Lock()
+	primed := rec.kept
+	rec.mu.Unlock()
+	if len(primed) != 0 {
+		t.Fatal("take should have handed the primed snapshot out")
+	}
+	rec.Prime([]string{root})
+	write(t, root, "a.txt", "edited while the user was asked\n", 0o644)
+	run := rec.Begin([]string{root})
+	os.Remove(filepath.Join(root, "a.txt"))
+	ch := run.Finish()[0]
+	if len(ch.Files) != 1 || ch.Files[0].Kind() != "deleted" {
+		t.Fatalf("change: %s", ch)
+	}
+	if data, _ := store.Get(ch.Files[0].Before.Blob); string(data) != "edited while the user was asked\n" {
+		t.Errorf("a.txt comes back as %q", data)
+	}
+}
+
+func mustResolve(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
