@@ -65,6 +65,8 @@ type Snapshot struct {
 	GitObject string `json:"gitObject,omitempty"`
 	GitDir    string `json:"gitDir,omitempty"`
 	Lost      string `json:"lost,omitempty"`
+	// Size is the file's size before the command: git's blob must have it.
+	Size int64 `json:"size,omitempty"`
 }
 
 func sum(data []byte) string {

@@ -43,7 +43,7 @@ func (c *Checkpoints) RecordCommand(ch *changes.Change, summary string) (*Checkp
 			Existed: f.Existed, AfterExists: f.AfterExists, AfterSum: f.AfterSum, Mode: f.AfterMode.Perm(),
 		}
 		if f.Existed {
-			s.Mode, s.Blob, s.GitObject, s.GitDir, s.Lost = f.Before.Mode.Perm(), f.Before.Blob, f.Before.GitObject, f.Before.GitDir, f.Before.Lost
+			s.Mode, s.Blob, s.GitObject, s.GitDir, s.Lost, s.Size = f.Before.Mode.Perm(), f.Before.Blob, f.Before.GitObject, f.Before.GitDir, f.Before.Lost, f.Before.Size
 		}
 		if !f.Existed {
 			s.Dirs = createdDirs(ch.Root, f.Rel)
@@ -112,6 +112,10 @@ func (c *Checkpoints) loadPreimages(cp *Checkpoint, force bool) error {
 			var ok bool
 			if data, ok = objects[s.GitObject]; !ok {
 				err = errors.New("not in the repository's objects")
+			} else if int64(len(data)) != s.Size {
+				// A clean/smudge filter (LFS, line endings) stands between
+				// git's blob and the file's bytes.
+				err = errors.New("git's copy is not the file's bytes")
 			}
 		}
 		if err != nil {

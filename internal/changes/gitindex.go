@@ -42,6 +42,9 @@ func findRepo(root string) (gitRepo, bool) {
 			if objectFormatSHA256(gd) {
 				r.hashLen = 32
 			}
+			if filtered(dir, gd) {
+				return gitRepo{}, false // the index's blobs are not the files' bytes
+			}
 			return r, true
 		}
 		if filepath.Dir(dir) == dir {
@@ -77,6 +80,33 @@ func gitDirAt(dir string) (string, bool) {
 		gd = filepath.Join(dir, gd)
 	}
 	return gd, true
+}
+
+// filtered reports a repository whose files may differ from their blobs:
+// a clean/smudge filter (LFS) or line-ending conversion, set in the top
+// .gitattributes, info/attributes or the repository's configuration. Its
+// files are copied like untracked ones. (A .gitattributes deeper in the
+// tree is not read: the size check at undo time refuses such a file.)
+func filtered(top, gitDir string) bool {
+	for _, p := range []string{filepath.Join(top, ".gitattributes"), filepath.Join(gitDir, "info", "attributes")} {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		for _, word := range strings.Fields(string(data)) {
+			if strings.HasPrefix(word, "filter=") || strings.HasPrefix(word, "eol=") || word == "text" || strings.HasPrefix(word, "text=") || strings.HasPrefix(word, "working-tree-encoding=") {
+				return true
+			}
+		}
+	}
+	data, _ := os.ReadFile(filepath.Join(gitDir, "config"))
+	for _, line := range strings.Split(string(data), "\n") {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), "=")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "autocrlf") && !strings.EqualFold(strings.TrimSpace(v), "false") {
+			return true
+		}
+	}
+	return false
 }
 
 func objectFormatSHA256(gitDir string) bool {

@@ -272,3 +272,25 @@ func mustResolve(t *testing.T, p string) string {
 	}
 	return r
 }
+
+// In a repository with line-ending conversion the index's blob is not the
+// file's bytes: the file is copied, and comes back as it was on disk.
+func TestRecorderFilteredRepositoryCopies(t *testing.T) {
+	root := t.TempDir()
+	git(t, root, "init", "-q")
+	write(t, root, ".gitattributes", "*.txt text eol=crlf\n", 0o644)
+	write(t, root, "a.txt", "one\r\ntwo\r\n", 0o644)
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-qm", "init")
+	ageIndex(t, root)
+	store := OpenStore(t.TempDir())
+	run := (&Recorder{Store: store}).Begin([]string{root})
+	os.Remove(filepath.Join(root, "a.txt"))
+	ch := run.Finish()[0]
+	if len(ch.Files) != 1 || ch.Files[0].Before.Blob == "" {
+		t.Fatalf("a.txt should have been copied: %+v", ch.Files)
+	}
+	if data, _ := store.Get(ch.Files[0].Before.Blob); string(data) != "one\r\ntwo\r\n" {
+		t.Errorf("a.txt comes back as %q", data)
+	}
+}
