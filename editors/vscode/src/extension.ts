@@ -17,7 +17,7 @@ import {
 import { ShowMessageRequestParams, answer, dialogFor } from './approval';
 import { announceAskAgent, needsInstruction, withInstruction } from './askagent';
 import { registerCommands } from './commands';
-import { resolveServerPath } from './serverpath';
+import { bundledPath, resolveServerPath } from './serverpath';
 import { needsRestart, toServerSettings } from './settings';
 import { JobInfo, ProgressTracker, ProgressValue, ServerStatus, statusView } from './status';
 
@@ -33,7 +33,8 @@ export class Warden implements vscode.Disposable {
   /** The transcript the server last opened (window/showDocument). */
   lastTranscript: string | undefined;
 
-  constructor() {
+  /** extensionDir is the installed extension, where a platform .vsix carries the binary. */
+  constructor(private readonly extensionDir: string) {
     this.item.name = 'Warden';
     this.item.command = 'warden.statusMenu';
     this.render();
@@ -56,7 +57,13 @@ export class Warden implements vscode.Disposable {
     this.serverPathSetting = serverPathSetting();
     let command: string;
     try {
-      command = resolveServerPath(this.serverPathSetting, process.env, os.homedir());
+      command = resolveServerPath({
+        setting: this.serverPathSetting,
+        bundled: bundledPath(this.extensionDir, process.platform),
+        env: process.env,
+        home: os.homedir(),
+        platform: process.platform,
+      });
     } catch (err) {
       this.state = 'stopped';
       this.render();
@@ -65,6 +72,7 @@ export class Warden implements vscode.Disposable {
       });
       return;
     }
+    this.output.info(`starting ${command}`);
     const initial = this.settings();
     this.sent = initial.sent;
     const clientOptions: LanguageClientOptions = {
@@ -247,7 +255,7 @@ function serverPathSetting(): string | undefined {
 let warden: Warden | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  warden = new Warden();
+  warden = new Warden(context.extensionPath);
   context.subscriptions.push(warden);
   registerCommands(context, warden);
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
