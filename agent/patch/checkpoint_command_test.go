@@ -137,3 +137,46 @@ func TestUndoCommandSteps(t *testing.T) {
 		}
 	}
 }
+
+// The store stays under its bound: the content no recorded change needs
+// goes first, then the oldest changes' content, oldest first.
+func TestTrimStoreEvictsOldestFirst(t *testing.T) {
+	root, _ := filepath.EvalSymlinks(t.TempDir())
+	cps := NewCheckpoints(t.TempDir())
+	rec := &changes.Recorder{Store: cps.Store()}
+	var ids []string
+	for i, size := range []int{4000, 3000, 2000} {
+		name := filepath.Join(root, "f"+string(rune('a'+i)))
+		os.WriteFile(name, make([]byte, size), 0o644)
+		run := rec.Begin([]string{root})
+		os.Remove(name)
+		cp, err := cps.RecordCommand(run.Finish()[0], "rm")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, cp.ID)
+		time.Sleep(time.Millisecond)
+	}
+	// Nothing names a blob any more once no checkpoint does; the grace
+	// for blobs a run may still record is a minute: age them.
+	old := time.Now().Add(-time.Hour)
+	filepath.WalkDir(cps.Store().Dir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			os.Chtimes(p, old, old)
+		}
+		return nil
+	})
+	os.RemoveAll(filepath.Join(cps.Store().Dir(), "stat")) // the next snapshot's base counts as needed
+
+	if size := cps.TrimStore(6000); size > 6000 {
+		t.Fatalf("store holds %d bytes, over the 6000 asked", size)
+	}
+	history, _ := cps.History(root)
+	var left []string
+	for _, cp := range history {
+		left = append(left, cp.ID)
+	}
+	if len(left) != 2 || left[0] != ids[2] || left[1] != ids[1] {
+		t.Errorf("left %v, want the two newest %v", left, ids[1:])
+	}
+}
