@@ -367,6 +367,11 @@ func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Eval
 	pol := ev.Policy.Ask
 	knownSafe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.ReadsSecrets
 	switch {
+	case knownSafe && pol == Untrusted && unconfinedPlatform:
+		// The known-safe list assumes a sandbox behind it (and Unix
+		// programs): with none here, untrusted asks before every command.
+		e.category = categoryUnconfined
+		return rules.Prompt
 	case knownSafe:
 		return rules.Allow
 	case safe.IsDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
@@ -429,6 +434,8 @@ func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluati
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
 	case e.category == categoryEscalation:
 		return fmt.Sprintf("`%s` asks to run outside the sandbox (%s risk)", cmd, e.Risk.Level)
+	case e.category == categoryUnconfined:
+		return fmt.Sprintf("`%s` needs approval: Warden has no sandbox on this system, so the untrusted policy asks before every command", cmd)
 	case ev.Policy.Ask == Untrusted:
 		return fmt.Sprintf("`%s` needs approval: it is not known to be safe and the approval policy is untrusted", cmd)
 	}

@@ -240,3 +240,28 @@ func TestAnalyzeBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestUntrustedWithoutASandboxAsksEveryCommand: where Warden has no OS
+// sandbox (Windows), untrusted asks before a known-safe command too and
+// says why; the twins: the same command runs unasked under untrusted where
+// a sandbox exists, and under on-request either way.
+func TestUntrustedWithoutASandboxAsksEveryCommand(t *testing.T) {
+	ws := t.TempDir()
+	req := CommandRequest{Argv: []string{"ls"}, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}}
+	evaluate := func(ask AskForApproval, unconfined bool) *Evaluation {
+		old := unconfinedPlatform
+		unconfinedPlatform = unconfined
+		defer func() { unconfinedPlatform = old }()
+		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(req)
+	}
+	e := evaluate(Untrusted, true)
+	if e.Decision != rules.Prompt || !strings.Contains(e.Reason, "no sandbox on this system") {
+		t.Fatalf("untrusted without a sandbox: %s (%s), want prompt naming the missing sandbox", e.Decision, e.Reason)
+	}
+	if e := evaluate(Untrusted, false); e.Decision != rules.Allow {
+		t.Errorf("untrusted with a sandbox: %s (%s), want allow for a known-safe command", e.Decision, e.Reason)
+	}
+	if e := evaluate(OnRequest, true); e.Decision != rules.Allow {
+		t.Errorf("on-request without a sandbox: %s (%s), want allow", e.Decision, e.Reason)
+	}
+}

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/wardenhq/warden/sandbox"
@@ -124,7 +125,12 @@ const (
 	categoryEscalation
 	categoryPatches
 	categoryNetwork
+	categoryUnconfined // untrusted where Warden has no OS sandbox: every command asks
 )
+
+// unconfinedPlatform is true where Warden has no OS sandbox (Windows):
+// there the known-safe list alone lets nothing run unasked under untrusted.
+var unconfinedPlatform = runtime.GOOS == "windows"
 
 // wantsRetryPrompt reports whether, after the sandbox blocked a command, the
 // policy lets Warden ask to run it again without the sandbox.
