@@ -127,11 +127,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 			as.Add(risk.Medium, risk.DataDeletion, "deletes "+as.Display(f.Path, false)+size)
 		}
 	}
-	cats := make([]risk.Category, 0, len(as.Categories))
-	for c := range as.Categories {
-		cats = append(cats, c)
-	}
-	e.Risk = risk.Risk{Level: as.Level, Categories: cats, Facts: as.FactsBySeverity()}
+	e.Risk = as.Found()
 	if len(e.Risk.Facts) == 0 {
 		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), command.PluralWord(len(req.Files), "file", "files"))
 	} else {

@@ -49,13 +49,11 @@ func (g *ReadGuard) SecretRisk(path, real string) (r risk.Risk, ok bool) {
 	if real != "" && real != path {
 		as.Reads(real)
 	}
-	if len(as.Secrets) == 0 {
+	if !as.ReadsSecret() {
 		return risk.Risk{}, false
 	}
-	r = risk.Risk{Level: as.Level, Facts: as.FactsBySeverity(), ReadsSecrets: true}
-	for c := range as.Categories {
-		r.Categories = append(r.Categories, c)
-	}
+	r = as.Found()
+	r.ReadsSecrets = true
 	r.Summary = risk.Summarize(&command.Analysis{}, r)
 	return r, true
 }

@@ -59,7 +59,7 @@ type Risk struct {
 	Categories []Category `json:"categories"`
 	Summary    string     `json:"summary"`
 	Facts      []string   `json:"facts"`
-	// readsSecrets: the command reads credentials, so it is never
+	// ReadsSecrets: the command reads credentials, so it is never
 	// known-safe and always asks (refused under never).
 	ReadsSecrets bool
 	// sandboxStops: every high-risk fact is one a restricted sandbox stops
@@ -89,14 +89,14 @@ type Context struct {
 type Assessor struct {
 	Ctx         Context
 	Roots       []string
-	Level       Level
-	Categories  map[Category]bool
+	level       Level
+	categories  map[Category]bool
 	facts       []riskFact
 	seen        map[string]bool
 	hosts       []string // network destinations, for exfiltration pairing
 	remotes     []string // the repository's remote hosts, read when first needed
 	remotesRead bool
-	Secrets     []string // secret files read
+	secrets     []string // secret files read
 	unstopped   bool     // a high-risk fact the sandbox does not stop
 	mkdir       bool     // the writes are directories made (mkdir)
 	// stdinSenders are the hosts commands of the line send their input
@@ -128,8 +128,21 @@ func (as *Assessor) FactsBySeverity() []string {
 
 // newAssessor starts the facts of one command line (or patch, or read) in ctx.
 func NewAssessor(ctx Context) *Assessor {
-	return &Assessor{Ctx: ctx, Categories: map[Category]bool{}, seen: map[string]bool{}}
+	return &Assessor{Ctx: ctx, categories: map[Category]bool{}, seen: map[string]bool{}}
 }
+
+// Found is what the assessor found so far, as a Risk without a summary:
+// the highest level, the categories and the facts worst first.
+func (as *Assessor) Found() Risk {
+	r := Risk{Level: as.level, Categories: make([]Category, 0, len(as.categories)), Facts: as.FactsBySeverity()}
+	for c := range as.categories {
+		r.Categories = append(r.Categories, c)
+	}
+	return r
+}
+
+// ReadsSecret reports whether a read the assessor judged was of a secret.
+func (as *Assessor) ReadsSecret() bool { return len(as.secrets) > 0 }
 
 // Assess reports what the analysed command line would do. It reads the
 // filesystem (to count what a deletion removes, to find a git remote's host)
@@ -150,16 +163,16 @@ func Assess(a *command.Analysis, ctx Context) Risk {
 		}
 	}
 	text := as.line(a)
-	if len(as.Secrets) > 0 && len(as.hosts) > 0 && !as.Categories[DataExfiltration] {
-		as.Add(High, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.Secrets, ", "), strings.Join(as.hosts, ", ")))
+	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
+		as.Add(High, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
 	}
 	as.pipedUploads(text)
-	cats := make([]Category, 0, len(as.Categories))
-	for c := range as.Categories {
+	cats := make([]Category, 0, len(as.categories))
+	for c := range as.categories {
 		cats = append(cats, c)
 	}
 	sort.Slice(cats, func(i, j int) bool { return cats[i] < cats[j] })
-	r := Risk{Level: as.Level, Categories: cats, Facts: as.FactsBySeverity(), ReadsSecrets: len(as.Secrets) > 0,
+	r := Risk{Level: as.level, Categories: cats, Facts: as.FactsBySeverity(), ReadsSecrets: len(as.secrets) > 0,
 		SandboxStops: !as.unstopped && ctx.Sandbox.Mode != sandbox.DangerFullAccess, hosts: as.hosts}
 	r.Summary = Summarize(a, r)
 	return r
@@ -320,11 +333,11 @@ func (as *Assessor) record(level Level, cat Category, fact string) {
 		return
 	}
 	as.seen[fact] = true
-	if level > as.Level {
-		as.Level = level
+	if level > as.level {
+		as.level = level
 	}
 	if cat != "" {
-		as.Categories[cat] = true
+		as.categories[cat] = true
 	}
 	as.facts = append(as.facts, riskFact{level, fact})
 }

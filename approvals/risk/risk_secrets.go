@@ -29,10 +29,10 @@ func (as *Assessor) Reads(target string) {
 
 // readsSecret records a read of a secret, shown as what.
 func (as *Assessor) readsSecret(what string) {
-	if slices.Contains(as.Secrets, what) {
+	if slices.Contains(as.secrets, what) {
 		return
 	}
-	as.Secrets = append(as.Secrets, what)
+	as.secrets = append(as.secrets, what)
 	as.Add(High, CredentialAccess, "reads secrets: "+what)
 }
 
