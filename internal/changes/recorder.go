@@ -59,12 +59,16 @@ type Source struct {
 
 // snapshot is one root as last seen, and how to get each file back.
 type snapshot struct {
-	root       string
-	taken      time.Time
-	repo       gitRepo
-	inRepo     bool
-	index      *cachedIndex
-	files      tree
+	root     string // links resolved
+	given    string // as the caller named it, made absolute: the Change's Root
+	taken    time.Time
+	repo     gitRepo
+	inRepo   bool
+	index    *cachedIndex
+	gitIndex map[string]indexEntry // the index as the snapshot read it
+	files    tree
+	// sources say where each file's content can be had back, except for
+	// a file that matches gitIndex: its blob (sourceOf).
 	sources    map[string]Source
 	blobbed    map[string]bool // the files whose Source is a Blob: what the stat cache holds
 	unreadable []string
@@ -77,12 +81,13 @@ type snapshot struct {
 func (r *Recorder) Begin(roots []string) *Run {
 	run := &Run{rec: r}
 	for _, root := range roots {
-		abs, err := filepath.Abs(root)
+		given, err := filepath.Abs(root)
+		abs := given
 		if err == nil {
-			abs, err = filepath.EvalSymlinks(abs)
+			abs, err = filepath.EvalSymlinks(given)
 		}
 		if err != nil {
-			run.roots = append(run.roots, &snapshot{root: root, err: err})
+			run.roots = append(run.roots, &snapshot{root: root, given: root, err: err})
 			continue
 		}
 		s := r.take(abs)
@@ -90,6 +95,7 @@ func (r *Recorder) Begin(roots []string) *Run {
 			s = &snapshot{root: abs}
 			r.snapshot(s)
 		}
+		s.given = given
 		run.roots = append(run.roots, s)
 	}
 	return run
@@ -187,18 +193,37 @@ func (r *Recorder) snapshot(s *snapshot) {
 	}
 	s.files, s.unreadable = walkFrom(s.root, ".", mark)
 	<-indexed
+	if s.inRepo {
+		s.gitIndex = s.index.get(s.repo)
+	}
 	cache := r.Store.loadCache(s.root)
-	s.sources, s.blobbed = make(map[string]Source, len(s.files)), map[string]bool{}
+	s.sources, s.blobbed = map[string]Source{}, map[string]bool{}
 	rels := make([]string, 0, len(s.files))
 	for rel := range s.files {
 		rels = append(rels, rel)
 	}
-	r.resolve(s, rels, cache)
+	r.resolve(s, rels, cache, true)
+}
+
+// sourceOf is where rel's content at the snapshot can be had back.
+func (s *snapshot) sourceOf(rel string) Source {
+	if src, ok := s.sources[rel]; ok {
+		return src
+	}
+	e := s.files[rel]
+	src := Source{Mode: e.Mode, Size: e.Size}
+	if ie, ok := s.gitIndex[rel]; ok && ie.matches(e) {
+		src.GitObject, src.GitDir = ie.name(), s.repo.gitDir
+	} else {
+		src.Lost = "not recorded"
+	}
+	return src
 }
 
 // resolve finds, for each of rels (files of s.files), where its content
-// can be had back, copying into the store what only the tree holds.
-func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached) {
+// can be had back, copying into the store what only the tree holds. A
+// file that matches the snapshot's own index needs no entry (implicit).
+func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, implicit bool) {
 	var index map[string]indexEntry
 	if s.inRepo {
 		index = s.index.get(s.repo)
@@ -208,6 +233,9 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached) 
 		e := s.files[rel]
 		src := Source{Mode: e.Mode, Size: e.Size}
 		switch ie, ok := index[rel]; {
+		case ok && ie.matches(e) && implicit:
+			delete(s.sources, rel)
+			continue
 		case ok && ie.matches(e):
 			src.GitObject, src.GitDir = ie.name(), s.repo.gitDir
 		case !e.regular():
@@ -279,7 +307,7 @@ func (r *Recorder) refresh(s *snapshot) bool {
 	}
 	// The stat cache is this process's own memory: a changed file is
 	// copied again, or found in git.
-	r.resolve(s, rels, nil)
+	r.resolve(s, rels, nil, false)
 	return true
 }
 
@@ -389,9 +417,23 @@ func (run *Run) Finish() []*Change {
 	return out
 }
 
+// Cancel ends a recording whose run never started: nothing is compared,
+// and a kept root stays kept for the next run.
+func (run *Run) Cancel() {
+	for _, s := range run.roots {
+		switch {
+		case s.watch == nil:
+		case run.rec.Keep:
+			run.rec.keep(s)
+		default:
+			s.watch.close()
+		}
+	}
+}
+
 // finish compares the root now with its snapshot.
 func (r *Recorder) finish(s *snapshot) *Change {
-	ch := &Change{Root: s.root, InRepo: s.inRepo}
+	ch := &Change{Root: s.given, InRepo: s.inRepo}
 	if s.err != nil {
 		ch.Err = s.err.Error()
 		return ch
@@ -416,7 +458,8 @@ func (r *Recorder) finish(s *snapshot) *Change {
 	})
 	for i, rel := range touched {
 		a := after[i]
-		before, existed := s.sources[rel]
+		_, existed := s.files[rel]
+		before := s.sourceOf(rel)
 		if existed && a.sameAs(before) {
 			continue // touched, not changed
 		}
@@ -430,7 +473,7 @@ func (r *Recorder) finish(s *snapshot) *Change {
 	}
 	for rel, e := range now {
 		if _, existed := s.files[rel]; e == nil && existed {
-			ch.Files = append(ch.Files, File{Rel: rel, Existed: true, Before: s.sources[rel]})
+			ch.Files = append(ch.Files, File{Rel: rel, Existed: true, Before: s.sourceOf(rel)})
 		}
 	}
 	sort.Slice(ch.Files, func(i, j int) bool { return ch.Files[i].Rel < ch.Files[j].Rel })

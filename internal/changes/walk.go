@@ -44,17 +44,18 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 		if mark != nil {
 			mark(rel)
 		}
-		subdirs, files, err := readDir(filepath.Join(root, filepath.FromSlash(rel)))
+		var local []string // names, then their entries
+		var entries []Entry
+		subdirs, err := readDir(filepath.Join(root, filepath.FromSlash(rel)), func(name string, e Entry) {
+			local, entries = append(local, name), append(entries, e)
+		})
 		if err != nil {
 			mu.Lock()
 			unreadable = append(unreadable, rel)
 			mu.Unlock()
 			return
 		}
-		local := make(map[string]Entry, len(files))
-		for name, e := range files {
-			local[path.Join(rel, name)] = e
-		}
+		gitFiles := tree{}
 		for _, name := range subdirs {
 			p := path.Join(rel, name)
 			if name == ".git" {
@@ -63,7 +64,7 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 						mark(d)
 					}
 				}
-				listGit(root, p, local)
+				listGit(root, p, gitFiles)
 			}
 			if skipDirs[name] {
 				continue
@@ -77,7 +78,10 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 			}
 		}
 		mu.Lock()
-		for p, e := range local {
+		for i, name := range local {
+			t[path.Join(rel, name)] = entries[i]
+		}
+		for p, e := range gitFiles {
 			t[p] = e
 		}
 		mu.Unlock()

@@ -9,20 +9,19 @@ import (
 
 // readDir lists dir's entries: the subdirectories by name, and each other
 // entry's Entry.
-func readDir(dir string) (subdirs []string, files map[string]Entry, err error) {
+func readDir(dir string, file func(name string, e Entry)) (subdirs []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	files = make(map[string]Entry, len(entries))
 	for _, e := range entries {
 		if e.IsDir() {
 			subdirs = append(subdirs, e.Name())
 			continue
 		}
 		if fi, err := os.Lstat(filepath.Join(dir, e.Name())); err == nil {
-			files[e.Name()] = entryOf(fi)
+			file(e.Name(), entryOf(fi))
 		}
 	}
-	return subdirs, files, nil
+	return subdirs, nil
 }
