@@ -64,16 +64,22 @@ nvim-test: build
 # The VS Code extension (editors/vscode). Node 24 and code-server come from
 # .ci/vscode-setup.sh (through .ci/setup.sh vscode), which installs them into
 # a cache outside the repo.
-VSIX       := dist/warden-vscode.vsix
 VSCODE_ENV := eval "$$(.ci/vscode-setup.sh --print-env)" && \
 	if [ ! -x "$$WARDEN_NODE_BIN/node" ] || [ ! -x "$$WARDEN_CODE_SERVER" ]; then \
 		echo "Node 24 or code-server missing: run .ci/setup.sh vscode (make test does)" >&2; exit 1; fi && \
 	export PATH="$$WARDEN_NODE_BIN:$$PATH" && cd editors/vscode
 
+# One .vsix per platform, each carrying its static warden binary:
+# dist/warden-vscode-TARGET.vsix (scripts/vsix.sh). Node 24 is set up in the
+# same cache as the tests'. The e2e test packages this machine's target only.
+VSIX_TARGETS ?= linux-x64 linux-arm64 darwin-x64 darwin-arm64 win32-x64
+VSIX_HOST    := $(shell uname -s | tr '[:upper:]' '[:lower:]')-$(shell uname -m | sed 's/^x86_64$$/x64/; s/^aarch64$$/arm64/')
+VSIX         := dist/warden-vscode-$(VSIX_HOST).vsix
+
 vsix:
-	@mkdir -p dist
-	$(VSCODE_ENV) && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && \
-		npm run --silent package -- -o $(CURDIR)/$(VSIX)
+	@.ci/vscode-setup.sh --node-only
+	eval "$$(.ci/vscode-setup.sh --print-env)" && PATH="$$WARDEN_NODE_BIN:$$PATH" \
+		GO=$(GO) VERSION=$(VERSION) scripts/vsix.sh $(VSIX_TARGETS)
 
 # Unit tests of the extension's own logic, then the end-to-end test in a real
 # VS Code (code-server + chromium). Screenshots land in editors/vscode/test-results/.
@@ -81,7 +87,8 @@ vscodetest: build
 	@.ci/setup.sh vscode; rc=$$?; [ $$rc = 3 ] && exit 0; [ $$rc = 0 ] || exit $$rc; \
 	$(MAKE) --no-print-directory vscode-e2e
 
-vscode-e2e: build vsix
+vscode-e2e: build
+	@$(MAKE) --no-print-directory vsix VSIX_TARGETS=$(VSIX_HOST)
 	$(VSCODE_ENV) && npm run --silent test:unit && \
 		WARDEN_BIN=$(CURDIR)/$(BIN) WARDEN_VSIX=$(CURDIR)/$(VSIX) WARDEN_CODE_SERVER="$$WARDEN_CODE_SERVER" \
 		npm run --silent test:e2e

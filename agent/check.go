@@ -47,7 +47,8 @@ func (c *Client) Check(ctx context.Context) Check {
 			res.Status = "unreachable"
 		case code == 0 && errors.Is(err, context.DeadlineExceeded):
 			res.Status = "unreachable"
-			res.Detail = fmt.Sprintf("the model endpoint %s did not answer within %v; is the server running? Set OPENAI_BASE_URL or [model] base_url", c.baseURL, CheckTimeout)
+			res.Detail = fmt.Sprintf("the model endpoint %s did not answer within %v; is the server running? Set %s", c.baseURL, CheckTimeout,
+				c.origins.Where("model.base_url", "OPENAI_BASE_URL or [model] base_url"))
 		}
 		return res
 	}

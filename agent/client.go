@@ -122,6 +122,10 @@ type Client struct {
 	http    *http.Client
 	model   string
 	baseURL string
+	// origins say where the model settings came from, so that a hint
+	// names the place to fix them (the editor's settings, the environment
+	// or config.toml).
+	origins config.Origins
 	chatURL string
 	header  map[string]string
 	extra   map[string]json.RawMessage
@@ -144,7 +148,13 @@ const DefaultMaxRetryAfter = time.Minute
 const DialTimeout = 3 * time.Second
 
 // NewClient returns a client for the configured model, or a *NoModelError.
-func NewClient(m config.Model) (*Client, error) {
+func NewClient(m config.Model) (*Client, error) { return newClient(m, nil) }
+
+// NewClientFor is NewClient for cfg's model; its messages name where each
+// model setting came from (cfg.Origins).
+func NewClientFor(cfg config.Config) (*Client, error) { return newClient(cfg.Model, cfg.Origins) }
+
+func newClient(m config.Model, origins config.Origins) (*Client, error) {
 	if e := noModel(m); e != nil {
 		return nil, e
 	}
@@ -152,7 +162,8 @@ func NewClient(m config.Model) (*Client, error) {
 	if m.BaseURL != "" {
 		u, err := url.Parse(m.BaseURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("model base URL %q is not an http(s) URL; set OPENAI_BASE_URL or [model] base_url like http://127.0.0.1:11434/v1", m.BaseURL)
+			return nil, fmt.Errorf("model base URL %q is not an http(s) URL; set %s like http://127.0.0.1:11434/v1",
+				m.BaseURL, origins.Where("model.base_url", "OPENAI_BASE_URL or [model] base_url"))
 		}
 		cfg.BaseURL = strings.TrimRight(m.BaseURL, "/")
 	}
@@ -178,7 +189,7 @@ func NewClient(m config.Model) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{api: openai.NewClientWithConfig(cfg), http: httpClient, model: m.Name, baseURL: cfg.BaseURL, extra: extra,
+	c := &Client{api: openai.NewClientWithConfig(cfg), http: httpClient, model: m.Name, baseURL: cfg.BaseURL, origins: origins, extra: extra,
 		Retries: 4, Backoff: 500 * time.Millisecond, MaxRetryAfter: DefaultMaxRetryAfter}
 	if cfg.APIType == openai.APITypeAzure {
 		// go-openai's Azure addressing: the deployment in the path, the

@@ -11,13 +11,14 @@ import (
 
 	"github.com/wardenhq/warden/agent/modeltest"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // timingPrompter is the user: it notes when the dialog would appear and
 // denies.
 type timingPrompter struct {
 	shown chan time.Time
-	risk  chan approvals.RiskLevel
+	risk  chan risk.Level
 }
 
 func (p *timingPrompter) Prompt(_ context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
@@ -63,7 +64,7 @@ func BenchmarkToolCallToDialog(b *testing.B) {
 
 	b.Run("streamed-call-to-dialog", func(b *testing.B) {
 		srv := modeltest.New(b)
-		prompter := &timingPrompter{shown: make(chan time.Time, 1), risk: make(chan approvals.RiskLevel, 1)}
+		prompter := &timingPrompter{shown: make(chan time.Time, 1), risk: make(chan risk.Level, 1)}
 		orch := &approvals.Orchestrator{Policy: policy, Prompter: prompter, Runner: mustNotRun{b}}
 		client := testClient(b, srv.URL)
 		var lat []time.Duration
@@ -79,7 +80,7 @@ func BenchmarkToolCallToDialog(b *testing.B) {
 				b.Fatal(err)
 			}
 			t1, t0 := <-prompter.shown, <-flushed
-			if level := <-prompter.risk; level != approvals.RiskHigh {
+			if level := <-prompter.risk; level != risk.High {
 				b.Fatalf("risk %s, want high for rm -rf", level)
 			}
 			lat = append(lat, t1.Sub(t0))

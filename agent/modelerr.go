@@ -129,9 +129,11 @@ func (c *Client) explain(err error) error {
 	}
 	switch code := statusCode(err); {
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return fmt.Errorf("the model endpoint %s refused the API key (HTTP %d: %s); set OPENAI_API_KEY or [model] api_key in %s", c.baseURL, code, detail, config.File())
+		return fmt.Errorf("the model endpoint %s refused the API key (HTTP %d: %s); set %s", c.baseURL, code, detail,
+			c.origins.Where("model.api_key", "OPENAI_API_KEY or [model] api_key in "+config.File()))
 	case code == http.StatusNotFound:
-		return fmt.Errorf("the model endpoint %s answered 404 for model %q (%s); check WARDEN_MODEL or [model] name, and that OPENAI_BASE_URL ends where the API lives (usually /v1)", c.baseURL, c.model, detail)
+		return fmt.Errorf("the model endpoint %s answered 404 for model %q (%s); check %s, and that %s ends where the API lives (usually /v1)", c.baseURL, c.model, detail,
+			c.origins.Where("model.name", "WARDEN_MODEL or [model] name"), c.origins.Where("model.base_url", "OPENAI_BASE_URL"))
 	case code == http.StatusTooManyRequests && retryAfter(err) > c.MaxRetryAfter:
 		return fmt.Errorf("the model endpoint %s is rate limiting (HTTP 429) and asks to wait %s, longer than Warden waits (%s); try again later: %s",
 			c.baseURL, seconds(retryAfter(err)), seconds(c.MaxRetryAfter), detail)
@@ -145,7 +147,8 @@ func (c *Client) explain(err error) error {
 	var netErr net.Error
 	var opErr *net.OpError
 	if errors.As(err, &opErr) || errors.As(err, &netErr) {
-		return fmt.Errorf("cannot reach the model endpoint %s (%v); is the server running? Set OPENAI_BASE_URL or [model] base_url in %s", c.baseURL, err, config.File())
+		return fmt.Errorf("cannot reach the model endpoint %s (%v); is the server running? Set %s", c.baseURL, err,
+			c.origins.Where("model.base_url", "OPENAI_BASE_URL or [model] base_url in "+config.File()))
 	}
 	return fmt.Errorf("model stream from %s: %w", c.baseURL, err)
 }

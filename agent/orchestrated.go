@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // captureKeep bounds the output kept per command before truncation for the
@@ -62,7 +63,7 @@ func commandResult(o *approvals.ExecOutcome, output string) CommandResult {
 	}
 	if !o.Ran {
 		v := Denied
-		if o.Evaluation != nil && o.Evaluation.Decision == approvals.Forbidden {
+		if o.Evaluation != nil && o.Evaluation.Decision == rules.Forbidden {
 			v = Forbidden
 		}
 		return CommandResult{Verdict: v, Reason: o.Refused}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // CommandOutcome is the one line that tells the user what became of one of
@@ -13,19 +13,19 @@ import (
 // HOST:PORT denied: …"), or why it did not run. Everything the model or the
 // command wrote is escaped, so a line cannot rewrite what the editor shows.
 func CommandOutcome(argv []string, res CommandResult) string {
-	cmd := "`" + approvals.EscapeText(quoteArgv(argv)) + "`"
+	cmd := "`" + command.EscapeText(quoteArgv(argv)) + "`"
 	switch res.Verdict {
 	case Denied:
-		return cmd + " denied" + approvals.EscapeText(because(res.Reason))
+		return cmd + " denied" + command.EscapeText(because(res.Reason))
 	case Stopped:
 		return cmd + " denied, and the task stopped"
 	case Forbidden:
-		return cmd + " refused by policy" + approvals.EscapeText(because(res.Reason))
+		return cmd + " refused by policy" + command.EscapeText(because(res.Reason))
 	}
 	where := "not sandboxed"
 	switch {
 	case res.Sandboxed && res.Granted != "":
-		where = "sandboxed with " + approvals.EscapeText(res.Granted)
+		where = "sandboxed with " + command.EscapeText(res.Granted)
 	case res.Sandboxed:
 		where = "sandboxed"
 	}
@@ -34,7 +34,7 @@ func CommandOutcome(argv []string, res CommandResult) string {
 		line = fmt.Sprintf("%s timed out and was killed (%s, %.1fs)", cmd, where, res.Duration.Seconds())
 	}
 	if len(res.NetworkRefused) > 0 {
-		line += "; proxy: " + approvals.EscapeText(strings.Join(res.NetworkRefused, "; "))
+		line += "; proxy: " + command.EscapeText(strings.Join(res.NetworkRefused, "; "))
 	}
 	return line
 }

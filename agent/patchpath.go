@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // PatchPath is the review path every apply_patch takes: parse, compute the
@@ -47,7 +48,7 @@ func (p *PatchPath) ApplyPatch(ctx context.Context, input, dir string) (PatchRes
 		switch {
 		case approval.Abort:
 			res.Verdict = Stopped
-		case approval.Evaluation != nil && approval.Evaluation.Decision == approvals.Forbidden:
+		case approval.Evaluation != nil && approval.Evaluation.Decision == rules.Forbidden:
 			res.Verdict = Forbidden
 		}
 		return res, nil

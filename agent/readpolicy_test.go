@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/agent/modeltest"
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -151,7 +152,7 @@ func TestReadToolsHideWhatTheSandboxHides(t *testing.T) {
 		t.Fatalf("%d dialogs, want 2 (the two .env reads)", len(user.seen))
 	}
 	d := user.seen[0]
-	if acts := d.Actions(); acts[0].Title != approvals.TitleDeny || d.AllowSession || len(d.Amendment) > 0 || d.Risk.Level != approvals.RiskHigh {
+	if acts := d.Actions(); acts[0].Title != approvals.TitleDeny || d.AllowSession || len(d.Amendment) > 0 || d.Risk.Level != risk.High {
 		t.Errorf("the dialog is not high risk: %+v", d)
 	}
 	if msg := d.Message(); !strings.Contains(msg, "read_file") || !strings.Contains(msg, "reads secrets") {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // RiskPrompter adds the model's risk summary to command prompts before the
@@ -39,7 +40,7 @@ func (p *RiskPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) 
 
 // mergeModelRisk adds the model's summary as a fact and raises the level if
 // the model thinks it higher.
-func mergeModelRisk(r approvals.Risk, m ModelRisk) approvals.Risk {
+func mergeModelRisk(r risk.Risk, m ModelRisk) risk.Risk {
 	merged := r
 	merged.Facts = append(append([]string(nil), r.Facts...), "model ("+m.Level+"): "+m.Summary)
 	if level := riskLevelOf(m.Level); level > r.Level {
@@ -49,12 +50,12 @@ func mergeModelRisk(r approvals.Risk, m ModelRisk) approvals.Risk {
 	return merged
 }
 
-func riskLevelOf(s string) approvals.RiskLevel {
+func riskLevelOf(s string) risk.Level {
 	switch s {
 	case "high":
-		return approvals.RiskHigh
+		return risk.High
 	case "medium":
-		return approvals.RiskMedium
+		return risk.Medium
 	}
-	return approvals.RiskLow
+	return risk.Low
 }

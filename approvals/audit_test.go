@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,11 +98,11 @@ func TestAuditDurableAtBarriersWithOneSyncEach(t *testing.T) {
 	}
 }
 
-func forbidTouch(t *testing.T) *RuleBook {
+func forbidTouch(t *testing.T) *rules.RuleBook {
 	t.Helper()
-	rules := t.TempDir()
-	writeRules(t, rules, "team.rules", `prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")`)
-	book, err := NewRuleBook([]RuleSource{{Dir: rules}}, nil)
+	ruleSet := t.TempDir()
+	writeRules(t, ruleSet, "team.rules", `prefix_rule(pattern=["touch"], decision="forbidden", justification="no touching")`)
+	book, err := rules.NewRuleBook([]rules.RuleSource{{Dir: ruleSet}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

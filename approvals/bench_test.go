@@ -9,12 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/sandbox"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // benchRules writes 200 rules: 150 single-program rules, 40 with
 // alternatives in the second position, 10 forbidding.
-func benchRules(b *testing.B) *RuleSet {
+func benchRules(b *testing.B) *rules.RuleSet {
 	var src strings.Builder
 	for i := 0; i < 150; i++ {
 		fmt.Fprintf(&src, "prefix_rule(pattern=[\"tool%d\", \"run\"], decision=\"allow\")\n", i)
@@ -27,7 +31,7 @@ func benchRules(b *testing.B) *RuleSet {
 	}
 	dir := b.TempDir()
 	os.WriteFile(filepath.Join(dir, "bench.rules"), []byte(src.String()), 0o644)
-	rs, err := LoadRules([]RuleSource{{Dir: dir}})
+	rs, err := rules.LoadRules([]rules.RuleSource{{Dir: dir}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +51,7 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 	ws := b.TempDir()
 	ev := &Evaluator{Policy: Policy{Ask: Untrusted}, Rules: rs}
 	req := CommandRequest{Argv: []string{"bash", "-lc", fiveCommandScript}, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
-	if n := len(Analyze(req.Argv).Segments); n != 5 {
+	if n := len(command.Analyze(req.Argv).Segments); n != 5 {
 		b.Fatalf("script has %d commands, want 5", n)
 	}
 	b.ReportAllocs()
@@ -55,7 +59,7 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
 		e := ev.Evaluate(req)
-		if e.Decision != Prompt {
+		if e.Decision != rules.Prompt {
 			b.Fatal(e.Decision)
 		}
 	}
@@ -75,13 +79,13 @@ func BenchmarkDecisionFiveCommands200Rules(b *testing.B) {
 // library's filepath.WalkDir with an Lstat of every entry over the same tree.
 func BenchmarkRiskRmRf10kFiles(b *testing.B) {
 	ws, home := riskWorkspace(b, 10_000)
-	a := Analyze([]string{"rm", "-rf", "build"})
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
+	a := command.Analyze([]string{"rm", "-rf", "build"})
+	ctx := risk.Context{Cwd: ws, Sandbox: sandbox.Policy{Mode: sandbox.WorkspaceWrite}, Home: home}
 	b.ReportAllocs()
 	b.ResetTimer()
 	start, cpu0 := time.Now(), cpuTime()
 	for i := 0; i < b.N; i++ {
-		r := AssessRisk(a, ctx)
+		r := risk.Assess(a, ctx)
 		if !strings.Contains(r.Facts[0], "10,000 files") {
 			b.Fatal(r.Facts)
 		}
@@ -107,7 +111,7 @@ func BenchmarkAnalyzeScript(b *testing.B) {
 	argv := []string{"bash", "-lc", fiveCommandScript}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		Analyze(argv)
+		command.Analyze(argv)
 	}
 }
 

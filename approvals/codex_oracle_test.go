@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/rules"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -16,21 +17,21 @@ import (
 
 // codexDecision is Codex's render_decision_for_unmatched_command for a
 // workspace-write sandbox and no escalation request.
-func codexDecision(argv []string, ask AskForApproval) Decision {
+func codexDecision(argv []string, ask AskForApproval) rules.Decision {
 	switch {
 	case codexKnownSafe(argv) && ask == Untrusted:
-		return Allow
+		return rules.Allow
 	case codexDangerous(argv):
 		if ask == Never {
-			return Forbidden
+			return rules.Forbidden
 		}
-		return Prompt
+		return rules.Prompt
 	case ask == Never || ask == OnFailure:
-		return Allow
+		return rules.Allow
 	case ask == Untrusted:
-		return Prompt
+		return rules.Prompt
 	}
-	return Allow
+	return rules.Allow
 }
 
 // codexKnownSafe is is_known_safe_command: zsh is read as bash; a plain

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 
 	"bufio"
@@ -146,23 +147,23 @@ func TestCorpusTable(t *testing.T) {
 			}
 			table[c.label][e.Decision.String()+"/"+e.Risk.Level.String()]++
 			codex := codexDecision(c.argv(), ask)
-			if codex != Allow {
+			if codex != rules.Allow {
 				codexAsks[c.label]++
 			}
-			if e.Decision != Allow {
+			if e.Decision != rules.Allow {
 				wardenAsks[c.label]++
 			}
 			switch {
-			case c.label == "dangerous" && e.Decision == Allow && ask == Never && e.Risk.sandboxStops && sb.Network != sandbox.NetworkOn:
+			case c.label == "dangerous" && e.Decision == rules.Allow && ask == Never && e.Risk.SandboxStops && sb.Network != sandbox.NetworkOn:
 				// Nobody can be asked; it runs sandboxed because the
 				// sandbox stops every high-risk effect (TestNeverRunsOnly
 				// WhatTheSandboxStops shows it does).
 				stoppedUnderNever++
-			case c.label == "dangerous" && e.Decision == Allow:
+			case c.label == "dangerous" && e.Decision == rules.Allow:
 				t.Errorf("%s: dangerous %q runs without a person deciding (risk %s: %s)", ask, c.script, e.Risk.Level, e.Risk.Summary)
-			case ask == Untrusted && codex == Allow && e.Decision != Allow && !e.Risk.readsSecrets:
+			case ask == Untrusted && codex == rules.Allow && e.Decision != rules.Allow && !e.Risk.ReadsSecrets:
 				t.Errorf("untrusted: %q asks where Codex would not, and reads no secret (%s)", c.script, e.Reason)
-			case ask == OnRequest && benignLabels[c.label] && e.Decision != Allow:
+			case ask == OnRequest && benignLabels[c.label] && e.Decision != rules.Allow:
 				t.Logf("on-request asks about benign %q: %s", c.script, e.Reason)
 			}
 		}

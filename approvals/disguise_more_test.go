@@ -3,6 +3,11 @@ package approvals
 import (
 	"reflect"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 // TestDisguiseMoreWrappers: a command run through su/runuser-free wrappers
@@ -117,19 +122,19 @@ func TestDisguisePrivilegedWrappers(t *testing.T) {
 		} {
 			for _, ask := range []AskForApproval{OnRequest, Never} {
 				got := judge(t, d, ws, home, ask)
-				wantDecision := Prompt
+				wantDecision := rules.Prompt
 				if ask == Never {
 					// High risk needs a person; under never nobody can be asked.
-					wantDecision = Forbidden
+					wantDecision = rules.Forbidden
 				}
-				if got.dangerous != dangerous || got.knownSafe || got.risk != RiskHigh || got.decision != wantDecision {
+				if got.dangerous != dangerous || got.knownSafe || got.risk != risk.High || got.decision != wantDecision {
 					t.Errorf("%s %q: %+v, want dangerous %v, not known-safe, high risk, %s", ask, d, got, dangerous, wantDecision)
 				}
 			}
 		}
 	}
 	// The twin: systemd-run --user runs as the user, not as root.
-	if r := AssessRisk(Analyze([]string{"systemd-run", "--user", "ls"}), RiskContext{Cwd: ws, Home: home}); r.Level == RiskHigh {
+	if r := risk.Assess(command.Analyze([]string{"systemd-run", "--user", "ls"}), risk.Context{Cwd: ws, Home: home}); r.Level == risk.High {
 		t.Errorf("systemd-run --user ls: %s risk: %s", r.Level, r.Summary)
 	}
 }
@@ -165,7 +170,7 @@ func TestDisguiseMoreWrappersHarmlessTwins(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := judge(t, c.argv, ws, home, OnRequest)
-		if got.dangerous || got.knownSafe != c.knownSafe || got.decision != Allow || got.risk == RiskHigh {
+		if got.dangerous || got.knownSafe != c.knownSafe || got.decision != rules.Allow || got.risk == risk.High {
 			t.Errorf("%q: %+v, want not dangerous, known-safe %v, allowed, not high risk", c.argv, got, c.knownSafe)
 		}
 	}
@@ -210,7 +215,7 @@ func TestDisguiseUnwrapGrammar(t *testing.T) {
 		{[]string{"parallel", ":::", "ls", "rm -rf x"}, []string{"sh", "-c", "ls\nrm -rf x"}},
 	}
 	for _, c := range cases {
-		if got, _ := Unwrap(c.argv); !reflect.DeepEqual(got, c.want) && len(got)+len(c.want) > 0 {
+		if got, _ := command.Unwrap(c.argv); !reflect.DeepEqual(got, c.want) && len(got)+len(c.want) > 0 {
 			t.Errorf("Unwrap(%q) = %q, want %q", c.argv, got, c.want)
 		}
 	}
@@ -222,12 +227,12 @@ func TestDisguiseUnwrapGrammar(t *testing.T) {
 		{"parallel", ":::: list"},
 		{"bwrap", "--args", "3", "ls"},
 	} {
-		if u := unwrap(argv); !u.Unsure && !u.Transparent {
+		if u := command.UnwrapFull(argv); !u.Unsure && !u.Transparent {
 			continue
 		} else if u.Transparent {
 			t.Errorf("%q: transparent", argv)
 		}
-		if Analyze(argv).KnownSafe() {
+		if safe.KnownSafe(command.Analyze(argv)) {
 			t.Errorf("%q: known-safe", argv)
 		}
 	}

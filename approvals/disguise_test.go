@@ -3,13 +3,19 @@ package approvals
 import (
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // judgement is everything a disguise must not change.
 type judgement struct {
 	dangerous, knownSafe bool
-	risk                 RiskLevel
-	decision             Decision
+	risk                 risk.Level
+	decision             rules.Decision
 }
 
 func judge(t *testing.T, argv []string, ws, home string, ask AskForApproval) judgement {
@@ -17,7 +23,7 @@ func judge(t *testing.T, argv []string, ws, home string, ask AskForApproval) jud
 	// Without a sandbox to confine it, `rm -rf build` is dangerous under
 	// every policy (TestConfinedDeleteNeverLooser covers workspace-write).
 	ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess}})
-	r := AssessRisk(Analyze(argv), RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home})
+	r := risk.Assess(command.Analyze(argv), risk.Context{Cwd: ws, Sandbox: sandbox.Policy{Mode: sandbox.WorkspaceWrite}, Home: home})
 	return judgement{dangerous: ev.Dangerous, knownSafe: ev.KnownSafe, risk: r.Level, decision: ev.Decision}
 }
 
@@ -152,7 +158,7 @@ func TestDisguiseWrappersThatChangeWhatRuns(t *testing.T) {
 		{"bash", "--weird", "-c", "ls"},
 		{"xargs", "sh", "-c", "ls \"$1\"", "sh"},
 	} {
-		if Analyze(argv).KnownSafe() {
+		if safe.KnownSafe(command.Analyze(argv)) {
 			t.Errorf("%q is known-safe", argv)
 		}
 	}
@@ -169,7 +175,7 @@ func TestDisguiseEmptyScriptAsks(t *testing.T) {
 		{"bash", "-c", "# only a comment"},
 		{"timeout", "5", "bash", "-lc", ""},
 	} {
-		for ask, want := range map[AskForApproval]Decision{OnRequest: Prompt, Untrusted: Prompt, OnFailure: Prompt, Never: Forbidden} {
+		for ask, want := range map[AskForApproval]rules.Decision{OnRequest: rules.Prompt, Untrusted: rules.Prompt, OnFailure: rules.Prompt, Never: rules.Forbidden} {
 			ev := (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
 			if ev.Decision != want || ev.KnownSafe {
 				t.Errorf("%s %q: %s (known-safe %v), want %s; %s", ask, argv, ev.Decision, ev.KnownSafe, want, ev.Reason)
@@ -178,7 +184,7 @@ func TestDisguiseEmptyScriptAsks(t *testing.T) {
 	}
 	// The twin: a script with a command is judged as before.
 	ev := (&Evaluator{Policy: Policy{Ask: OnRequest}}).Evaluate(CommandRequest{Argv: []string{"bash", "-lc", "ls"}, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-	if ev.Decision != Allow || !ev.KnownSafe {
+	if ev.Decision != rules.Allow || !ev.KnownSafe {
 		t.Errorf("bash -lc ls: %s known-safe %v", ev.Decision, ev.KnownSafe)
 	}
 }
@@ -259,8 +265,8 @@ func TestKnownSafeSeesWhatRuns(t *testing.T) {
 		{[]string{"bash", "-lc", "ls && head -n 5 f"}, true},
 	}
 	for _, c := range cases {
-		a := Analyze(c.argv)
-		if got := a.KnownSafe(); got != c.safe {
+		a := command.Analyze(c.argv)
+		if got := safe.KnownSafe(a); got != c.safe {
 			t.Errorf("KnownSafe(%q) = %v, want %v (segments %v, problems %q)", c.argv, got, c.safe, a.Segments, a.Problems)
 		}
 	}
@@ -281,13 +287,13 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		{[]string{"bash", "-c", "echo $1 b", "_", ""}, "echo b"},
 	}
 	for _, c := range cases {
-		a := Analyze(c.argv)
+		a := command.Analyze(c.argv)
 		if len(a.Segments) != 1 || strings.Join(a.Segments[0].Argv, " ") != c.want {
 			t.Errorf("%q: segments %v, want %q", c.argv, a.Segments, c.want)
 		}
 	}
 	// Unquoted $2 holding "a b" is split again: not a literal word.
-	if a := Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); a.KnownSafe() {
+	if a := command.Analyze([]string{"sh", "-c", "ls $1", "sh", "a b"}); safe.KnownSafe(a) {
 		t.Errorf("unquoted multi-word argument treated as known-safe")
 	}
 	// shift and set move the arguments: "$@" is no longer known.
@@ -295,12 +301,12 @@ func TestDisguiseScriptArguments(t *testing.T) {
 		{"sh", "-c", "shift; \"$@\"", "sh", "x", "rm", "-rf", "build"},
 		{"sh", "-c", "set -- rm -rf build; \"$@\"", "sh", "ls"},
 	} {
-		if a := Analyze(argv); a.Understood() || a.KnownSafe() {
+		if a := command.Analyze(argv); a.Understood() || safe.KnownSafe(a) {
 			t.Errorf("%q: arguments read as if unmoved: %v", argv, a.Segments)
 		}
 	}
 	// xargs appends arguments at run time: $1 stays unknown.
-	if a := Analyze([]string{"xargs", "sh", "-c", "\"$1\"", "sh"}); a.Understood() {
+	if a := command.Analyze([]string{"xargs", "sh", "-c", "\"$1\"", "sh"}); a.Understood() {
 		t.Errorf("xargs sh -c '\"$1\"': command name treated as known: %v", a.Segments)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // TestDisplayCommandMatchesHeading: the command in a reason line reads
@@ -20,20 +22,20 @@ func TestDisplayCommandMatchesHeading(t *testing.T) {
 		{"bash", "-lc", ""},
 		{"ls", "-la", "café/日本"},
 	} {
-		shown := DisplayCommand(argv)
+		shown := command.Display(argv)
 		heading := strings.SplitN(PromptRequest{Kind: PromptCommand, Argv: argv, Cwd: "/w"}.Message(), "\n", 2)[0]
 		if want := "Warden: run `" + shown + "`?"; heading != want {
 			t.Errorf("%q: heading %q, reason shows %q", argv, heading, shown)
 		}
-		if NeedsEscape(shown) || strings.Contains(shown, "\n") {
+		if command.NeedsEscape(shown) || strings.Contains(shown, "\n") {
 			t.Errorf("%q: %q holds hidden characters", argv, shown)
 		}
 	}
-	if got := DisplayCommand([]string{"touch", "a\rb"}); got != `touch $'a\rb'` {
+	if got := command.Display([]string{"touch", "a\rb"}); got != `touch $'a\rb'` {
 		t.Errorf("word with \\r shown as %q", got)
 	}
 	// A multi-line script stays on one line.
-	if got := DisplayCommand([]string{"bash", "-c", "ls\nrm -rf x"}); got != `ls\nrm -rf x` {
+	if got := command.Display([]string{"bash", "-c", "ls\nrm -rf x"}); got != `ls\nrm -rf x` {
 		t.Errorf("multi-line script shown as %q", got)
 	}
 }
@@ -45,7 +47,7 @@ func TestDisplayCommandMatchesHeading(t *testing.T) {
 func TestDisplayCommandLongKeepsTail(t *testing.T) {
 	script := "echo " + strings.Repeat("日本 harmless ", 400) + "; rm -rf ~/payload"
 	argv := []string{"bash", "-lc", script}
-	got := DisplayCommand(argv)
+	got := command.Display(argv)
 	if !strings.HasPrefix(got, "echo 日本") || !strings.HasSuffix(got, "; rm -rf ~/payload") {
 		t.Errorf("head or tail missing: %q", got)
 	}
@@ -55,11 +57,11 @@ func TestDisplayCommandLongKeepsTail(t *testing.T) {
 	if !strings.Contains(got, fmt.Sprintf("… %d bytes not shown …", hidden)) {
 		t.Errorf("%q does not say %d bytes are not shown", got, hidden)
 	}
-	if len(got) > maxReasonBytes+40 || !utf8.ValidString(got) {
+	if len(got) > command.MaxReasonBytes+40 || !utf8.ValidString(got) {
 		t.Errorf("%d bytes, valid UTF-8 %v", len(got), utf8.ValidString(got))
 	}
 	// Escapes happen after the cut: a control character in the tail shows.
-	tricky := DisplayCommand([]string{"sh", "-c", strings.Repeat("x", 2000) + "\rls"})
+	tricky := command.Display([]string{"sh", "-c", strings.Repeat("x", 2000) + "\rls"})
 	if !strings.HasSuffix(tricky, `\rls`) {
 		t.Errorf("tail's \\r not shown: %q", tricky[len(tricky)-20:])
 	}
@@ -73,12 +75,12 @@ func TestDisplayCommandLongKeepsTail(t *testing.T) {
 		t.Errorf("Warden asks because line hides the tail:\n%s", msg)
 	}
 	// The twin: a short command, whole.
-	if got := DisplayCommand([]string{"ls", "-la"}); got != "ls -la" {
+	if got := command.Display([]string{"ls", "-la"}); got != "ls -la" {
 		t.Errorf("short command shown as %q", got)
 	}
-	exact := strings.Repeat("a", maxReasonBytes)
-	if got := DisplayCommand([]string{"bash", "-c", exact}); got != exact {
-		t.Errorf("a command of exactly %d bytes was cut", maxReasonBytes)
+	exact := strings.Repeat("a", command.MaxReasonBytes)
+	if got := command.Display([]string{"bash", "-c", exact}); got != exact {
+		t.Errorf("a command of exactly %d bytes was cut", command.MaxReasonBytes)
 	}
 }
 
@@ -94,7 +96,7 @@ func TestDisplayCommandBlankScript(t *testing.T) {
 		{[]string{"bash", "-c", "\n"}, `bash -c $'\n'`},
 		{[]string{"bash", "-lc", "ls"}, "ls"}, // the twin: a script is shown as itself
 	} {
-		if got := DisplayCommand(c.argv); got != c.want {
+		if got := command.Display(c.argv); got != c.want {
 			t.Errorf("%q shown as %q, want %q", c.argv, got, c.want)
 		}
 	}

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // TestPromptEscapeEachControlClass: every class of character that can hide,
@@ -35,15 +38,15 @@ func TestPromptEscapeEachControlClass(t *testing.T) {
 		{"invalid UTF-8", "a\xffb\xc3", `a\xffb\xc3`},
 	}
 	for _, c := range cases {
-		got := EscapeText(c.in)
+		got := command.EscapeText(c.in)
 		if got != c.want {
 			t.Errorf("%s: EscapeText(%q) = %q, want %q", c.class, c.in, got, c.want)
 		}
-		if !NeedsEscape(c.in) && c.class != "newline" {
+		if !command.NeedsEscape(c.in) && c.class != "newline" {
 			t.Errorf("%s: NeedsEscape(%q) = false", c.class, c.in)
 		}
 		for _, r := range got {
-			if r < 0x20 || r == 0x7f || hiddenRune(r) {
+			if r < 0x20 || r == 0x7f || command.HiddenRune(r) {
 				t.Errorf("%s: escaped text %q still holds %U", c.class, got, r)
 			}
 		}
@@ -63,14 +66,14 @@ func TestPromptEscapeTwinsUnchanged(t *testing.T) {
 		"emoji 🚀",
 		"git commit -m 'fix: naïve'",
 	} {
-		if got := EscapeText(s); got != s {
+		if got := command.EscapeText(s); got != s {
 			t.Errorf("EscapeText(%q) = %q, want it unchanged", s, got)
 		}
-		if NeedsEscape(s) {
+		if command.NeedsEscape(s) {
 			t.Errorf("NeedsEscape(%q) = true", s)
 		}
 	}
-	if got := EscapeLines("one\ntwo\r\nthree"); got != "one\ntwo\\r\nthree" {
+	if got := command.EscapeLines("one\ntwo\r\nthree"); got != "one\ntwo\\r\nthree" {
 		t.Errorf("EscapeLines keeps line breaks and shows a stray \\r: %q", got)
 	}
 }
@@ -79,7 +82,7 @@ func TestPromptEscapeTwinsUnchanged(t *testing.T) {
 // whole script, escaped, in the dialog text; the plain twin reads as before.
 func TestPromptEscapeAttackMessage(t *testing.T) {
 	attack := PromptRequest{Kind: PromptCommand, Argv: []string{"sh", "-c", "touch X #\r\x1b[2K\x1b[1G ls"}, Cwd: "/w",
-		Justification: "list files\u202e\n\nRisk: low: harmless", Risk: Risk{Level: RiskMedium, Summary: "writes"}}
+		Justification: "list files\u202e\n\nRisk: low: harmless", Risk: risk.Risk{Level: risk.Medium, Summary: "writes"}}
 	msg := attack.Message()
 	for _, want := range []string{
 		"Warden: run `touch X #\\r\\x1b[2K\\x1b[1G ls`?",
@@ -98,7 +101,7 @@ func TestPromptEscapeAttackMessage(t *testing.T) {
 		t.Errorf("the justification forged a Risk line:\n%s", msg)
 	}
 
-	twin := PromptRequest{Kind: PromptCommand, Argv: []string{"ls", "-la", "café/日本"}, Cwd: "/w", Risk: Risk{Level: RiskLow, Summary: "reads"}}
+	twin := PromptRequest{Kind: PromptCommand, Argv: []string{"ls", "-la", "café/日本"}, Cwd: "/w", Risk: risk.Risk{Level: risk.Low, Summary: "reads"}}
 	msg = twin.Message()
 	if !strings.HasPrefix(msg, "Warden: run `ls -la café/日本`?\nin /w\n") || strings.Contains(msg, "Note:") || strings.Contains(msg, "Runs ") {
 		t.Errorf("plain command message changed:\n%s", msg)
@@ -108,7 +111,7 @@ func TestPromptEscapeAttackMessage(t *testing.T) {
 // TestPromptEscapeArgvWords: a word of a plain argv holding hidden bytes is
 // shown in bash's $'...' spelling of exactly those bytes.
 func TestPromptEscapeArgvWords(t *testing.T) {
-	got := commandText([]string{"touch", "a\rb", "it's\\\x1b", "plain"})
+	got := command.Text([]string{"touch", "a\rb", "it's\\\x1b", "plain"})
 	want := `touch $'a\rb' $'it\'s\\\x1b' plain`
 	if got != want {
 		t.Errorf("commandText = %q, want %q", got, want)
@@ -124,12 +127,12 @@ func TestPromptEscapeArgvWords(t *testing.T) {
 func TestPromptEscapeLongCommand(t *testing.T) {
 	script := "echo start; " + strings.Repeat("echo filler; ", 800) + "rm -rf ~/important"
 	msg := PromptRequest{Kind: PromptCommand, Argv: []string{"bash", "-lc", script}, Cwd: "/w"}.Message()
-	hidden := len(script) - shownHeadBytes - shownTailBytes
+	hidden := len(script) - command.ShownHeadBytes - command.ShownTailBytes
 	for _, want := range []string{
 		"Warden: run the command below?",
 		"Command (" + strconv.Itoa(len(script)) + " bytes):",
 		"    echo start; echo filler;",
-		notShown(hidden),
+		command.NotShown(hidden),
 		"rm -rf ~/important",
 		"Runs 802 commands: echo ×801, rm\n",
 	} {
@@ -137,8 +140,8 @@ func TestPromptEscapeLongCommand(t *testing.T) {
 			t.Errorf("long command message lacks %q:\n%.3000s", want, msg)
 		}
 	}
-	if len(msg) > 2*maxShownBytes {
-		t.Errorf("message is %d bytes; the command should be cut to about %d", len(msg), maxShownBytes)
+	if len(msg) > 2*command.MaxShownBytes {
+		t.Errorf("message is %d bytes; the command should be cut to about %d", len(msg), command.MaxShownBytes)
 	}
 
 	// A payload in the part not shown is still named in the command count.
@@ -149,7 +152,7 @@ func TestPromptEscapeLongCommand(t *testing.T) {
 	}
 
 	// The twin: a command just under the limit is shown whole.
-	short := strings.Repeat("x", maxShownBytes-10)
+	short := strings.Repeat("x", command.MaxShownBytes-10)
 	msg = PromptRequest{Kind: PromptCommand, Argv: []string{"echo", short}, Cwd: "/w"}.Message()
 	if !strings.Contains(msg, short) || strings.Contains(msg, "not shown") {
 		t.Errorf("a command under the limit must be shown whole")
@@ -160,7 +163,7 @@ func TestPromptEscapeLongCommand(t *testing.T) {
 // indented so none can pass for a line of Warden's own.
 func TestPromptEscapeMultiLineScript(t *testing.T) {
 	msg := PromptRequest{Kind: PromptRetry, Argv: []string{"bash", "-c", "make\nRisk: low: nothing\nrm -rf build"}, Cwd: "/w",
-		Risk: Risk{Level: RiskHigh, Summary: "deletes"}}.Message()
+		Risk: risk.Risk{Level: risk.High, Summary: "deletes"}}.Message()
 	for _, want := range []string{
 		"Warden: the sandbox blocked the command below. Run it again WITHOUT the sandbox?",
 		"\n    make\n    Risk: low: nothing\n    rm -rf build\n",
@@ -179,7 +182,7 @@ func TestPromptEscapeMultiLineScript(t *testing.T) {
 // sandbox's complaint and risk facts are escaped too.
 func TestPromptEscapeTitlesAndFields(t *testing.T) {
 	p := PromptRequest{Kind: PromptPatch, Files: []string{"a\u202etxt.sh"}, Cwd: "/w\x1b[2J",
-		Blocked: "denied\r", Risk: Risk{Level: RiskLow, Summary: "s\x1b", Facts: []string{"writes f\u200b"}},
+		Blocked: "denied\r", Risk: risk.Risk{Level: risk.Low, Summary: "s\x1b", Facts: []string{"writes f\u200b"}},
 		Amendment: []string{"touch\x1b[2K"}}
 	msg := p.Message()
 	for _, want := range []string{`a\u202etxt.sh`, `in /w\x1b[2J`, `Blocked: denied\r`, `s\x1b`, `writes f\u200b`} {
@@ -188,7 +191,7 @@ func TestPromptEscapeTitlesAndFields(t *testing.T) {
 		}
 	}
 	for _, a := range p.Actions() {
-		if NeedsEscape(a.Title) {
+		if command.NeedsEscape(a.Title) {
 			t.Errorf("action title %q holds raw control characters", a.Title)
 		}
 	}

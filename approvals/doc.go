@@ -1,32 +1,31 @@
-// Package approvals decides, for every command and patch the agent proposes,
-// whether it runs, runs sandboxed, needs the user, or is refused: approval
-// policies and decisions, Codex-compatible Starlark exec-policy rules, shell
-// syntax analysis, static risk assessment, the session approval store, the
-// orchestrator (approve → attempt → escalate) and the audit log.
+// Package approvals decides, for every command, patch and read the agent
+// proposes, whether it runs, runs sandboxed, needs the user, or is refused:
+// approval policies, the evaluation of a request, the orchestrator (approve
+// → attempt → escalate), the session store, grants, prompts and the audit
+// log. Below it, by role, with nothing pointing back up:
+//
+//   - approvals/command: what a command line is (shell syntax tree, wrappers
+//     unwrapped, words, the plain-words check, escaping for display);
+//   - approvals/safe: Codex's known-safe and dangerous lists;
+//   - approvals/risk: static risk facts, one file per concern;
+//   - approvals/rules: the rule book (prefix_rule, network_rule,
+//     host_executable, Codex import, amendments) and Decision.
 //
 // # Commands
 //
-// Evaluator.Evaluate turns a CommandRequest into an Evaluation: rules first
-// (rules.go: prefix_rule files, strictest decision wins), Codex's heuristics
-// for commands no rule covers (safety.go: known-safe and dangerous lists,
-// applied to every command a shell script runs, found by shell.go), then
-// Warden's risk rule (risk.go): a high-risk command always needs the user
-// and is never offered "Allow for session" or "Always allow" (under never it
-// runs sandboxed only when the sandbox stops every high-risk effect, else it
-// is refused). The facts come from risk*.go: deletions and writes, git
-// (risk_git.go, risk_gitconfig.go), secrets
-// read from files and printed by programs (risk_secrets.go,
-// risk_secretstores.go), credentials written on the command line
-// (risk_credentials.go; a prefix holding one is never offered for "Always
-// allow"), downloads run as code and uploads (risk_network.go), effects on
-// services and other machines (risk_services.go), and where archives,
-// clones and installs land (risk_destinations.go). Known-safe git is run hardened (safety_git.go: the
-// Evaluation's RunArgv, which the orchestrator runs and audits); a small
-// rm -rf inside the writable roots runs sandboxed except under untrusted
+// Evaluator.Evaluate (evaluate.go) turns a CommandRequest into an
+// Evaluation: rules first (the strictest matching decision wins; what a rule
+// may not do in this sandbox is set aside, rule_apply.go), Codex's
+// heuristics for commands no rule covers (safe.KnownSafe and the dangerous
+// list, applied to every command a shell script runs), then Warden's risk
+// rule: a high-risk command (risk.Assess) always needs the user and is never
+// offered "Allow for session" or "Always allow" (under never it runs
+// sandboxed only when the sandbox stops every high-risk effect, else it is
+// refused). Known-safe git is run hardened (safe.HardenGit: the
+// Evaluation's RunArgv, which the orchestrator runs and audits); a small rm
+// -rf inside the writable roots runs sandboxed except under untrusted
 // (confinedDelete). testdata/corpus and corpus_test.go measure it all
-// against a port of Codex's heuristic. Workspace
-// rules (workspace.go) come from the root's and its ancestors'
-// .warden/rules, each trusted only when its own directory is listed.
+// against a port of Codex's heuristic.
 //
 // Orchestrator.Exec is the one flow: the working directory resolved (links
 // included; session keys, prompts and the run use it) and judged against

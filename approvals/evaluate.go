@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/google/shlex"
-
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -34,16 +36,16 @@ type CommandRequest struct {
 
 // MatchedRule is a rule that matched one command of the request.
 type MatchedRule struct {
-	Pattern       string   `json:"pattern"`
-	Decision      Decision `json:"decision"`
-	Justification string   `json:"justification"`
-	Source        string   `json:"source"`
+	Pattern       string         `json:"pattern"`
+	Decision      rules.Decision `json:"decision"`
+	Justification string         `json:"justification"`
+	Source        string         `json:"source"`
 }
 
 // Evaluation is the requirement for one command: whether it runs, needs the
 // user, or is refused, and everything that decision rests on.
 type Evaluation struct {
-	Decision Decision `json:"decision"`
+	Decision rules.Decision `json:"decision"`
 	// BypassSandbox is always false: an allow rule means "run without
 	// asking, in the sandbox" (Codex's rules take the command out of it;
 	// Warden's never do). Kept for the policy check's JSON contract.
@@ -52,9 +54,9 @@ type Evaluation struct {
 	Dangerous     bool          `json:"dangerous"`
 	MatchedRules  []MatchedRule `json:"matched_rules"`
 	// Amendment is the argv prefix offered for "Always allow", or nil.
-	Amendment []string `json:"amendment"`
-	Reason    string   `json:"reason"`
-	Risk      Risk     `json:"risk"`
+	Amendment []string  `json:"amendment"`
+	Reason    string    `json:"reason"`
+	Risk      risk.Risk `json:"risk"`
 	// RunArgv is what Warden runs when it differs from the request: git
 	// status, log, diff, show and branch with the programs a repository's
 	// config could start disabled (see safety_git.go). Nil: the request.
@@ -69,8 +71,8 @@ type Evaluation struct {
 	// needs the user.
 	GrantAsked bool `json:"grant_asked,omitempty"`
 
-	Analysis *Analysis      `json:"-"`
-	category promptCategory // what kind of prompt this is, for granular
+	Analysis *command.Analysis `json:"-"`
+	category promptCategory    // what kind of prompt this is, for granular
 	// gitUnsafe: the line's git commands cannot be hardened or use a
 	// repository whose config a sandboxed command could have written, so
 	// none of them is known-safe.
@@ -78,18 +80,18 @@ type Evaluation struct {
 }
 
 // segmentSafe: one command of the line is known-safe (its git hardened).
-func (e *Evaluation) segmentSafe(s Segment) bool {
-	return s.KnownSafe() && !(e.gitUnsafe && isGitSegment(s))
+func (e *Evaluation) segmentSafe(s command.Segment) bool {
+	return safe.SegmentKnownSafe(s) && !(e.gitUnsafe && safe.IsGitSegment(s))
 }
 
 // OffersSessionApproval reports whether "Allow for session" may be offered:
 // never for high-risk commands.
-func (e *Evaluation) OffersSessionApproval() bool { return e.Risk.Level < RiskHigh }
+func (e *Evaluation) OffersSessionApproval() bool { return e.Risk.Level < risk.High }
 
 // Evaluator turns a request into an Evaluation under a policy and rules.
 type Evaluator struct {
 	Policy Policy
-	Rules  *RuleSet
+	Rules  *rules.RuleSet
 	// RulesErr is set when the rules failed to load and no earlier good set
 	// exists: anything not known-safe then needs the user.
 	RulesErr error
@@ -105,40 +107,40 @@ type Evaluator struct {
 // Evaluate decides the requirement for req. It is pure apart from reading
 // the filesystem for risk facts.
 func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
-	a := Analyze(req.Argv)
+	a := command.Analyze(req.Argv)
 	e := &Evaluation{Analysis: a, MatchedRules: []MatchedRule{}}
 	asked, grantErr := resolveAsked(req)
 	// Writes inside the asked grant are judged as the sandbox will see
 	// them once it is given; the grant's own risk is added to the facts.
-	e.Risk = AssessRisk(a, RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a))})
+	e.Risk = risk.Assess(a, risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a)).Policy()})
 	if !asked.IsZero() {
 		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked, req.Cwd)
 	}
-	run, hardened := hardenGit(a)
-	e.gitUnsafe = !hardened || (run != nil && !gitStaysProtected(a, req.Cwd, req.Sandbox))
+	run, hardened := safe.HardenGit(a)
+	e.gitUnsafe = !hardened || (run != nil && !risk.GitStaysProtected(a, req.Cwd, req.Sandbox.Policy()))
 	// A read of credentials is never known-safe, whatever reads them.
-	e.KnownSafe = a.Understood() && !e.Risk.readsSecrets
+	e.KnownSafe = a.Understood() && !e.Risk.ReadsSecrets
 	for _, s := range a.Segments {
 		e.KnownSafe = e.KnownSafe && e.segmentSafe(s)
 	}
-	cmd := DisplayCommand(req.Argv)
+	cmd := command.Display(req.Argv)
 	pol := ev.Policy.Ask
 	// Dangerous: some command is on the dangerous list and not a deletion
 	// the sandbox confines (confinedDelete).
 	for _, s := range a.Segments {
-		e.Dangerous = e.Dangerous || (isDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
+		e.Dangerous = e.Dangerous || (safe.IsDangerousArgv(s.Argv) && !confinedDelete(s, req, e, pol))
 	}
 	if grantErr != nil {
-		e.Decision = Forbidden
+		e.Decision = rules.Forbidden
 		e.Reason = fmt.Sprintf("`%s` refused: %v", cmd, grantErr)
 		return e
 	}
-	var allowMatched []*Rule // the allow rules that let segments run
+	var allowMatched []*rules.Rule // the allow rules that let segments run
 
 	// Per command: rules first, heuristics for what no rule covers.
-	decision := Allow
+	decision := rules.Allow
 	allRuleAllowed := len(a.Segments) > 0
-	var promptSeg []Segment // commands the heuristics would ask about
+	var promptSeg []command.Segment // commands the heuristics would ask about
 	var ruleReason string
 	rulePrompt := false
 	// setAside says why an allow rule is not applied (rule_apply.go).
@@ -159,37 +161,37 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		if len(matches) == 0 {
 			allRuleAllowed = false
 			d := ev.heuristics(seg, req, e)
-			if d == Prompt {
+			if d == rules.Prompt {
 				promptSeg = append(promptSeg, seg)
 			}
 			decision = max(decision, d)
 			continue
 		}
-		strictest := Allow
-		var worst *Rule
+		strictest := rules.Allow
+		var worst *rules.Rule
 		for _, r := range matches {
 			e.MatchedRules = append(e.MatchedRules, MatchedRule{Pattern: r.PatternString(), Decision: r.Decision, Justification: r.Justification, Source: r.Source})
 			if worst == nil || r.Decision > strictest {
 				strictest, worst = r.Decision, r
 			}
 		}
-		if strictest != Allow {
+		if strictest != rules.Allow {
 			allRuleAllowed = false
 		} else {
 			allowMatched = append(allowMatched, matches...)
 		}
-		if strictest > decision || (strictest == decision && ruleReason == "" && strictest != Allow) {
+		if strictest > decision || (strictest == decision && ruleReason == "" && strictest != rules.Allow) {
 			ruleReason = ruleMessage(cmd, strictest, worst)
 		}
-		if strictest == Prompt {
+		if strictest == rules.Prompt {
 			rulePrompt = true
 		}
 		decision = max(decision, strictest)
 	}
 
 	switch {
-	case decision == Forbidden:
-		e.Decision = Forbidden
+	case decision == rules.Forbidden:
+		e.Decision = rules.Forbidden
 		if ruleReason != "" {
 			e.Reason = ruleReason
 		} else {
@@ -199,39 +201,39 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	case len(a.Problems) > 0 && !e.KnownSafe && (len(a.Segments) == 0 || unreadable(a)):
 		// Parse errors, oversized or non-UTF-8 command lines: what would run
 		// is unknown, so ask (fail closed), whatever the policy.
-		decision = Prompt
+		decision = rules.Prompt
 		e.Reason = fmt.Sprintf("`%s` needs approval: Warden could not analyse it (%s)", cmd, a.Problems[0])
 	case ev.RulesErr != nil && !e.KnownSafe:
-		decision = Prompt
+		decision = rules.Prompt
 		e.Reason = fmt.Sprintf("`%s` needs approval: the exec-policy rules failed to load (%v)", cmd, ev.RulesErr)
-	case decision == Prompt && rulePrompt:
+	case decision == rules.Prompt && rulePrompt:
 		e.Reason = ruleReason
 		e.category = categoryRules
-	case decision == Prompt:
+	case decision == rules.Prompt:
 		e.Reason = ev.heuristicReason(cmd, req, e)
-	case decision == Allow && e.Risk.readsSecrets:
+	case decision == rules.Allow && e.Risk.ReadsSecrets:
 		// Credentials leave no trace when read and the sandbox may not hide
 		// them (read_access = full, a .env in the workspace): always ask,
 		// and refuse under never, where nobody can be asked.
-		decision = Prompt
+		decision = rules.Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && e.Risk.Level == RiskHigh && (pol != Never || !e.Risk.sandboxStops):
+	case decision == rules.Allow && e.Risk.Level == risk.High && (pol != Never || !e.Risk.SandboxStops):
 		// Risk changes decisions: a high-risk command is put to the user even
 		// when a rule or the policy would have let it run. Under never,
 		// where nobody can be asked, it runs sandboxed when the sandbox
 		// stops every high-risk effect (a write outside the roots, sudo, the
 		// network when off), and is refused otherwise.
-		decision = Prompt
+		decision = rules.Prompt
 		promptSeg = nil
 		e.Reason = fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case decision == Allow && allRuleAllowed && ev.leavesByRequest(req, e):
+	case decision == rules.Allow && allRuleAllowed && ev.leavesByRequest(req, e):
 		// The rule lets it run in the sandbox without asking; leaving the
 		// sandbox takes the user, as for any command.
-		decision = Prompt
+		decision = rules.Prompt
 		e.category = categoryEscalation
 		e.Reason = fmt.Sprintf("`%s` is allowed by rule %s in the sandbox, and asks to run outside it (%s risk)", cmd, e.MatchedRules[0].Source, e.Risk.Level)
-	case decision == Allow:
+	case decision == rules.Allow:
 		switch {
 		case allRuleAllowed && req.Sandbox.Restricted():
 			e.Reason = fmt.Sprintf("`%s` is allowed by rule %s, in the sandbox", cmd, e.MatchedRules[0].Source)
@@ -249,11 +251,11 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	if ruleIgnored {
 		e.Reason += "; allow rule not applied: " + setAside
 	}
-	applyGrants(req, e, asked, allRuleAllowed && decision == Allow, allowMatched)
+	applyGrants(req, e, asked, allRuleAllowed && decision == rules.Allow, allowMatched)
 	if e.GrantAsked {
 		what := req.Sandbox.DescribeGrant(asked)
-		if decision == Allow {
-			decision = Prompt
+		if decision == rules.Allow {
+			decision = rules.Prompt
 			e.category = categoryEscalation
 			e.Reason = fmt.Sprintf("`%s` asks to run in the sandbox with %s", cmd, what)
 		} else {
@@ -268,11 +270,11 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	}
 
 	e.Escalate = req.RequestEscalation && req.Sandbox.Restricted()
-	if decision == Allow {
-		e.Decision = Allow
+	if decision == rules.Allow {
+		e.Decision = rules.Allow
 		if hardened && run != nil {
 			e.RunArgv = run
-			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", DisplayCommand(run))
+			e.Reason += fmt.Sprintf("; runs as `%s` (programs from the repository's config disabled)", command.Display(run))
 		}
 		if e.Escalate {
 			// Leaving the sandbox always takes an approval. A low-risk
@@ -281,7 +283,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 			// either way it runs sandboxed, and a sandbox denial can still be
 			// escalated afterwards where the policy allows.
 			e.Escalate = false
-			if e.Risk.Level == RiskLow {
+			if e.Risk.Level == risk.Low {
 				e.Reason += "; escalation not needed: low risk and inside the writable roots"
 			} else {
 				e.Reason += fmt.Sprintf("; the %s policy does not ask before running, so it runs sandboxed", pol)
@@ -292,7 +294,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 
 	// Needs the user, unless the policy cannot ask.
 	if ev.Policy.rejects(e.category) {
-		e.Decision = Forbidden
+		e.Decision = rules.Forbidden
 		if pol == Never {
 			e.Reason += " (approval required, but the approval policy is never)"
 		} else {
@@ -300,8 +302,8 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		}
 		return e
 	}
-	e.Decision = Prompt
-	if !rulePrompt && !e.Dangerous && e.Risk.Level < RiskHigh && a.Understood() && !e.Escalate {
+	e.Decision = rules.Prompt
+	if !rulePrompt && !e.Dangerous && e.Risk.Level < risk.High && a.Understood() && !e.Escalate {
 		// A rule saved from a dialog to leave the sandbox would not do what
 		// the user approved: it runs the command in the sandbox.
 		e.Amendment = amendment(req.PrefixRule, promptSeg)
@@ -320,7 +322,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 // policies that ask, unless the command is low risk and stays inside the
 // writable roots (it then runs sandboxed, as heuristics decide).
 func (ev *Evaluator) leavesByRequest(req CommandRequest, e *Evaluation) bool {
-	if !req.RequestEscalation || !req.Sandbox.Restricted() || e.Risk.Level == RiskLow || ev.Policy.rejects(categoryEscalation) {
+	if !req.RequestEscalation || !req.Sandbox.Restricted() || e.Risk.Level == risk.Low || ev.Policy.rejects(categoryEscalation) {
 		return false
 	}
 	switch ev.Policy.Ask {
@@ -331,9 +333,9 @@ func (ev *Evaluator) leavesByRequest(req CommandRequest, e *Evaluation) bool {
 }
 
 // allowsOnly reports whether rules matched and every one of them allows.
-func allowsOnly(matches []*Rule) bool {
+func allowsOnly(matches []*rules.Rule) bool {
 	for _, r := range matches {
-		if r.Decision != Allow {
+		if r.Decision != rules.Allow {
 			return false
 		}
 	}
@@ -349,9 +351,9 @@ func (ev *Evaluator) runEnv() []string {
 
 // unreadable reports problems that make the whole line unknowable, as opposed
 // to a variable in one argument.
-func unreadable(a *Analysis) bool {
+func unreadable(a *command.Analysis) bool {
 	for _, p := range a.Problems {
-		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" || p == emptyScript {
+		if strings.HasPrefix(p, "the shell cannot parse") || strings.HasPrefix(p, "the command line is") || strings.Contains(p, "not valid UTF-8") || p == "empty command" || p == command.EmptyScript {
 			return true
 		}
 	}
@@ -361,29 +363,34 @@ func unreadable(a *Analysis) bool {
 // heuristics decides a command no rule matched (Codex's
 // render_decision_for_unmatched_command, plus Warden's risk rule applied by
 // the caller).
-func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) Decision {
+func (ev *Evaluator) heuristics(seg command.Segment, req CommandRequest, e *Evaluation) rules.Decision {
 	pol := ev.Policy.Ask
-	safe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.readsSecrets
+	knownSafe := e.segmentSafe(seg) && len(e.Analysis.Problems) == 0 && !e.Risk.ReadsSecrets
 	switch {
-	case safe:
-		return Allow
-	case isDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
+	case knownSafe && pol == Untrusted && unconfinedPlatform:
+		// The known-safe list assumes a sandbox behind it (and Unix
+		// programs): with none here, untrusted asks before every command.
+		e.category = categoryUnconfined
+		return rules.Prompt
+	case knownSafe:
+		return rules.Allow
+	case safe.IsDangerousArgv(seg.Argv) && !confinedDelete(seg, req, e, pol):
 		if pol == Never {
-			return Forbidden
+			return rules.Forbidden
 		}
-		return Prompt
+		return rules.Prompt
 	case pol == Never || pol == OnFailure:
-		return Allow
+		return rules.Allow
 	case pol == Untrusted:
-		return Prompt
+		return rules.Prompt
 	}
 	// on-request and granular: the sandbox protects; ask only when the
 	// command wants to leave it and is not low risk.
-	if req.RequestEscalation && req.Sandbox.Restricted() && e.Risk.Level > RiskLow {
+	if req.RequestEscalation && req.Sandbox.Restricted() && e.Risk.Level > risk.Low {
 		e.category = categoryEscalation
-		return Prompt
+		return rules.Prompt
 	}
-	return Allow
+	return rules.Allow
 }
 
 // confinedDelete: an `rm -f`/`rm -rf` (or find -exec rm -rf) that the sandbox confines and the
@@ -393,21 +400,21 @@ func (ev *Evaluator) heuristics(seg Segment, req CommandRequest, e *Evaluation) 
 // the sandbox. Under untrusted it still asks; outside a workspace-write
 // sandbox, or asking to leave it, it is dangerous as ever. The targets
 // must all be on the command line (not xargs input, not computed).
-func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
-	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= RiskHigh || !seg.Literal || seg.Assigns ||
+func confinedDelete(seg command.Segment, req CommandRequest, e *Evaluation, pol AskForApproval) bool {
+	if pol == Untrusted || req.Sandbox.Mode != WorkspaceWrite || req.RequestEscalation || e.Risk.Level >= risk.High || !seg.Literal || seg.Assigns ||
 		len(e.Analysis.Problems) > 0 {
 		return false
 	}
-	u := unwrap(seg.Argv)
+	u := command.UnwrapFull(seg.Argv)
 	if !u.Transparent || u.Unsure || u.Appends || len(u.Privileged) > 0 || len(u.Argv) == 0 {
 		return false
 	}
 	switch u.Argv[0] {
 	case "rm":
-		return len(operands(u.Argv[1:])) > 0
+		return len(risk.Operands(u.Argv[1:])) > 0
 	case "find":
 		// find -exec rm: its risk facts judged what find selects.
-		for _, cmd := range findCommands(u.Argv[1:]) {
+		for _, cmd := range safe.FindCommands(u.Argv[1:]) {
 			if len(cmd) == 0 || cmd[0] != "rm" {
 				return false
 			}
@@ -419,35 +426,37 @@ func confinedDelete(seg Segment, req CommandRequest, e *Evaluation, pol AskForAp
 
 func (ev *Evaluator) heuristicReason(cmd string, req CommandRequest, e *Evaluation) string {
 	switch {
-	case e.Risk.readsSecrets:
+	case e.Risk.ReadsSecrets:
 		return fmt.Sprintf("`%s` needs approval: high risk: %s", cmd, e.Risk.Summary)
-	case e.Dangerous && e.Risk.Level == RiskHigh:
+	case e.Dangerous && e.Risk.Level == risk.High:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f); high risk: %s", cmd, e.Risk.Summary)
 	case e.Dangerous:
 		return fmt.Sprintf("`%s` needs approval: it may destroy data (rm -f)", cmd)
 	case e.category == categoryEscalation:
 		return fmt.Sprintf("`%s` asks to run outside the sandbox (%s risk)", cmd, e.Risk.Level)
+	case e.category == categoryUnconfined:
+		return fmt.Sprintf("`%s` needs approval: Warden has no sandbox on this system, so the untrusted policy asks before every command", cmd)
 	case ev.Policy.Ask == Untrusted:
 		return fmt.Sprintf("`%s` needs approval: it is not known to be safe and the approval policy is untrusted", cmd)
 	}
 	return fmt.Sprintf("`%s` needs approval", cmd)
 }
 
-func ruleMessage(cmd string, d Decision, r *Rule) string {
+func ruleMessage(cmd string, d rules.Decision, r *rules.Rule) string {
 	verb := "rejected"
-	if d == Prompt {
+	if d == rules.Prompt {
 		verb = "requires approval"
 	}
 	if r.Justification != "" {
 		return fmt.Sprintf("`%s` %s: %s (rule %s)", cmd, verb, r.Justification, r.Source)
 	}
-	if d == Forbidden {
+	if d == rules.Forbidden {
 		return fmt.Sprintf("`%s` rejected: policy forbids commands starting with `%s` (rule %s)", cmd, patternPrefix(r), r.Source)
 	}
 	return fmt.Sprintf("`%s` requires approval by policy (rule %s)", cmd, r.Source)
 }
 
-func patternPrefix(r *Rule) string {
+func patternPrefix(r *rules.Rule) string {
 	parts := make([]string, len(r.Pattern))
 	for i, alts := range r.Pattern {
 		parts[i] = strings.Join(alts, "|")
@@ -458,24 +467,24 @@ func patternPrefix(r *Rule) string {
 // amendment picks the prefix offered for "Always allow": the model's
 // proposal when it is acceptable and covers every command that needs
 // approval, else the first command that needs approval.
-func amendment(proposed []string, prompting []Segment) []string {
+func amendment(proposed []string, prompting []command.Segment) []string {
 	a := amendmentFor(proposed, prompting)
-	if slices.ContainsFunc(a, func(t string) bool { return !ruleToken(t) }) {
+	if slices.ContainsFunc(a, func(t string) bool { return !rules.RuleToken(t) }) {
 		return nil // "Always allow" could not save it after the user chose it
 	}
-	if carriesCredential(a) {
+	if risk.CarriesCredential(a) {
 		return nil // saving it would write the secret into a rules file
 	}
 	return a
 }
 
-func amendmentFor(proposed []string, prompting []Segment) []string {
+func amendmentFor(proposed []string, prompting []command.Segment) []string {
 	if len(prompting) == 0 {
 		return nil
 	}
 	if len(proposed) > 0 && !bannedAmendment(proposed) {
 		covers := true
-		r := &Rule{Pattern: make([][]string, len(proposed))}
+		r := &rules.Rule{Pattern: make([][]string, len(proposed))}
 		for i, t := range proposed {
 			r.Pattern[i] = []string{t}
 		}
@@ -510,7 +519,7 @@ func bannedAmendment(prefix []string) bool {
 		return true
 	}
 	prog := filepath.Base(prefix[0])
-	if wrappers[prog] || prog == "su" || prog == "eval" {
+	if command.Wrappers[prog] || prog == "su" || prog == "eval" {
 		return true
 	}
 	base := strings.TrimRight(prog, "0123456789.")
@@ -521,29 +530,4 @@ func bannedAmendment(prefix []string) bool {
 		return true
 	}
 	return len(prefix) == 2 && strings.HasPrefix(prefix[1], "-")
-}
-
-// DisplayCommand renders argv for one-line messages (reasons, progress,
-// notices) as the dialog's heading does: the script of a shell invocation,
-// else the words with shell quoting, hidden characters escaped (EscapeText,
-// $'...' for a word that holds them), newlines as \n. A long command shows
-// its head and its tail with the count of bytes between, never only its
-// start.
-func DisplayCommand(argv []string) string {
-	s := commandText(argv)
-	head, tail, hidden := cutMiddle(s, maxReasonBytes, reasonHeadBytes, reasonTailBytes)
-	if hidden == 0 {
-		return EscapeText(s)
-	}
-	return EscapeText(head) + " " + notShown(hidden) + " " + EscapeText(tail)
-}
-
-func shellQuote(s string) string {
-	if s == "" {
-		return "''"
-	}
-	if split, err := shlex.Split(s); err == nil && len(split) == 1 && split[0] == s && !strings.ContainsAny(s, "$`*?[]{}()<>|&;!~#") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,11 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
 )
 
 // FuzzParseRules: any bytes either load as rules or give an error naming
@@ -26,7 +31,7 @@ func FuzzParseRules(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		parsed, err := ParseRules("fuzz.rules", src)
+		parsed, err := rules.ParseRules("fuzz.rules", src)
 		if err != nil {
 			if !strings.Contains(err.Error(), "fuzz.rules") {
 				t.Fatalf("error %q does not name the file", err)
@@ -42,7 +47,7 @@ func FuzzParseRules(f *testing.F) {
 					t.Fatalf("empty alternatives in %+v", r)
 				}
 			}
-			if r.Decision < Allow || r.Decision > Forbidden {
+			if r.Decision < rules.Allow || r.Decision > rules.Forbidden {
 				t.Fatalf("bad decision %v", r.Decision)
 			}
 			argv := make([]string, len(r.Pattern))
@@ -53,7 +58,7 @@ func FuzzParseRules(f *testing.F) {
 				t.Fatalf("rule %s does not match its own first alternatives", r.PatternString())
 			}
 			// The rendered pattern is valid Starlark that loads back.
-			if _, err := ParseRules("round.rules", []byte("prefix_rule(pattern="+r.PatternString()+")")); err != nil {
+			if _, err := rules.ParseRules("round.rules", []byte("prefix_rule(pattern="+r.PatternString()+")")); err != nil {
 				t.Fatalf("pattern %s does not round-trip: %v", r.PatternString(), err)
 			}
 		}
@@ -86,8 +91,8 @@ func FuzzAnalyze(f *testing.F) {
 	ev := &Evaluator{Policy: Policy{Ask: OnRequest}}
 	f.Fuzz(func(t *testing.T, script string) {
 		argv := []string{"bash", "-lc", script}
-		a := Analyze(argv)
-		safe := a.KnownSafe()
+		a := command.Analyze(argv)
+		safe := safe.KnownSafe(a)
 		if safe && len(a.Problems) > 0 {
 			t.Fatalf("%q: known-safe with problems %q", script, a.Problems)
 		}
@@ -97,16 +102,16 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}})
-		if e.Dangerous && e.Decision == Allow {
+		if e.Dangerous && e.Decision == rules.Allow {
 			t.Fatalf("%q: dangerous but allowed", script)
 		}
-		if unreadable(a) && e.Decision == Allow {
+		if unreadable(a) && e.Decision == rules.Allow {
 			t.Fatalf("%q: unparseable but allowed", script)
 		}
 		if e.Reason == "" || e.Risk.Summary == "" {
 			t.Fatalf("%q: empty reason or summary", script)
 		}
-		if e.Amendment != nil && (e.Dangerous || e.Risk.Level == RiskHigh || bannedAmendment(e.Amendment) || carriesCredential(e.Amendment)) {
+		if e.Amendment != nil && (e.Dangerous || e.Risk.Level == risk.High || bannedAmendment(e.Amendment) || risk.CarriesCredential(e.Amendment)) {
 			t.Fatalf("%q: amendment %q offered for a dangerous, high-risk or banned prefix, or one holding a credential", script, e.Amendment)
 		}
 	})
@@ -162,7 +167,7 @@ func FuzzRuleBypass(f *testing.F) {
 	if err := os.WriteFile(filepath.Join(rulesDir, "r.rules"), []byte(grantRule(hostBin(f), "cat")), 0o644); err != nil {
 		f.Fatal(err)
 	}
-	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	rules, err := rules.LoadRules([]rules.RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -200,12 +205,12 @@ func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
 		word = word[:100]
 	}
 	word = strings.ToValidUTF8(word, "")
-	type command struct {
+	type fuzzCmd struct {
 		assign, prog string
 		args         []string
 	}
 	hazard := false
-	cmds := []*command{{prog: "cat", args: []string{"'" + word + "'"}}}
+	cmds := []*fuzzCmd{{prog: "cat", args: []string{"'" + word + "'"}}}
 	var seps, wraps []string
 	for _, b := range plan {
 		tok := bypassTokens[int(b)%len(bypassTokens)]
@@ -223,7 +228,7 @@ func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
 			cur.prog = strings.NewReplacer("HOSTBIN", bin, "WS", ws).Replace(tok.text)
 		case 's':
 			seps = append(seps, tok.text)
-			cmds = append(cmds, &command{prog: "cat", args: []string{"f"}})
+			cmds = append(cmds, &fuzzCmd{prog: "cat", args: []string{"f"}})
 		case 'x':
 			wraps = append(wraps, tok.text)
 		}
@@ -245,10 +250,10 @@ func buildBypassScript(plan []byte, word, bin, ws string) (string, bool) {
 		case "nest":
 			// Deeper than Warden follows is not plain: it cannot be seen.
 			// (Each level doubles the quoting: stop one past the limit.)
-			if nests++; nests > maxShellDepth {
+			if nests++; nests > command.MaxShellDepth {
 				continue
 			}
-			hazard = hazard || nests >= maxShellDepth
+			hazard = hazard || nests >= command.MaxShellDepth
 			s = "bash -lc '" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 		case "subshell":
 			s = "(" + s + ")"

@@ -4,6 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // The sandbox lets a command write a repository's data (refs, objects,
@@ -21,22 +24,22 @@ func TestGitDataBypassTrustsOnlyHeldParts(t *testing.T) {
 	os.WriteFile(filepath.Join(ws, "sub/.git"), []byte("gitdir: ../.git/refs/evil\n"), 0o644)
 	rf := filepath.Join(t.TempDir(), "t.rules")
 	os.WriteFile(rf, []byte(`prefix_rule(pattern=["git"], decision="allow")`+"\n"), 0o644)
-	rules, err := LoadRuleFiles([]string{rf})
+	ruleSet, err := rules.LoadRuleFiles([]string{rf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules}
+	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}
 	env := map[string]string{}
-	gitEnv = func(k string) string { return env[k] }
-	t.Cleanup(func() { gitEnv = os.Getenv })
+	risk.GitEnv = func(k string) string { return env[k] }
+	t.Cleanup(func() { risk.GitEnv = os.Getenv })
 	check := func(name string, argv []string, bypass bool) {
 		t.Helper()
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
 		// The rule runs every one in the sandbox; whether the repository is
 		// judged held (its git commands may be known-safe) still differs.
-		if e.Decision != Allow || e.BypassSandbox || gitStaysProtected(e.Analysis, ws, sb) != bypass {
-			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", name, argv, e.Decision, e.BypassSandbox, gitStaysProtected(e.Analysis, ws, sb), bypass, e.Reason)
+		if e.Decision != rules.Allow || e.BypassSandbox || risk.GitStaysProtected(e.Analysis, ws, sb.Policy()) != bypass {
+			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", name, argv, e.Decision, e.BypassSandbox, risk.GitStaysProtected(e.Analysis, ws, sb.Policy()), bypass, e.Reason)
 		}
 	}
 	check("twin: the workspace's repository", []string{"git", "status"}, true)
@@ -72,7 +75,7 @@ func TestGitDataConfigPointingIntoData(t *testing.T) {
 		os.MkdirAll(filepath.Join(ws, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
-	j := gitJudge{roots: resolvedRoots([]string{ws})}
+	j := risk.GitJudge{Roots: risk.ResolvedRoots([]string{ws})}
 	cases := []struct {
 		name, config string
 		ok           bool
@@ -84,7 +87,7 @@ func TestGitDataConfigPointingIntoData(t *testing.T) {
 	}
 	for _, c := range cases {
 		os.WriteFile(filepath.Join(ws, ".git/config"), []byte(c.config), 0o644)
-		_, ok := j.configProtected(filepath.Join(ws, ".git/config"), ws, 0)
+		_, ok := j.ConfigProtected(filepath.Join(ws, ".git/config"), ws, 0)
 		if ok != c.ok {
 			t.Errorf("%s: protected %v, want %v", c.name, ok, c.ok)
 		}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // A repository is judged held (its git commands may be known-safe) only
@@ -38,15 +41,15 @@ func TestProtectedGitRepositoryDecidesBypass(t *testing.T) {
 	os.WriteFile(rf, []byte(`prefix_rule(pattern=["git"], decision="allow")
 prefix_rule(pattern=["cd"], decision="allow")
 `), 0o644)
-	rules, err := LoadRuleFiles([]string{rf})
+	ruleSet, err := rules.LoadRuleFiles([]string{rf})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: rules}
+	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}
 	env := map[string]string{}
-	gitEnv = func(k string) string { return env[k] }
-	t.Cleanup(func() { gitEnv = os.Getenv })
+	risk.GitEnv = func(k string) string { return env[k] }
+	t.Cleanup(func() { risk.GitEnv = os.Getenv })
 	cases := []struct {
 		name   string
 		argv   []string
@@ -72,7 +75,7 @@ prefix_rule(pattern=["cd"], decision="allow")
 	for _, c := range cases {
 		env = c.env
 		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: sb})
-		if got := gitStaysProtected(e.Analysis, ws, sb); e.Decision != Allow || e.BypassSandbox || got != c.bypass {
+		if got := risk.GitStaysProtected(e.Analysis, ws, sb.Policy()); e.Decision != rules.Allow || e.BypassSandbox || got != c.bypass {
 			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", c.name, c.argv, e.Decision, e.BypassSandbox, got, c.bypass, e.Reason)
 		}
 	}

@@ -2,9 +2,14 @@ package approvals
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -105,11 +110,11 @@ func grantKeys(argv []string, cwd string, s Sandbox, g sandbox.Grant) []string {
 // nothing); any other write is medium; any other read low. Network is
 // graded per host as the network dialog grades it (networkGrantRisk), with
 // the remotes of the repository at cwd.
-func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []string) {
+func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (risk.Level, []string) {
 	home := pol.Home()
-	level := RiskLow
+	level := risk.Low
 	var facts []string
-	note := func(l RiskLevel, f string) {
+	note := func(l risk.Level, f string) {
 		level = max(level, l)
 		facts = append(facts, f)
 	}
@@ -120,7 +125,7 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		if p == "/var/tmp" || strings.HasPrefix(p, "/var/tmp/") {
 			return false // scratch space, like /tmp
 		}
-		for _, d := range systemDirs {
+		for _, d := range risk.SystemDirs {
 			if p == d || strings.HasPrefix(p, d+string(filepath.Separator)) {
 				return true
 			}
@@ -134,34 +139,34 @@ func grantRisk(pol sandbox.Policy, g sandbox.Grant, cwd string) (RiskLevel, []st
 		held, err := heldInside(pol, g, w)
 		switch {
 		case err != nil:
-			note(RiskHigh, fmt.Sprintf("grants write access to %s; what stays read-only inside cannot be told (%v)", show(w), err))
+			note(risk.High, fmt.Sprintf("grants write access to %s; what stays read-only inside cannot be told (%v)", show(w), err))
 		case broad(w):
-			note(RiskHigh, "grants write access to "+show(w)+": the whole home directory or more")
+			note(risk.High, "grants write access to "+show(w)+": the whole home directory or more")
 		case system(w):
-			note(RiskHigh, "grants write access to "+show(w)+": a system directory")
+			note(risk.High, "grants write access to "+show(w)+": a system directory")
 		case len(held.Projects) > 0:
-			note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable", show(w), heldList(held.Projects)))
+			note(risk.High, fmt.Sprintf("grants write access to %s, which holds other projects (%s): their other files become writable", show(w), heldList(held.Projects)))
 		default:
 			if hid, ok := pol.ContainsHidden(w); ok {
-				note(RiskHigh, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
+				note(risk.High, fmt.Sprintf("grants write access to %s, which holds a credential store (%s)", show(w), show(hid)))
 			} else {
-				note(RiskMedium, "grants write access to "+show(w)+" (outside the writable roots)")
+				note(risk.Medium, "grants write access to "+show(w)+" (outside the writable roots)")
 			}
 		}
 	}
 	for _, r := range g.Read {
 		if hid, ok := pol.HiddenBy(r); ok {
-			note(RiskHigh, fmt.Sprintf("grants read access to %s inside the credential store %s, which the sandbox hides", show(r), show(hid)))
+			note(risk.High, fmt.Sprintf("grants read access to %s inside the credential store %s, which the sandbox hides", show(r), show(hid)))
 			continue
 		}
 		if broad(r) {
-			note(RiskHigh, "grants read access to "+show(r)+": the whole home directory or more (credential stores stay hidden)")
+			note(risk.High, "grants read access to "+show(r)+": the whole home directory or more (credential stores stay hidden)")
 			continue
 		}
-		note(RiskLow, "grants read access to "+show(r))
+		note(risk.Low, "grants read access to "+show(r))
 	}
 	if len(g.Network) > 0 {
-		remotes := sortedKeys(setOf(RepoRemoteHosts(cwd)))
+		remotes := slices.Sorted(maps.Keys(setOf(risk.RepoRemoteHosts(cwd))))
 		for _, n := range g.Network {
 			note(networkGrantRisk(n, remotes))
 		}
@@ -186,7 +191,7 @@ func tildeShow(home, p string) string {
 
 // addGrantRisk folds the grant's risk into the command's: the level is the
 // higher of the two, the grant's facts come first.
-func addGrantRisk(r *Risk, pol sandbox.Policy, g sandbox.Grant, cwd string) {
+func addGrantRisk(r *risk.Risk, pol sandbox.Policy, g sandbox.Grant, cwd string) {
 	level, facts := grantRisk(pol, g, cwd)
 	if level > r.Level {
 		r.Level = level
@@ -227,8 +232,8 @@ func usableNetwork(pol sandbox.Policy, g sandbox.Grant) (sandbox.Grant, error) {
 // command of the line is allowed by rules (a rule's grant is the user's
 // own), plus the request's grant; e.GrantAsked when the rules do not cover
 // the request.
-func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*Rule) {
-	rg := ruleGrant(matched)
+func applyGrants(req CommandRequest, e *Evaluation, asked sandbox.Grant, allAllowed bool, matched []*rules.Rule) {
+	rg := rules.RuleGrant(matched)
 	if rg != nil && allAllowed && req.Sandbox.Restricted() {
 		// Exact: a saved path that became a link is not followed.
 		g, err := req.Sandbox.Policy().ResolveGrantExact(*rg)
@@ -259,11 +264,11 @@ func (s Sandbox) withWrites(dirs []string) Sandbox {
 // ruleWrites are the directories the allow rules' grants would make
 // writable for this command line (every command allowed by rules, one at
 // least with a grant), resolved; nil otherwise.
-func (ev *Evaluator) ruleWrites(req CommandRequest, a *Analysis) []string {
+func (ev *Evaluator) ruleWrites(req CommandRequest, a *command.Analysis) []string {
 	if ev.Rules == nil || len(a.Segments) == 0 || !req.Sandbox.Restricted() {
 		return nil
 	}
-	var matched []*Rule
+	var matched []*rules.Rule
 	for _, seg := range a.Segments {
 		m := ev.Rules.Match(seg.Argv)
 		if !allowsOnly(m) {
@@ -271,7 +276,7 @@ func (ev *Evaluator) ruleWrites(req CommandRequest, a *Analysis) []string {
 		}
 		matched = append(matched, m...)
 	}
-	rg := ruleGrant(matched)
+	rg := rules.RuleGrant(matched)
 	if rg == nil {
 		return nil
 	}

@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -17,7 +22,7 @@ import (
 type NetworkConfig struct {
 	Policy Policy
 	// Rules are the rules in force; nil means none (everything asks).
-	Rules *RuleBook
+	Rules *rules.RuleBook
 	// RulesDir is where "Always allow `<host>`" appends its network_rule
 	// (default.rules); empty offers no "Always allow".
 	RulesDir string
@@ -107,38 +112,38 @@ func (d *NetworkDecider) RegisterRun(runID string, stop func()) (unregister func
 // dismissed dialog, a lost editor, no prompter.
 func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netproxy.Verdict {
 	dest := req.Dest
-	dest.Host = NormalizeHost(dest.Host)
+	dest.Host = rules.NormalizeHost(dest.Host)
 	if dest.Host == "" || dest.Port <= 0 || dest.Port > 65535 {
-		return deny(fmt.Sprintf("network to %s refused: not a host and port", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s refused: not a host and port", command.EscapeText(HostPort(dest))))
 	}
-	if nonCanonicalIP(dest.Host) {
-		return deny(fmt.Sprintf("network to %s refused: an IP address must be written as a dotted quad", EscapeText(HostPort(dest))))
+	if risk.NonCanonicalIP(dest.Host) {
+		return deny(fmt.Sprintf("network to %s refused: an IP address must be written as a dotted quad", command.EscapeText(HostPort(dest))))
 	}
 	if ctx.Err() != nil {
-		return deny(fmt.Sprintf("network to %s denied: the connection ended before it was decided", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s denied: the connection ended before it was decided", command.EscapeText(HostPort(dest))))
 	}
-	var rules *RuleSet
+	var ruleSet *rules.RuleSet
 	var rulesErr error
 	if d.cfg.Rules != nil {
-		rules, rulesErr = d.cfg.Rules.Current()
+		ruleSet, rulesErr = d.cfg.Rules.Current()
 	}
-	ev := d.evaluate(rules, req.Origin.RunID, dest)
-	ruleForbids := ev.Rule != nil && ev.Rule.Decision == Forbidden
-	if ev.Decision != Allow && !ruleForbids && d.granted(req.Origin.RunID, dest) {
+	ev := d.evaluate(ruleSet, req.Origin.RunID, dest)
+	ruleForbids := ev.Rule != nil && ev.Rule.Decision == rules.Forbidden
+	if ev.Decision != rules.Allow && !ruleForbids && d.granted(req.Origin.RunID, dest) {
 		// The user (or a rule) approved this host with the command; only a
 		// forbid rule is stronger.
 		d.session.markContacted(dest.Host)
-		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed: granted to this command", EscapeText(HostPort(dest)))}
+		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed: granted to this command", command.EscapeText(HostPort(dest)))}
 	}
 	switch ev.Decision {
-	case Forbidden:
+	case rules.Forbidden:
 		if !ruleForbids && !ev.High {
 			// The policy (never, granular) refused it, not the user: a
 			// grant the user approves for the command would override it.
 			d.noteRetryable(req.Origin.RunID, dest)
 		}
 		return deny(ev.Reason)
-	case Allow:
+	case rules.Allow:
 		d.session.markContacted(dest.Host)
 		return netproxy.Verdict{Allow: true, Reason: ev.Reason}
 	}
@@ -147,7 +152,7 @@ func (d *NetworkDecider) Decide(ctx context.Context, req netproxy.Request) netpr
 	}
 	if !ev.High && d.session.Remembered([]string{NetworkKey(dest)}) {
 		d.session.markContacted(dest.Host)
-		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed for this session", EscapeText(HostPort(dest)))}
+		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed for this session", command.EscapeText(HostPort(dest)))}
 	}
 	return d.ask(ctx, req, dest, ev)
 }
@@ -182,7 +187,7 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 		if !ev.High {
 			d.noteRetryable(req.Origin.RunID, dest) // the client gave up, the user said nothing
 		}
-		return deny(fmt.Sprintf("network to %s denied: the connection ended before the user answered", EscapeText(HostPort(dest))))
+		return deny(fmt.Sprintf("network to %s denied: the connection ended before the user answered", command.EscapeText(HostPort(dest))))
 	}
 	v := d.verdict(dest, p.decision, p.err)
 	if !v.Allow && p.err != nil && !errors.Is(p.err, ErrNoPrompter) && !ev.High {
@@ -192,7 +197,7 @@ func (d *NetworkDecider) ask(ctx context.Context, req netproxy.Request, dest net
 	}
 	if p.decision == Abort && p.err == nil && !p.stopped[req.Origin.RunID] {
 		// No run was registered under this origin: nothing was stopped.
-		v.Reason = fmt.Sprintf("network to %s denied by the user (deny and stop)", EscapeText(HostPort(dest)))
+		v.Reason = fmt.Sprintf("network to %s denied by the user (deny and stop)", command.EscapeText(HostPort(dest)))
 	}
 	return v
 }
@@ -273,12 +278,12 @@ func (d *NetworkDecider) runPrompt(ctx context.Context, key string, p *netPrompt
 
 // verdict is the one-line answer for a connection that waited on a dialog.
 func (d *NetworkDecider) verdict(dest netproxy.Destination, decision ReviewDecision, err error) netproxy.Verdict {
-	hp := EscapeText(HostPort(dest))
+	hp := command.EscapeText(HostPort(dest))
 	switch {
 	case err != nil && errors.Is(err, ErrNoPrompter):
 		return deny(fmt.Sprintf("network to %s denied: approval needed and nobody could be asked", hp))
 	case err != nil:
-		return deny(fmt.Sprintf("network to %s denied: %s", hp, EscapeText(err.Error())))
+		return deny(fmt.Sprintf("network to %s denied: %s", hp, command.EscapeText(err.Error())))
 	case decision == Approved:
 		return netproxy.Verdict{Allow: true, Reason: fmt.Sprintf("network to %s allowed once by the user", hp)}
 	case decision == ApprovedForSession:
@@ -296,7 +301,7 @@ func (d *NetworkDecider) verdict(dest netproxy.Destination, decision ReviewDecis
 // (the user allowed it) and says so.
 func (d *NetworkDecider) persist(preq PromptRequest, dest netproxy.Destination) {
 	d.commit()
-	added, err := AppendNetworkAllowRule(d.cfg.RulesDir, dest.Host, dest.Protocol)
+	added, err := rules.AppendNetworkAllowRule(d.cfg.RulesDir, dest.Host, dest.Protocol)
 	ev := AuditEvent{Event: "amendment", Kind: "network", Argv: preq.Argv, Cwd: preq.Cwd,
 		Network: &AuditNetwork{Host: dest.Host, Port: dest.Port, Protocol: string(dest.Protocol)}}
 	switch {
@@ -304,14 +309,14 @@ func (d *NetworkDecider) persist(preq PromptRequest, dest netproxy.Destination) 
 		ev.Reason = err.Error()
 		d.notify(fmt.Sprintf("Warden could not save the rule for %s: %v", dest.Host, err))
 	case added:
-		ev.Reason = "appended to " + DefaultRulesFile
-		d.notify(fmt.Sprintf("Warden saved: always allow %s (%s)", dest.Host, DefaultRulesFile))
+		ev.Reason = "appended to " + rules.DefaultRulesFile
+		d.notify(fmt.Sprintf("Warden saved: always allow %s (%s)", dest.Host, rules.DefaultRulesFile))
 	default:
-		ev.Reason = "already present in " + DefaultRulesFile
+		ev.Reason = "already present in " + rules.DefaultRulesFile
 	}
 	d.audit(ev)
 	if err == nil && d.cfg.Rules != nil {
-		d.cfg.Rules.addNetworkAllow(dest.Host, dest.Protocol, filepath.Join(d.cfg.RulesDir, DefaultRulesFile))
+		d.cfg.Rules.AddNetworkAllow(dest.Host, dest.Protocol, filepath.Join(d.cfg.RulesDir, rules.DefaultRulesFile))
 	}
 }
 
@@ -366,21 +371,21 @@ func (d *NetworkDecider) promptFor(req netproxy.Request, dest netproxy.Destinati
 		roots = []string{req.Origin.Workdir}
 	}
 	for _, r := range roots {
-		remotes = append(remotes, RepoRemoteHosts(r)...)
+		remotes = append(remotes, risk.RepoRemoteHosts(r)...)
 	}
-	remotes = sortedKeys(setOf(remotes))
-	risk := NetworkRisk(dest.Host, req.BytesUp, remotes)
-	high := ev.High || risk.Level >= RiskHigh
+	remotes = slices.Sorted(maps.Keys(setOf(remotes)))
+	hostRisk := risk.NetworkRisk(dest.Host, req.BytesUp, remotes)
+	high := ev.High || hostRisk.Level >= risk.High
 	return PromptRequest{
 		Kind: PromptNetwork, Argv: req.Origin.Command, Cwd: req.Origin.Workdir,
-		Reason: ev.Reason, Sandboxed: true, Risk: risk, AllowSession: !high,
+		Reason: ev.Reason, Sandboxed: true, Risk: hostRisk, AllowSession: !high,
 		Network: &NetworkPrompt{
 			Host: dest.Host, Port: dest.Port, Protocol: string(dest.Protocol),
 			FirstContact: !d.session.Contacted(dest.Host), BytesUp: req.BytesUp,
-			Facts: risk.Facts,
+			Facts: hostRisk.Facts,
 			// A prompt rule would still ask after an allow rule: offer no
 			// rule that would not change anything.
-			Amend: !high && ev.Rule == nil && d.cfg.RulesDir != "" && validRuleHost(dest.Host),
+			Amend: !high && ev.Rule == nil && d.cfg.RulesDir != "" && rules.ValidRuleHost(dest.Host),
 		},
 	}
 }
@@ -405,7 +410,7 @@ func (d *NetworkDecider) SetRunSandbox(runID string, sb Sandbox) {
 // evaluate is EvaluateNetwork under the rules the run's sandbox leaves in
 // force: an allow rule from a file the run could have written is set aside,
 // and the reason says so.
-func (d *NetworkDecider) evaluate(rules *RuleSet, runID string, dest netproxy.Destination) NetworkEvaluation {
+func (d *NetworkDecider) evaluate(ruleSet *rules.RuleSet, runID string, dest netproxy.Destination) NetworkEvaluation {
 	d.mu.Lock()
 	var sb *Sandbox
 	if r := d.runs[runID]; r != nil {
@@ -413,7 +418,7 @@ func (d *NetworkDecider) evaluate(rules *RuleSet, runID string, dest netproxy.De
 	}
 	d.mu.Unlock()
 	if sb == nil {
-		return EvaluateNetwork(rules, d.cfg.Policy, dest)
+		return EvaluateNetwork(ruleSet, d.cfg.Policy, dest)
 	}
-	return EvaluateNetworkIn(rules, d.cfg.Policy, dest, *sb)
+	return EvaluateNetworkIn(ruleSet, d.cfg.Policy, dest, *sb)
 }

@@ -5,6 +5,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -12,13 +15,13 @@ import (
 // NetworkCheck is what `warden policy check` reports for one destination a
 // command names: what the network mode, the rules and the policy decide.
 type NetworkCheck struct {
-	Host     string       `json:"host"`
-	Port     int          `json:"port"`
-	Protocol string       `json:"protocol"`
-	Decision Decision     `json:"decision"`
-	Rule     *NetworkRule `json:"rule"`
-	Reason   string       `json:"reason"`
-	Facts    []string     `json:"facts"`
+	Host     string             `json:"host"`
+	Port     int                `json:"port"`
+	Protocol string             `json:"protocol"`
+	Decision rules.Decision     `json:"decision"`
+	Rule     *rules.NetworkRule `json:"rule"`
+	Reason   string             `json:"reason"`
+	Facts    []string           `json:"facts"`
 }
 
 // CheckNetwork decides each destination the analysis found in a command:
@@ -26,22 +29,22 @@ type NetworkCheck struct {
 // under ask the rules and the policy decide what a connection would meet
 // before any dialog. The port and protocol come from the URL when the
 // command names one, else HTTPS on 443 (what package managers use).
-func CheckNetwork(rules *RuleSet, policy Policy, mode sandbox.NetworkMode, unsandboxed bool, argv []string, risk Risk, cwd string) []NetworkCheck {
-	dests := commandDestinations(argv, risk.Hosts())
-	remotes := RepoRemoteHosts(cwd)
+func CheckNetwork(ruleSet *rules.RuleSet, policy Policy, mode sandbox.NetworkMode, unsandboxed bool, argv []string, assessed risk.Risk, cwd string) []NetworkCheck {
+	dests := commandDestinations(argv, assessed.Hosts())
+	remotes := risk.RepoRemoteHosts(cwd)
 	out := make([]NetworkCheck, 0, len(dests))
 	for _, d := range dests {
-		c := NetworkCheck{Host: d.Host, Port: d.Port, Protocol: string(d.Protocol), Facts: hostFacts(d.Host, remotes)}
-		hp := EscapeText(HostPort(d))
+		c := NetworkCheck{Host: d.Host, Port: d.Port, Protocol: string(d.Protocol), Facts: risk.HostFacts(d.Host, remotes)}
+		hp := command.EscapeText(HostPort(d))
 		switch {
 		case unsandboxed:
-			c.Decision, c.Reason = Allow, "network to "+hp+" is not mediated: the command runs outside the sandbox"
+			c.Decision, c.Reason = rules.Allow, "network to "+hp+" is not mediated: the command runs outside the sandbox"
 		case mode == sandbox.NetworkOff:
-			c.Decision, c.Reason = Forbidden, "network to "+hp+" refused: network_access is off"
+			c.Decision, c.Reason = rules.Forbidden, "network to "+hp+" refused: network_access is off"
 		case mode == sandbox.NetworkOn:
-			c.Decision, c.Reason = Allow, "network to "+hp+" allowed: network_access is on (no proxy, no questions)"
+			c.Decision, c.Reason = rules.Allow, "network to "+hp+" allowed: network_access is on (no proxy, no questions)"
 		default:
-			ev := EvaluateNetwork(rules, policy, d)
+			ev := EvaluateNetwork(ruleSet, policy, d)
 			c.Decision, c.Rule, c.Reason = ev.Decision, ev.Rule, ev.Reason
 		}
 		out = append(out, c)
@@ -56,7 +59,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 	byHost := map[string]netproxy.Destination{}
 	var urls []string
 	if strings.Contains(text, "://") {
-		urls = urlInText().FindAllString(text, -1)
+		urls = risk.UrlInText().FindAllString(text, -1)
 	}
 	for _, u := range urls {
 		if d, ok := urlDestination(u); ok {
@@ -69,8 +72,8 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 		if !strings.Contains(w, "@") || strings.Contains(w, "://") {
 			continue
 		}
-		if m := scpLikeURL().FindStringSubmatch(w); m != nil {
-			h := NormalizeHost(m[1])
+		if m := risk.ScpLikeURL().FindStringSubmatch(w); m != nil {
+			h := rules.NormalizeHost(m[1])
 			if _, seen := byHost[h]; !seen {
 				byHost[h] = netproxy.Destination{Host: h, Port: 22, Protocol: netproxy.SOCKS5}
 			}
@@ -79,7 +82,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 	var out []netproxy.Destination
 	seen := map[string]bool{}
 	for _, h := range hosts {
-		h = NormalizeHost(h)
+		h = rules.NormalizeHost(h)
 		if h == "" || seen[h] {
 			continue
 		}
@@ -101,7 +104,7 @@ func urlDestination(raw string) (netproxy.Destination, bool) {
 	if err != nil || u.Hostname() == "" {
 		return netproxy.Destination{}, false
 	}
-	d := netproxy.Destination{Host: NormalizeHost(u.Hostname())}
+	d := netproxy.Destination{Host: rules.NormalizeHost(u.Hostname())}
 	defaults := map[string]int{"http": 80, "https": 443, "ssh": 22, "git": 9418, "ftp": 21, "git+ssh": 22, "ssh+git": 22}
 	switch strings.ToLower(u.Scheme) {
 	case "http":

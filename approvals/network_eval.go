@@ -5,6 +5,9 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -13,9 +16,9 @@ import (
 type NetworkEvaluation struct {
 	// Decision is allow (a rule allows it), prompt (the user must be asked)
 	// or forbidden (a rule or the policy refuses it).
-	Decision Decision `json:"decision"`
+	Decision rules.Decision `json:"decision"`
 	// Rule is the rule that decided, or nil when none matched.
-	Rule *NetworkRule `json:"rule"`
+	Rule *rules.NetworkRule `json:"rule"`
 	// Reason is one line for the refused command, the dialog or the check.
 	Reason string `json:"reason"`
 	// High marks a destination that is never remembered: a cloud metadata
@@ -32,11 +35,11 @@ func HostPort(d netproxy.Destination) string {
 // rule wins: forbidden, then prompt, then allow) and then by the approval
 // policy for what is left to ask: never refuses, granular may reject network
 // prompts (or prompts a rule caused), the others ask. rules may be nil.
-func EvaluateNetwork(rules *RuleSet, policy Policy, dest netproxy.Destination) NetworkEvaluation {
-	dest.Host = NormalizeHost(dest.Host)
-	hp := EscapeText(HostPort(dest))
-	var best *NetworkRule
-	for _, r := range rules.NetworkRules() {
+func EvaluateNetwork(ruleSet *rules.RuleSet, policy Policy, dest netproxy.Destination) NetworkEvaluation {
+	dest.Host = rules.NormalizeHost(dest.Host)
+	hp := command.EscapeText(HostPort(dest))
+	var best *rules.NetworkRule
+	for _, r := range ruleSet.NetworkRules() {
 		if !r.Matches(dest.Host, dest.Protocol) {
 			continue
 		}
@@ -45,15 +48,15 @@ func EvaluateNetwork(rules *RuleSet, policy Policy, dest netproxy.Destination) N
 			best = &r
 		}
 	}
-	_, high := hostReach(dest.Host)
-	ev := NetworkEvaluation{Decision: Prompt, Rule: best, High: high}
+	_, high := risk.HostReach(dest.Host)
+	ev := NetworkEvaluation{Decision: rules.Prompt, Rule: best, High: high}
 	switch {
-	case best != nil && best.Decision == Forbidden:
-		ev.Decision = Forbidden
+	case best != nil && best.Decision == rules.Forbidden:
+		ev.Decision = rules.Forbidden
 		ev.Reason = fmt.Sprintf("network to %s forbidden by rule at %s%s", hp, best.Source, justified(best.Justification))
 		return ev
-	case best != nil && best.Decision == Allow:
-		ev.Decision = Allow
+	case best != nil && best.Decision == rules.Allow:
+		ev.Decision = rules.Allow
 		ev.Reason = fmt.Sprintf("network to %s allowed by rule at %s", hp, best.Source)
 		return ev
 	case best != nil:
@@ -63,10 +66,10 @@ func EvaluateNetwork(rules *RuleSet, policy Policy, dest netproxy.Destination) N
 	}
 	switch {
 	case policy.Ask == Never:
-		ev.Decision = Forbidden
+		ev.Decision = rules.Forbidden
 		ev.Reason = fmt.Sprintf("network to %s refused: approval policy is never", hp)
 	case policy.rejects(categoryNetwork) || best != nil && policy.rejects(categoryRules):
-		ev.Decision = Forbidden
+		ev.Decision = rules.Forbidden
 		ev.Reason = fmt.Sprintf("network to %s refused: the granular approval policy rejects network prompts", hp)
 	}
 	return ev
@@ -76,5 +79,5 @@ func justified(j string) string {
 	if j == "" {
 		return ""
 	}
-	return ": " + EscapeText(j)
+	return ": " + command.EscapeText(j)
 }

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -30,18 +33,18 @@ func grantEntry(s string) (host string, port int, err error) {
 	if h, p, err := net.SplitHostPort(raw); err == nil {
 		n, err := strconv.Atoi(p)
 		if err != nil || n <= 0 || n > 65535 {
-			return "", 0, fmt.Errorf("network to %q: the port must be 1-65535", EscapeText(s))
+			return "", 0, fmt.Errorf("network to %q: the port must be 1-65535", command.EscapeText(s))
 		}
 		host, port = h, n
 	}
-	h, err := networkRuleHost(host)
+	h, err := rules.NetworkRuleHost(host)
 	switch {
 	case err != nil:
-		return "", 0, fmt.Errorf("network to %q: %w", EscapeText(s), err)
+		return "", 0, fmt.Errorf("network to %q: %w", command.EscapeText(s), err)
 	case strings.Contains(h, "*"):
-		return "", 0, fmt.Errorf("network to %q: a grant names one host, not a wildcard", EscapeText(s))
-	case nonCanonicalIP(h):
-		return "", 0, fmt.Errorf("network to %q: an IP address must be written as a dotted quad", EscapeText(s))
+		return "", 0, fmt.Errorf("network to %q: a grant names one host, not a wildcard", command.EscapeText(s))
+	case risk.NonCanonicalIP(h):
+		return "", 0, fmt.Errorf("network to %q: an IP address must be written as a dotted quad", command.EscapeText(s))
 	}
 	return h, port, nil
 }
@@ -80,13 +83,13 @@ func checkNetworkGrant(g sandbox.Grant) (sandbox.Grant, error) {
 // the network dialog: a known registry or the repository's own remote is
 // low, an unknown host or one on this machine or network medium, a
 // link-local address (cloud metadata) high.
-func networkGrantRisk(entry string, remotes []string) (RiskLevel, string) {
+func networkGrantRisk(entry string, remotes []string) (risk.Level, string) {
 	host, _, err := grantEntry(entry)
 	if err != nil {
-		return RiskHigh, "grants network to " + EscapeText(entry) + ", which is not a host"
+		return risk.High, "grants network to " + command.EscapeText(entry) + ", which is not a host"
 	}
-	r := NetworkRisk(host, 0, remotes)
-	return r.Level, "grants network to " + EscapeText(entry) + ": " + strings.Join(r.Facts, "; ")
+	r := risk.NetworkRisk(host, 0, remotes)
+	return r.Level, "grants network to " + command.EscapeText(entry) + ": " + strings.Join(r.Facts, "; ")
 }
 
 // GrantHosts lets the run runID reach hosts without a dialog: the network
@@ -198,13 +201,13 @@ func GrantedChecks(checks []NetworkCheck, g sandbox.Grant, needsApproval bool) [
 		when = " once the request is approved"
 	}
 	for i, c := range checks {
-		forbidRule := c.Rule != nil && c.Rule.Decision == Forbidden
-		if c.Decision == Allow || forbidRule {
+		forbidRule := c.Rule != nil && c.Rule.Decision == rules.Forbidden
+		if c.Decision == rules.Allow || forbidRule {
 			continue
 		}
 		if d.granted("check", netproxy.Destination{Host: c.Host, Port: c.Port}) {
-			checks[i].Decision = Allow
-			checks[i].Reason = fmt.Sprintf("network to %s allowed: granted with the command%s", EscapeText(net.JoinHostPort(c.Host, strconv.Itoa(c.Port))), when)
+			checks[i].Decision = rules.Allow
+			checks[i].Reason = fmt.Sprintf("network to %s allowed: granted with the command%s", command.EscapeText(net.JoinHostPort(c.Host, strconv.Itoa(c.Port))), when)
 		}
 	}
 	return checks

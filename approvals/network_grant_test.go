@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -67,10 +69,10 @@ type netGrantFixture struct {
 	user             *scriptedUser
 	o                *Orchestrator
 	runner           *netRunner
-	book             *RuleBook
+	book             *rules.RuleBook
 }
 
-func newNetGrant(t *testing.T, policy Policy, rules string, dests []netproxy.Destination, answers ...ReviewDecision) *netGrantFixture {
+func newNetGrant(t *testing.T, policy Policy, ruleSet string, dests []netproxy.Destination, answers ...ReviewDecision) *netGrantFixture {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -79,10 +81,10 @@ func newNetGrant(t *testing.T, policy Policy, rules string, dests []netproxy.Des
 	f := &netGrantFixture{ws: filepath.Join(root, "ws"), rules: filepath.Join(root, "rules"), state: filepath.Join(root, "state"), user: &scriptedUser{answers: answers}}
 	os.MkdirAll(f.ws, 0o755)
 	os.MkdirAll(f.rules, 0o755)
-	if rules != "" {
-		os.WriteFile(filepath.Join(f.rules, "net.rules"), []byte(rules), 0o600)
+	if ruleSet != "" {
+		os.WriteFile(filepath.Join(f.rules, "net.rules"), []byte(ruleSet), 0o600)
 	}
-	f.book, err = NewRuleBook([]RuleSource{{Dir: f.rules}}, nil)
+	f.book, err = rules.NewRuleBook([]rules.RuleSource{{Dir: f.rules}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,17 +134,17 @@ func TestNetworkGrantDialogAndRisk(t *testing.T) {
 	os.WriteFile(filepath.Join(f.ws, ".git", "config"), []byte("[remote \"origin\"]\n\turl = https://git.corp.example/team/app.git\n"), 0o600)
 	for _, c := range []struct {
 		asked, shown string
-		level        RiskLevel
+		level        risk.Level
 		fact         string
 	}{
-		{"PyPI.org:443", "pypi.org:443", RiskLow, "known package registry"},
-		{"git.corp.example", "git.corp.example", RiskLow, "this repository's own git remote"},
-		{"downloads.example.net:443", "downloads.example.net:443", RiskMedium, "not a known package registry"},
-		{"169.254.169.254:80", "169.254.169.254:80", RiskHigh, "link-local"},
-		{"[FE80::1]:80", "[fe80::1]:80", RiskHigh, "link-local"},
+		{"PyPI.org:443", "pypi.org:443", risk.Low, "known package registry"},
+		{"git.corp.example", "git.corp.example", risk.Low, "this repository's own git remote"},
+		{"downloads.example.net:443", "downloads.example.net:443", risk.Medium, "not a known package registry"},
+		{"169.254.169.254:80", "169.254.169.254:80", risk.High, "link-local"},
+		{"[FE80::1]:80", "[fe80::1]:80", risk.High, "link-local"},
 	} {
 		ev := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"true"}, Cwd: f.ws, Sandbox: f.sandbox(sandbox.NetworkAsk), Grant: sandbox.Grant{Network: []string{c.asked}}})
-		if ev.Decision != Prompt || !ev.GrantAsked || !slices.Equal(ev.Grant.Network, []string{c.shown}) {
+		if ev.Decision != rules.Prompt || !ev.GrantAsked || !slices.Equal(ev.Grant.Network, []string{c.shown}) {
 			t.Errorf("%s: %s %v %+v (%s)", c.asked, ev.Decision, ev.GrantAsked, ev.Grant, ev.Reason)
 			continue
 		}
@@ -154,13 +156,13 @@ func TestNetworkGrantDialogAndRisk(t *testing.T) {
 		if msg := p.Message(); !strings.Contains(msg, "in the sandbox with network to "+c.shown+"?") {
 			t.Errorf("%s: dialog does not say what is added:\n%s", c.asked, msg)
 		}
-		if first := p.Actions()[0].Title; (c.level == RiskHigh) != (first == TitleDeny) || (c.level == RiskHigh) == p.AllowSession {
+		if first := p.Actions()[0].Title; (c.level == risk.High) != (first == TitleDeny) || (c.level == risk.High) == p.AllowSession {
 			t.Errorf("%s: first action %q, session %v", c.asked, first, p.AllowSession)
 		}
 	}
 	for _, bad := range []string{"*.pypi.org", "0x7f000001", "pypi.org:99999", "https://pypi.org/simple", "pypi.org:0", "user@pypi.org"} {
 		ev := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"true"}, Cwd: f.ws, Sandbox: f.sandbox(sandbox.NetworkAsk), Grant: sandbox.Grant{Network: []string{bad}}})
-		if ev.Decision != Forbidden || !strings.Contains(ev.Reason, "additional permissions refused") {
+		if ev.Decision != rules.Forbidden || !strings.Contains(ev.Reason, "additional permissions refused") {
 			t.Errorf("%q: %s %s", bad, ev.Decision, ev.Reason)
 		}
 	}
@@ -236,7 +238,7 @@ func TestNetworkGrantPersisted(t *testing.T) {
 	if !out.Ran || out.Result.ExitCode != 0 {
 		t.Fatalf("approved: %+v", out)
 	}
-	data, _ := os.ReadFile(filepath.Join(f.rules, DefaultRulesFile))
+	data, _ := os.ReadFile(filepath.Join(f.rules, rules.DefaultRulesFile))
 	if !strings.Contains(string(data), `additional_permissions={"network": ["pypi.org:443"]}`) {
 		t.Fatalf("rule without its grant:\n%s", data)
 	}
@@ -263,7 +265,7 @@ func TestNetworkGrantPersisted(t *testing.T) {
 // runs anything.
 func TestNetworkGrantRefused(t *testing.T) {
 	f := newNetGrant(t, Policy{Ask: Never}, "", nil)
-	if out := f.exec(t, sandbox.NetworkAsk, []string{"pypi.org:443"}, "true"); out.Ran || out.Evaluation.Decision != Forbidden {
+	if out := f.exec(t, sandbox.NetworkAsk, []string{"pypi.org:443"}, "true"); out.Ran || out.Evaluation.Decision != rules.Forbidden {
 		t.Errorf("under never: %+v", out)
 	}
 	f = newNetGrant(t, Policy{Ask: OnRequest}, "", nil, Approved)
@@ -362,23 +364,23 @@ func TestNetworkRetryWithGrant(t *testing.T) {
 // covers a request for that host on one port (no dialog); a request for
 // another host asks; a rule granting one port does not cover another.
 func TestNetworkGrantRuleCoversPorts(t *testing.T) {
-	rules := `prefix_rule(pattern=["pip"], decision="allow", additional_permissions={"network": ["pypi.org"]})` + "\n" +
+	ruleSet := `prefix_rule(pattern=["pip"], decision="allow", additional_permissions={"network": ["pypi.org"]})` + "\n" +
 		`prefix_rule(pattern=["npm"], decision="allow", additional_permissions={"network": ["registry.npmjs.org:443"]})` + "\n"
-	f := newNetGrant(t, Policy{Ask: OnRequest}, rules, nil)
+	f := newNetGrant(t, Policy{Ask: OnRequest}, ruleSet, nil)
 	for _, c := range []struct {
 		argv  []string
 		asked string
-		want  Decision
+		want  rules.Decision
 	}{
-		{[]string{"pip", "download", "six"}, "pypi.org:443", Allow},
-		{[]string{"pip", "download", "six"}, "PyPI.org", Allow},
-		{[]string{"pip", "download", "six"}, "files.pythonhosted.org:443", Prompt},
-		{[]string{"npm", "view", "x"}, "registry.npmjs.org:443", Allow},
-		{[]string{"npm", "view", "x"}, "registry.npmjs.org:8443", Prompt},
-		{[]string{"npm", "view", "x"}, "registry.npmjs.org", Prompt},
+		{[]string{"pip", "download", "six"}, "pypi.org:443", rules.Allow},
+		{[]string{"pip", "download", "six"}, "PyPI.org", rules.Allow},
+		{[]string{"pip", "download", "six"}, "files.pythonhosted.org:443", rules.Prompt},
+		{[]string{"npm", "view", "x"}, "registry.npmjs.org:443", rules.Allow},
+		{[]string{"npm", "view", "x"}, "registry.npmjs.org:8443", rules.Prompt},
+		{[]string{"npm", "view", "x"}, "registry.npmjs.org", rules.Prompt},
 	} {
 		ev := f.o.Evaluator().Evaluate(CommandRequest{Argv: c.argv, Cwd: f.ws, Sandbox: f.sandbox(sandbox.NetworkAsk), Grant: sandbox.Grant{Network: []string{c.asked}}})
-		if ev.Decision != c.want || ev.GrantAsked != (c.want == Prompt) || ev.BypassSandbox {
+		if ev.Decision != c.want || ev.GrantAsked != (c.want == rules.Prompt) || ev.BypassSandbox {
 			t.Errorf("%q asking %s: %s asked=%v bypass=%v (%s)", c.argv, c.asked, ev.Decision, ev.GrantAsked, ev.BypassSandbox, ev.Reason)
 		}
 	}

@@ -3,6 +3,9 @@ package approvals
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // NetworkPrompt is what a network prompt asks about and the facts shown
@@ -24,7 +27,7 @@ type NetworkPrompt struct {
 
 // AlwaysAllowHostTitle is the title of the "Always allow" action for a host.
 func AlwaysAllowHostTitle(host string) string {
-	return "Always allow `" + EscapeText(host) + "`"
+	return "Always allow `" + command.EscapeText(host) + "`"
 }
 
 // networkMessage is a network prompt's text: which command wants which
@@ -37,63 +40,49 @@ func (r PromptRequest) networkMessage() string {
 		n = &NetworkPrompt{}
 	}
 	var b strings.Builder
-	dest := fmt.Sprintf("%s port %d (%s)", EscapeText(n.Host), n.Port, EscapeText(n.Protocol))
-	cmd := commandText(r.Argv)
-	oneLine := EscapeText(cmd)
-	hidden := NeedsEscape(cmd) || NeedsEscape(r.Cwd) || NeedsEscape(n.Host)
+	dest := fmt.Sprintf("%s port %d (%s)", command.EscapeText(n.Host), n.Port, command.EscapeText(n.Protocol))
+	cmd := command.Text(r.Argv)
+	oneLine := command.EscapeText(cmd)
+	hidden := command.NeedsEscape(cmd) || command.NeedsEscape(r.Cwd) || command.NeedsEscape(n.Host)
 	for _, a := range r.Argv {
-		hidden = hidden || NeedsEscape(a)
+		hidden = hidden || command.NeedsEscape(a)
 	}
 	switch {
 	case len(r.Argv) == 0:
 		fmt.Fprintf(&b, "Warden: a sandboxed command wants to connect to %s. Allow?", dest)
-	case len(oneLine) <= maxHeadingBytes && !strings.Contains(cmd, "\n"):
+	case len(oneLine) <= command.MaxHeadingBytes && !strings.Contains(cmd, "\n"):
 		fmt.Fprintf(&b, "Warden: `%s` wants to connect to %s. Allow?", oneLine, dest)
 	default:
 		fmt.Fprintf(&b, "Warden: the command below wants to connect to %s. Allow?", dest)
-		head, tail, cut := headTail(cmd)
+		head, tail, cut := command.HeadTail(cmd)
 		fmt.Fprintf(&b, "\nCommand (%d bytes):", len(cmd))
-		indentLines(&b, EscapeLines(head), "    ")
+		command.IndentLines(&b, command.EscapeLines(head), "    ")
 		if cut > 0 {
-			b.WriteString("\n    " + notShown(cut))
-			indentLines(&b, EscapeLines(tail), "    ")
+			b.WriteString("\n    " + command.NotShown(cut))
+			command.IndentLines(&b, command.EscapeLines(tail), "    ")
 		}
 	}
 	if hidden {
 		b.WriteString("\nNote: this request holds control or invisible characters; they are shown escaped (\\r, \\x1b, \\u202e...)")
 	}
 	if r.Cwd != "" {
-		fmt.Fprintf(&b, "\nin %s", EscapeText(r.Cwd))
+		fmt.Fprintf(&b, "\nin %s", command.EscapeText(r.Cwd))
 	}
 	if r.Reason != "" {
-		fmt.Fprintf(&b, "\nWarden asks because: %s", EscapeText(r.Reason))
+		fmt.Fprintf(&b, "\nWarden asks because: %s", command.EscapeText(r.Reason))
 	}
 	if n.FirstContact {
 		b.WriteString("\nFirst contact with this host this session")
 	} else {
 		b.WriteString("\nThis host was reached before this session")
 	}
-	fmt.Fprintf(&b, "\nUploaded so far by this command: %s", byteCount(n.BytesUp))
-	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
+	fmt.Fprintf(&b, "\nUploaded so far by this command: %s", risk.ByteCount(n.BytesUp))
+	fmt.Fprintf(&b, "\nRisk: %s: %s", r.Risk.Level, command.EscapeText(r.Risk.Summary))
 	for _, f := range r.Risk.Facts {
 		if strings.EqualFold(strings.TrimSpace(f), strings.TrimSpace(r.Risk.Summary)) {
 			continue // the summary says it already
 		}
-		fmt.Fprintf(&b, "\n  - %s", EscapeText(f))
+		fmt.Fprintf(&b, "\n  - %s", command.EscapeText(f))
 	}
 	return b.String()
-}
-
-// byteCount writes n bytes for people: 512 bytes, 3.2 KiB, 1.0 MiB.
-func byteCount(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d %s", n, pluralWord(int(n), "byte", "bytes"))
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit && exp < 4; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -62,7 +64,7 @@ func TestNetworkDialogFacts(t *testing.T) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
 		}
 	}
-	if p.Risk.Level != RiskLow || !p.Sandboxed {
+	if p.Risk.Level != risk.Low || !p.Sandboxed {
 		t.Errorf("risk %s sandboxed %v", p.Risk.Level, p.Sandboxed)
 	}
 	// The summary is not repeated as a bullet; a further fact is listed.
@@ -83,13 +85,13 @@ func TestNetworkDialogFacts(t *testing.T) {
 
 	// An unknown host says so, and is medium: a warning, not info.
 	p = dialogFor(t, cfg, netReq("paste.example", 443, netproxy.HTTPS, "r1"))
-	if p.Risk.Level != RiskMedium || !strings.Contains(p.Message(), "paste.example is not a known package registry nor this repository's remote") {
+	if p.Risk.Level != risk.Medium || !strings.Contains(p.Message(), "paste.example is not a known package registry nor this repository's remote") {
 		t.Errorf("unknown host: %s\n%s", p.Risk.Level, p.Message())
 	}
 	// A big upload is said, in the risk.
 	big := netReq("registry.npmjs.org", 443, netproxy.HTTPS, "r1")
 	big.BytesUp = 5 << 20
-	if p := dialogFor(t, cfg, big); p.Risk.Level != RiskMedium || !strings.Contains(p.Message(), "already uploaded 5.0 MiB") {
+	if p := dialogFor(t, cfg, big); p.Risk.Level != risk.Medium || !strings.Contains(p.Message(), "already uploaded 5.0 MiB") {
 		t.Errorf("big upload: %s\n%s", p.Risk.Level, p.Message())
 	}
 }
@@ -131,7 +133,7 @@ func TestNetworkDialogEscapes(t *testing.T) {
 func TestNetworkDialogHighRisk(t *testing.T) {
 	for _, h := range []string{"169.254.169.254", "fe80::1", "metadata.google.internal"} {
 		p := dialogFor(t, NetworkConfig{RulesDir: t.TempDir()}, netReq(h, 80, netproxy.HTTP, "r1"))
-		if got := strings.Join(actionTitles(p), "|"); got != "Deny|Allow once|Deny and stop" || p.Risk.Level != RiskHigh {
+		if got := strings.Join(actionTitles(p), "|"); got != "Deny|Allow once|Deny and stop" || p.Risk.Level != risk.High {
 			t.Errorf("%s: %s %s", h, p.Risk.Level, got)
 		}
 	}
@@ -162,8 +164,8 @@ func TestRiskNamesHostFacts(t *testing.T) {
 		{[]string{"npm", "install"}, "contacts registry.npmjs.org (the npm registry, a known package registry)"},
 		{[]string{"curl", "http://169.254.169.254/latest/meta-data/"}, "contacts 169.254.169.254 (a link-local address"},
 	} {
-		r := AssessRisk(Analyze(c.argv), RiskContext{Cwd: ws, Home: t.TempDir()})
-		if metadata := strings.Contains(c.want, "link-local"); metadata != (r.Level == RiskHigh) {
+		r := risk.Assess(command.Analyze(c.argv), risk.Context{Cwd: ws, Home: t.TempDir()})
+		if metadata := strings.Contains(c.want, "link-local"); metadata != (r.Level == risk.High) {
 			t.Errorf("%q: risk %s (a metadata address is high, the others are not)", c.argv, r.Level)
 		}
 		if !strings.Contains(strings.Join(r.Facts, "\n"), c.want) {

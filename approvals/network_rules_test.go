@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -51,7 +52,7 @@ network_rule(host="*.Corp.Example.", protocol="any", decision="forbidden")
 		{"\nnetwork_rule(host=\"example.com\", decision=\"\")\n", "t.rules:2: network_rule: missing argument for decision"},
 	}
 	for _, c := range bad {
-		_, err := ParseRules("t.rules", []byte(c.body))
+		_, err := rules.ParseRules("t.rules", []byte(c.body))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want it to say %q", c.body, err, c.want)
 		}
@@ -62,12 +63,12 @@ network_rule(host="*.Corp.Example.", protocol="any", decision="forbidden")
 // apex nor a look-alike; a protocol narrows; IP literals compare as
 // addresses.
 func TestNetworkRuleMatches(t *testing.T) {
-	wild := NetworkRule{Host: "*.example.com", Protocol: ProtocolAny}
-	https := NetworkRule{Host: "example.com", Protocol: "https"}
-	socks := NetworkRule{Host: "example.com", Protocol: "socks5_tcp"}
-	v6 := NetworkRule{Host: "::1", Protocol: ProtocolAny}
+	wild := rules.NetworkRule{Host: "*.example.com", Protocol: rules.ProtocolAny}
+	https := rules.NetworkRule{Host: "example.com", Protocol: "https"}
+	socks := rules.NetworkRule{Host: "example.com", Protocol: "socks5_tcp"}
+	v6 := rules.NetworkRule{Host: "::1", Protocol: rules.ProtocolAny}
 	cases := []struct {
-		r     NetworkRule
+		r     rules.NetworkRule
 		host  string
 		proto netproxy.Protocol
 		want  bool
@@ -107,30 +108,30 @@ network_rule(host="evil.example.com", protocol="https", decision="forbidden", ju
 network_rule(host="ask.example.com", decision="prompt")
 network_rule(host="pypi.org", protocol="https", decision="allow")
 `)
-	rs := &RuleSet{network: p.NetworkRules}
+	rs := &rules.RuleSet{Network: p.NetworkRules}
 	onReq := Policy{Ask: OnRequest}
 	cases := []struct {
 		name   string
 		policy Policy
 		d      netproxy.Destination
-		want   Decision
+		want   rules.Decision
 		reason string
 	}{
-		{"wildcard allow", onReq, dst("cdn.example.com", 443, netproxy.HTTPS), Allow, "allowed by rule at t.rules:2"},
-		{"forbidden beats allow", onReq, dst("evil.example.com", 443, netproxy.HTTPS), Forbidden, "network to evil.example.com:443 forbidden by rule at t.rules:3: exfil endpoint"},
-		{"forbid is https only", onReq, dst("evil.example.com", 80, netproxy.HTTP), Allow, "t.rules:2"},
-		{"prompt beats allow", onReq, dst("ask.example.com", 443, netproxy.HTTPS), Prompt, "the rule at t.rules:4 asks"},
-		{"apex not covered", onReq, dst("example.com", 443, netproxy.HTTPS), Prompt, "no network_rule covers example.com:443"},
-		{"protocol narrows", onReq, dst("pypi.org", 80, netproxy.HTTP), Prompt, "no network_rule"},
-		{"never refuses", Policy{Ask: Never}, dst("example.com", 443, netproxy.HTTPS), Forbidden, "network to example.com:443 refused: approval policy is never"},
-		{"never keeps allow rules", Policy{Ask: Never}, dst("pypi.org", 443, netproxy.HTTPS), Allow, "t.rules:5"},
-		{"never refuses a prompt rule", Policy{Ask: Never}, dst("ask.example.com", 443, netproxy.HTTPS), Forbidden, "approval policy is never"},
-		{"untrusted asks", Policy{Ask: Untrusted}, dst("example.com", 443, netproxy.HTTPS), Prompt, ""},
-		{"on-failure asks", Policy{Ask: OnFailure}, dst("example.com", 443, netproxy.HTTPS), Prompt, ""},
-		{"granular rejects network", Policy{Ask: Granular, Reject: RejectCategories{Network: true}}, dst("example.com", 443, netproxy.HTTPS), Forbidden, "granular"},
-		{"granular asks otherwise", Policy{Ask: Granular, Reject: RejectCategories{Patches: true}}, dst("example.com", 443, netproxy.HTTPS), Prompt, ""},
-		{"granular rules rejects prompt rules", Policy{Ask: Granular, Reject: RejectCategories{Rules: true}}, dst("ask.example.com", 443, netproxy.HTTPS), Forbidden, "granular"},
-		{"IPv6 forbidden literal", onReq, dst("::1", 443, netproxy.HTTPS), Prompt, "[::1]:443"},
+		{"wildcard allow", onReq, dst("cdn.example.com", 443, netproxy.HTTPS), rules.Allow, "allowed by rule at t.rules:2"},
+		{"forbidden beats allow", onReq, dst("evil.example.com", 443, netproxy.HTTPS), rules.Forbidden, "network to evil.example.com:443 forbidden by rule at t.rules:3: exfil endpoint"},
+		{"forbid is https only", onReq, dst("evil.example.com", 80, netproxy.HTTP), rules.Allow, "t.rules:2"},
+		{"prompt beats allow", onReq, dst("ask.example.com", 443, netproxy.HTTPS), rules.Prompt, "the rule at t.rules:4 asks"},
+		{"apex not covered", onReq, dst("example.com", 443, netproxy.HTTPS), rules.Prompt, "no network_rule covers example.com:443"},
+		{"protocol narrows", onReq, dst("pypi.org", 80, netproxy.HTTP), rules.Prompt, "no network_rule"},
+		{"never refuses", Policy{Ask: Never}, dst("example.com", 443, netproxy.HTTPS), rules.Forbidden, "network to example.com:443 refused: approval policy is never"},
+		{"never keeps allow rules", Policy{Ask: Never}, dst("pypi.org", 443, netproxy.HTTPS), rules.Allow, "t.rules:5"},
+		{"never refuses a prompt rule", Policy{Ask: Never}, dst("ask.example.com", 443, netproxy.HTTPS), rules.Forbidden, "approval policy is never"},
+		{"untrusted asks", Policy{Ask: Untrusted}, dst("example.com", 443, netproxy.HTTPS), rules.Prompt, ""},
+		{"on-failure asks", Policy{Ask: OnFailure}, dst("example.com", 443, netproxy.HTTPS), rules.Prompt, ""},
+		{"granular rejects network", Policy{Ask: Granular, Reject: RejectCategories{Network: true}}, dst("example.com", 443, netproxy.HTTPS), rules.Forbidden, "granular"},
+		{"granular asks otherwise", Policy{Ask: Granular, Reject: RejectCategories{Patches: true}}, dst("example.com", 443, netproxy.HTTPS), rules.Prompt, ""},
+		{"granular rules rejects prompt rules", Policy{Ask: Granular, Reject: RejectCategories{Rules: true}}, dst("ask.example.com", 443, netproxy.HTTPS), rules.Forbidden, "granular"},
+		{"IPv6 forbidden literal", onReq, dst("::1", 443, netproxy.HTTPS), rules.Prompt, "[::1]:443"},
 	}
 	for _, c := range cases {
 		ev := EvaluateNetwork(rs, c.policy, c.d)
@@ -138,7 +139,7 @@ network_rule(host="pypi.org", protocol="https", decision="allow")
 			t.Errorf("%s: %s %q, want %s containing %q", c.name, ev.Decision, ev.Reason, c.want, c.reason)
 		}
 	}
-	if ev := EvaluateNetwork(nil, onReq, dst("example.com", 443, netproxy.HTTPS)); ev.Decision != Prompt {
+	if ev := EvaluateNetwork(nil, onReq, dst("example.com", 443, netproxy.HTTPS)); ev.Decision != rules.Prompt {
 		t.Errorf("no rules: %s, want prompt", ev.Decision)
 	}
 }
@@ -153,29 +154,29 @@ func TestNetworkRulesWorkspaceTightenOnly(t *testing.T) {
 	writeRules(t, ws, "w.rules", `network_rule(host="exfil.example", decision="allow")
 network_rule(host="pypi.org", protocol="http", decision="forbidden")
 `)
-	rs, err := LoadRules([]RuleSource{{Dir: user, Trust: TrustFull}, {Dir: ws, Trust: TrustTightenOnly}})
+	rs, err := rules.LoadRules([]rules.RuleSource{{Dir: user, Trust: rules.TrustFull}, {Dir: ws, Trust: rules.TrustTightenOnly}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	onReq := Policy{Ask: OnRequest}
-	if ev := EvaluateNetwork(rs, onReq, dst("exfil.example", 443, netproxy.HTTPS)); ev.Decision != Prompt {
+	if ev := EvaluateNetwork(rs, onReq, dst("exfil.example", 443, netproxy.HTTPS)); ev.Decision != rules.Prompt {
 		t.Errorf("untrusted workspace allowed its own host: %s %s", ev.Decision, ev.Reason)
 	}
-	if ev := EvaluateNetwork(rs, onReq, dst("pypi.org", 443, netproxy.HTTPS)); ev.Decision != Allow {
+	if ev := EvaluateNetwork(rs, onReq, dst("pypi.org", 443, netproxy.HTTPS)); ev.Decision != rules.Allow {
 		t.Errorf("user allow rule: %s %s", ev.Decision, ev.Reason)
 	}
-	if ev := EvaluateNetwork(rs, onReq, dst("pypi.org", 80, netproxy.HTTP)); ev.Decision != Forbidden {
+	if ev := EvaluateNetwork(rs, onReq, dst("pypi.org", 80, netproxy.HTTP)); ev.Decision != rules.Forbidden {
 		t.Errorf("workspace forbid rule: %s %s", ev.Decision, ev.Reason)
 	}
 	if len(rs.Warnings) != 1 || !strings.Contains(rs.Warnings[0], "w.rules:1: network allow rule ignored") {
 		t.Errorf("warnings = %q", rs.Warnings)
 	}
 	// Trusted, the same allow rule counts.
-	rs, err = LoadRules([]RuleSource{{Dir: ws, Trust: TrustFull}})
+	rs, err = rules.LoadRules([]rules.RuleSource{{Dir: ws, Trust: rules.TrustFull}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ev := EvaluateNetwork(rs, onReq, dst("exfil.example", 443, netproxy.HTTPS)); ev.Decision != Allow {
+	if ev := EvaluateNetwork(rs, onReq, dst("exfil.example", 443, netproxy.HTTPS)); ev.Decision != rules.Allow {
 		t.Errorf("trusted workspace allow rule: %s", ev.Decision)
 	}
 }

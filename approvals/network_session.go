@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -16,7 +17,7 @@ func NetworkKey(d netproxy.Destination) string {
 		Host     string `json:"host"`
 		Protocol string `json:"protocol"`
 		Port     int    `json:"port"`
-	}{"network", NormalizeHost(d.Host), string(d.Protocol), d.Port})
+	}{"network", rules.NormalizeHost(d.Host), string(d.Protocol), d.Port})
 	return string(b)
 }
 
@@ -57,7 +58,7 @@ func (s *SessionStore) Remember(keys ...string) {
 func (s *SessionStore) Contacted(host string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.contacted[NormalizeHost(host)]
+	return s.contacted[rules.NormalizeHost(host)]
 }
 
 // markContacted notes that a connection to host was allowed.
@@ -67,5 +68,5 @@ func (s *SessionStore) markContacted(host string) {
 	if s.contacted == nil {
 		s.contacted = map[string]bool{}
 	}
-	s.contacted[NormalizeHost(host)] = true
+	s.contacted[rules.NormalizeHost(host)] = true
 }

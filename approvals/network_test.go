@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -189,8 +192,8 @@ func TestNetworkDeciderSession(t *testing.T) {
 // once, and a fresh load from disk finds it.
 func TestNetworkDeciderAlwaysAllow(t *testing.T) {
 	rulesDir := filepath.Join(t.TempDir(), "rules")
-	writeRules(t, rulesDir, DefaultRulesFile, `prefix_rule(pattern=["git", "status"])`)
-	book, err := NewRuleBook([]RuleSource{{Dir: rulesDir}}, nil)
+	writeRules(t, rulesDir, rules.DefaultRulesFile, `prefix_rule(pattern=["git", "status"])`)
+	book, err := rules.NewRuleBook([]rules.RuleSource{{Dir: rulesDir}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +213,7 @@ func TestNetworkDeciderAlwaysAllow(t *testing.T) {
 	if v := <-out; !v.Allow || v.Reason != "network to crates.io:443 always allowed by the user" {
 		t.Fatalf("verdict %+v", v)
 	}
-	data, err := os.ReadFile(filepath.Join(rulesDir, DefaultRulesFile))
+	data, err := os.ReadFile(filepath.Join(rulesDir, rules.DefaultRulesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,24 +229,24 @@ func TestNetworkDeciderAlwaysAllow(t *testing.T) {
 		t.Errorf("after always allow: %+v", v)
 	}
 	// Reloaded from disk, by a new book.
-	fresh, err := NewRuleBook([]RuleSource{{Dir: rulesDir}}, nil)
+	fresh, err := rules.NewRuleBook([]rules.RuleSource{{Dir: rulesDir}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	set, _ := fresh.Current()
-	if ev := EvaluateNetwork(set, Policy{Ask: OnRequest}, req.Dest); ev.Decision != Allow || !strings.Contains(ev.Reason, DefaultRulesFile+":2") {
+	if ev := EvaluateNetwork(set, Policy{Ask: OnRequest}, req.Dest); ev.Decision != rules.Allow || !strings.Contains(ev.Reason, rules.DefaultRulesFile+":2") {
 		t.Errorf("reloaded: %s %s", ev.Decision, ev.Reason)
 	}
 	if c := g.calls.Load(); c != 1 {
 		t.Errorf("%d dialogs, want 1", c)
 	}
 	// The same answer twice writes the line once.
-	if added, err := AppendNetworkAllowRule(rulesDir, "crates.io", netproxy.HTTPS); added || err != nil {
+	if added, err := rules.AppendNetworkAllowRule(rulesDir, "crates.io", netproxy.HTTPS); added || err != nil {
 		t.Errorf("second append: added %v, %v", added, err)
 	}
 	// A host that is not one exact host is never written.
 	for _, h := range []string{"*.crates.io", "a b", "x\n"} {
-		if _, err := AppendNetworkAllowRule(rulesDir, h, netproxy.HTTPS); err == nil {
+		if _, err := rules.AppendNetworkAllowRule(rulesDir, h, netproxy.HTTPS); err == nil {
 			t.Errorf("appended a rule for %q", h)
 		}
 	}
@@ -398,7 +401,7 @@ func TestNetworkDeciderPolicyAndRules(t *testing.T) {
 	writeRules(t, dir, "n.rules", `network_rule(host="*.internal.example", decision="forbidden", justification="intranet")
 network_rule(host="proxy.golang.org", protocol="https", decision="allow")
 `)
-	book, err := NewRuleBook([]RuleSource{{Dir: dir}}, nil)
+	book, err := rules.NewRuleBook([]rules.RuleSource{{Dir: dir}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,8 +494,8 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 	if c := g.calls.Load(); c != 0 {
 		t.Fatalf("%d dialogs for disguised addresses", c)
 	}
-	r := AssessRisk(Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), RiskContext{Cwd: t.TempDir(), Home: t.TempDir()})
-	if r.Level != RiskHigh {
+	r := risk.Assess(command.Analyze([]string{"curl", "http://0xa9fea9fe/latest/meta-data/"}), risk.Context{Cwd: t.TempDir(), Home: t.TempDir()})
+	if r.Level != risk.High {
 		t.Errorf("curl to a disguised address: risk %s %q", r.Level, r.Facts)
 	}
 	for _, c := range []struct {
@@ -507,13 +510,13 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 	} {
 		out := decideAll(context.Background(), d, 1, netReq(c.host, 80, netproxy.HTTP, ""))
 		p := g.next(t)
-		if (p.Risk.Level == RiskHigh) != c.high || p.Network.Amend != c.amendable {
+		if (p.Risk.Level == risk.High) != c.high || p.Network.Amend != c.amendable {
 			t.Errorf("%q: risk %s, always allow offered %v", c.host, p.Risk.Level, p.Network.Amend)
 		}
 		g.answer(t, Denied, nil)
 		<-out
 	}
-	if _, err := AppendNetworkAllowRule(t.TempDir(), `pypi.org")`+"\n"+`network_rule(host="*.com`, netproxy.HTTPS); err == nil {
+	if _, err := rules.AppendNetworkAllowRule(t.TempDir(), `pypi.org")`+"\n"+`network_rule(host="*.com`, netproxy.HTTPS); err == nil {
 		t.Error("a host with a quote and a newline was written as a rule")
 	}
 }
@@ -525,7 +528,7 @@ func TestNetworkDeciderDisguisedAddresses(t *testing.T) {
 // gone.
 func TestNetworkDeciderGrantHosts(t *testing.T) {
 	p := mustParse(t, `network_rule(host="evil.example", decision="forbidden")`)
-	book := &RuleBook{set: &RuleSet{network: p.NetworkRules}, good: true}
+	book := rules.BookOf(&rules.RuleSet{Network: p.NetworkRules})
 	g := newGate()
 	for _, policy := range []Policy{{Ask: OnRequest}, {Ask: Never}} {
 		d := NewNetworkDecider(NetworkConfig{Policy: policy, Prompter: g, Rules: book})

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -79,8 +81,8 @@ type RunResult struct {
 // command runs or a rule is saved, and before the outcome is returned.
 type Orchestrator struct {
 	Policy   Policy
-	Rules    *RuleBook // nil: no rules
-	RulesDir string    // where "Always allow" persists rules (config.RulesDir())
+	Rules    *rules.RuleBook // nil: no rules
+	RulesDir string          // where "Always allow" persists rules (config.RulesDir())
 	Prompter Prompter
 	Runner   Runner
 	Session  *SessionStore // nil: a fresh store per orchestrator
@@ -158,24 +160,24 @@ func (o *Orchestrator) Exec(ctx context.Context, req ExecRequest) (*ExecOutcome,
 	ev := o.Evaluator().Evaluate(req.CommandRequest)
 	out := &ExecOutcome{Evaluation: ev}
 	if cwdErr != nil {
-		ev.Decision, ev.Reason = Forbidden, cwdErr.Error()
+		ev.Decision, ev.Reason = rules.Forbidden, cwdErr.Error()
 		return o.refuse(out, req, ev.Reason), nil
 	}
 	outside := ""
-	if ev.Decision != Forbidden {
+	if ev.Decision != rules.Forbidden {
 		outside = o.judgeWorkdir(req.CommandRequest, ev)
 	}
 	o.audit(AuditEvent{Event: "requirement", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String(), Grant: grantRef(ev.Grant)})
 
 	// 1. Forbidden: nothing runs.
-	if ev.Decision == Forbidden {
+	if ev.Decision == rules.Forbidden {
 		return o.refuse(out, req, ev.Reason), nil
 	}
 
 	// 2. Needs approval: ask, unless this session already approved it.
 	escalate := !req.Sandbox.Restricted()
 	grant := ev.Grant
-	if ev.Decision == Prompt {
+	if ev.Decision == rules.Prompt {
 		sandboxed := !ev.Escalate && req.Sandbox.Restricted()
 		p := o.commandPrompt(PromptCommand, req, ev, sandboxed)
 		keys := []string{CommandKey(req.Argv, req.Cwd, sandboxKey(req.Sandbox, !sandboxed))}
@@ -279,11 +281,11 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	// The decision that allowed it is on disk before it runs.
 	ready, wait, err := o.barrierBeforeRun()
 	if err != nil {
-		return RunResult{ExitCode: -1}, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+		return RunResult{ExitCode: -1}, fmt.Errorf("run %s: %w", command.Display(req.Argv), err)
 	}
 	if !unsandboxed && (req.Sandbox.Mode != ReadOnly || len(grant.Write) > 0) {
 		// What it writes may be what an approved unsandboxed command reads.
-		o.session().LapseUnsandboxed(fmt.Sprintf("the sandboxed run of `%s`", DisplayCommand(req.Argv)))
+		o.session().LapseUnsandboxed(fmt.Sprintf("the sandboxed run of `%s`", command.Display(req.Argv)))
 	}
 	start := time.Now()
 	res, err := o.Runner.Run(ctx, RunSpec{
@@ -301,7 +303,7 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	if err != nil {
 		ev.Reason = err.Error()
 		o.audit(ev)
-		return res, fmt.Errorf("run %s: %w", DisplayCommand(req.Argv), err)
+		return res, fmt.Errorf("run %s: %w", command.Display(req.Argv), err)
 	}
 	code := res.ExitCode
 	ev.ExitCode = &code
@@ -320,7 +322,7 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 
 func (o *Orchestrator) commandPrompt(kind PromptKind, req ExecRequest, ev *Evaluation, sandboxed bool) PromptRequest {
 	return PromptRequest{
-		Kind: kind, Argv: req.Argv, Command: DisplayCommand(req.Argv), Cwd: req.Cwd,
+		Kind: kind, Argv: req.Argv, Command: command.Display(req.Argv), Cwd: req.Cwd,
 		Justification: req.Justification, Reason: ev.Reason, Sandboxed: sandboxed, Sandbox: req.Sandbox,
 		Risk: ev.Risk, Amendment: ev.Amendment, AllowSession: ev.OffersSessionApproval(),
 	}
@@ -381,25 +383,25 @@ func (o *Orchestrator) persistAmendment(req ExecRequest, prefix []string, grant 
 	}
 	o.commit() // the approval that saves the rule is on disk first
 	// A rule for a request with a grant carries it: it stays sandboxed.
-	added, err := AppendGrantRule(o.RulesDir, prefix, grant)
+	added, err := rules.AppendGrantRule(o.RulesDir, prefix, grant)
 	ev := AuditEvent{Event: "amendment", Kind: "command", Argv: req.Argv, Cwd: req.Cwd, Amendment: prefix, Grant: grantRef(grant)}
 	switch {
 	case err != nil:
 		ev.Reason = err.Error()
-		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", DisplayCommand(prefix), err))
+		o.notify(fmt.Sprintf("Warden could not save the rule for `%s`: %v", command.Display(prefix), err))
 	case added:
-		ev.Reason = "appended to " + DefaultRulesFile
+		ev.Reason = "appended to " + rules.DefaultRulesFile
 		with := ""
 		if !grant.IsZero() {
 			with = ", in the sandbox with " + req.Sandbox.DescribeGrant(grant)
 		}
-		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", DisplayCommand(prefix), with, DefaultRulesFile))
+		o.notify(fmt.Sprintf("Warden saved: always allow `%s`%s (%s)", command.Display(prefix), with, rules.DefaultRulesFile))
 	default:
-		ev.Reason = "already present in " + DefaultRulesFile
+		ev.Reason = "already present in " + rules.DefaultRulesFile
 	}
 	o.audit(ev)
 	if err == nil && o.Rules != nil {
-		o.Rules.addAllow(prefix, filepath.Join(o.RulesDir, DefaultRulesFile), grantRef(grant))
+		o.Rules.AddAllow(prefix, filepath.Join(o.RulesDir, rules.DefaultRulesFile), grantRef(grant))
 	}
 }
 

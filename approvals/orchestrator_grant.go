@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -19,7 +20,7 @@ func (o *Orchestrator) retryWithGrant(ctx context.Context, out *ExecOutcome, req
 	p.Risk = ev.Risk
 	p.Risk.Facts = append([]string(nil), ev.Risk.Facts...)
 	addGrantRisk(&p.Risk, req.Sandbox.Policy(), suggest, req.Cwd)
-	p.AllowSession = p.Risk.Level < RiskHigh
+	p.AllowSession = p.Risk.Level < risk.High
 	p.Grant, p.Added, p.OfferUnsandboxed = wider, suggest, true
 	why, blocked := "the sandbox blocked it", out.Result.Denial
 	if !out.Result.SandboxDenied {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -153,7 +155,7 @@ func TestGrantAlwaysAllowPersistsTheGrant(t *testing.T) {
 	if !res.Ran || !exists(filepath.Join(f.a, "first")) {
 		t.Fatalf("%+v", res)
 	}
-	data, err := os.ReadFile(filepath.Join(f.rules, DefaultRulesFile))
+	data, err := os.ReadFile(filepath.Join(f.rules, rules.DefaultRulesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +165,7 @@ func TestGrantAlwaysAllowPersistsTheGrant(t *testing.T) {
 	// A fresh orchestrator reads the rule from disk; nobody answers.
 	g := newGrantOrch(t, OnRequest)
 	g.home, g.a, g.b, g.secret = f.home, f.a, f.b, f.secret
-	book, err := NewRuleBook([]RuleSource{{Dir: f.rules}}, nil)
+	book, err := rules.NewRuleBook([]rules.RuleSource{{Dir: f.rules}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,11 +190,11 @@ func TestGrantAlwaysAllowPersistsTheGrant(t *testing.T) {
 func TestGrantRefusedUnderNever(t *testing.T) {
 	f := newGrantOrch(t, Never)
 	res, _ := f.run(t, sandbox.Grant{Write: []string{f.a}}, "touch", f.a+"/never")
-	if res.Ran || res.Evaluation.Decision != Forbidden || exists(filepath.Join(f.a, "never")) {
+	if res.Ran || res.Evaluation.Decision != rules.Forbidden || exists(filepath.Join(f.a, "never")) {
 		t.Fatalf("under never: %+v", res)
 	}
 	res, _ = f.run(t, sandbox.Grant{Read: []string{f.secret}}, "cat", f.secret)
-	if res.Ran || res.Evaluation.Decision != Forbidden {
+	if res.Ran || res.Evaluation.Decision != rules.Forbidden {
 		t.Fatalf("read grant under never: %+v", res)
 	}
 	if res, _ := f.run(t, sandbox.Grant{}, "touch", f.ws+"/twin"); !res.Ran || !exists(filepath.Join(f.ws, "twin")) {
@@ -213,7 +215,7 @@ func TestGrantReadOfOneSecret(t *testing.T) {
 	f := newGrantOrch(t, OnRequest, Approved, Approved)
 	res, out := f.run(t, sandbox.Grant{Read: []string{"~/.ssh/id_deploy"}}, "cat", f.secret)
 	p := f.user.prompts()
-	if len(p) != 1 || p[0].Risk.Level != RiskHigh || p[0].Actions()[0].Title != TitleDeny || p[0].AllowSession {
+	if len(p) != 1 || p[0].Risk.Level != risk.High || p[0].Actions()[0].Title != TitleDeny || p[0].AllowSession {
 		t.Fatalf("read of a secret: prompts %+v", p)
 	}
 	if !strings.Contains(p[0].Message(), "read access to ~/.ssh/id_deploy") {
@@ -266,7 +268,7 @@ func TestGrantRetryAfterBlockedWrite(t *testing.T) {
 	}
 	f.run(t, sandbox.Grant{}, f.script(t, "build.sh", `touch "`+f.home+`/new-file"`))
 	p = f.user.prompts()
-	if len(p) != 1 || p[0].Actions()[0].Title != TitleDeny || p[0].Risk.Level != RiskHigh {
+	if len(p) != 1 || p[0].Actions()[0].Title != TitleDeny || p[0].Risk.Level != risk.High {
 		t.Fatalf("high-risk retry: %+v", p)
 	}
 	if exists(filepath.Join(f.home, "new-file")) {
@@ -307,13 +309,13 @@ func TestGrantRuleLinkSwapNotFollowed(t *testing.T) {
 	if err := os.MkdirAll(l, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	rules := `prefix_rule(pattern=["touch"], decision="allow", additional_permissions={"write": ["` + l + `"]})` + "\n" +
+	ruleSet := `prefix_rule(pattern=["touch"], decision="allow", additional_permissions={"write": ["` + l + `"]})` + "\n" +
 		`prefix_rule(pattern=["mkdir"], decision="allow", additional_permissions={"write": ["` + f.a + `"]})` + "\n"
 	os.MkdirAll(f.rules, 0o755)
-	if err := os.WriteFile(filepath.Join(f.rules, "grants.rules"), []byte(rules), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(f.rules, "grants.rules"), []byte(ruleSet), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	book, err := NewRuleBook([]RuleSource{{Dir: f.rules}}, nil)
+	book, err := rules.NewRuleBook([]rules.RuleSource{{Dir: f.rules}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestGrantRuleLinkSwapNotFollowed(t *testing.T) {
 // with absolute or ~/ paths and known keys.
 func TestGrantRulesLoader(t *testing.T) {
 	ok := `prefix_rule(pattern=["pip", "install"], additional_permissions={"write": ["~/.cache/pip"], "read": ["/opt/data"]})`
-	p, err := ParseRules("t.rules", []byte(ok))
+	p, err := rules.ParseRules("t.rules", []byte(ok))
 	if err != nil || p.Rules[0].Grant == nil || !slices.Equal(p.Rules[0].Grant.Write, []string{"~/.cache/pip"}) || !slices.Equal(p.Rules[0].Grant.Read, []string{"/opt/data"}) {
 		t.Fatalf("%+v %v", p, err)
 	}
@@ -348,13 +350,13 @@ func TestGrantRulesLoader(t *testing.T) {
 		`prefix_rule(pattern=["pip"], additional_permissions={})`:                                     "is empty",
 		`prefix_rule(pattern=["pip"], additional_permissions={"write": "/x"})`:                        "must be a list",
 	} {
-		if _, err := ParseRules("t.rules", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := rules.ParseRules("t.rules", []byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", src, err, want)
 		}
 	}
 	// What Always allow writes loads back with its grant.
-	line := grantRuleLine([]string{"touch", "a b"}, sandbox.Grant{Write: []string{"/w"}, Read: []string{"/r\"q"}})
-	p, err = ParseRules("t.rules", []byte(line))
+	line := rules.GrantRuleLine([]string{"touch", "a b"}, sandbox.Grant{Write: []string{"/w"}, Read: []string{"/r\"q"}})
+	p, err = rules.ParseRules("t.rules", []byte(line))
 	if err != nil || !slices.Equal(p.Rules[0].Grant.Read, []string{"/r\"q"}) {
 		t.Errorf("%s: %+v %v", line, p, err)
 	}

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,7 +108,7 @@ func newOrch(t *testing.T, ask AskForApproval, answers ...ReviewDecision) *orchF
 	root := t.TempDir()
 	f := &orchFixture{ws: filepath.Join(root, "ws"), rules: filepath.Join(root, "rules"), state: filepath.Join(root, "state"), user: &scriptedUser{answers: answers}}
 	os.MkdirAll(f.ws, 0o755)
-	book, err := NewRuleBook([]RuleSource{{Dir: f.rules}}, nil)
+	book, err := rules.NewRuleBook([]rules.RuleSource{{Dir: f.rules}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,7 @@ func TestOrchestratorEachDecision(t *testing.T) {
 	if !res.Ran || res.Decision != ApprovedWithAmendment {
 		t.Fatalf("always allow: %+v", res)
 	}
-	data, _ := os.ReadFile(filepath.Join(f.rules, DefaultRulesFile))
+	data, _ := os.ReadFile(filepath.Join(f.rules, rules.DefaultRulesFile))
 	if string(data) != "prefix_rule(pattern=[\"touch\", \"always\"], decision=\"allow\")\n" {
 		t.Errorf("default.rules = %q", data)
 	}
@@ -239,7 +241,7 @@ func TestOrchestratorEachDecision(t *testing.T) {
 	}
 	// A fresh rule book (a restart) reads it back.
 	f.o.Rules.Reload()
-	if e := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"touch", "always", "more"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}}); e.Decision != Allow {
+	if e := f.o.Evaluator().Evaluate(CommandRequest{Argv: []string{"touch", "always", "more"}, Cwd: f.ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{f.ws}}}); e.Decision != rules.Allow {
 		t.Errorf("after reload: %s", e.Decision)
 	}
 
@@ -414,7 +416,7 @@ func TestOrchestratorFailsClosed(t *testing.T) {
 	if res.Ran {
 		t.Errorf("session approval of a high-risk command was accepted: %+v", res)
 	}
-	if p := f.user.prompts(); len(p) != 1 || p[0].AllowSession || p[0].Risk.Level != RiskHigh {
+	if p := f.user.prompts(); len(p) != 1 || p[0].AllowSession || p[0].Risk.Level != risk.High {
 		t.Errorf("high-risk prompt %+v", p)
 	}
 }

@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -63,11 +66,11 @@ type PatchReason struct {
 
 // PatchEvaluation is the requirement for a patch.
 type PatchEvaluation struct {
-	Decision Decision      `json:"decision"`
-	Reasons  []PatchReason `json:"reasons"`
-	Reason   string        `json:"reason"`
-	Risk     Risk          `json:"risk"`
-	Keys     []string      `json:"-"` // one session key per touched path
+	Decision rules.Decision `json:"decision"`
+	Reasons  []PatchReason  `json:"reasons"`
+	Reason   string         `json:"reason"`
+	Risk     risk.Risk      `json:"risk"`
+	Keys     []string       `json:"-"` // one session key per touched path
 }
 
 // PatchApproval is the outcome: whether the patch may be applied.
@@ -87,14 +90,14 @@ type PatchApproval struct {
 func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	e := &PatchEvaluation{Reasons: []PatchReason{}}
 	if len(req.Files) == 0 {
-		e.Decision, e.Reason = Forbidden, "the patch changes no files"
+		e.Decision, e.Reason = rules.Forbidden, "the patch changes no files"
 		return e
 	}
-	as := &assessor{ctx: RiskContext{Cwd: req.Cwd, Sandbox: req.Sandbox}, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
-	as.ctx.Home, _ = os.UserHomeDir()
-	as.roots = append(as.roots, req.Sandbox.WritableRoots...)
+	as := risk.NewAssessor(risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.Policy()})
+	as.Ctx.Home, _ = os.UserHomeDir()
+	as.Roots = append(as.Roots, req.Sandbox.WritableRoots...)
 	if req.Sandbox.Mode != ReadOnly {
-		as.roots = append(as.roots, req.Cwd)
+		as.Roots = append(as.Roots, req.Cwd)
 	}
 	held := req.Sandbox.heldBy(req.Cwd)
 	var names []string
@@ -105,40 +108,36 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 		}
 		for _, p := range paths {
 			p = filepath.Clean(p)
-			names = append(names, as.display(p, false))
+			names = append(names, as.Display(p, false))
 			e.Keys = append(e.Keys, PatchFileKey(p))
 			switch {
-			case req.Sandbox.Mode != DangerFullAccess && !as.inside(p):
+			case req.Sandbox.Mode != DangerFullAccess && !as.Inside(p):
 				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
-				as.add(RiskHigh, SystemModification, "writes outside the workspace: "+as.display(p, false))
-			case o.protected(p, as.roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
+				as.Add(risk.High, risk.SystemModification, "writes outside the workspace: "+as.Display(p, false))
+			case o.protected(p, as.Roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
 				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
-				as.add(RiskHigh, SystemModification, "changes a protected path: "+as.display(p, false))
+				as.Add(risk.High, risk.SystemModification, "changes a protected path: "+as.Display(p, false))
 			}
 		}
 		if f.Change == PatchDelete {
 			size := ""
 			if info, err := os.Stat(f.Path); err == nil {
-				size = " (" + humanBytes(info.Size()) + ")"
+				size = " (" + risk.HumanBytes(info.Size()) + ")"
 			}
-			as.add(RiskMedium, DataDeletion, "deletes "+as.display(f.Path, false)+size)
+			as.Add(risk.Medium, risk.DataDeletion, "deletes "+as.Display(f.Path, false)+size)
 		}
 	}
-	cats := make([]RiskCategory, 0, len(as.categories))
-	for c := range as.categories {
-		cats = append(cats, c)
-	}
-	e.Risk = Risk{Level: as.level, Categories: cats, Facts: as.factsBySeverity()}
+	e.Risk = as.Found()
 	if len(e.Risk.Facts) == 0 {
-		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), pluralWord(len(req.Files), "file", "files"))
+		e.Risk.Summary = fmt.Sprintf("Edits %d %s inside the workspace", len(req.Files), command.PluralWord(len(req.Files), "file", "files"))
 	} else {
-		e.Risk.Summary = summarize(&Analysis{}, e.Risk)
+		e.Risk.Summary = risk.Summarize(&command.Analysis{}, e.Risk)
 	}
 
 	what := strings.Join(names, ", ")
 	switch {
 	case len(e.Reasons) == 0 && o.Policy.Ask != Untrusted:
-		e.Decision, e.Reason = Allow, "every file is inside the writable roots"
+		e.Decision, e.Reason = rules.Allow, "every file is inside the writable roots"
 		return e
 	case len(e.Reasons) == 0:
 		e.Reasons = append(e.Reasons, PatchReason{req.Files[0].Path, PolicyAsks})
@@ -146,16 +145,16 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 	default:
 		var parts []string
 		for _, r := range e.Reasons {
-			parts = append(parts, fmt.Sprintf("%s (%s)", as.display(r.Path, false), r.Kind))
+			parts = append(parts, fmt.Sprintf("%s (%s)", as.Display(r.Path, false), r.Kind))
 		}
 		e.Reason = "the patch touches " + strings.Join(parts, ", ")
 	}
 	if o.Policy.rejects(categoryPatches) {
-		e.Decision = Forbidden
+		e.Decision = rules.Forbidden
 		e.Reason = fmt.Sprintf("patch to %s rejected: %s, and the %s policy does not ask", what, e.Reason, o.Policy.Ask)
 		return e
 	}
-	e.Decision = Prompt
+	e.Decision = rules.Prompt
 	return e
 }
 
@@ -177,7 +176,7 @@ func (o *Orchestrator) protected(p string, roots []string, cwd string, flagged [
 		if !filepath.IsAbs(extra) {
 			extra = filepath.Join(cwd, extra)
 		}
-		if within(extra, p) {
+		if risk.Within(extra, p) {
 			return true
 		}
 	}
@@ -209,24 +208,24 @@ func (o *Orchestrator) ApprovePatch(ctx context.Context, req PatchRequest) (*Pat
 	}
 	o.audit(AuditEvent{Event: "requirement", Kind: "patch", Files: files, Cwd: req.Cwd, Decision: ev.Decision.String(), Reason: ev.Reason, Risk: ev.Risk.Level.String()})
 	switch ev.Decision {
-	case Allow:
+	case rules.Allow:
 		out.Approved = true
 		o.lapseForPatch(files)
 		return out, nil
-	case Forbidden:
+	case rules.Forbidden:
 		out.Refused = ev.Reason
 		o.audit(AuditEvent{Event: "refused", Kind: "patch", Files: files, Cwd: req.Cwd, Reason: ev.Reason})
 		return out, nil
 	}
 	display := make([]string, 0, len(req.Files))
-	as := &assessor{ctx: RiskContext{Cwd: req.Cwd}}
+	as := risk.NewAssessor(risk.Context{Cwd: req.Cwd})
 	for _, f := range req.Files {
-		display = append(display, as.display(f.Path, false))
+		display = append(display, as.Display(f.Path, false))
 	}
 	p := PromptRequest{
 		Kind: PromptPatch, Files: display, Cwd: req.Cwd, Justification: req.Justification,
 		Reason: ev.Reason, Sandboxed: false, Sandbox: req.Sandbox, Risk: ev.Risk,
-		AllowSession: ev.Risk.Level < RiskHigh, Concerns: req.Concerns,
+		AllowSession: ev.Risk.Level < risk.High, Concerns: req.Concerns,
 		Additions: sensitiveAdditions(req, ev, as),
 	}
 	d, cached, err := o.ask(ctx, p, ev.Keys)
@@ -252,7 +251,7 @@ func (o *Orchestrator) lapseForPatch(files []string) {
 	switch len(files) {
 	case 0:
 	case 1:
-		what += " to " + EscapeText(files[0])
+		what += " to " + command.EscapeText(files[0])
 	default:
 		what += fmt.Sprintf(" to %d files", len(files))
 	}
@@ -262,7 +261,7 @@ func (o *Orchestrator) lapseForPatch(files []string) {
 // sensitiveAdditions are the added lines of the files Warden asks about for
 // where they are (outside the writable roots, protected): what such a patch
 // writes there decides the answer, so the dialog shows it before any review.
-func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *assessor) []FileAdditions {
+func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *risk.Assessor) []FileAdditions {
 	sensitive := map[string]bool{}
 	for _, r := range ev.Reasons {
 		if r.Kind == OutsideWritableRoots || r.Kind == ProtectedPath {
@@ -278,7 +277,7 @@ func sensitiveAdditions(req PatchRequest, ev *PatchEvaluation, as *assessor) []F
 		if len(f.Added) == 0 || !(sensitive[filepath.Clean(f.Path)] || sensitive[filepath.Clean(target)]) {
 			continue
 		}
-		out = append(out, FileAdditions{File: as.display(target, false), Lines: f.Added})
+		out = append(out, FileAdditions{File: as.Display(target, false), Lines: f.Added})
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,7 +37,7 @@ func TestEvaluatePatchAsksWhereTheSandboxHoldsReadOnly(t *testing.T) {
 		{home, ".pythonrc.py"}, {ws, "bin/git"},
 	} {
 		e := evaluate(c.cwd, filepath.Join(c.cwd, c.rel))
-		if e.Decision != Prompt || len(e.Reasons) != 1 || e.Reasons[0].Kind != ProtectedPath {
+		if e.Decision != rules.Prompt || len(e.Reasons) != 1 || e.Reasons[0].Kind != ProtectedPath {
 			t.Errorf("%s: %v %+v, want a prompt for a protected path", c.rel, e.Decision, e.Reasons)
 		}
 	}
@@ -47,7 +48,7 @@ func TestEvaluatePatchAsksWhereTheSandboxHoldsReadOnly(t *testing.T) {
 		{home, "notes.txt", nil}, {home, "src/app/main.go", nil}, {ws, "src/main.go", nil}, {ws, "binaries/git", nil},
 		{home, ".pythonrc.py", []string{".pythonrc.py"}}, {home, ".config/Code/User/settings.json", []string{".config/Code"}},
 	} {
-		if e := evaluate(c.cwd, filepath.Join(c.cwd, c.rel), c.homeWritable...); e.Decision != Allow {
+		if e := evaluate(c.cwd, filepath.Join(c.cwd, c.rel), c.homeWritable...); e.Decision != rules.Allow {
 			t.Errorf("twin %s (home_writable %q): %v, %s", c.rel, c.homeWritable, e.Decision, e.Reason)
 		}
 	}

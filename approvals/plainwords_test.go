@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // hostBin makes a directory outside every writable root the tests use (not
@@ -51,7 +54,7 @@ func grantRule(dir string, pattern ...string) string {
 
 // grantApplied says whether e runs by its rule with the rule's grant.
 func grantApplied(e *Evaluation) bool {
-	return e.Decision == Allow && !e.Grant.IsZero() && !e.GrantAsked
+	return e.Decision == rules.Allow && !e.Grant.IsZero() && !e.GrantAsked
 }
 
 // TestRuleGrantPlainWords: an allow rule's grant goes only to what the
@@ -71,7 +74,7 @@ func TestRuleGrantPlainWords(t *testing.T) {
 	rulesDir, granted := t.TempDir(), hostBin(t)
 	writeRules(t, rulesDir, "r.rules", grantRule(granted, "cat")+grantRule(granted, "git", "status")+
 		grantRule(granted, "printf")+grantRule(granted, "test")+grantRule(granted, "read")+grantRule(granted, "echo"))
-	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	rules, err := rules.LoadRules([]rules.RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +184,7 @@ func TestRuleGrantSetAsideRuleSkipsNoApproval(t *testing.T) {
 	ws := t.TempDir()
 	rulesDir := t.TempDir()
 	writeRules(t, rulesDir, "r.rules", grantRule(hostBin(t), "make"))
-	rules, err := LoadRules([]RuleSource{{Dir: rulesDir}})
+	rules, err := rules.LoadRules([]rules.RuleSource{{Dir: rulesDir}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,16 +216,16 @@ func TestRuleBypassUnwrappedCommand(t *testing.T) {
 	bin := hostBin(t, "cat", "timeout")
 	ws := t.TempDir()
 	req := CommandRequest{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}}
-	check := newPlainCheck(req, hostEnv(bin)())
-	wrapped := &Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
-	if why := check.grantBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
+	check := plainCheckFor(req, hostEnv(bin)())
+	wrapped := &command.Analysis{Argv: []string{"timeout", "5", "./bin/cat", "f"}, Segments: []command.Segment{{Argv: []string{"./bin/cat", "f"}, Literal: true}}}
+	if why := check.GrantBlocker(wrapped); !strings.Contains(why, "runs inside another command") {
 		t.Errorf("unwrapped segment: %q", why)
 	}
-	direct := &Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
-	if why := newPlainCheck(req, hostEnv(bin)()).grantBlocker(direct); why != "" {
+	direct := &command.Analysis{Argv: []string{"timeout", "5", "cat", "f"}, Segments: []command.Segment{{Argv: []string{"timeout", "5", "cat", "f"}, Literal: true}}}
+	if why := plainCheckFor(req, hostEnv(bin)()).GrantBlocker(direct); why != "" {
 		t.Errorf("plain command: %q", why)
 	}
-	if why := newPlainCheck(req, hostEnv(bin)()).grantBlocker(Analyze([]string{"cat", "\xff"})); why == "" {
+	if why := plainCheckFor(req, hostEnv(bin)()).GrantBlocker(command.Analyze([]string{"cat", "\xff"})); why == "" {
 		t.Error("non-UTF-8 argument passed")
 	}
 }

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 
 	"github.com/wardenhq/warden/sandbox"
@@ -124,7 +125,12 @@ const (
 	categoryEscalation
 	categoryPatches
 	categoryNetwork
+	categoryUnconfined // untrusted where Warden has no OS sandbox: every command asks
 )
+
+// unconfinedPlatform is true where Warden has no OS sandbox (Windows):
+// there the known-safe list alone lets nothing run unasked under untrusted.
+var unconfinedPlatform = runtime.GOOS == "windows"
 
 // wantsRetryPrompt reports whether, after the sandbox blocked a command, the
 // policy lets Warden ask to run it again without the sandbox.
@@ -185,43 +191,6 @@ func (d ReviewDecision) String() string {
 func (d ReviewDecision) IsApproval() bool {
 	return d == Approved || d == ApprovedForSession || d == ApprovedWithAmendment || d == ApprovedUnsandboxed
 }
-
-// Decision is what a rule, or the evaluation of a whole command, says.
-// Ordered so that a larger value is stricter.
-type Decision int
-
-const (
-	Allow Decision = iota
-	Prompt
-	Forbidden
-)
-
-func (d Decision) String() string {
-	switch d {
-	case Allow:
-		return "allow"
-	case Prompt:
-		return "prompt"
-	case Forbidden:
-		return "forbidden"
-	}
-	return fmt.Sprintf("Decision(%d)", int(d))
-}
-
-// ParseDecision reads a rule decision.
-func ParseDecision(s string) (Decision, error) {
-	switch s {
-	case "allow":
-		return Allow, nil
-	case "prompt":
-		return Prompt, nil
-	case "forbidden":
-		return Forbidden, nil
-	}
-	return Prompt, fmt.Errorf("unknown decision %q: want \"allow\", \"prompt\" or \"forbidden\"", s)
-}
-
-func (d Decision) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
 
 // SandboxMode is how much of the filesystem a sandboxed command may write.
 type SandboxMode string

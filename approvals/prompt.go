@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -49,7 +51,7 @@ type PromptRequest struct {
 	// allowed, and Sandbox which one.
 	Sandboxed bool
 	Sandbox   Sandbox
-	Risk      Risk
+	Risk      risk.Risk
 	// Amendment is the prefix "Always allow" would persist, or nil.
 	Amendment []string
 	// AllowSession reports whether "Allow for session" is offered (never for
@@ -105,7 +107,7 @@ const (
 
 // AlwaysAllowTitle is the title of the "Always allow" action for prefix.
 func AlwaysAllowTitle(prefix []string) string {
-	return "Always allow `" + EscapeText(DisplayCommand(prefix)) + "`"
+	return "Always allow `" + command.EscapeText(command.Display(prefix)) + "`"
 }
 
 // Actions lists the choices in the contract's order: Allow once, Allow for
@@ -114,7 +116,7 @@ func AlwaysAllowTitle(prefix []string) string {
 // client that pre-selects the first action (Emacs eglot, a stray Enter)
 // denies.
 func (r PromptRequest) Actions() []Action {
-	if r.Risk.Level >= RiskHigh || r.Kind == PromptRead {
+	if r.Risk.Level >= risk.High || r.Kind == PromptRead {
 		if r.OfferUnsandboxed {
 			return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleRunUnsandboxed, ApprovedUnsandboxed}, {TitleDenyAndStop, Abort}}
 		}
@@ -159,11 +161,11 @@ func (r PromptRequest) Message() string {
 	var b strings.Builder
 	cmd := r.Command
 	if len(r.Argv) > 0 {
-		cmd = commandText(r.Argv)
+		cmd = command.Text(r.Argv)
 	}
-	hidden := NeedsEscape(cmd) || NeedsEscape(r.Justification) || NeedsEscape(r.Cwd)
+	hidden := command.NeedsEscape(cmd) || command.NeedsEscape(r.Justification) || command.NeedsEscape(r.Cwd)
 	for _, a := range r.Argv {
-		hidden = hidden || NeedsEscape(a) // commandText spelled it $'...'
+		hidden = hidden || command.NeedsEscape(a) // commandText spelled it $'...'
 	}
 	switch r.Kind {
 	case PromptCommand, PromptRetry:
@@ -171,34 +173,34 @@ func (r PromptRequest) Message() string {
 	case PromptPatch:
 		files := make([]string, len(r.Files))
 		for i, f := range r.Files {
-			files[i] = EscapeText(f)
-			hidden = hidden || NeedsEscape(f)
+			files[i] = command.EscapeText(f)
+			hidden = hidden || command.NeedsEscape(f)
 		}
-		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), pluralWord(len(r.Files), "file", "files"), strings.Join(files, ", "))
+		fmt.Fprintf(&b, "Warden: apply a patch to %d %s: %s?", len(r.Files), command.PluralWord(len(r.Files), "file", "files"), strings.Join(files, ", "))
 	case PromptRead:
 		files := make([]string, len(r.Files))
 		for i, f := range r.Files {
-			files[i] = EscapeText(f)
-			hidden = hidden || NeedsEscape(f)
+			files[i] = command.EscapeText(f)
+			hidden = hidden || command.NeedsEscape(f)
 		}
 		fmt.Fprintf(&b, "Warden: let the agent read %s (a secret file)?", strings.Join(files, ", "))
 	}
 	if hidden {
 		b.WriteString("\nNote: this request holds control or invisible characters; they are shown escaped (\\r, \\x1b, \\u202e...)")
 	}
-	fmt.Fprintf(&b, "\nin %s", EscapeText(r.Cwd))
+	fmt.Fprintf(&b, "\nin %s", command.EscapeText(r.Cwd))
 	if r.Justification != "" {
-		fmt.Fprintf(&b, "\nThe model's reason: %s", EscapeText(r.Justification))
+		fmt.Fprintf(&b, "\nThe model's reason: %s", command.EscapeText(r.Justification))
 	}
 	if r.Reason != "" {
-		fmt.Fprintf(&b, "\nWarden asks because: %s", EscapeText(r.Reason))
+		fmt.Fprintf(&b, "\nWarden asks because: %s", command.EscapeText(r.Reason))
 	}
 	if len(r.Concerns) > 0 {
-		fmt.Fprintf(&b, "\nWarden flags: %s", EscapeText(strings.Join(r.Concerns, "; ")))
+		fmt.Fprintf(&b, "\nWarden flags: %s", command.EscapeText(strings.Join(r.Concerns, "; ")))
 	}
 	r.writeAdditions(&b)
 	if r.Blocked != "" {
-		fmt.Fprintf(&b, "\nBlocked: %s", EscapeText(r.Blocked))
+		fmt.Fprintf(&b, "\nBlocked: %s", command.EscapeText(r.Blocked))
 	}
 	switch {
 	case r.Kind == PromptPatch:
@@ -207,7 +209,7 @@ func (r PromptRequest) Message() string {
 	case r.Kind == PromptRead:
 		b.WriteString("\nSandbox: not involved: Warden reads this file itself and hands its text to the model")
 	case r.Sandboxed && !r.Grant.IsZero():
-		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", EscapeText(r.Sandbox.String()), EscapeText(r.Sandbox.DescribeGrantHeld(r.Grant)))
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", command.EscapeText(r.Sandbox.String()), command.EscapeText(r.Sandbox.DescribeGrantHeld(r.Grant)))
 		if len(r.Amendment) > 0 {
 			b.WriteString("\nAlways allow saves the rule with this grant: the command stays sandboxed")
 		}
@@ -215,7 +217,7 @@ func (r PromptRequest) Message() string {
 			fmt.Fprintf(&b, "\n%q runs it with NO sandbox at all", TitleRunUnsandboxed)
 		}
 	case r.Sandboxed:
-		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", EscapeText(r.Sandbox.String()))
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", command.EscapeText(r.Sandbox.String()))
 	default:
 		b.WriteString("\nSandbox: NOT sandboxed")
 	}
@@ -227,43 +229,36 @@ func (r PromptRequest) Message() string {
 // long or spans lines, the command itself below it: indented, escaped line
 // by line, head and tail with the count of bytes between.
 func (r PromptRequest) writeCommand(b *strings.Builder, cmd string) {
-	oneLine := EscapeText(cmd)
-	inHeading := len(oneLine) <= maxHeadingBytes && !strings.Contains(cmd, "\n")
+	oneLine := command.EscapeText(cmd)
+	inHeading := len(oneLine) <= command.MaxHeadingBytes && !strings.Contains(cmd, "\n")
 	quoted := "the command below"
 	if inHeading {
 		quoted = "`" + oneLine + "`"
 	}
 	switch {
 	case r.Kind == PromptRetry && r.Sandboxed && !r.Added.IsZero():
-		fmt.Fprintf(b, "Warden: the sandbox blocked %s. Retry it in the sandbox with %s?", quoted, EscapeText(r.Sandbox.DescribeGrant(r.Added)))
+		fmt.Fprintf(b, "Warden: the sandbox blocked %s. Retry it in the sandbox with %s?", quoted, command.EscapeText(r.Sandbox.DescribeGrant(r.Added)))
 	case r.Kind == PromptRetry:
 		fmt.Fprintf(b, "Warden: the sandbox blocked %s. Run it again WITHOUT the sandbox?", quoted)
 	case r.Sandboxed && !r.Grant.IsZero():
-		fmt.Fprintf(b, "Warden: run %s in the sandbox with %s?", quoted, EscapeText(r.Sandbox.DescribeGrant(r.Grant)))
+		fmt.Fprintf(b, "Warden: run %s in the sandbox with %s?", quoted, command.EscapeText(r.Sandbox.DescribeGrant(r.Grant)))
 	default:
 		fmt.Fprintf(b, "Warden: run %s?", quoted)
 	}
 	if !inHeading {
-		head, tail, n := headTail(cmd)
+		head, tail, n := command.HeadTail(cmd)
 		fmt.Fprintf(b, "\nCommand (%d bytes):", len(cmd))
-		indentLines(b, EscapeLines(head), "    ")
+		command.IndentLines(b, command.EscapeLines(head), "    ")
 		if n > 0 {
-			b.WriteString("\n    " + notShown(n))
-			indentLines(b, EscapeLines(tail), "    ")
+			b.WriteString("\n    " + command.NotShown(n))
+			command.IndentLines(b, command.EscapeLines(tail), "    ")
 		}
 	}
 	if len(r.Argv) > 0 {
-		if count := commandCount(r.Argv); count != "" {
+		if count := command.Programs(r.Argv); count != "" {
 			b.WriteString("\n" + count)
 		}
 	}
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // writeAdditions shows what a patch adds to its sensitive files, escaped and
@@ -272,19 +267,19 @@ func pluralWord(n int, one, many string) string {
 func (r PromptRequest) writeAdditions(b *strings.Builder) {
 	budget := maxAddedLines
 	for _, fa := range r.Additions {
-		fmt.Fprintf(b, "\nIt adds to %s %d %s:", EscapeText(fa.File), len(fa.Lines), pluralWord(len(fa.Lines), "line", "lines"))
+		fmt.Fprintf(b, "\nIt adds to %s %d %s:", command.EscapeText(fa.File), len(fa.Lines), command.PluralWord(len(fa.Lines), "line", "lines"))
 		shown := min(len(fa.Lines), maxAddedLinesPerFile, budget)
 		for _, l := range fa.Lines[:shown] {
-			head, tail, n := cutMiddle(l, maxAddedLineBytes, maxAddedLineBytes-60, 40)
-			line := EscapeText(head)
+			head, tail, n := command.CutMiddle(l, maxAddedLineBytes, maxAddedLineBytes-60, 40)
+			line := command.EscapeText(head)
 			if n > 0 {
-				line += " " + notShown(n) + " " + EscapeText(tail)
+				line += " " + command.NotShown(n) + " " + command.EscapeText(tail)
 			}
 			b.WriteString("\n    + " + line)
 		}
 		budget -= shown
 		if rest := len(fa.Lines) - shown; rest > 0 {
-			fmt.Fprintf(b, "\n    … %d more %s not shown here: review the patch before you allow it", rest, pluralWord(rest, "line", "lines"))
+			fmt.Fprintf(b, "\n    … %d more %s not shown here: review the patch before you allow it", rest, command.PluralWord(rest, "line", "lines"))
 		}
 	}
 }
@@ -294,20 +289,20 @@ func (r PromptRequest) writeAdditions(b *strings.Builder) {
 // fact stands on the level's line.
 func (r PromptRequest) writeRisk(b *strings.Builder) {
 	facts := r.Risk.Facts
-	digest := len(facts) > 0 && r.Risk.Summary == summarize(&Analysis{}, Risk{Facts: facts})
+	digest := len(facts) > 0 && r.Risk.Summary == risk.Summarize(&command.Analysis{}, risk.Risk{Facts: facts})
 	switch {
 	case digest && len(facts) == 1:
-		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(facts[0]))
+		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, command.EscapeText(facts[0]))
 		return
 	case digest:
 		fmt.Fprintf(b, "\nRisk: %s:", r.Risk.Level)
 	default:
-		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, EscapeText(r.Risk.Summary))
+		fmt.Fprintf(b, "\nRisk: %s: %s", r.Risk.Level, command.EscapeText(r.Risk.Summary))
 	}
 	for _, f := range facts {
 		if strings.EqualFold(strings.TrimSpace(f), strings.TrimSpace(r.Risk.Summary)) {
 			continue // the summary says it already
 		}
-		fmt.Fprintf(b, "\n  - %s", EscapeText(f))
+		fmt.Fprintf(b, "\n  - %s", command.EscapeText(f))
 	}
 }

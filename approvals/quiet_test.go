@@ -7,6 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
+	"github.com/wardenhq/warden/approvals/safe"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // TestQuietKnownSafeAttacks: each tool added to the known-safe list has
@@ -84,10 +90,10 @@ func TestQuietKnownSafeAttacks(t *testing.T) {
 		{[]string{"bash", "-lc", "diff a b 2> err.log"}, []string{"bash", "-lc", "diff -u a b 2>&1 || true"}},
 	}
 	for _, c := range cases {
-		if Analyze(c.attack).KnownSafe() {
+		if safe.KnownSafe(command.Analyze(c.attack)) {
 			t.Errorf("attack %q is known-safe", c.attack)
 		}
-		if a := Analyze(c.twin); !a.KnownSafe() {
+		if a := command.Analyze(c.twin); !safe.KnownSafe(a) {
 			t.Errorf("twin %q is not known-safe (problems %q)", c.twin, a.Problems)
 		}
 	}
@@ -110,10 +116,10 @@ func TestQuietSecretsNeverKnownSafe(t *testing.T) {
 	for _, c := range cases {
 		for _, ask := range []AskForApproval{Untrusted, OnRequest} {
 			ev := &Evaluator{Policy: Policy{Ask: ask}}
-			if e := ev.Evaluate(CommandRequest{Argv: c.attack, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); e.KnownSafe || e.Decision != Prompt {
+			if e := ev.Evaluate(CommandRequest{Argv: c.attack, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); e.KnownSafe || e.Decision != rules.Prompt {
 				t.Errorf("%s: attack %q: known-safe %v, decision %s (%s)", ask, c.attack, e.KnownSafe, e.Decision, e.Reason)
 			}
-			if e := ev.Evaluate(CommandRequest{Argv: c.twin, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); !e.KnownSafe || e.Decision != Allow {
+			if e := ev.Evaluate(CommandRequest{Argv: c.twin, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}}); !e.KnownSafe || e.Decision != rules.Allow {
 				t.Errorf("%s: twin %q: known-safe %v, decision %s (%s)", ask, c.twin, e.KnownSafe, e.Decision, e.Reason)
 			}
 		}
@@ -199,7 +205,7 @@ func TestGitHardening(t *testing.T) {
 		{"bash", "-c", "git blame -L 1,1 a.txt | head -1; git log --oneline -3"},
 	} {
 		e := (&Evaluator{Policy: Policy{Ask: Untrusted}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}})
-		if e.Decision != Allow || !e.KnownSafe || e.RunArgv == nil {
+		if e.Decision != rules.Allow || !e.KnownSafe || e.RunArgv == nil {
 			t.Fatalf("%q: decision %s, known-safe %v, run %q (%s)", argv, e.Decision, e.KnownSafe, e.RunArgv, e.Reason)
 		}
 		if !strings.Contains(e.Reason, "runs as `") {
@@ -237,13 +243,13 @@ func TestGitHardeningNeedsProtectedConfig(t *testing.T) {
 	}
 	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}
 	ev := &Evaluator{Policy: Policy{Ask: Untrusted}}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: nested, Sandbox: sb}); e.KnownSafe || e.Decision != Prompt {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: nested, Sandbox: sb}); e.KnownSafe || e.Decision != rules.Prompt {
 		t.Errorf("git status in a nested repository: known-safe %v, decision %s", e.KnownSafe, e.Decision)
 	}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "-C", "vendor/x", "log"}, Cwd: ws, Sandbox: sb}); e.KnownSafe || e.Decision != Prompt {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "-C", "vendor/x", "log"}, Cwd: ws, Sandbox: sb}); e.KnownSafe || e.Decision != rules.Prompt {
 		t.Errorf("git -C into a nested repository: known-safe %v, decision %s", e.KnownSafe, e.Decision)
 	}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: ws, Sandbox: sb}); !e.KnownSafe || e.Decision != Allow {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"git", "status"}, Cwd: ws, Sandbox: sb}); !e.KnownSafe || e.Decision != rules.Allow {
 		t.Errorf("git status in the workspace: known-safe %v, decision %s (%s)", e.KnownSafe, e.Decision, e.Reason)
 	}
 	// A git the hardening cannot reach (a shell inside the script) is not known-safe.
@@ -262,11 +268,11 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 		return (&Evaluator{Policy: Policy{Ask: ask}}).Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
 	}
 	plain := []string{"rm", "-rf", "build"}
-	if e := eval(Untrusted, plain); e.Decision != Prompt {
+	if e := eval(Untrusted, plain); e.Decision != rules.Prompt {
 		t.Errorf("untrusted %q: %s", plain, e.Decision)
 	}
 	for _, ask := range []AskForApproval{OnRequest, Never, OnFailure} {
-		if e := eval(ask, plain); e.Decision != Allow || e.Dangerous {
+		if e := eval(ask, plain); e.Decision != rules.Allow || e.Dangerous {
 			t.Errorf("%s %q: %s, dangerous %v (%s)", ask, plain, e.Decision, e.Dangerous, e.Reason)
 		}
 	}
@@ -284,7 +290,7 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 		{"rm", "-rf", "/tmp"},
 		{"rm", "-rf", "~"},
 	} {
-		if e := eval(OnRequest, d); e.Decision == Allow {
+		if e := eval(OnRequest, d); e.Decision == rules.Allow {
 			t.Errorf("on-request %q runs without asking (%s)", d, e.Reason)
 		}
 	}
@@ -297,7 +303,7 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 		{"rm", "-rf", filepath.Join(scratch, "out")},
 		{"timeout", "5", "rm", "-rf", "build"},
 	} {
-		if e := eval(OnRequest, twin); e.Decision != Allow {
+		if e := eval(OnRequest, twin); e.Decision != rules.Allow {
 			t.Errorf("twin %q: %s (%s)", twin, e.Decision, e.Reason)
 		}
 	}
@@ -308,7 +314,7 @@ func TestConfinedDeleteNeverLooser(t *testing.T) {
 // a credential store, or -exec cat on what it finds there, is.
 func TestFindNamePatternsReadNothing(t *testing.T) {
 	ws, home := riskWorkspace(t, 1)
-	ctx := RiskContext{Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite}, Home: home}
+	ctx := risk.Context{Cwd: ws, Sandbox: sandbox.Policy{Mode: sandbox.WorkspaceWrite}, Home: home}
 	for _, c := range []struct {
 		argv    []string
 		secrets bool
@@ -324,7 +330,7 @@ func TestFindNamePatternsReadNothing(t *testing.T) {
 		{[]string{"rg", "password", "."}, false},
 		{[]string{"find", ".", "-name", "*.pem", "-exec", "cat", "~/.ssh/id_rsa", ";"}, true},
 	} {
-		if got := AssessRisk(Analyze(c.argv), ctx).readsSecrets; got != c.secrets {
+		if got := risk.Assess(command.Analyze(c.argv), ctx).ReadsSecrets; got != c.secrets {
 			t.Errorf("%q: reads secrets %v, want %v", c.argv, got, c.secrets)
 		}
 	}

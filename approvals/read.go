@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -18,7 +20,7 @@ import (
 // policy, resolved now, and the secret-file facts of the risk analysis.
 type ReadGuard struct {
 	hidden *sandbox.ReadChecker
-	ctx    RiskContext
+	ctx    risk.Context
 }
 
 // ReadGuard resolves the sandbox's read policy for reads from cwd.
@@ -31,7 +33,7 @@ func (s Sandbox) ReadGuard(cwd string) (*ReadGuard, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	return &ReadGuard{hidden: c, ctx: RiskContext{Cwd: cwd, Sandbox: s, Home: home}}, nil
+	return &ReadGuard{hidden: c, ctx: risk.Context{Cwd: cwd, Sandbox: s.Policy(), Home: home}}, nil
 }
 
 // Hidden returns a *sandbox.ReadHiddenError when the read policy hides path
@@ -41,20 +43,18 @@ func (g *ReadGuard) Hidden(path, real string) error { return g.hidden.Check(path
 // SecretRisk is the risk of handing path's content to the model, as the
 // analysis judges `cat PATH`: high when it or where it leads is a secret
 // file (.env, a private key, a token store); ok is false otherwise.
-func (g *ReadGuard) SecretRisk(path, real string) (r Risk, ok bool) {
-	as := &assessor{ctx: g.ctx, categories: map[RiskCategory]bool{}, seen: map[string]bool{}}
-	as.reads(path)
+func (g *ReadGuard) SecretRisk(path, real string) (r risk.Risk, ok bool) {
+	as := risk.NewAssessor(g.ctx)
+	as.Reads(path)
 	if real != "" && real != path {
-		as.reads(real)
+		as.Reads(real)
 	}
-	if len(as.secrets) == 0 {
-		return Risk{}, false
+	if !as.ReadsSecret() {
+		return risk.Risk{}, false
 	}
-	r = Risk{Level: as.level, Facts: as.factsBySeverity(), readsSecrets: true}
-	for c := range as.categories {
-		r.Categories = append(r.Categories, c)
-	}
-	r.Summary = summarize(&Analysis{}, r)
+	r = as.Found()
+	r.ReadsSecrets = true
+	r.Summary = risk.Summarize(&command.Analysis{}, r)
 	return r, true
 }
 
@@ -66,7 +66,7 @@ type ReadRequest struct {
 	Path    string // absolute, as asked for
 	Cwd     string
 	Sandbox Sandbox
-	Risk    Risk // from SecretRisk
+	Risk    risk.Risk // from SecretRisk
 }
 
 // ReadOutcome is the user's answer to a ReadRequest.
@@ -90,11 +90,11 @@ func (o *Orchestrator) ApproveRead(ctx context.Context, req ReadRequest) ReadOut
 		return ReadOutcome{Refused: refused}
 	}
 	// The risk line says how risky; the reason says only why it asks.
-	risk := req.Risk
-	risk.Level = max(risk.Level, RiskHigh)
+	shown := req.Risk
+	shown.Level = max(shown.Level, risk.High)
 	p := PromptRequest{
 		Kind: PromptRead, Argv: argv, Files: []string{readDisplay(req.Path, req.Sandbox)}, Cwd: req.Cwd,
-		Reason: asked, Sandbox: req.Sandbox, Risk: risk,
+		Reason: asked, Sandbox: req.Sandbox, Risk: shown,
 	}
 	d, _, err := o.ask(ctx, p, []string{"read\x00" + filepath.Clean(req.Path)})
 	switch {
@@ -116,6 +116,6 @@ func readDisplay(path string, sb Sandbox) string {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
-	as := &assessor{ctx: RiskContext{Home: home}}
-	return as.display(filepath.Clean(path), false)
+	as := risk.NewAssessor(risk.Context{Home: home})
+	return as.Display(filepath.Clean(path), false)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -19,20 +21,20 @@ func TestReadGuardSecretRiskIsCatsRisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := RiskContext{Cwd: ws, Sandbox: sb, Home: home}
+	ctx := risk.Context{Cwd: ws, Sandbox: sb.Policy(), Home: home}
 	for _, p := range []string{
 		filepath.Join(ws, ".env"), filepath.Join(ws, ".env.production"), filepath.Join(ws, ".env.example"),
 		filepath.Join(ws, "deploy", "server.key"), filepath.Join(ws, "id_ed25519"), filepath.Join(ws, "id_ed25519.pub"),
 		filepath.Join(ws, "secrets.yaml"), filepath.Join(ws, "main.go"), filepath.Join(ws, "README.md"),
 		filepath.Join(home, ".ssh", "config"), filepath.Join(home, ".aws", "credentials"), filepath.Join(home, ".bashrc"),
 	} {
-		cat := AssessRisk(Analyze([]string{"cat", p}), ctx)
+		cat := risk.Assess(command.Analyze([]string{"cat", p}), ctx)
 		r, secret := g.SecretRisk(p, "")
-		if secret != cat.readsSecrets {
-			t.Errorf("%s: read_file secret=%v, cat secret=%v (%s)", p, secret, cat.readsSecrets, cat.Summary)
+		if secret != cat.ReadsSecrets {
+			t.Errorf("%s: read_file secret=%v, cat secret=%v (%s)", p, secret, cat.ReadsSecrets, cat.Summary)
 			continue
 		}
-		if secret && (r.Level != RiskHigh || len(r.Facts) != 1 || !strings.Contains(strings.Join(cat.Facts, "\n"), r.Facts[0])) {
+		if secret && (r.Level != risk.High || len(r.Facts) != 1 || !strings.Contains(strings.Join(cat.Facts, "\n"), r.Facts[0])) {
 			t.Errorf("%s: read_file risk %s %q, cat's facts %q", p, r.Level, r.Facts, cat.Facts)
 		}
 	}
@@ -162,7 +164,7 @@ func TestReadDialogSaysWhatHappens(t *testing.T) {
 		}
 		// Said once: in the summary, or as a bullet below a summary that
 		// does not say it.
-		if strings.Count(strings.ToLower(msg), strings.ToLower(EscapeText(risk.Facts[0]))) != 1 {
+		if strings.Count(strings.ToLower(msg), strings.ToLower(command.EscapeText(risk.Facts[0]))) != 1 {
 			t.Errorf("the risk fact is repeated:\n%s", msg)
 		}
 		if acts := p.Actions(); acts[0].Title != TitleDeny || len(acts) != 3 {
@@ -174,7 +176,7 @@ func TestReadDialogSaysWhatHappens(t *testing.T) {
 		}
 	}
 	// Read prompts are Deny first even if a caller's risk were lower.
-	low := PromptRequest{Kind: PromptRead, Files: []string{"x"}, Risk: Risk{Level: RiskLow}}
+	low := PromptRequest{Kind: PromptRead, Files: []string{"x"}, Risk: risk.Risk{Level: risk.Low}}
 	if low.Actions()[0].Title != TitleDeny {
 		t.Errorf("a low-risk read dialog offers %+v", low.Actions())
 	}

@@ -2,8 +2,12 @@ package approvals
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -30,16 +34,16 @@ type lazyPlain struct {
 	why  string
 }
 
-func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *Analysis) string {
+func (l *lazyPlain) blocker(ev *Evaluator, req CommandRequest, a *command.Analysis) string {
 	if !l.done {
-		l.why, l.done = newPlainCheck(req, ev.runEnv()).grantBlocker(a), true
+		l.why, l.done = plainCheckFor(req, ev.runEnv()).GrantBlocker(a), true
 	}
 	return l.why
 }
 
 // allowRuleBlocker says why the allow rules that matched one command of
 // the line are not applied, or "" when they are.
-func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *Analysis, matches []*Rule, plain *lazyPlain) string {
+func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *command.Analysis, matches []*rules.Rule, plain *lazyPlain) string {
 	for _, r := range matches {
 		if why := ruleFileBlocker(r.File, req.Sandbox); why != "" {
 			return fmt.Sprintf("rule %s: %s", r.Source, why)
@@ -59,12 +63,12 @@ func (ev *Evaluator) allowRuleBlocker(req CommandRequest, a *Analysis, matches [
 // amendmentBlocker says why an "Always allow" rule saved for this request
 // (with its grant, when it has one) would not be applied next time, or ""
 // when it would.
-func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *Analysis, withGrant bool, plain *lazyPlain) string {
+func (ev *Evaluator) amendmentBlocker(req CommandRequest, a *command.Analysis, withGrant bool, plain *lazyPlain) string {
 	if !req.Sandbox.Restricted() {
 		return "with no sandbox (danger-full-access) the saved rule would run it unsandboxed"
 	}
 	if ev.RulesDir != "" {
-		if why := ruleFileBlocker(filepath.Join(ev.RulesDir, DefaultRulesFile), req.Sandbox); why != "" {
+		if why := ruleFileBlocker(filepath.Join(ev.RulesDir, rules.DefaultRulesFile), req.Sandbox); why != "" {
 			return why
 		}
 	}
@@ -91,7 +95,7 @@ func ruleFileBlocker(file string, sb Sandbox) string {
 	for _, p := range []string{clean, (*pathmemo.Memo)(nil).ResolveExisting(clean)} {
 		root := ""
 		for _, r := range sb.WritableRoots {
-			if within(r, p) {
+			if risk.Within(r, p) {
 				root = r
 				break
 			}
@@ -113,15 +117,15 @@ func ruleFileBlocker(file string, sb Sandbox) string {
 // commands could have written (ruleFileBlocker) taken out, and why each
 // was: a network_rule from such a file may still ask or forbid, never
 // allow.
-func (rs *RuleSet) NetworkRulesFor(sb Sandbox) (*RuleSet, []string) {
+func NetworkRulesFor(rs *rules.RuleSet, sb Sandbox) (*rules.RuleSet, []string) {
 	if rs == nil {
 		return nil, nil
 	}
-	var kept []NetworkRule
+	var kept []rules.NetworkRule
 	var notes []string
-	for i, r := range rs.network {
+	for i, r := range rs.Network {
 		why := ""
-		if r.Decision == Allow {
+		if r.Decision == rules.Allow {
 			why = ruleFileBlocker(r.File, sb)
 		}
 		if why == "" {
@@ -131,28 +135,28 @@ func (rs *RuleSet) NetworkRulesFor(sb Sandbox) (*RuleSet, []string) {
 			continue
 		}
 		if kept == nil {
-			kept = append(make([]NetworkRule, 0, len(rs.network)), rs.network[:i]...)
+			kept = append(make([]rules.NetworkRule, 0, len(rs.Network)), rs.Network[:i]...)
 		}
 		notes = append(notes, fmt.Sprintf("network_rule at %s not applied: %s", r.Source, why))
 	}
 	if notes == nil {
 		return rs, nil
 	}
-	n := rs.with(nil)
-	n.network = kept
+	n := rs.With(nil)
+	n.Network = kept
 	return n, notes
 }
 
 // EvaluateNetworkIn is EvaluateNetwork for a command sandboxed by sb: the
 // network allow rules sb lets it rewrite are not applied, and when one of
 // them would have allowed dest the reason names it and says why.
-func EvaluateNetworkIn(rules *RuleSet, policy Policy, dest netproxy.Destination, sb Sandbox) NetworkEvaluation {
-	trusted, notes := rules.NetworkRulesFor(sb)
+func EvaluateNetworkIn(ruleSet *rules.RuleSet, policy Policy, dest netproxy.Destination, sb Sandbox) NetworkEvaluation {
+	trusted, notes := NetworkRulesFor(ruleSet, sb)
 	ev := EvaluateNetwork(trusted, policy, dest)
-	if len(notes) == 0 || ev.Decision == Allow {
+	if len(notes) == 0 || ev.Decision == rules.Allow {
 		return ev
 	}
-	if all := EvaluateNetwork(rules, policy, dest); all.Decision == Allow && all.Rule != nil {
+	if all := EvaluateNetwork(ruleSet, policy, dest); all.Decision == rules.Allow && all.Rule != nil {
 		ev.Reason += fmt.Sprintf("; network_rule at %s not applied: %s", all.Rule.Source, ruleFileBlocker(all.Rule.File, sb))
 	}
 	return ev
@@ -165,21 +169,21 @@ type RuleNote struct {
 	Why    string `json:"why"`
 }
 
-// NotApplied lists the allow rules of rs that a command under sb would
+// RulesNotApplied lists the allow rules of rs that a command under sb would
 // not be given, by the same checks Evaluate and the network proxy make:
 // rules from a file inside a writable root, and rules with a grant whose
 // program is found inside one (or by a relative path). env is the
 // environment commands start with (its PATH finds the programs).
-func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
+func RulesNotApplied(rs *rules.RuleSet, sb Sandbox, cwd string, env []string) []RuleNote {
 	var out []RuleNote
-	check := newPlainCheck(CommandRequest{Cwd: cwd, Sandbox: sb}, env)
+	check := plainCheckFor(CommandRequest{Cwd: cwd, Sandbox: sb}, env)
 	for _, r := range rs.All() {
-		if r.Decision != Allow {
+		if r.Decision != rules.Allow {
 			continue
 		}
 		why := ruleFileBlocker(r.File, sb)
 		if why == "" && r.Grant != nil && sb.Restricted() {
-			if w := check.program(r.Pattern[0][0]); w != "" {
+			if w := check.Program(r.Pattern[0][0]); w != "" {
 				why = "it carries additional permissions, and " + w
 			}
 		}
@@ -188,7 +192,7 @@ func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
 		}
 	}
 	for _, n := range rs.NetworkRules() {
-		if n.Decision != Allow {
+		if n.Decision != rules.Allow {
 			continue
 		}
 		if why := ruleFileBlocker(n.File, sb); why != "" {
@@ -196,4 +200,15 @@ func (rs *RuleSet) NotApplied(sb Sandbox, cwd string, env []string) []RuleNote {
 		}
 	}
 	return out
+}
+
+// plainCheckFor is the plain-words check for a request: its programs must
+// come from outside the workdir and every root its sandbox lets it write.
+func plainCheckFor(req CommandRequest, env []string) *command.PlainCheck {
+	roots := append([]string{req.Cwd}, req.Sandbox.WritableRoots...)
+	if req.Sandbox.Mode == WorkspaceWrite || req.Sandbox.Mode == "" {
+		// The sandbox's own temporary roots (see sandbox.Policy.Roots).
+		roots = append(roots, "/tmp", command.EnvValue(env, "TMPDIR"), os.TempDir())
+	}
+	return command.NewPlainCheck(roots, env)
 }

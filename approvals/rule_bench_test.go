@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,15 +19,15 @@ func BenchmarkDecisionAllowRule(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "r.rules"), []byte(`prefix_rule(pattern=["cargo", "test"], decision="allow")`+"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	rules, err := LoadRules([]RuleSource{{Dir: dir}})
+	ruleSet, err := rules.LoadRules([]rules.RuleSource{{Dir: dir}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: Untrusted}, Rules: rules}
+	ev := &Evaluator{Policy: Policy{Ask: Untrusted}, Rules: ruleSet}
 	req := CommandRequest{Argv: []string{"cargo", "test"}, Cwd: ws, Sandbox: Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if e := ev.Evaluate(req); e.Decision != Allow {
+		if e := ev.Evaluate(req); e.Decision != rules.Allow {
 			b.Fatal(e.Decision, e.Reason)
 		}
 	}

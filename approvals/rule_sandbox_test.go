@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -59,25 +60,25 @@ func TestRuleFromAWritableRootIsNotApplied(t *testing.T) {
 	ws := t.TempDir()
 	loose := writeRules(t, filepath.Join(ws, "team"), "t.rules", `prefix_rule(pattern=["make"], decision="allow")`+"\n")
 	held := writeRules(t, filepath.Join(ws, ".warden", "rules"), "t.rules", `prefix_rule(pattern=["cargo"], decision="allow")`+"\n")
-	rules, err := LoadRuleFiles([]string{loose, held})
+	ruleSet, err := rules.LoadRuleFiles([]string{loose, held})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &Evaluator{Policy: Policy{Ask: Untrusted}, Rules: rules}
+	ev := &Evaluator{Policy: Policy{Ask: Untrusted}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}, WritableRoots: []string{ws}}
 	e := ev.Evaluate(CommandRequest{Argv: []string{"make"}, Cwd: ws, Sandbox: sb})
-	if e.Decision != Prompt || !strings.Contains(e.Reason, "allow rule not applied") || !strings.Contains(e.Reason, "lies in the writable root "+ws) {
+	if e.Decision != rules.Prompt || !strings.Contains(e.Reason, "allow rule not applied") || !strings.Contains(e.Reason, "lies in the writable root "+ws) {
 		t.Errorf("attack: a rule from %s: %s (%s)", loose, e.Decision, e.Reason)
 	}
 	if len(e.MatchedRules) != 1 {
 		t.Errorf("the rule set aside is not reported: %+v", e.MatchedRules)
 	}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"cargo", "test"}, Cwd: ws, Sandbox: sb}); e.Decision != Allow {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"cargo", "test"}, Cwd: ws, Sandbox: sb}); e.Decision != rules.Allow {
 		t.Errorf("twin: a rule from the held .warden: %s (%s)", e.Decision, e.Reason)
 	}
 	// Outside every writable root the loose file is the user's own.
 	sb.WritableRoots = []string{filepath.Join(ws, "elsewhere")}
-	if e := ev.Evaluate(CommandRequest{Argv: []string{"make"}, Cwd: ws, Sandbox: sb}); e.Decision != Allow {
+	if e := ev.Evaluate(CommandRequest{Argv: []string{"make"}, Cwd: ws, Sandbox: sb}); e.Decision != rules.Allow {
 		t.Errorf("twin: a rule from outside the roots: %s (%s)", e.Decision, e.Reason)
 	}
 }
@@ -101,17 +102,17 @@ func TestAlwaysAllowOfferedOnlyWhenTheRuleWillApply(t *testing.T) {
 	// would be set aside (the sandbox could rewrite ./stash), so it is not
 	// offered, and the dialog says why.
 	e := ask("./stash", "push")
-	if e.Decision != Prompt || e.Amendment != nil || !strings.Contains(e.Reason, `"Always allow" is not offered`) || !strings.Contains(e.Reason, "relative path") {
+	if e.Decision != rules.Prompt || e.Amendment != nil || !strings.Contains(e.Reason, `"Always allow" is not offered`) || !strings.Contains(e.Reason, "relative path") {
 		t.Errorf("./stash with a grant: %s amendment %q (%s)", e.Decision, e.Amendment, e.Reason)
 	}
 	// Twin: a program from outside the roots with the same grant.
-	if e := ask("make", "dist"); e.Decision != Prompt || len(e.Amendment) == 0 {
+	if e := ask("make", "dist"); e.Decision != rules.Prompt || len(e.Amendment) == 0 {
 		t.Errorf("make dist with a grant: %s amendment %q (%s)", e.Decision, e.Amendment, e.Reason)
 	}
 	// With no sandbox at all, a saved rule would run it unsandboxed.
 	ev.Policy.Ask = Untrusted
 	e = ev.Evaluate(CommandRequest{Argv: []string{"make", "dist"}, Cwd: ws, Sandbox: Sandbox{Mode: DangerFullAccess, Workspace: []string{ws}}, PrefixRule: []string{"make", "dist"}})
-	if e.Decision != Prompt || e.Amendment != nil || !strings.Contains(e.Reason, "danger-full-access") {
+	if e.Decision != rules.Prompt || e.Amendment != nil || !strings.Contains(e.Reason, "danger-full-access") {
 		t.Errorf("danger-full-access: %s amendment %q (%s)", e.Decision, e.Amendment, e.Reason)
 	}
 	ev.Policy.Ask = OnRequest
@@ -182,7 +183,7 @@ func TestSessionApprovalOfAnUnsandboxedRunLapses(t *testing.T) {
 func TestNetworkAllowRuleFromAWritableRoot(t *testing.T) {
 	ws := t.TempDir()
 	loose := writeRules(t, filepath.Join(ws, "team"), "net.rules", `network_rule(host="pypi.org", decision="allow")`+"\n")
-	book, err := NewRuleBook(nil, []string{loose})
+	book, err := rules.NewRuleBook(nil, []string{loose})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,9 +193,9 @@ func TestNetworkAllowRuleFromAWritableRoot(t *testing.T) {
 	if v := d.Decide(context.Background(), netReq("pypi.org", 443, netproxy.HTTPS, "r1")); v.Allow {
 		t.Errorf("attack: a network allow rule from the workspace let the connection through: %s", v.Reason)
 	}
-	rules, _ := book.Current()
-	ev := EvaluateNetworkIn(rules, Policy{Ask: OnRequest}, dst("pypi.org", 443, netproxy.HTTPS), Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}})
-	if ev.Decision != Prompt || !strings.Contains(ev.Reason, "network_rule at "+loose) || !strings.Contains(ev.Reason, "lies in the writable root "+ws) {
+	ruleSet, _ := book.Current()
+	ev := EvaluateNetworkIn(ruleSet, Policy{Ask: OnRequest}, dst("pypi.org", 443, netproxy.HTTPS), Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}})
+	if ev.Decision != rules.Prompt || !strings.Contains(ev.Reason, "network_rule at "+loose) || !strings.Contains(ev.Reason, "lies in the writable root "+ws) {
 		t.Errorf("the dialog's reason does not say why the rule was set aside: %s (%s)", ev.Decision, ev.Reason)
 	}
 	d.RegisterRun("r2", func() {})

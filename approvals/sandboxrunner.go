@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -89,7 +90,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 			line = lastLine(res.Stderr)
 		}
 		if line = shortLine(line); line != "" {
-			out.Denial += ": " + EscapeText(line)
+			out.Denial += ": " + command.EscapeText(line)
 		}
 	}
 	return out, nil

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/rules"
 )
 
 // The working directory is the request's; the boundary is the session's.
@@ -70,12 +74,12 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	if why == "" {
 		return ""
 	}
-	cmd := DisplayCommand(req.Argv)
+	cmd := command.Display(req.Argv)
 	fact := fmt.Sprintf("runs in %s, outside the workspace", req.Cwd)
-	ev.Risk.Level = RiskHigh
+	ev.Risk.Level = risk.High
 	ev.Risk.Facts = append([]string{fact}, ev.Risk.Facts...)
-	if !containsCategory(ev.Risk.Categories, SystemModification) {
-		ev.Risk.Categories = append(ev.Risk.Categories, SystemModification)
+	if !containsCategory(ev.Risk.Categories, risk.SystemModification) {
+		ev.Risk.Categories = append(ev.Risk.Categories, risk.SystemModification)
 	}
 	if ev.Risk.Summary == "" {
 		ev.Risk.Summary = fact
@@ -88,19 +92,19 @@ func (o *Orchestrator) judgeWorkdir(req CommandRequest, ev *Evaluation) string {
 	// chosen; leaving it is the retry prompt's separate question.
 	ev.Escalate = false
 	if o.Policy.Ask == Never {
-		ev.Decision = Forbidden
+		ev.Decision = rules.Forbidden
 		ev.Reason = fmt.Sprintf("`%s` refused: %s, and the approval policy is never, so nobody can be asked; run it inside the workspace", cmd, why)
 		return why
 	}
 	reason := fmt.Sprintf("`%s` needs approval: %s", cmd, why)
-	if ev.Decision == Prompt && ev.Reason != "" {
+	if ev.Decision == rules.Prompt && ev.Reason != "" {
 		reason += "; " + ev.Reason
 	}
-	ev.Decision, ev.Reason = Prompt, reason
+	ev.Decision, ev.Reason = rules.Prompt, reason
 	return why
 }
 
-func containsCategory(cs []RiskCategory, c RiskCategory) bool {
+func containsCategory(cs []risk.Category, c risk.Category) bool {
 	for _, x := range cs {
 		if x == c {
 			return true

@@ -2,6 +2,7 @@ package approvals
 
 import (
 	"context"
+	"github.com/wardenhq/warden/approvals/risk"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ func TestBoundarySessionApprovalKeysOnTheResolvedDir(t *testing.T) {
 	}
 	point(outside)
 	res := exec()
-	if res.Ran || !res.Asked || res.Evaluation.Risk.Level != RiskHigh || !strings.Contains(res.Refused, "outside the workspace") {
+	if res.Ran || !res.Asked || res.Evaluation.Risk.Level != risk.High || !strings.Contains(res.Refused, "outside the workspace") {
 		t.Errorf("outside the workspace: %+v", res)
 	}
 	if _, err := os.Stat(filepath.Join(outside, "x")); err == nil {

@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"github.com/wardenhq/warden/approvals/rules"
 	"os"
 	"path/filepath"
 	"testing"
@@ -37,14 +38,14 @@ func TestBoundaryWorkspaceRuleSources(t *testing.T) {
 		}
 	}
 	trusted := func(dir string) bool { return dir == parent }
-	got := map[string]Trust{}
-	for _, s := range WorkspaceRuleSources(ws, trusted) {
+	got := map[string]rules.Trust{}
+	for _, s := range rules.WorkspaceRuleSources(ws, trusted) {
 		got[s.Dir] = s.Trust
 	}
-	if tr, ok := got[filepath.Join(parent, ".warden", "rules")]; !ok || tr != TrustFull {
+	if tr, ok := got[filepath.Join(parent, ".warden", "rules")]; !ok || tr != rules.TrustFull {
 		t.Errorf("the trusted parent's rules: %v (present %v)", tr, ok)
 	}
-	if tr, ok := got[filepath.Join(ws, ".warden", "rules")]; !ok || tr != TrustTightenOnly {
+	if tr, ok := got[filepath.Join(ws, ".warden", "rules")]; !ok || tr != rules.TrustTightenOnly {
 		t.Errorf("the root's rules below a trusted parent must stay tighten-only: %v (present %v)", tr, ok)
 	}
 	if _, ok := got[filepath.Join(ws, "sub", ".warden", "rules")]; ok {
@@ -62,11 +63,11 @@ func TestBoundaryTrustedWorkspaceIsExact(t *testing.T) {
 	os.Symlink(ws, link)
 	list := []string{ws}
 	for dir, want := range map[string]bool{ws: true, link: true, ws + "/": true, wsc: false, sub: false, "relative": false} {
-		if got := TrustedWorkspace(list, dir); got != want {
+		if got := rules.TrustedWorkspace(list, dir); got != want {
 			t.Errorf("TrustedWorkspace(%q) = %v, want %v", dir, got, want)
 		}
 	}
-	if !TrustedWorkspace([]string{link}, ws) {
+	if !rules.TrustedWorkspace([]string{link}, ws) {
 		t.Error("a trusted path written through a link must trust where it leads")
 	}
 }
@@ -84,7 +85,7 @@ func TestBoundaryWorkspaceRuleSourcesSkipPlaceholders(t *testing.T) {
 	}
 	defer os.Chmod(marker, 0o755)
 	has := func() bool {
-		for _, s := range WorkspaceRuleSources(ws, nil) {
+		for _, s := range rules.WorkspaceRuleSources(ws, nil) {
 			if s.Dir == filepath.Join(marker, "rules") {
 				return true
 			}

@@ -61,6 +61,9 @@ type Config struct {
 	ApprovalTimeout Duration `toml:"approval_timeout" json:"approvalTimeout,omitempty"`
 
 	Model Model `toml:"model" json:"model"`
+
+	// Origins says where each value that is not a default came from.
+	Origins Origins `toml:"-" json:"-"`
 }
 
 // Model configures the OpenAI-compatible endpoint the agent talks to.
@@ -129,6 +132,7 @@ func loadFile(path string) (Config, error) {
 		// The decoder's message has the line and the last key read.
 		return cfg, fmt.Errorf("config %s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
 	}
+	cfg.Origins = fileOrigins(md)
 	if undecoded := knownUndecoded(md.Undecoded()); len(undecoded) > 0 {
 		k := undecoded[0].String()
 		more := ""
@@ -201,14 +205,18 @@ func keyLine(data []byte, key string) int {
 
 // applyEnv lets the standard OpenAI variables and WARDEN_MODEL override the file.
 func (c *Config) applyEnv() {
+	c.Origins = c.Origins.clone()
 	if v := os.Getenv("OPENAI_BASE_URL"); v != "" {
 		c.Model.BaseURL = v
+		c.Origins["model.base_url"] = FromEnv("OPENAI_BASE_URL")
 	}
 	if v := os.Getenv("OPENAI_API_KEY"); v != "" {
 		c.Model.APIKey = v
+		c.Origins["model.api_key"] = FromEnv("OPENAI_API_KEY")
 	}
 	if v := os.Getenv("WARDEN_MODEL"); v != "" {
 		c.Model.Name = v
+		c.Origins["model.name"] = FromEnv("WARDEN_MODEL")
 	}
 }
 
@@ -230,6 +238,8 @@ func (c *Config) MergeJSON(raw json.RawMessage) error {
 		}
 	}
 	merged := *c
+	merged.Origins = c.Origins.clone()
+	merged.Origins.markEditor(obj)
 	merged.WritableRoots = append([]string(nil), c.WritableRoots...)
 	merged.TrustedWorkspaces = append([]string(nil), c.TrustedWorkspaces...)
 	merged.Granular = append([]string(nil), c.Granular...)

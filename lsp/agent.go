@@ -12,7 +12,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent"
-	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -53,7 +53,7 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	}
 	// No model, no agent: say so in the answer, before any job is said to
 	// have started (the client shows the error).
-	if _, err := agent.NewClient(s.Config().Model); err != nil {
+	if _, err := agent.NewClientFor(s.Config()); err != nil {
 		return nil, err
 	}
 	// A comment mode instruction is the buffer's own text.
@@ -158,7 +158,7 @@ func modeInstruction(s *Server, a AgentRunArgs) (string, error) {
 // runAgent runs one task as a session and tells the user how it ended.
 func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string, error) {
 	cfg := s.Config()
-	model, err := agent.NewClient(cfg.Model)
+	model, err := agent.NewClientFor(cfg)
 	if err != nil {
 		return "", err
 	}
@@ -319,7 +319,7 @@ type jobObserver struct {
 
 const textInterval = 250 * time.Millisecond
 
-func (o *jobObserver) Step(text string) { o.job.Report(approvals.EscapeText(text), -1) }
+func (o *jobObserver) Step(text string) { o.job.Report(command.EscapeText(text), -1) }
 
 // text follows the model's streamed words: the line being written, or the
 // last one finished.
@@ -353,7 +353,7 @@ func (o *jobObserver) text(delta string) {
 		line = "…" + line[cut:]
 	}
 	o.lastText = time.Now()
-	o.job.Report("Model: "+approvals.EscapeText(line), -1)
+	o.job.Report("Model: "+command.EscapeText(line), -1)
 }
 
 // reasoning shows that the model is thinking, not what: its reasoning is in
@@ -378,7 +378,7 @@ func (o *jobObserver) Plan(plan []agent.PlanStep) {
 	}
 	msg := fmt.Sprintf("Plan %d/%d", done, len(plan))
 	if current != "" {
-		msg += ": " + approvals.EscapeText(current)
+		msg += ": " + command.EscapeText(current)
 	}
 	o.job.Report(msg, done*100/len(plan))
 	o.s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent plan:\n"+agent.PlanText(plan))

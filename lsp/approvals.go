@@ -7,6 +7,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -18,7 +20,7 @@ type approvalState struct {
 	mu      sync.Mutex
 	session *approvals.SessionStore
 	audit   *approvals.AuditLog
-	books   map[string]*approvals.RuleBook
+	books   map[string]*rules.RuleBook
 	// skipped are the missing writable roots already logged.
 	skipped map[string]bool
 	// policy is the last sandbox and approval policy built (nil: none).
@@ -29,7 +31,7 @@ type approvalStateKey struct{}
 
 func (s *Server) approvalState() *approvalState {
 	return s.Value(approvalStateKey{}, func() any {
-		return &approvalState{session: approvals.NewSessionStore(), books: map[string]*approvals.RuleBook{}}
+		return &approvalState{session: approvals.NewSessionStore(), books: map[string]*rules.RuleBook{}}
 	}).(*approvalState)
 }
 
@@ -64,14 +66,14 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		}}},
 		Session: st.session,
 		Audit:   audit,
-		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
+		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, command.EscapeText(msg)) },
 	}, sb, nil
 }
 
 // approvalParts returns the connection's audit log and the watched rule
 // book for work in root, opening or loading them on first use. An error
 // means nothing may run: the audit log is unusable.
-func (s *Server) approvalParts(cfg config.Config, root string) (*approvals.RuleBook, *approvals.AuditLog, error) {
+func (s *Server) approvalParts(cfg config.Config, root string) (*rules.RuleBook, *approvals.AuditLog, error) {
 	st := s.approvalState()
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -89,18 +91,18 @@ func (s *Server) approvalParts(cfg config.Config, root string) (*approvals.RuleB
 	}
 	// Trust is per directory and exact, links resolved on both sides.
 	realRoot := realPath(root)
-	trusted := func(dir string) bool { return approvals.TrustedWorkspace(cfg.TrustedWorkspaces, dir) }
+	trusted := func(dir string) bool { return rules.TrustedWorkspace(cfg.TrustedWorkspaces, dir) }
 	bookKey := fmt.Sprintf("%s\x00%q\x00%s", realRoot, cfg.TrustedWorkspaces, cfg.CodexRulesDir)
 	book, ok := st.books[bookKey]
 	if !ok {
 		var err error
-		book, err = approvals.NewRuleBook(approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, realRoot, trusted), nil)
+		book, err = rules.NewRuleBook(rules.UserSources(config.RulesDir(), cfg.CodexRulesDir, realRoot, trusted), nil)
 		if err != nil {
-			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", approvals.EscapeLines(err.Error())))
+			s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: exec-policy rules failed to load, so anything not known-safe will ask: %s", command.EscapeLines(err.Error())))
 		}
 		if werr := book.Watch(s.Context(), func(err error) {
 			if err != nil {
-				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %s", approvals.EscapeLines(err.Error())))
+				s.Client().ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: rules not reloaded, keeping the last good rules: %s", command.EscapeLines(err.Error())))
 			} else {
 				s.Logger().Info("exec-policy rules reloaded", "root", root)
 			}

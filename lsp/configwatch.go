@@ -3,7 +3,6 @@ package lsp
 import (
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -68,7 +67,7 @@ func (s *Server) watchConfigFile() {
 				}
 				prev := last
 				if err := s.UpdateConfig(func(c *config.Config) error {
-					applyChangedFields(reflect.ValueOf(c).Elem(), reflect.ValueOf(prev), reflect.ValueOf(next))
+					c.ApplyChanged(prev, next)
 					return nil
 				}); err != nil {
 					s.client.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Warden: config.toml not reloaded: %v", err))
@@ -84,22 +83,4 @@ func (s *Server) watchConfigFile() {
 			}
 		}
 	}()
-}
-
-// applyChangedFields sets each field of dst that differs between prev and
-// next to next's value, descending into nested structs.
-func applyChangedFields(dst, prev, next reflect.Value) {
-	for i := 0; i < dst.NumField(); i++ {
-		if !dst.Field(i).CanSet() {
-			continue
-		}
-		p, n := prev.Field(i), next.Field(i)
-		if n.Kind() == reflect.Struct {
-			applyChangedFields(dst.Field(i), p, n)
-			continue
-		}
-		if !reflect.DeepEqual(p.Interface(), n.Interface()) {
-			dst.Field(i).Set(n)
-		}
-	}
 }

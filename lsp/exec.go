@@ -13,6 +13,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -67,7 +68,7 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 	}
 	root := s.rootOf(cwd)
 	return func(ctx context.Context, job *Job) (string, error) {
-		job.Report("checking policy: "+approvals.EscapeText(approvals.DisplayCommand(argv)), -1)
+		job.Report("checking policy: "+command.EscapeText(command.Display(argv)), -1)
 		o, sb, err := s.Orchestrator(root)
 		if err != nil {
 			return "", err
@@ -83,11 +84,11 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 		}
 		summary, typ := execSummary(argv, out)
 		if out.Ran && !out.Escalated && !out.Grant.IsZero() {
-			summary += " with " + approvals.EscapeText(sb.DescribeGrant(out.Grant))
+			summary += " with " + command.EscapeText(sb.DescribeGrant(out.Grant))
 		}
 		if out.Ran && len(out.Result.NetworkNotes) > 0 {
 			// `curl -f` ends "exited 22" whatever refused it: say who did.
-			summary += "; proxy: " + approvals.EscapeText(strings.Join(out.Result.NetworkNotes, "; "))
+			summary += "; proxy: " + command.EscapeText(strings.Join(out.Result.NetworkNotes, "; "))
 			typ = protocol.MessageTypeWarning
 		}
 		job.Show(typ, summary)
@@ -135,10 +136,10 @@ func execArgv(raw json.RawMessage) ([]string, error) {
 
 // execSummary is the one-line outcome shown to the user.
 func execSummary(argv []string, out *approvals.ExecOutcome) (string, protocol.MessageType) {
-	cmd := approvals.EscapeText(approvals.DisplayCommand(argv))
+	cmd := command.EscapeText(command.Display(argv))
 	switch {
 	case !out.Ran:
-		return fmt.Sprintf("Warden: `%s` did not run: %s", cmd, approvals.EscapeText(out.Refused)), protocol.MessageTypeWarning
+		return fmt.Sprintf("Warden: `%s` did not run: %s", cmd, command.EscapeText(out.Refused)), protocol.MessageTypeWarning
 	case out.Result.TimedOut:
 		return fmt.Sprintf("Warden: `%s` timed out", cmd), protocol.MessageTypeWarning
 	case out.Result.SandboxDenied && !out.Escalated:

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // watchEvery is how often a running command's progress says how long it
@@ -32,7 +33,7 @@ func watchRun(ctx context.Context, spec *approvals.RunSpec) (stop func()) {
 	}
 	last := &lastLine{}
 	spec.Stdout, spec.Stderr = last.tap(spec.Stdout), last.tap(spec.Stderr)
-	cmd := approvals.EscapeText(approvals.DisplayCommand(spec.Argv))
+	cmd := command.EscapeText(command.Display(spec.Argv))
 	start, done, exited := time.Now(), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
@@ -47,7 +48,7 @@ func watchRun(ctx context.Context, spec *approvals.RunSpec) (stop func()) {
 			case now := <-tick.C:
 				msg := fmt.Sprintf("Running `%s` (%ds)", cmd, int(now.Sub(start).Seconds()))
 				if line := last.String(); line != "" {
-					msg += ": " + approvals.EscapeText(line)
+					msg += ": " + command.EscapeText(line)
 				}
 				job.Report(msg, -1)
 			}

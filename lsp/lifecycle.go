@@ -175,6 +175,7 @@ func (s *Server) initialize(_ context.Context, params json.RawMessage) (any, err
 	if p.ProcessID != nil {
 		s.watchParent(int(*p.ProcessID))
 	}
+	s.recoverInterrupted(folders)
 	s.log.Info("initialize", "client", s.clientInfo.Name, "clientVersion", s.clientInfo.Version, "folders", len(folders))
 
 	return map[string]any{
@@ -212,6 +213,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	if err != nil {
 		s.client.ShowMessage(settingsMessage("initializationOptions", err))
 	}
+	s.showInterrupted()
 	s.watchConfigFile()
 	// Have a sandbox helper ready for the first command, and for the first
 	// after a change of sandbox settings.

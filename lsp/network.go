@@ -6,6 +6,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
@@ -46,7 +48,7 @@ func (s *Server) NetworkDecider(root string) (*approvals.NetworkDecider, error) 
 
 // network returns the decider and proxy for work in root under cfg, made
 // once per root and settings from the parts the caller already holds.
-func (s *Server) network(cfg config.Config, root string, policy approvals.Policy, book *approvals.RuleBook, audit *approvals.AuditLog) networkParts {
+func (s *Server) network(cfg config.Config, root string, policy approvals.Policy, book *rules.RuleBook, audit *approvals.AuditLog) networkParts {
 	st := s.approvalState()
 	key := fmt.Sprintf("%s\x00%s\x00%q\x00%q\x00%s", realPath(root), cfg.ApprovalPolicy, cfg.Granular, cfg.TrustedWorkspaces, cfg.CodexRulesDir)
 	ns := s.Value(networkStateKey{}, func() any {
@@ -66,7 +68,7 @@ func (s *Server) network(cfg config.Config, root string, policy approvals.Policy
 		Audit:     audit,
 		Workspace: s.workspaceRoots(),
 		Context:   s.Context(),
-		Notify:    func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, approvals.EscapeText(msg)) },
+		Notify:    func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, command.EscapeText(msg)) },
 	})
 	n := networkParts{decider: d, proxy: approvals.NewNetworkProxy(d, netproxy.Options{})}
 	ns.byKey[key] = n

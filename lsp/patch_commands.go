@@ -35,6 +35,9 @@ type undoArgs struct {
 	// throwing those edits away.
 	Force bool   `json:"force,omitempty"`
 	Root  string `json:"root,omitempty"`
+	// Steps is how many recorded changes to revert, newest first (patches
+	// and commands alike); 0 is 1.
+	Steps int `json:"steps,omitempty"`
 }
 
 func startPatchApply(s *Server, args []json.RawMessage) (JobFunc, error) {
@@ -140,36 +143,58 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if a.Root != "" && !filepath.IsAbs(a.Root) {
 		return nil, InvalidParams("arguments[0].root must be an absolute path, got %q", a.Root)
 	}
+	if a.Steps < 0 {
+		return nil, InvalidParams("arguments[0].steps must be at least 1, got %d", a.Steps)
+	}
 	return func(ctx context.Context, job *Job) (string, error) {
-		cps := s.Checkpoints()
-		// The root whose last change is the most recent.
-		root := ""
-		var newest *patch.Checkpoint
-		for _, r := range s.patchRoots(a.Root) {
-			cp, err := cps.Last(r)
+		var undid []string
+		for step := 0; step < max(a.Steps, 1); step++ {
+			summary, incomplete, err := undoOnce(ctx, s, job, a)
+			if err != nil && len(undid) > 0 && errors.Is(err, patch.ErrNothingToUndo) {
+				break // fewer changes recorded than steps asked for
+			}
 			if err != nil {
+				if len(undid) > 0 {
+					err = fmt.Errorf("%s, then: %w", strings.Join(undid, "; "), err)
+				}
 				return "", err
 			}
-			if cp != nil && (newest == nil || cp.Created.After(newest.Created)) {
-				root, newest = r, cp
+			if incomplete != "" {
+				return strings.Join(append(undid, incomplete), "; "), nil
 			}
+			undid = append(undid, "undid "+summary)
 		}
-		if newest == nil {
-			return "", cps.NothingToUndo(s.patchRoots(a.Root)...)
-		}
-		job.Report("undoing "+newest.Summary, -1)
-		res, err := cps.Undo(ctx, s.PatchWorkspace(), root, a.Force)
-		var edited *patch.EditedSinceError
-		if errors.As(err, &edited) {
-			return "", fmt.Errorf("%w (run warden.undo with {\"force\": true})", err)
-		}
-		if err != nil {
-			return "", err
-		}
-		if !res.Complete() {
-			job.Show(protocol.MessageTypeWarning, "Warden: undo of "+newest.Summary+": "+res.String())
-			return "undo incomplete: " + strings.TrimSpace(res.String()), nil
-		}
-		return "undid " + newest.Summary, nil
+		return strings.Join(undid, "; "), nil
 	}, nil
+}
+
+// undoOnce reverts the most recent change among the roots a asks about;
+// incomplete says what the editor left undone, if anything.
+func undoOnce(ctx context.Context, s *Server, job *Job, a undoArgs) (summary, incomplete string, err error) {
+	cps := s.Checkpoints()
+	roots := s.patchRoots(a.Root)
+	root, newest, err := cps.LastOf(roots...)
+	if err != nil {
+		return "", "", err
+	}
+	if newest == nil {
+		return "", "", cps.NothingToUndo(roots...)
+	}
+	job.Report("undoing "+newest.Summary, -1)
+	res, err := cps.Undo(ctx, s.PatchWorkspace(), root, a.Force)
+	var edited *patch.EditedSinceError
+	if errors.As(err, &edited) {
+		return "", "", fmt.Errorf("%w (run warden.undo with {\"force\": true})", err)
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if !res.Complete() {
+		job.Show(protocol.MessageTypeWarning, "Warden: undo of "+newest.Summary+": "+res.String())
+		return newest.Summary, "undo incomplete: " + strings.TrimSpace(res.String()), nil
+	}
+	if len(newest.Lost) > 0 {
+		return newest.Summary + " (not recovered, their content was not kept: " + strings.Join(newest.Lost, ", ") + ")", "", nil
+	}
+	return newest.Summary, "", nil
 }

@@ -231,12 +231,14 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer A
 		// and keeps what it did before: give its (debounced) didChange time.
 		deadline = time.Now().Add(min(w.Settle, 500*time.Millisecond))
 	}
-	timer := time.NewTimer(w.Settle)
+	// The timer ends the wait at the deadline: a rejected patch brings no
+	// didChange to wake the loop.
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	edited := answer.editedByUser()
+	edited, untouched := answer.editedByUser(), answer.leftAsTheyWere()
 	for {
 		changed := w.s.Docs().Changed()
-		res, settled := w.inspect(plan, edited)
+		res, settled := w.inspect(plan, edited, untouched)
 		if settled || !time.Now().Before(deadline) {
 			for i := range res.Files {
 				fr := &res.Files[i]
@@ -287,7 +289,7 @@ func (w *EditorWorkspace) state(path string) state {
 // reached the planned result, or been reported changed by the editor.
 // A file the user edited in the review settles once it differs from before:
 // what the user accepted is the change, and warden.undo must revert it.
-func (w *EditorWorkspace) inspect(plan *patch.Plan, edited map[string]bool) (*patch.Result, bool) {
+func (w *EditorWorkspace) inspect(plan *patch.Plan, edited, untouched map[string]bool) (*patch.Result, bool) {
 	res := &patch.Result{Files: make([]patch.FileResult, 0, len(plan.Files))}
 	all := true
 	for i := range plan.Files {
@@ -299,6 +301,9 @@ func (w *EditorWorkspace) inspect(plan *patch.Plan, edited map[string]bool) (*pa
 		} else {
 			fr, settled = w.inspectFile(f)
 		}
+		// A change the review left alone is settled as it reads now: no
+		// edit is on its way.
+		settled = settled || untouched[f.Path]
 		res.Files = append(res.Files, fr)
 		all = all && settled
 	}

@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/wardenhq/warden/agent/patch"
 )
@@ -25,6 +27,21 @@ func resourceOp(f *patch.FileEdit) string {
 	return ""
 }
 
+// bytesOnly reports a file that only a write on disk lands as planned: an
+// editor buffer does not hold content that is not UTF-8 or holds NUL bytes
+// byte for byte, and a file the editor creates gets the default mode (an
+// undo of a command restores both).
+func bytesOnly(f *patch.FileEdit) bool {
+	if f.Deleted() {
+		return false
+	}
+	if !utf8.ValidString(f.After) || strings.ContainsRune(f.After, 0) {
+		return true
+	}
+	created := f.Change.Kind == patch.Add && !f.Existed
+	return created && f.Mode != 0 && f.Mode.Perm() != 0o644
+}
+
 // splitByResourceOps splits plan into what the editor applies and what
 // Warden writes on disk. It refuses, changing nothing, when a file the
 // editor cannot delete or move is open in it.
@@ -33,7 +50,7 @@ func splitByResourceOps(plan *patch.Plan, caps ClientCapabilities) (editor, disk
 	disk = &patch.Plan{Root: plan.Root, Concerns: plan.Concerns}
 	for _, f := range plan.Files {
 		op := resourceOp(&f)
-		if op == "" || caps.SupportsResourceOperation(op) {
+		if (op == "" || caps.SupportsResourceOperation(op)) && (f.Open || !bytesOnly(&f)) {
 			editor.Files = append(editor.Files, f)
 			continue
 		}

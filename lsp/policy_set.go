@@ -45,15 +45,19 @@ func setPolicy(_ context.Context, s *Server, args []json.RawMessage) (any, error
 	err := s.UpdateConfig(func(c *config.Config) error {
 		if a.ApprovalPolicy != nil {
 			c.ApprovalPolicy = *a.ApprovalPolicy
+			c.SetOrigin("approval_policy", config.FromPolicySet)
 		}
 		if a.SandboxMode != nil {
 			c.SandboxMode = *a.SandboxMode
+			c.SetOrigin("sandbox_mode", config.FromPolicySet)
 		}
 		if a.NetworkAccess != nil {
 			c.Network = *a.NetworkAccess
+			c.SetOrigin("network_access", config.FromPolicySet)
 		}
 		if a.GranularReject != nil {
 			c.Granular = append([]string(nil), (*a.GranularReject)...)
+			c.SetOrigin("granular_reject", config.FromPolicySet)
 		}
 		return nil
 	})

@@ -9,6 +9,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // EditorPrompter implements approvals.Prompter with window/showMessageRequest,
@@ -65,11 +66,11 @@ func (p *EditorPrompter) Prompt(ctx context.Context, req approvals.PromptRequest
 }
 
 // messageTypeFor shows risk as the dialog's severity.
-func messageTypeFor(l approvals.RiskLevel) protocol.MessageType {
+func messageTypeFor(l risk.Level) protocol.MessageType {
 	switch l {
-	case approvals.RiskHigh:
+	case risk.High:
 		return protocol.MessageTypeError
-	case approvals.RiskMedium:
+	case risk.Medium:
 		return protocol.MessageTypeWarning
 	}
 	return protocol.MessageTypeInfo

@@ -60,6 +60,9 @@ type Server struct {
 	values      map[any]any
 	// initSettingsErr is a bad initializationOptions, shown at initialized.
 	initSettingsErr error
+	// recovered says what was done at initialize about interrupted
+	// changes, shown at initialized.
+	recovered []recoveredMessage
 
 	jobs    *jobTable
 	latency latencies

@@ -34,6 +34,11 @@ type Status struct {
 	Model            StatusModel        `json:"model"`
 	Jobs             []JobInfo          `json:"jobs"`
 	Commands         []string           `json:"commands"`
+	// Sources says where each setting that is not at its default came
+	// from, by TOML key (model.base_url): "config.toml", "editor settings",
+	// "environment OPENAI_API_KEY" or "warden.policy.set". A key left out
+	// has its default.
+	Sources map[string]config.Origin `json:"sources"`
 	// Latency is the server's own handling time per request method, from
 	// reading the message to writing the reply.
 	Latency map[string]LatencyStats `json:"latency"`
@@ -85,6 +90,7 @@ func (s *Server) Status() Status {
 		Model:            StatusModel{Configured: cfg.Model.Configured(), Name: cfg.Model.Name, BaseURL: cfg.Model.BaseURL},
 		Jobs:             s.Jobs(),
 		Commands:         CommandNames(),
+		Sources:          sourcesOf(cfg),
 		Latency:          s.latency.stats(),
 	}
 }
@@ -105,4 +111,13 @@ func policyOf(cfg config.Config) StatusPolicy {
 		WritableRoots:   orEmpty(cfg.WritableRoots),
 		ApprovalTimeout: cfg.ApprovalTimeout.D().String(),
 	}
+}
+
+// sourcesOf is cfg's origins, never null.
+func sourcesOf(cfg config.Config) map[string]config.Origin {
+	out := make(map[string]config.Origin, len(cfg.Origins))
+	for k, v := range cfg.Origins {
+		out[k] = v
+	}
+	return out
 }

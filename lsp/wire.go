@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"go.lsp.dev/protocol"
 )
@@ -125,24 +126,33 @@ type ReviewedChange struct {
 }
 
 // editedByUser lists the paths the user edited before accepting them.
-func (r ApplyWorkspaceEditResult) editedByUser() map[string]bool {
-	edited := map[string]bool{}
+func (r ApplyWorkspaceEditResult) editedByUser() map[string]bool { return r.reviewed("edited") }
+
+// leftAsTheyWere lists the paths the review did not touch: rejected, or
+// stale and so never applied. No didChange will come for them.
+func (r ApplyWorkspaceEditResult) leftAsTheyWere() map[string]bool {
+	return r.reviewed("rejected", "stale")
+}
+
+// reviewed lists the paths of the changes whose outcome is one of outcomes.
+func (r ApplyWorkspaceEditResult) reviewed(outcomes ...string) map[string]bool {
+	paths := map[string]bool{}
 	if r.Warden == nil {
-		return edited
+		return paths
 	}
 	for _, c := range r.Warden.Changes {
-		if c.Outcome != "edited" {
+		if !slices.Contains(outcomes, c.Outcome) {
 			continue
 		}
 		for _, u := range []protocol.DocumentURI{c.URI, c.OldURI} {
 			if u != "" {
 				if p := uriToPath(u); p != "" {
-					edited[p] = true
+					paths[p] = true
 				}
 			}
 		}
 	}
-	return edited
+	return paths
 }
 
 // ShowDocumentParams asks the client to show a URI (LSP 3.16). takeFocus is

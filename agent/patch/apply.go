@@ -16,8 +16,13 @@ func Apply(ctx context.Context, ws Workspace, plan *Plan, cps *Checkpoints) (*Re
 			return nil, fmt.Errorf("record a checkpoint before patching: %w; nothing was changed", err)
 		}
 	}
-	res, err := ws.Apply(ctx, plan)
 	if cp != nil {
+		// Disk settles it with the files, before it forgets its journal.
+		plan.checkpoint = &checkpointLink{cps: cps, cp: cp}
+		defer func() { plan.checkpoint = nil }()
+	}
+	res, err := ws.Apply(ctx, plan)
+	if cp != nil && !plan.checkpoint.settled {
 		// Settle even after an error: an editor may have applied part of it.
 		if serr := cps.settle(cp, ws, plan, res); serr != nil && err == nil {
 			err = serr

@@ -40,6 +40,10 @@ type Checkpoint struct {
 	// Undone is when undo reverted this change; the record stays so that a
 	// second undo can say so rather than claim nothing was ever recorded.
 	Undone *time.Time `json:"undone,omitempty"`
+	// Kind is KindCommand for what a command changed, "" for a patch.
+	Kind string `json:"kind,omitempty"`
+	// Lost names the changed files whose previous content was not kept.
+	Lost []string `json:"lost,omitempty"`
 }
 
 // Snapshot is one file's state before and after a patch.
@@ -54,6 +58,15 @@ type Snapshot struct {
 	// Dirs are the directories the patch had to create for the file, which
 	// undo removes again if they are empty.
 	Dirs []string `json:"dirs,omitempty"`
+	// A command checkpoint names the previous content instead of holding
+	// it: a blob in the change store, or a git object in the repository at
+	// GitDir; Lost says why neither was kept.
+	Blob      string `json:"blob,omitempty"`
+	GitObject string `json:"gitObject,omitempty"`
+	GitDir    string `json:"gitDir,omitempty"`
+	Lost      string `json:"lost,omitempty"`
+	// Size is the file's size before the command: git's blob must have it.
+	Size int64 `json:"size,omitempty"`
 }
 
 func sum(data []byte) string {
@@ -265,6 +278,9 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 	if cp == nil {
 		return nil, c.NothingToUndo(root)
 	}
+	if err := c.loadPreimages(cp, force); err != nil {
+		return nil, err
+	}
 	plan, err := cp.revertPlan(ws, force)
 	if err != nil {
 		return nil, err
@@ -272,11 +288,13 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 	if len(plan.Files) == 0 {
 		return &Result{}, c.markUndone(cp)
 	}
+	// Disk marks it undone with the files, before it forgets its journal.
+	plan.checkpoint = &checkpointLink{cps: c, cp: cp, undo: true}
 	res, err := ws.Apply(ctx, plan)
 	if err != nil {
 		return nil, fmt.Errorf("undo %q: %w", cp.Summary, err)
 	}
-	if res.Complete() {
+	if res.Complete() && !plan.checkpoint.settled {
 		if err := c.markUndone(cp); err != nil {
 			return res, err
 		}
@@ -290,6 +308,7 @@ func (c *Checkpoints) markUndone(cp *Checkpoint) error {
 	cp.Undone = &now
 	for i := range cp.Files {
 		cp.Files[i].Content = nil
+		cp.Files[i].Blob, cp.Files[i].GitObject = "", ""
 	}
 	return c.save(cp)
 }

@@ -7,13 +7,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // Disk is the Workspace of files on disk (the CLI, and tests). It applies a
-// plan all or nothing: every new content is written to a temporary file next
-// to its target first, then all are renamed into place; if any step fails,
-// the files already replaced are restored and nothing is left changed.
-type Disk struct{}
+// plan all or nothing, even when Warden is killed half-way: it journals the
+// change first (see journal), stages every new content in a temporary file
+// next to its target, records the commit, then renames them all into place.
+// A failure before the commit record rolls the change back, one after it
+// finishes the change: here, or at the next Warden start (Recover).
+type Disk struct {
+	// Journal is the directory of the journals; "" is JournalDir().
+	Journal string
+}
 
 // ReadFile reads path from disk (never open in an editor: version 0).
 func (Disk) ReadFile(path string) ([]byte, int32, bool, error) {
@@ -27,15 +34,13 @@ var (
 	removeFile = os.Remove
 )
 
-// diskWrite is one file to be written: its content staged in tmp.
+// diskWrite is one file to be written.
 type diskWrite struct {
 	target  string // where it lands (symlinks resolved)
 	content string
 	mode    fs.FileMode
 	existed bool
 	before  string
-	oldMode fs.FileMode
-	tmp     string
 }
 
 // diskRemoval is one file to be removed.
@@ -47,7 +52,7 @@ type diskRemoval struct {
 
 // Apply writes the plan to disk, all or nothing. It first checks that no file
 // changed since the plan was prepared.
-func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
+func (d Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	err := parallel(len(plan.Files), func(i int) error {
 		f := &plan.Files[i]
 		if err := unchanged(f.Path, f.Rel, f.Existed, f.Before, f.fromDisk, f.lstat); err != nil {
@@ -63,6 +68,7 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 	}
 	var writes []diskWrite
 	var removals []diskRemoval
+	var prune []string
 	for i := range plan.Files {
 		f := &plan.Files[i]
 		mode := f.Mode
@@ -73,105 +79,151 @@ func (Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 		case f.Deleted():
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		case f.MoveTo != "":
-			w := diskWrite{target: writeTarget(f.MoveTo, f.fromDisk, f.destLstat), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore, oldMode: mode}
-			writes = append(writes, w)
+			writes = append(writes, diskWrite{target: writeTarget(f.MoveTo, f.fromDisk, f.destLstat), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore})
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		default:
-			w := diskWrite{target: writeTarget(f.Path, f.fromDisk, f.lstat), content: f.After, mode: mode, existed: f.Existed, before: f.Before, oldMode: mode}
-			writes = append(writes, w)
+			writes = append(writes, diskWrite{target: writeTarget(f.Path, f.fromDisk, f.lstat), content: f.After, mode: mode, existed: f.Existed, before: f.Before})
 		}
+		prune = append(prune, f.PruneDirs...)
 	}
 
-	var created []string // directories made for new files, outermost first
-	known := map[string]bool{}
-	cleanup := func() {
-		for _, w := range writes {
-			if w.tmp != "" {
-				os.Remove(w.tmp)
-			}
-		}
-		for i := len(created) - 1; i >= 0; i-- {
-			os.Remove(created[i]) // only succeeds while empty
+	j, err := d.begin(plan, writes, removals, prune)
+	if err != nil {
+		return nil, fmt.Errorf("record the change before making it: %w; nothing was changed", err)
+	}
+	if err := stageAll(ctx, j, writes); err != nil {
+		return nil, j.abandon(err)
+	}
+	if err := j.commit(); err != nil {
+		return nil, j.abandon(fmt.Errorf("record the commit: %w", err))
+	}
+	// Committed: from here a failure rolls back every step, and a kill
+	// finishes them at the next start.
+	for i, w := range writes {
+		if err := renameFile(j.entries[i].Tmp, w.target); err != nil {
+			return nil, j.abandon(fmt.Errorf("replace %s: %w", w.target, err))
 		}
 	}
-	for i := range writes {
-		dir := filepath.Dir(writes[i].target)
-		if known[dir] {
-			continue
+	for _, r := range removals {
+		if err := removeFile(r.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, j.abandon(fmt.Errorf("delete %s: %w", r.path, err))
 		}
-		made, err := mkdirs(dir)
-		known[dir] = err == nil
-		created = append(created, made...)
-		if err != nil {
-			cleanup()
-			return nil, fmt.Errorf("create directory for %s: %w; nothing was changed", writes[i].target, err)
+	}
+	pruneEmpty(prune)
+	dirs := map[string]bool{}
+	for _, e := range j.entries {
+		dirs[filepath.Dir(e.Path)] = true
+	}
+	err = syncDirs(dirs)
+	if err == nil {
+		err = plan.checkpoint.landed(plan)
+	}
+	if err != nil {
+		// The files landed; the journal stays for the next start to settle.
+		j.release(false)
+		return allLanded(plan), fmt.Errorf("the patch landed, but %w", err)
+	}
+	return allLanded(plan), j.finish()
+}
+
+// begin journals the change durably before anything is written.
+func (d Disk) begin(plan *Plan, writes []diskWrite, removals []diskRemoval, prune []string) (*journal, error) {
+	dir := d.Journal
+	if dir == "" {
+		dir = JournalDir()
+	}
+	root, _ := filepath.Abs(plan.Root)
+	hdr := journalHeader{Root: root, Summary: plan.Summary(), Created: time.Now().UTC(),
+		Dirs: missingParents(writes), Prune: prune, Checkpoint: plan.checkpoint.ref()}
+	j, err := beginJournal(dir, hdr)
+	if err != nil {
+		return nil, err
+	}
+	j.entries = make([]journalEntry, len(writes)+len(removals))
+	parallel(len(writes), func(i int) error {
+		w := writes[i]
+		j.entries[i] = journalEntry{Path: w.target, Tmp: tmpName(w.target, j.hdr.ID, i), Existed: w.existed, Mode: w.mode, AfterSum: sum([]byte(w.content)), before: w.before}
+		return nil
+	})
+	for k, r := range removals {
+		n := len(writes) + k
+		j.entries[n] = journalEntry{Remove: true, Path: r.path, Tmp: tmpName(r.path, j.hdr.ID, n), Existed: true, Mode: r.mode, before: r.before}
+	}
+	if err := j.writeIntent(); err != nil {
+		j.release(true)
+		return nil, err
+	}
+	return j, nil
+}
+
+// stageAll creates the journal's directories and writes every new content
+// to its temporary file, flushed: the commit record must not outlive them.
+func stageAll(ctx context.Context, j *journal, writes []diskWrite) error {
+	for _, dir := range j.hdr.Dirs {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create directory %s: %w", dir, err)
 		}
 	}
 	// Staging waits on the disk: write several temporary files at once.
-	err = parallel(len(writes), func(i int) error {
-		w := &writes[i]
-		var err error
-		if w.tmp, err = stage(filepath.Dir(w.target), filepath.Base(w.target), w.content, w.mode); err != nil {
-			return fmt.Errorf("write %s: %w; nothing was changed", w.target, err)
+	err := parallel(len(writes), func(i int) error {
+		if err := stageAs(j.entries[i].Tmp, writes[i].content, writes[i].mode, true); err != nil {
+			return fmt.Errorf("write %s: %w", writes[i].target, err)
 		}
 		return nil
 	})
 	if err != nil {
-		cleanup()
-		return nil, err
+		return err
 	}
 	if err := ctx.Err(); err != nil {
-		cleanup()
-		return nil, fmt.Errorf("patch cancelled before writing: %w; nothing was changed", err)
+		return fmt.Errorf("patch cancelled before writing: %w", err)
 	}
+	return nil
+}
 
-	// Commit. Past this point every step is undone if a later one fails.
-	var renamed, removed int
-	rollback := func(cause error) error {
-		var errs []error
-		for _, w := range writes[:renamed] {
-			var err error
-			if w.existed {
-				err = writeAtomic(w.target, w.before, w.oldMode)
-			} else {
-				err = os.Remove(w.target)
-			}
-			if err != nil {
-				errs = append(errs, err)
-			}
-		}
-		for _, r := range removals[:removed] {
-			if err := writeAtomic(r.path, r.before, r.mode); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		cleanup()
-		if len(errs) > 0 {
-			return fmt.Errorf("%w; restoring the files already changed also failed: %v", cause, errors.Join(errs...))
-		}
+// abandon rolls back a change that failed, and says what became of it.
+func (j *journal) abandon(cause error) error {
+	committed := j.committed()
+	if err := j.uncommit(); err != nil {
+		j.release(false)
+		return fmt.Errorf("%w; the change is half done and cannot be rolled back now (%v): Warden finishes it at its next start", cause, err)
+	}
+	kept, err := j.rollBack()
+	if err != nil {
+		j.release(false)
+		return fmt.Errorf("%w; restoring the files already changed also failed: %v; Warden tries again at its next start", cause, err)
+	}
+	j.finish()
+	switch {
+	case len(kept) > 0:
+		return fmt.Errorf("%w; every file Warden changed was restored, but these changed meanwhile and were left alone: %s", cause, strings.Join(kept, ", "))
+	case committed:
 		return fmt.Errorf("%w; every file was restored, nothing was changed", cause)
 	}
-	for i := range writes {
-		if err := renameFile(writes[i].tmp, writes[i].target); err != nil {
-			return nil, rollback(fmt.Errorf("replace %s: %w", writes[i].target, err))
-		}
-		writes[i].tmp = ""
-		renamed++
-	}
-	for _, r := range removals {
-		if err := removeFile(r.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, rollback(fmt.Errorf("delete %s: %w", r.path, err))
-		}
-		removed++
-	}
-	for _, f := range plan.Files {
-		for _, d := range f.PruneDirs {
-			if os.Remove(d) != nil { // not empty: stop
+	return fmt.Errorf("%w; nothing was changed", cause)
+}
+
+// missingParents lists the directories writing the files needs created,
+// each parent before its children.
+func missingParents(writes []diskWrite) []string {
+	known := map[string]bool{}
+	var out []string
+	for _, w := range writes {
+		var missing []string
+		for d := filepath.Dir(w.target); !known[d]; d = filepath.Dir(d) {
+			known[d] = true
+			if exists(d) {
+				break
+			}
+			missing = append(missing, d)
+			if filepath.Dir(d) == d {
 				break
 			}
 		}
+		for i := len(missing) - 1; i >= 0; i-- {
+			out = append(out, missing[i])
+		}
 	}
-	return allLanded(plan), nil
+	return out
 }
 
 // unchanged checks that a file still is what the plan was computed from.

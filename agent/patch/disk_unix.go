@@ -23,30 +23,41 @@ func rename(from, to string) error {
 }
 
 // stage writes content to a new temporary file in dir and returns its name.
-// It calls the system directly: os.CreateTemp also registers the descriptor
-// with the runtime poller, which costs more system calls than the write of a
-// source file, and a patch writes hundreds of them.
 func stage(dir, base, content string, mode fs.FileMode) (string, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, "."+base+".warden-"+strconv.FormatUint(uint64(rand.Uint32()), 36))
-		fd, err := ignoringEINTR(func() (int, error) {
-			return syscall.Open(name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, uint32(mode.Perm()))
-		})
-		if errors.Is(err, syscall.EEXIST) && try < 100 {
+		err := stageAs(name, content, mode, false)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}
-		if err != nil {
-			return "", &fs.PathError{Op: "create", Path: name, Err: err}
-		}
-		werr := writeAll(fd, content)
-		// Open applied the umask; the file must have the mode asked for.
-		cerr := syscall.Fchmod(fd, uint32(mode.Perm()))
-		if err := errors.Join(werr, cerr, syscall.Close(fd)); err != nil {
-			syscall.Unlink(name)
-			return "", &fs.PathError{Op: "write", Path: name, Err: err}
-		}
-		return name, nil
+		return name, err
 	}
+}
+
+// stageAs writes content to the new file name (which must not exist), with
+// mode, flushed to the disk when durable is set. It calls the system
+// directly: os.CreateTemp also registers the descriptor with the runtime
+// poller, which costs more system calls than the write of a source file,
+// and a patch writes hundreds of them.
+func stageAs(name, content string, mode fs.FileMode, durable bool) error {
+	fd, err := ignoringEINTR(func() (int, error) {
+		return syscall.Open(name, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, uint32(mode.Perm()))
+	})
+	if err != nil {
+		return &fs.PathError{Op: "create", Path: name, Err: err}
+	}
+	werr := writeAll(fd, content)
+	// Open applied the umask; the file must have the mode asked for.
+	cerr := syscall.Fchmod(fd, uint32(mode.Perm()))
+	var serr error
+	if durable && werr == nil {
+		serr = syscall.Fsync(fd)
+	}
+	if err := errors.Join(werr, cerr, serr, syscall.Close(fd)); err != nil {
+		syscall.Unlink(name)
+		return &fs.PathError{Op: "write", Path: name, Err: err}
+	}
+	return nil
 }
 
 func writeAll(fd int, content string) error {

@@ -18,24 +18,35 @@ import (
 func rename(from, to string) error { return os.Rename(from, to) }
 
 // stage writes content to a new temporary file in dir and returns its name.
-// Windows applies no umask and keeps only the read-only bit of mode.
 func stage(dir, base, content string, mode fs.FileMode) (string, error) {
 	for try := 0; ; try++ {
 		name := filepath.Join(dir, "."+base+".warden-"+strconv.FormatUint(uint64(rand.Uint32()), 36))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
+		err := stageAs(name, content, mode, false)
 		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}
-		if err != nil {
-			return "", err
-		}
-		_, werr := f.WriteString(content)
-		if err := errors.Join(werr, f.Close()); err != nil {
-			os.Remove(name)
-			return "", &fs.PathError{Op: "write", Path: name, Err: err}
-		}
-		return name, nil
+		return name, err
 	}
+}
+
+// stageAs writes content to the new file name (which must not exist),
+// flushed to the disk when durable is set. Windows applies no umask and
+// keeps only the read-only bit of mode.
+func stageAs(name, content string, mode fs.FileMode, durable bool) error {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode.Perm())
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(content)
+	var serr error
+	if durable && werr == nil {
+		serr = f.Sync()
+	}
+	if err := errors.Join(werr, serr, f.Close()); err != nil {
+		os.Remove(name)
+		return &fs.PathError{Op: "write", Path: name, Err: err}
+	}
+	return nil
 }
 
 // readFile reads a whole file.

@@ -101,6 +101,10 @@ type Plan struct {
 	Root     string
 	Files    []FileEdit
 	Concerns []Concern
+
+	// checkpoint is the undo record the plan goes with (set by Apply and
+	// Checkpoints.Undo), which Disk.Apply settles with its journal.
+	checkpoint *checkpointLink
 }
 
 // Paths lists every file the plan touches (sources and destinations), sorted:

@@ -13,13 +13,15 @@ import (
 
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/risk"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
 
 func init() {
 	var cwd string
-	register(&command{
+	register(&subcommand{
 		name:    "apply-patch",
 		summary: "apply a Codex-format patch or a unified/git diff to disk, all or nothing",
 		usage:   "apply-patch [--cwd D] [FILE|-]",
@@ -44,7 +46,7 @@ func init() {
 func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	fail := func(format string, a ...any) int {
 		// Paths and hunks come from the patch's author: escaped, never rendered.
-		fmt.Fprintf(env.stderr, "warden apply-patch: %s\n", approvals.EscapeLines(fmt.Sprintf(format, a...)))
+		fmt.Fprintf(env.stderr, "warden apply-patch: %s\n", command.EscapeLines(fmt.Sprintf(format, a...)))
 		return 1
 	}
 	// A one-shot run over at most MaxPatchBytes of patch: trade some memory
@@ -61,6 +63,9 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	}
 	if info, err := os.Stat(cwd); err != nil || !info.IsDir() {
 		return fail("--cwd %s is not a directory", cwd)
+	}
+	if !recoverInterrupted(env, "apply-patch", cwd) {
+		return fail("an interrupted change in this workspace could not be settled (above); nothing was changed")
 	}
 	cfg, err := config.Load(config.File())
 	if err != nil {
@@ -102,7 +107,7 @@ func applyPatch(ctx context.Context, env *cliEnv, cwd, src string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	fmt.Fprint(env.stdout, approvals.EscapeLines(fmt.Sprint(res)))
+	fmt.Fprint(env.stdout, command.EscapeLines(fmt.Sprint(res)))
 	return 0
 }
 
@@ -122,7 +127,7 @@ func approveOnTerminal(ctx context.Context, env *cliEnv, src, cwd string, timeou
 	}
 	req := approvals.PromptRequest{Kind: approvals.PromptPatch, Cwd: cwd,
 		Reason: "these changes are outside the workspace, to protected paths, or through links",
-		Risk:   approvals.Risk{Level: approvals.RiskMedium, Summary: fmt.Sprintf("changes that need approval: %d", len(concerns))}}
+		Risk:   risk.Risk{Level: risk.Medium, Summary: fmt.Sprintf("changes that need approval: %d", len(concerns))}}
 	for _, c := range concerns {
 		req.Files = append(req.Files, c.Rel)
 		req.Risk.Facts = append(req.Risk.Facts, c.String())

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/config"
 )
 
@@ -20,7 +21,7 @@ func (r *ruleFileList) Set(v string) error { *r = append(*r, v); return nil }
 // the rules in force for a working directory.
 type approvalSetup struct {
 	policy approvals.Policy
-	rules  *approvals.RuleBook
+	rules  *rules.RuleBook
 	// rulesErr is why the rules failed to load, if they did; evaluation
 	// then asks for anything not known-safe.
 	rulesErr error
@@ -46,9 +47,9 @@ func loadApprovalSetup(cfg config.Config, approvalFlag string, ruleFiles []strin
 			return nil, fmt.Errorf("--rules %s: %w", f, err)
 		}
 	}
-	trusted := func(dir string) bool { return approvals.TrustedWorkspace(cfg.TrustedWorkspaces, dir) }
-	sources := approvals.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trusted)
-	book, err := approvals.NewRuleBook(sources, ruleFiles)
+	trusted := func(dir string) bool { return rules.TrustedWorkspace(cfg.TrustedWorkspaces, dir) }
+	sources := rules.UserSources(config.RulesDir(), cfg.CodexRulesDir, root, trusted)
+	book, err := rules.NewRuleBook(sources, ruleFiles)
 	return &approvalSetup{policy: policy, rules: book, rulesErr: err}, nil
 }
 

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "cache",
 		summary: "clear the sandbox's private toolchain caches (Go, npm, pip, cargo...)",
 		usage:   "cache clean [--workspace D]",

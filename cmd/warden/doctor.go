@@ -16,7 +16,7 @@ import (
 var doctorJSON bool
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "doctor",
 		summary: "show what this machine's sandbox enforces, layer by layer, and what it cannot; check config.toml and the model",
 		usage:   "doctor [--json]",
@@ -43,6 +43,9 @@ type doctorReport struct {
 	Network doctorNetwork  `json:"network"`
 	Roots   doctorRoots    `json:"writable_roots"`
 	Rules   doctorRules    `json:"rules"`
+	// Interrupted is what this run did about changes killed Wardens left.
+	Interrupted doctorInterrupted `json:"interrupted_changes"`
+	Undo        doctorUndo        `json:"undo"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -84,6 +87,8 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 	rep.Network = networkReport(rep.Sandbox.Mechanism)
 	rep.Roots = rootsReport()
 	rep.Rules = rulesReport()
+	rep.Interrupted = interruptedReport()
+	rep.Undo = undoReport()
 	if doctorJSON {
 		enc := json.NewEncoder(env.stdout)
 		enc.SetIndent("", "  ")
@@ -156,6 +161,8 @@ func printDoctor(w io.Writer, rep doctorReport) {
 		fmt.Fprintf(w, "  - env_keep (config.toml) keeps: %s\n", strings.Join(e.Keep, " "))
 	}
 	printModel(w, rep.Config, rep.Model)
+	printInterrupted(w, rep.Interrupted)
+	printUndo(w, rep.Undo)
 }
 
 func yesNo(b bool) string {

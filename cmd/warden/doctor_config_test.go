@@ -42,3 +42,37 @@ func TestDoctorSaysWhenThereIsNoConfig(t *testing.T) {
 		t.Errorf("with config.toml: exists %v, doctor says:\n%s", c.Exists, out)
 	}
 }
+
+// TestDoctorNamesWhereEachSettingCameFrom: `warden doctor` prints a line per
+// setting that is not at its default, naming config.toml or the variable,
+// and never the API key itself; --json lists the same. A default is not
+// listed.
+func TestDoctorNamesWhereEachSettingCameFrom(t *testing.T) {
+	home := t.TempDir()
+	file := filepath.Join(home, "config", "warden", "config.toml")
+	writeFile(t, file, "sandbox_mode = \"read-only\"\n[model]\nname = \"from-file\"\n")
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
+		"OPENAI_API_KEY=sk-secret-doctor", "OPENAI_BASE_URL=http://127.0.0.1:1/v1"}
+	cmd := exec.Command(wardenBin(t), "doctor")
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "HOME=" + home}, env...)
+	out, errOut, code := runCmd(t, cmd)
+	if code != 0 {
+		t.Fatalf("doctor: exit %d %s", code, errOut)
+	}
+	for _, line := range []string{
+		`  - sandbox_mode = "read-only" (from config.toml)`,
+		`  - model.name = "from-file" (from config.toml)`,
+		`  - model.base_url = "http://127.0.0.1:1/v1" (from environment OPENAI_BASE_URL)`,
+		`  - model.api_key = (set, not shown) (from environment OPENAI_API_KEY)`,
+	} {
+		if !strings.Contains(out, line+"\n") {
+			t.Errorf("doctor does not say %q:\n%s", line, out)
+		}
+	}
+	if strings.Contains(out, "sk-secret-doctor") || strings.Contains(out, "approval_policy =") {
+		t.Errorf("doctor shows the key or a default:\n%s", out)
+	}
+	if c, _ := doctorJSONWith(t, home, env...); len(c.Settings) != 4 {
+		t.Errorf("--json settings: %+v", c.Settings)
+	}
+}

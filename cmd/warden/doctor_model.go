@@ -18,6 +18,9 @@ type doctorConfig struct {
 	// Exists is false when there is no config.toml: the defaults apply.
 	Exists bool   `json:"exists"`
 	Error  string `json:"error,omitempty"`
+	// Settings are those not at their default, each with where it came
+	// from (config.toml or the environment).
+	Settings []config.Setting `json:"settings"`
 }
 
 // doctorModel is the model the agent would use, and what one real request
@@ -42,8 +45,12 @@ func modelReport(ctx context.Context) (doctorConfig, doctorModel) {
 	if err != nil {
 		cfgRep.Error = err.Error()
 	}
+	cfgRep.Settings = cfg.NonDefault()
+	if cfgRep.Settings == nil {
+		cfgRep.Settings = []config.Setting{}
+	}
 	m := doctorModel{Configured: cfg.Model.Configured(), Name: cfg.Model.Name, BaseURL: cfg.Model.BaseURL}
-	client, err := agent.NewClient(cfg.Model)
+	client, err := agent.NewClientFor(cfg)
 	var none *agent.NoModelError
 	switch {
 	case errors.As(err, &none):
@@ -65,6 +72,9 @@ func printModel(w io.Writer, c doctorConfig, m doctorModel) {
 		fmt.Fprintf(w, "\nconfig: no config.toml (%s): defaults\n", c.File)
 	default:
 		fmt.Fprintf(w, "\nconfig: %s\n", c.File)
+	}
+	for _, s := range c.Settings {
+		fmt.Fprintf(w, "  - %s = %s (from %s)\n", s.Key, s.Value, s.Origin)
 	}
 	switch {
 	case !m.Configured:

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 )
 
@@ -52,24 +53,24 @@ func rulesReport() doctorRules {
 	if setup.rulesErr != nil {
 		r.Error = "the rules do not load: " + setup.rulesErr.Error()
 	}
-	rules, _ := setup.rules.Current()
-	r.Loaded = rules.Len() + len(rules.NetworkRules())
-	if rules != nil {
-		r.Warnings = append(r.Warnings, rules.Warnings...)
+	ruleSet, _ := setup.rules.Current()
+	r.Loaded = ruleSet.Len() + len(ruleSet.NetworkRules())
+	if ruleSet != nil {
+		r.Warnings = append(r.Warnings, ruleSet.Warnings...)
 	}
-	r.NotApplied = append(r.NotApplied, rules.NotApplied(sb, cwd, os.Environ())...)
+	r.NotApplied = append(r.NotApplied, approvals.RulesNotApplied(ruleSet, sb, cwd, os.Environ())...)
 	return r
 }
 
 func printRules(w io.Writer, r doctorRules) {
-	fmt.Fprintf(w, "\nrules for a workspace at %s: %d loaded; an allow rule runs a command without asking, in the sandbox\n", approvals.EscapeText(r.Workspace), r.Loaded)
+	fmt.Fprintf(w, "\nrules for a workspace at %s: %d loaded; an allow rule runs a command without asking, in the sandbox\n", command.EscapeText(r.Workspace), r.Loaded)
 	if r.Error != "" {
-		fmt.Fprintf(w, "  - %s\n", approvals.EscapeLines(r.Error))
+		fmt.Fprintf(w, "  - %s\n", command.EscapeLines(r.Error))
 	}
 	for _, n := range r.NotApplied {
-		fmt.Fprintf(w, "  - NOT applied: %s (%s): %s\n", approvals.EscapeText(n.Rule), approvals.EscapeText(n.Source), approvals.EscapeText(n.Why))
+		fmt.Fprintf(w, "  - NOT applied: %s (%s): %s\n", command.EscapeText(n.Rule), command.EscapeText(n.Source), command.EscapeText(n.Why))
 	}
 	for _, warn := range r.Warnings {
-		fmt.Fprintf(w, "  - ignored: %s\n", approvals.EscapeText(warn))
+		fmt.Fprintf(w, "  - ignored: %s\n", command.EscapeText(warn))
 	}
 }

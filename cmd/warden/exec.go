@@ -36,7 +36,7 @@ func (f *execFlags) register(fs *flag.FlagSet) {
 }
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "exec",
 		summary: "run one command through Warden's approval policy and sandbox",
 		usage:   "exec [--cwd D] [--sandbox MODE] [--network[=off|ask|on]] [--writable-root D]... [--approval X] [--rules F]... [--grant-write D]... [--grant-read P]... [--yes|--deny] -- CMD ARGS...",
@@ -64,6 +64,7 @@ func runExec(ctx context.Context, env *cliEnv, args []string) int {
 	if err != nil {
 		return usageError(env, "exec", "%v", err)
 	}
+	recoverInterrupted(env, "exec", cwd)
 	// The helper starts and the writable roots are scanned while the rules,
 	// the policy and the audit log are loaded.
 	sandbox.PrepareRun(policy, "")

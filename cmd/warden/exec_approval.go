@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -46,7 +47,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		return usageError(env, "exec", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
+		fmt.Fprintf(env.stderr, "warden exec: rules not loaded, so anything not known-safe needs approval:\n%s\n", command.EscapeLines(setup.rulesErr.Error()))
 	}
 	sb, err := approvals.SandboxFor(policy)
 	if err != nil {
@@ -73,7 +74,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		prompter = noTerminalPrompter{env.stderr}
 	}
 	var gapsOnce sync.Once
-	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(msg)) }
+	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", command.EscapeLines(msg)) }
 	session := approvals.NewSessionStore()
 	o := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
@@ -97,22 +98,22 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 		// The sandbox refused or the command could not start: nothing ran.
 		var refused *sandbox.RefusedError
 		if errors.As(err, &refused) {
-			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(refused.Error()))
+			fmt.Fprintf(env.stderr, "warden exec: %s\n", command.EscapeLines(refused.Error()))
 		} else {
-			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(err.Error()))
+			fmt.Fprintf(env.stderr, "warden exec: %s\n", command.EscapeLines(err.Error()))
 		}
 		return exitRefused
 	}
 	if !out.Ran {
-		fmt.Fprintf(env.stderr, "warden exec: refused: %s\n", approvals.EscapeLines(out.Refused))
+		fmt.Fprintf(env.stderr, "warden exec: refused: %s\n", command.EscapeLines(out.Refused))
 		return exitRefused
 	}
 	res := out.Result
 	for _, n := range res.NetworkNotes {
-		fmt.Fprintf(env.stderr, "warden exec: proxy: %s\n", approvals.EscapeLines(n))
+		fmt.Fprintf(env.stderr, "warden exec: proxy: %s\n", command.EscapeLines(n))
 	}
 	if !out.Escalated && !out.Grant.IsZero() {
-		fmt.Fprintf(env.stderr, "warden exec: ran in the sandbox with %s\n", approvals.EscapeText(sb.DescribeGrant(out.Grant)))
+		fmt.Fprintf(env.stderr, "warden exec: ran in the sandbox with %s\n", command.EscapeText(sb.DescribeGrant(out.Grant)))
 	}
 	switch {
 	case res.TimedOut:
@@ -120,9 +121,9 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	case res.Canceled:
 		fmt.Fprintln(env.stderr, "warden exec: interrupted; the command and everything it started were killed")
 	case res.SandboxDenied && !out.Escalated:
-		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", approvals.EscapeText(res.Denial), policy.Summary())
+		fmt.Fprintf(env.stderr, "warden exec: the failure looks like a sandbox denial (%s); policy: %s\n", command.EscapeText(res.Denial), policy.Summary())
 		if out.Refused != "" {
-			fmt.Fprintf(env.stderr, "warden exec: %s\n", approvals.EscapeLines(strings.TrimSpace(out.Refused)))
+			fmt.Fprintf(env.stderr, "warden exec: %s\n", command.EscapeLines(strings.TrimSpace(out.Refused)))
 		}
 	}
 	return res.ExitCode

@@ -25,9 +25,9 @@ var version = "dev"
 // exitUsage is the exit status for a command line Warden does not understand.
 const exitUsage = 2
 
-// command is one subcommand. Each lives in its own file and registers itself
+// subcommand is one subcommand. Each lives in its own file and registers itself
 // from init, so adding a subcommand never touches this file.
-type command struct {
+type subcommand struct {
 	name    string
 	summary string // one line for the command list
 	usage   string // the synopsis after "warden "
@@ -45,9 +45,9 @@ type cliEnv struct {
 	stdout, stderr io.Writer
 }
 
-var commands = map[string]*command{}
+var commands = map[string]*subcommand{}
 
-func register(c *command) {
+func register(c *subcommand) {
 	if _, dup := commands[c.name]; dup {
 		panic("warden: command registered twice: " + c.name)
 	}
@@ -99,7 +99,7 @@ func runCLI(ctx context.Context, env *cliEnv, args []string) int {
 	return runCommand(ctx, env, c, args[1:])
 }
 
-func runCommand(ctx context.Context, env *cliEnv, c *command, args []string) int {
+func runCommand(ctx context.Context, env *cliEnv, c *subcommand, args []string) int {
 	fs := flag.NewFlagSet("warden "+c.name, flag.ContinueOnError)
 	fs.Usage = func() {
 		out := fs.Output()

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -54,7 +56,7 @@ const policyUsage = "policy check [--approval X] [--sandbox Y] [--rules F]... [-
 const policySummary = "explain what Warden's approval policy decides for a command (policy check)"
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "policy",
 		summary: policySummary,
 		usage:   policyUsage,
@@ -114,7 +116,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		// The decision is still shown (what exec would do: ask for anything
 		// not known-safe), but the check fails: it exists to test rules, and
 		// a server would keep its last good rules instead.
-		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
+		fmt.Fprintf(env.stderr, "warden policy: rules not loaded, so anything not known-safe needs approval:\n%s\n", command.EscapeLines(setup.rulesErr.Error()))
 	}
 	// status is the exit status once the decision is printed.
 	status := 0
@@ -141,12 +143,12 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir()}
 	ev := o.Evaluator().Evaluate(approvals.CommandRequest{Argv: argv, Cwd: cwd, Grant: sub.grants.grant(), Sandbox: sb})
-	rules, _ := setup.rules.Current()
+	ruleSet, _ := setup.rules.Current()
 	// A network allow rule the sandboxed command could have written itself
 	// is not applied (approvals.EvaluateNetworkIn).
-	rules, _ = rules.NetworkRulesFor(sb)
-	dests := approvals.CheckNetwork(rules, setup.policy, network, sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
-	if ev.Decision != approvals.Forbidden {
+	ruleSet, _ = approvals.NetworkRulesFor(ruleSet, sb)
+	dests := approvals.CheckNetwork(ruleSet, setup.policy, network, sbMode == approvals.DangerFullAccess, argv, ev.Risk, cwd)
+	if ev.Decision != rules.Forbidden {
 		dests = approvals.GrantedChecks(dests, ev.Grant, ev.GrantAsked)
 	}
 	if sub.json {
@@ -171,7 +173,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		if ev.GrantAsked {
 			asked = "(needs approval)"
 		}
-		fmt.Fprintf(env.stdout, "grant:     in the sandbox with %s %s\n", approvals.EscapeText(approvals.Sandbox{Reads: reads.Reads}.DescribeGrant(ev.Grant)), asked)
+		fmt.Fprintf(env.stdout, "grant:     in the sandbox with %s %s\n", command.EscapeText(approvals.Sandbox{Reads: reads.Reads}.DescribeGrant(ev.Grant)), asked)
 	}
 	if len(ev.Amendment) > 0 {
 		fmt.Fprintf(env.stdout, "amendment: always allow `%s`\n", strings.Join(ev.Amendment, " "))
@@ -182,7 +184,7 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 	}
 	fmt.Fprintf(env.stdout, "network:   %s\n", network)
 	for _, n := range dests {
-		fmt.Fprintf(env.stdout, "  %s %s:%d (%s): %s\n", n.Decision, approvals.EscapeText(n.Host), n.Port, n.Protocol, n.Reason)
+		fmt.Fprintf(env.stdout, "  %s %s:%d (%s): %s\n", n.Decision, command.EscapeText(n.Host), n.Port, n.Protocol, n.Reason)
 	}
 	return status
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // On the terminal a secret read's dialog says what happens (Warden reads the
@@ -15,7 +16,7 @@ import (
 func TestTerminalReadPrompt(t *testing.T) {
 	req := approvals.PromptRequest{Kind: approvals.PromptRead, Argv: []string{"read_file", "/home/u/.env"}, Files: []string{"~/.env"}, Cwd: "/home/u",
 		Reason: "read_file would send this file's content to the model",
-		Risk:   approvals.Risk{Level: approvals.RiskHigh, Summary: "Reads secrets: ~/.env", Facts: []string{"reads secrets: ~/.env"}}}
+		Risk:   risk.Risk{Level: risk.High, Summary: "Reads secrets: ~/.env", Facts: []string{"reads secrets: ~/.env"}}}
 	for input, want := range map[string]approvals.ReviewDecision{"1\n": approvals.Denied, "\n": approvals.Denied, "2\n": approvals.Approved, "y\n": approvals.Approved, "3\n": approvals.Abort} {
 		out := &syncWriter{}
 		p := &terminalPrompter{in: bufio.NewReader(strings.NewReader(input)), out: out}

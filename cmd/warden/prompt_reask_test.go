@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/risk"
 )
 
 // TestTerminalReaskUnderstoodAnswers: an answer the prompter does not
@@ -18,7 +19,7 @@ import (
 func TestTerminalReaskUnderstoodAnswers(t *testing.T) {
 	low := approvals.PromptRequest{Kind: approvals.PromptCommand, Argv: []string{"touch", "x"}, Cwd: "/w"}
 	high := low
-	high.Risk = approvals.Risk{Level: approvals.RiskHigh, Summary: "Reads secrets: .env", Facts: []string{"reads secrets: .env"}}
+	high.Risk = risk.Risk{Level: risk.High, Summary: "Reads secrets: .env", Facts: []string{"reads secrets: .env"}}
 	cases := []struct {
 		name  string
 		req   approvals.PromptRequest

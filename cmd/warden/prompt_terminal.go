@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // terminalPrompter asks on the terminal: the prompt goes to out (stderr, so
@@ -84,7 +85,7 @@ func (p *terminalPrompter) Prompt(ctx context.Context, req approvals.PromptReque
 		if ask == maxAsks {
 			return approvals.Denied, fmt.Errorf("no valid answer after %d tries, so it was denied", maxAsks)
 		}
-		fmt.Fprintf(p.out, "%s is not one of the choices; type a number from 1 to %d%s.\n", approvals.EscapeText(strconv.Quote(truncate(s, 40))), len(actions), letterHint(actions))
+		fmt.Fprintf(p.out, "%s is not one of the choices; type a number from 1 to %d%s.\n", command.EscapeText(strconv.Quote(truncate(s, 40))), len(actions), letterHint(actions))
 	}
 }
 

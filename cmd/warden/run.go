@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -38,7 +39,7 @@ func (f *runFlags) register(fs *flag.FlagSet) {
 
 func init() {
 	var f runFlags
-	register(&command{
+	register(&subcommand{
 		name:    "run",
 		summary: "run the agent on a task in a directory, asking on the terminal, patching the disk",
 		usage:   `run [--cwd D] [--sandbox MODE] [--network[=off|ask|on]] [--approval X] [--rules F]... [--yes|--deny] "TASK"`,
@@ -71,7 +72,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
 		return exitUsage
 	}
-	model, err := agent.NewClient(cfg.Model)
+	model, err := agent.NewClientFor(cfg)
 	if err != nil {
 		var none *agent.NoModelError
 		if errors.As(err, &none) {
@@ -84,6 +85,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	if err != nil {
 		return usageError(env, "run", "%v", err)
 	}
+	recoverInterrupted(env, "run", cwd)
 	sb, err := approvals.SandboxFor(policy)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "warden run: %v\n", err)
@@ -95,7 +97,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		return usageError(env, "run", "%v", err)
 	}
 	if setup.rulesErr != nil {
-		fmt.Fprintf(env.stderr, "warden run: rules not loaded, so anything not known-safe needs approval:\n%s\n", approvals.EscapeLines(setup.rulesErr.Error()))
+		fmt.Fprintf(env.stderr, "warden run: rules not loaded, so anything not known-safe needs approval:\n%s\n", command.EscapeLines(setup.rulesErr.Error()))
 	}
 	audit, err := approvals.OpenAuditLog(config.StateDir())
 	if err != nil {
@@ -122,7 +124,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		prompter = &agent.RiskPrompter{Inner: prompter, Summarizer: &agent.RiskSummarizer{Model: model, Deadline: cfg.Model.RiskDeadline.D()}}
 	}
 	var gapsOnce sync.Once
-	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(msg)) }
+	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden run: %s\n", command.EscapeLines(msg)) }
 	session := approvals.NewSessionStore()
 	orch := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
@@ -168,7 +170,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 		return 1
 	case err != nil:
 		// The model server's own words: shown, escaped.
-		fmt.Fprintf(env.stderr, "warden run: %s\n", approvals.EscapeLines(err.Error()))
+		fmt.Fprintf(env.stderr, "warden run: %s\n", command.EscapeLines(err.Error()))
 		return 1
 	case res.Stopped:
 		fmt.Fprintf(env.stderr, "warden run: stopped: %s\n", res.Reason)
@@ -216,7 +218,7 @@ func (t *terminalOut) reasoning(s string) {
 		io.WriteString(t.status, label)
 		t.inReasoning = true
 	}
-	io.WriteString(t.status, approvals.EscapeLines(s)) // the model's words: shown, never obeyed
+	io.WriteString(t.status, command.EscapeLines(s)) // the model's words: shown, never obeyed
 }
 
 func (t *terminalOut) endReasoning() {
@@ -276,12 +278,12 @@ func (o *terminalObserver) Step(text string) {
 	}
 	o.last = text
 	o.out.endText()
-	fmt.Fprintf(o.err, "› %s\n", approvals.EscapeText(text)) // the model's words: shown, never obeyed
+	fmt.Fprintf(o.err, "› %s\n", command.EscapeText(text)) // the model's words: shown, never obeyed
 }
 
 func (o *terminalObserver) Plan(plan []agent.PlanStep) {
 	o.out.endText()
-	fmt.Fprintf(o.err, "Plan:\n%s\n", indent(approvals.EscapeLines(agent.PlanText(plan)), "  "))
+	fmt.Fprintf(o.err, "Plan:\n%s\n", indent(command.EscapeLines(agent.PlanText(plan)), "  "))
 }
 
 func indent(s, prefix string) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approvals"
+	"github.com/wardenhq/warden/approvals/command"
 )
 
 // runReport prints on the terminal what became of each command and patch of
@@ -26,7 +27,7 @@ type runReport struct {
 func (r *runReport) line(format string, a ...any) {
 	r.out.endText()
 	// Every line may carry what the model or a command wrote: escaped.
-	fmt.Fprintln(r.w, approvals.EscapeLines(fmt.Sprintf(format, a...)))
+	fmt.Fprintln(r.w, command.EscapeLines(fmt.Sprintf(format, a...)))
 }
 
 // lastPatchFailed is the failure of the last patch, "" when it landed or
@@ -65,7 +66,7 @@ func (c reportingRunner) RunCommand(ctx context.Context, cmd agent.Command) (age
 	shown := shownArgv(cmd.Argv)
 	switch {
 	case err != nil:
-		c.r.line("  did not run: %s: %s", shown, approvals.EscapeText(err.Error()))
+		c.r.line("  did not run: %s: %s", shown, command.EscapeText(err.Error()))
 	case res.Verdict == agent.Denied:
 		c.r.line("  denied: %s%s", shown, reason(res.Reason))
 	case res.Verdict == agent.Stopped:
@@ -97,17 +98,17 @@ func (p reportingPatcher) ApplyPatch(ctx context.Context, input, dir string) (ag
 	switch {
 	case err != nil:
 		failed = err.Error()
-		p.r.line("patch failed, nothing changed: %s", approvals.EscapeLines(failed))
+		p.r.line("patch failed, nothing changed: %s", command.EscapeLines(failed))
 	case res.Verdict == agent.Denied, res.Verdict == agent.Stopped:
 		p.r.line("patch denied%s", reason(res.Reason))
 	case res.Verdict == agent.Forbidden:
 		p.r.line("patch refused by policy%s", reason(res.Reason))
 	default:
 		landed, then, partial := strings.Cut(res.Summary, "\nThen it failed: ")
-		p.r.line("patched: %s", approvals.EscapeText(changedFiles(landed)))
+		p.r.line("patched: %s", command.EscapeText(changedFiles(landed)))
 		if partial {
 			failed = then
-			p.r.line("patch failed after that: %s", approvals.EscapeLines(then))
+			p.r.line("patch failed after that: %s", command.EscapeLines(then))
 		}
 	}
 	if res.Verdict == agent.Ran {
@@ -137,7 +138,7 @@ func reason(r string) string {
 	if r == "" {
 		return ""
 	}
-	return " (" + approvals.EscapeText(r) + ")"
+	return " (" + command.EscapeText(r) + ")"
 }
 
 // shownArgv is a command as the user reads it: words quoted where needed,
@@ -148,7 +149,7 @@ func shownArgv(argv []string) string {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}!#~") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
-		parts[i] = approvals.EscapeText(a)
+		parts[i] = command.EscapeText(a)
 	}
 	return strings.Join(parts, " ")
 }

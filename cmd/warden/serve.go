@@ -18,7 +18,7 @@ import (
 
 func init() {
 	var logFile, logLevel string
-	register(&command{
+	register(&subcommand{
 		name:    "serve",
 		summary: "run the language server on stdin/stdout (start it from your editor)",
 		usage:   "serve [--log-file F] [--log-level debug|info|warn|error]",

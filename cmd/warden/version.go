@@ -7,7 +7,7 @@ import (
 )
 
 func init() {
-	register(&command{
+	register(&subcommand{
 		name:    "version",
 		summary: "print Warden's version and the Go runtime it was built with",
 		usage:   "version",

@@ -82,11 +82,18 @@ H.run('patch review: accept, reject, partly, edited, stale, undo', function()
   H.contains(end_message(), 'Success', 'the server saw everything land')
   H.eq(1, #vim.api.nvim_list_tabpages(), 'the review tab is closed')
 
-  -- 2. Rejected: nothing changes, and the server knows.
+  -- 2. Rejected: nothing changes, and the server knows at once (no edit
+  -- is coming to wait for; it waited 2 s before).
+  local uv = vim.uv or vim.loop
+  local rejected_at
   H.on_review(function()
     vim.api.nvim_feedkeys('gR', 'tx', false)
+    rejected_at = uv.hrtime()
   end)
   apply(patch({ '*** Begin Patch', '*** Update File: b.txt', '@@', '-one', '+ONE', '*** End Patch' }), ws)
+  local waited_ms = (uv.hrtime() - rejected_at) / 1e6
+  print(('rejected patch: the job ended %.0f ms after gR'):format(waited_ms))
+  H.eq(true, waited_ms < 1000, ('the job ended %.0f ms after the rejection'):format(waited_ms))
   H.eq({ 'one', 'two' }, H.read(ws .. '/b.txt'), 'b.txt untouched')
   H.contains(end_message(), 'not applied', 'the server saw the rejection')
 

@@ -14,10 +14,12 @@ import {
   State,
   WorkDoneProgressCancelNotification,
 } from 'vscode-languageclient/node';
+import { ApiKey, serverEnv } from './apikey';
 import { ShowMessageRequestParams, answer, dialogFor } from './approval';
 import { announceAskAgent, needsInstruction, withInstruction } from './askagent';
 import { registerCommands } from './commands';
-import { resolveServerPath } from './serverpath';
+import { apiKeyFor, offerKeyMigration, registerKeyCommands } from './keycommands';
+import { bundledPath, resolveServerPath } from './serverpath';
 import { needsRestart, toServerSettings } from './settings';
 import { JobInfo, ProgressTracker, ProgressValue, ServerStatus, statusView } from './status';
 
@@ -28,12 +30,17 @@ export class Warden implements vscode.Disposable {
   private state: 'starting' | 'running' | 'stopped' = 'stopped';
   private sent: string[] = [];
   private serverPathSetting: string | undefined;
+  private starts = 0;
   private readonly progress = new ProgressTracker();
   status: ServerStatus | undefined;
   /** The transcript the server last opened (window/showDocument). */
   lastTranscript: string | undefined;
 
-  constructor() {
+  /**
+   * extensionDir is the installed extension, where a platform .vsix carries
+   * the binary; apiKey is the model key from secret storage.
+   */
+  constructor(private readonly extensionDir: string, private readonly apiKey: ApiKey) {
     this.item.name = 'Warden';
     this.item.command = 'warden.statusMenu';
     this.render();
@@ -53,10 +60,20 @@ export class Warden implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
+    // Read before anything else; a start begun meanwhile supersedes this one.
+    const attempt = ++this.starts;
+    const key = await this.storedKey();
+    if (attempt !== this.starts) return;
     this.serverPathSetting = serverPathSetting();
     let command: string;
     try {
-      command = resolveServerPath(this.serverPathSetting, process.env, os.homedir());
+      command = resolveServerPath({
+        setting: this.serverPathSetting,
+        bundled: bundledPath(this.extensionDir, process.platform),
+        env: process.env,
+        home: os.homedir(),
+        platform: process.platform,
+      });
     } catch (err) {
       this.state = 'stopped';
       this.render();
@@ -65,8 +82,10 @@ export class Warden implements vscode.Disposable {
       });
       return;
     }
+    this.output.info(`starting ${command}`);
     const initial = this.settings();
     this.sent = initial.sent;
+    const env = serverEnv(process.env, key);
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
       outputChannel: this.output,
@@ -97,7 +116,7 @@ export class Warden implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient('warden', 'Warden', { command, args: ['serve'] }, clientOptions);
+    const client = new LanguageClient('warden', 'Warden', { command, args: ['serve'], options: { env } }, clientOptions);
     // Tells the server this client prompts for an agent instruction, so it
     // offers the "Ask agent…" code action (see the middleware above).
     client.registerFeature({
@@ -140,6 +159,16 @@ export class Warden implements vscode.Disposable {
       await client.start();
     } catch (err) {
       this.output.appendLine(`warden serve failed to start: ${(err as Error).message}`);
+    }
+  }
+
+  /** The key in secret storage; none when the storage cannot be read (said in the log). */
+  private async storedKey(): Promise<string | undefined> {
+    try {
+      return await this.apiKey.get();
+    } catch (err) {
+      this.output.warn(`the API key in secret storage could not be read: ${(err as Error).message}`);
+      return undefined;
     }
   }
 
@@ -247,15 +276,19 @@ function serverPathSetting(): string | undefined {
 let warden: Warden | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  warden = new Warden();
-  context.subscriptions.push(warden);
-  registerCommands(context, warden);
+  const apiKey = apiKeyFor(context);
+  const w = new Warden(context.extensionPath, apiKey);
+  warden = w;
+  context.subscriptions.push(w);
+  registerCommands(context, w);
+  registerKeyCommands(context, apiKey, () => w.restart());
   context.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration('warden') && !e.affectsConfiguration('warden.trace')) void warden?.settingsChanged();
   }));
   // Not awaited: activation must not wait on the server (or on a dialog
   // about a missing binary).
-  void warden.start();
+  void w.start();
+  void offerKeyMigration(context, apiKey);
 }
 
 export async function deactivate(): Promise<void> {

@@ -7,11 +7,13 @@ import { createServer } from 'node:http';
  * Starts the fake model. `respond(request)` returns the next turn for a
  * request: {text} for an answer, {calls: [{name, args}]} for tool calls,
  * {hold: true} for a stream that stays open until the client leaves. Every
- * request body is kept in `requests`; `abandoned` counts streams the client
+ * request body is kept in `requests`, its Authorization header (or null) at
+ * the same index in `authorizations`; `abandoned` counts streams the client
  * closed before they ended.
  */
 export async function startFakeModel(respond) {
   const requests = [];
+  const authorizations = [];
   const state = { abandoned: 0 };
   const server = createServer(async (req, res) => {
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
@@ -23,6 +25,7 @@ export async function startFakeModel(respond) {
     for await (const chunk of req) body += chunk;
     const request = JSON.parse(body);
     requests.push(request);
+    authorizations.push(req.headers.authorization ?? null);
     let turn;
     try {
       turn = respond(request);
@@ -56,6 +59,7 @@ export async function startFakeModel(respond) {
   return {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     requests,
+    authorizations,
     get abandoned() { return state.abandoned; },
     close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(resolve); }),
   };

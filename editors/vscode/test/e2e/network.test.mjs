@@ -72,7 +72,6 @@ before(async () => {
       'warden.server.path': t.warden,
       'warden.model.baseURL': model.url,
       'warden.model.name': 'fake-model',
-      'warden.model.apiKey': 'test-key',
     },
     env: { XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },
   });

@@ -130,7 +130,6 @@ before(async () => {
       'warden.trace.server': 'messages',
       'warden.model.baseURL': model.url,
       'warden.model.name': 'fake-model',
-      'warden.model.apiKey': 'test-key',
     },
     // Warden's (and code-server's) home, config, state and cache stay out of the user's.
     env: { HOME: join(scratch, 'home'), XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },

@@ -1,0 +1,361 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wardenhq/warden/agent/patch"
+	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/lsptest"
+)
+
+// killFiles is the size of the change the kill tests interrupt: as many
+// updated files as the issue's measurement, plus a file added in a new
+// directory and one deleted.
+const killFiles = 400
+
+// TestKilledApplyPatchIsAllOrNothing kills `warden apply-patch` of a
+// 400-file patch at random moments with SIGKILL; after the next Warden start
+// in the workspace every run's files are all old or all new, no temporary
+// file is left in the tree, and the journal is gone.
+func TestKilledApplyPatchIsAllOrNothing(t *testing.T) {
+	k := newKillRig(t, 24, 6)
+	run := func(ws string) *exec.Cmd {
+		return exec.Command(wardenBin(t), "apply-patch", "--cwd", ws, k.patchFile)
+	}
+	k.calibrate(t, run, k.oldTree)
+	for i := 0; k.more(i); i++ {
+		ws := k.oldTree(t)
+		journaled, mixed := k.killSomewhere(t, run(ws), ws, i)
+		stderr := k.nextStart(t, ws, i)
+		k.check(t, i, ws, stderr, journaled, mixed, "")
+	}
+	k.report(t)
+}
+
+// TestKilledUndoIsAllOrNothing does the same to `warden undo` reverting a
+// recorded 400-file patch; afterwards its record agrees with the files: a
+// finished undo is recorded as undone, a rolled-back one can be done again.
+func TestKilledUndoIsAllOrNothing(t *testing.T) {
+	k := newKillRig(t, 16, 4)
+	run := func(ws string) *exec.Cmd { return exec.Command(wardenBin(t), "undo", "--cwd", ws) }
+	k.calibrate(t, run, k.patchedTree)
+	for i := 0; k.more(i); i++ {
+		ws := k.patchedTree(t)
+		journaled, mixed := k.killSomewhere(t, run(ws), ws, i)
+		stderr := k.nextStart(t, ws, i)
+		state := k.check(t, i, ws, stderr, journaled, mixed, "undo ")
+		_, stderr, code := runWarden(t, "undo", "--cwd", ws)
+		switch again, _ := k.state(ws); {
+		case state == "new" && (code != 0 || again != "old"):
+			t.Errorf("run %d: the undo was rolled back, but undoing again exits %d and leaves the tree %s: %.300s", i, code, again, stderr)
+		case state == "old" && (code == 0 || !strings.Contains(stderr, "already undone")):
+			t.Errorf("run %d: the undo finished, but undoing again exits %d saying %.300q, want its record marked undone", i, code, stderr)
+		}
+	}
+	k.report(t)
+}
+
+type killRig struct {
+	runs, done int
+	started    time.Time
+	patchFile  string
+	journal    string
+	// whole is how long an uninterrupted run takes; change how long from
+	// its journal's intent to its end, and commit from its commit record:
+	// the windows where kills matter.
+	whole, change, commit time.Duration
+	// Counts by outcome: kills that left an intent behind, and that left
+	// the files half renamed.
+	journaled, mixed, outcomes map[string]int
+}
+
+func newKillRig(t *testing.T, runs, short int) *killRig {
+	if testing.Short() {
+		runs = short
+	}
+	k := &killRig{runs: runs, started: time.Now(), journal: patch.JournalDir(), outcomes: map[string]int{}, journaled: map[string]int{}, mixed: map[string]int{}}
+	var b strings.Builder
+	b.WriteString("*** Begin Patch\n")
+	for i := range killFiles {
+		fmt.Fprintf(&b, "*** Update File: f%03d.txt\n@@\n-old %d\n+new %d\n", i, i, i)
+	}
+	b.WriteString("*** Add File: added/dir/new.txt\n+added\n*** Delete File: gone.txt\n*** End Patch\n")
+	k.patchFile = filepath.Join(t.TempDir(), "big.patch")
+	if err := os.WriteFile(k.patchFile, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// killBudget bounds a kill test's time on a busy machine: past it, no new
+// run starts once killMinRuns are done.
+const (
+	killBudget  = 18 * time.Second
+	killMinRuns = 6
+)
+
+func (k *killRig) more(run int) bool {
+	return run < k.runs && (run < killMinRuns || time.Since(k.started) < killBudget)
+}
+
+// oldTree is a fresh workspace with the files before the patch.
+func (k *killRig) oldTree(t *testing.T) string {
+	t.Helper()
+	ws, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range killFiles {
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%03d.txt", i)), fmt.Appendf(nil, "old %d\nline two\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(ws, "gone.txt"), []byte("gone\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// patchedTree is a fresh workspace where the patch landed with an undo
+// record, as the agent's patches land.
+func (k *killRig) patchedTree(t *testing.T) string {
+	t.Helper()
+	ws := k.oldTree(t)
+	text, _ := os.ReadFile(k.patchFile)
+	changes, err := patch.Parse(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := patch.Prepare(changes, patch.Disk{}, patch.Options{Root: ws})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cps := patch.NewCheckpoints(filepath.Join(config.StateDir(), "checkpoints"))
+	if _, err := patch.Apply(context.Background(), patch.Disk{}, plan, cps); err != nil {
+		t.Fatal(err)
+	}
+	return ws
+}
+
+// calibrate times one run that is not killed.
+func (k *killRig) calibrate(t *testing.T, run func(string) *exec.Cmd, tree func(*testing.T) string) {
+	cmd := run(tree(t))
+	cmd.SysProcAttr = noTerminalAttr()
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var began, committed time.Time
+	for committed.IsZero() {
+		select {
+		case err := <-done:
+			t.Fatalf("the calibration run ended (%v) before its commit record was seen", err)
+		default:
+			if began.IsZero() && k.journalHas(".intent") {
+				began = time.Now()
+			}
+			if k.journalHas(".commit") {
+				committed = time.Now()
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("calibration run: %v", err)
+	}
+	k.whole, k.change, k.commit = time.Since(start), time.Since(began), time.Since(committed)
+	t.Logf("an uninterrupted run takes %v: %v of it after its journal's intent, %v after its commit record", k.whole, k.change, k.commit)
+}
+
+func (k *killRig) journalHas(ext string) bool {
+	names, _ := os.ReadDir(k.journal)
+	for _, n := range names {
+		if strings.HasSuffix(n.Name(), ext) {
+			return true
+		}
+	}
+	return false
+}
+
+// killSomewhere starts cmd, changing ws, and kills it with SIGKILL at a
+// random moment: in turn after its journal's intent appears, after its
+// commit record does, after the intent again, and anywhere in the run. It reports whether an intent was left and
+// whether some files were left renamed and others not.
+func (k *killRig) killSomewhere(t *testing.T, cmd *exec.Cmd, ws string, run int) (journaled bool, mixed bool) {
+	t.Helper()
+	cmd.SysProcAttr = noTerminalAttr()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	wait := time.Duration(rand.Int64N(int64(k.whole)))
+	if run%4 != 3 {
+		ext, window := ".intent", k.change
+		if run%4 == 1 {
+			ext, window = ".commit", k.commit
+		}
+		for !k.journalHas(ext) {
+			select {
+			case <-done:
+				return false, false
+			default:
+				time.Sleep(200 * time.Microsecond)
+			}
+		}
+		wait = time.Duration(rand.Int64N(int64(window)))
+	}
+	select {
+	case <-done:
+	case <-time.After(wait):
+		cmd.Process.Kill()
+		<-done
+	}
+	return k.journalHas(".intent"), k.halfRenamed(ws)
+}
+
+// nextStart starts Warden in the workspace again, in turn through
+// apply-patch (of another file), exec and undo --list, and returns its stderr.
+func (k *killRig) nextStart(t *testing.T, ws string, run int) string {
+	t.Helper()
+	var args []string
+	switch run % 3 {
+	case 0:
+		other := filepath.Join(t.TempDir(), "other.patch")
+		os.WriteFile(other, []byte("*** Begin Patch\n*** Add File: other.txt\n+other\n*** End Patch\n"), 0o644)
+		args = []string{"apply-patch", "--cwd", ws, other}
+	case 1:
+		args = []string{"exec", "--cwd", ws, "--yes", "--", "true"}
+	default:
+		args = []string{"undo", "--list", "--cwd", ws}
+	}
+	_, stderr, _ := runWarden(t, args...)
+	return stderr
+}
+
+// halfRenamed reports whether some of ws's updated files have their new
+// content and others their old.
+func (k *killRig) halfRenamed(ws string) bool {
+	seen := map[string]bool{}
+	for i := range killFiles {
+		data, _ := os.ReadFile(filepath.Join(ws, fmt.Sprintf("f%03d.txt", i)))
+		seen[strings.Fields(string(data) + " ?")[0]] = true
+	}
+	return seen["old"] && seen["new"]
+}
+
+// state says whether ws holds the files as before the patch ("old"), as
+// after it ("new"), or a mix, and lists Warden's temporary files in it.
+func (k *killRig) state(ws string) (state string, debris []string) {
+	old, new := 0, 0
+	for i := range killFiles {
+		switch data, _ := os.ReadFile(filepath.Join(ws, fmt.Sprintf("f%03d.txt", i))); string(data) {
+		case fmt.Sprintf("old %d\nline two\n", i):
+			old++
+		case fmt.Sprintf("new %d\nline two\n", i):
+			new++
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(ws, "added/dir/new.txt")); err == nil && string(data) == "added\n" {
+		new++
+	} else if _, err := os.Lstat(filepath.Join(ws, "added")); os.IsNotExist(err) {
+		old++
+	}
+	if info, err := os.Stat(filepath.Join(ws, "gone.txt")); os.IsNotExist(err) {
+		new++
+	} else if err == nil && info.Mode().Perm() == 0o600 {
+		old++
+	}
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".warden-") {
+			debris = append(debris, p)
+		}
+		return nil
+	})
+	switch {
+	case old == killFiles+2:
+		return "old", debris
+	case new == killFiles+2:
+		return "new", debris
+	}
+	return fmt.Sprintf("mixed (%d old, %d new)", old, new), debris
+}
+
+// check asserts one run's outcome after the next start and returns it.
+func (k *killRig) check(t *testing.T, run int, ws, stderr string, journaled, mixed bool, what string) string {
+	t.Helper()
+	state, debris := k.state(ws)
+	k.done++
+	k.outcomes[state]++
+	if journaled {
+		k.journaled[state]++
+	}
+	if mixed {
+		k.mixed[state]++
+	}
+	if state != "old" && state != "new" {
+		t.Errorf("run %d: after the next start the tree is %s; stderr: %.300s", run, state, stderr)
+	}
+	if len(debris) > 0 {
+		t.Errorf("run %d: %d temporary files left in the tree, among them %v", run, len(debris), debris[:min(3, len(debris))])
+	}
+	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
+		t.Errorf("run %d: journal files left: %v", run, names)
+	}
+	if journaled && !strings.Contains(stderr, "an interrupted "+what) {
+		t.Errorf("run %d: a journal was left, but the next start did not say what it did: %.300q", run, stderr)
+	}
+	return state
+}
+
+func (k *killRig) report(t *testing.T) {
+	t.Logf("%d runs: outcomes %v; killed with an intent left: %v; of those, files left half renamed: %v", k.done, k.outcomes, k.journaled, k.mixed)
+	total := 0
+	for _, n := range k.journaled {
+		total += n
+	}
+	if k.done >= killMinRuns && total == 0 {
+		t.Errorf("no run was killed while its change was in progress: the test proves nothing")
+	}
+}
+
+// TestServeSettlesAnInterruptedPatch: `warden serve` settles, at
+// initialize, the change a killed apply-patch left in its workspace folder,
+// and tells the user with window/showMessage.
+func TestServeSettlesAnInterruptedPatch(t *testing.T) {
+	k := newKillRig(t, 1, 1)
+	k.whole, k.change = time.Nanosecond, time.Nanosecond // kill as the intent appears
+	var ws string
+	for try := 0; ; try++ {
+		ws = k.oldTree(t)
+		if journaled, _ := k.killSomewhere(t, exec.Command(wardenBin(t), "apply-patch", "--cwd", ws, k.patchFile), ws, 0); journaled {
+			break
+		}
+		if try == 3 {
+			t.Fatal("apply-patch ended before it could be killed, 4 times")
+		}
+	}
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Dir: ws, Env: []string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}})
+	c.Initialize(nil)
+	c.WaitFor("window/showMessage", lsptest.MessageContains("an interrupted patch in "+ws))
+	if state, debris := k.state(ws); (state != "old" && state != "new") || len(debris) > 0 {
+		t.Errorf("after serve started the tree is %s, with %d temporary files", state, len(debris))
+	}
+	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
+		t.Errorf("journal files left: %v", names)
+	}
+	c.Shutdown()
+}

@@ -1,0 +1,8 @@
+//go:build !linux && !darwin
+
+package changes
+
+import "io/fs"
+
+// Elsewhere (Windows) FileInfo has no inode change time: size and mtime decide.
+func sysStat(fs.FileInfo) (ctime int64, ino uint64) { return 0, 0 }

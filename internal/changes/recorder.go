@@ -1,0 +1,607 @@
+package changes
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultMaxFile is the largest file whose content a snapshot copies into
+// the store (files git already holds are never copied, whatever their
+// size): a larger one that a command changes is named as not recoverable.
+const DefaultMaxFile = 16 << 20
+
+// Recorder snapshots roots before a run and finds what the run changed.
+//
+// A one-shot process (warden exec) lists each root before the run, and
+// watches its directories meanwhile (Linux: inotify) so that the look
+// after the run reads only what the run changed. A long-lived process
+// (the server, warden run) sets Keep: each root's listing stays in memory,
+// watched, and a run costs what changed since the last, not the tree.
+type Recorder struct {
+	Store *Store
+	// MaxFile bounds the files copied into the store; 0 is DefaultMaxFile.
+	MaxFile int64
+	// Keep each root's listing, watched, between runs.
+	Keep bool
+
+	mu      sync.Mutex
+	kept    map[string]*snapshot
+	pending map[string]chan struct{} // roots being primed
+}
+
+// Run is one recording: the roots as they were before the run.
+type Run struct {
+	rec   *Recorder
+	roots []*snapshot
+}
+
+// Source is where a file's content before the run can be read back from,
+// or why it cannot.
+type Source struct {
+	Mode fs.FileMode `json:"mode"`
+	Size int64       `json:"size"`
+	// Blob is its SHA-256 in the Store; GitObject its blob in the
+	// repository at GitDir (the file matched the index: it was committed
+	// or staged as it is).
+	Blob      string `json:"blob,omitempty"`
+	GitObject string `json:"gitObject,omitempty"`
+	GitDir    string `json:"gitDir,omitempty"`
+	// Lost says why the content was not kept, when it was not.
+	Lost string `json:"lost,omitempty"`
+}
+
+// snapshot is one root as last seen, and how to get each file back.
+type snapshot struct {
+	root     string // links resolved
+	given    string // as the caller named it, made absolute: the Change's Root
+	taken    time.Time
+	repo     gitRepo
+	inRepo   bool
+	index    *cachedIndex
+	gitIndex map[string]indexEntry // the index as the snapshot read it
+	files    tree
+	// sources say where each file's content can be had back, except for
+	// a file that matches gitIndex: its blob (sourceOf).
+	sources    map[string]Source
+	blobbed    map[string]bool // the files whose Source is a Blob: what the stat cache holds
+	unreadable []string
+	watch      *watcher // nil: the look after walks the root
+	err        error
+}
+
+// Begin snapshots each root. A root that cannot be snapshotted is not an
+// error: its Change says the run's effects there are not recoverable.
+func (r *Recorder) Begin(roots []string) *Run {
+	run := &Run{rec: r}
+	for _, root := range roots {
+		given, err := filepath.Abs(root)
+		abs := given
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(given)
+		}
+		if err != nil {
+			run.roots = append(run.roots, &snapshot{root: root, given: root, err: err})
+			continue
+		}
+		s := r.take(abs)
+		if s == nil || !r.refresh(s) {
+			s = &snapshot{root: abs}
+			r.snapshot(s)
+		}
+		s.given = given
+		run.roots = append(run.roots, s)
+	}
+	return run
+}
+
+// Prime starts snapshots of the roots in the background, for a Begin to
+// come: the listing overlaps what the process does before the run
+// (loading rules, asking the user, starting the sandbox), and Begin then
+// applies only what changed since. Where roots cannot be watched it does
+// nothing: Begin lists them.
+func (r *Recorder) Prime(roots []string) {
+	for _, root := range roots {
+		abs, err := filepath.Abs(root)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			continue
+		}
+		r.mu.Lock()
+		if r.kept[abs] != nil || r.pending[abs] != nil {
+			r.mu.Unlock()
+			continue
+		}
+		if r.pending == nil {
+			r.pending = map[string]chan struct{}{}
+		}
+		done := make(chan struct{})
+		r.pending[abs] = done
+		r.mu.Unlock()
+		go func() {
+			s := &snapshot{root: abs}
+			r.snapshot(s)
+			if s.watch != nil {
+				r.keep(s)
+			}
+			r.mu.Lock()
+			delete(r.pending, abs)
+			r.mu.Unlock()
+			close(done)
+		}()
+	}
+}
+
+// take hands out the root's kept snapshot, if any, once a Prime of it has
+// finished: one run at a time uses it (a second run at once in the same
+// root lists the root itself).
+func (r *Recorder) take(root string) *snapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if done := r.pending[root]; done != nil {
+		r.mu.Unlock()
+		<-done
+		r.mu.Lock()
+	}
+	s := r.kept[root]
+	delete(r.kept, root)
+	return s
+}
+
+func (r *Recorder) keep(s *snapshot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.kept == nil {
+		r.kept = map[string]*snapshot{}
+	}
+	if old := r.kept[s.root]; old != nil && old.watch != nil {
+		old.watch.close()
+	}
+	r.kept[s.root] = s
+}
+
+func (r *Recorder) maxFile() int64 {
+	if r.MaxFile > 0 {
+		return r.MaxFile
+	}
+	return DefaultMaxFile
+}
+
+// snapshot lists the root, watching it where the system can, and makes
+// sure each file's content can be had back: from git, from the stat
+// cache, or copied now.
+func (r *Recorder) snapshot(s *snapshot) {
+	s.taken = time.Now()
+	var mark func(string)
+	if w, err := newWatcher(s.root); err == nil {
+		s.watch, mark = w, w.mark
+	}
+	indexed := make(chan struct{})
+	if s.repo, s.inRepo = findRepo(s.root); s.inRepo {
+		s.index = &cachedIndex{}
+		go func() { s.index.get(s.repo); close(indexed) }() // read while the tree is listed
+	} else {
+		close(indexed)
+	}
+	s.files, s.unreadable = walkFrom(s.root, ".", mark)
+	<-indexed
+	if s.inRepo {
+		s.gitIndex = s.index.get(s.repo)
+	}
+	cache := r.Store.loadCache(s.root)
+	s.sources, s.blobbed = map[string]Source{}, map[string]bool{}
+	rels := make([]string, 0, len(s.files))
+	for rel := range s.files {
+		rels = append(rels, rel)
+	}
+	r.resolve(s, rels, cache, true)
+}
+
+// sourceOf is where rel's content at the snapshot can be had back.
+func (s *snapshot) sourceOf(rel string) Source {
+	if src, ok := s.sources[rel]; ok {
+		return src
+	}
+	e := s.files[rel]
+	src := Source{Mode: e.Mode, Size: e.Size}
+	if ie, ok := s.gitIndex[rel]; ok && ie.matches(e) {
+		src.GitObject, src.GitDir = ie.name(), s.repo.gitDir
+	} else {
+		src.Lost = "not recorded"
+	}
+	return src
+}
+
+// resolve finds, for each of rels (files of s.files), where its content
+// can be had back, copying into the store what only the tree holds. A
+// file that matches the snapshot's own index needs no entry (implicit).
+func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, implicit bool) {
+	var index map[string]indexEntry
+	if s.inRepo {
+		index = s.index.get(s.repo)
+	}
+	var copies []string
+	for _, rel := range rels {
+		e := s.files[rel]
+		src := Source{Mode: e.Mode, Size: e.Size}
+		switch ie, ok := index[rel]; {
+		case ok && ie.matches(e) && implicit:
+			delete(s.sources, rel)
+			continue
+		case ok && ie.matches(e):
+			src.GitObject, src.GitDir = ie.name(), s.repo.gitDir
+		case !e.regular():
+			src.Lost = "not a regular file"
+		case e.Size > r.maxFile():
+			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
+		default:
+			if c, ok := cache[rel]; ok && c.Entry == e && r.Store.Has(c.Sum) {
+				src.Blob = c.Sum
+			} else {
+				copies = append(copies, rel)
+			}
+		}
+		s.setSource(rel, src)
+	}
+	sums := r.copyAll(s.root, copies)
+	for i, rel := range copies {
+		src := s.sources[rel]
+		if sums[i].err != nil {
+			src.Lost = "could not be copied: " + sums[i].err.Error()
+		} else {
+			src.Blob = sums[i].sum
+		}
+		s.setSource(rel, src)
+	}
+}
+
+// setSource records where rel's content can be had back.
+func (s *snapshot) setSource(rel string, src Source) {
+	s.sources[rel] = src
+	if src.Blob != "" {
+		s.blobbed[rel] = true
+	} else {
+		delete(s.blobbed, rel)
+	}
+}
+
+// forget drops rel, gone from the tree.
+func (s *snapshot) forget(rel string) {
+	delete(s.files, rel)
+	delete(s.sources, rel)
+	delete(s.blobbed, rel)
+}
+
+// refresh brings a kept snapshot up to date with what its watcher saw
+// since (the user's edits between runs); false when it cannot tell.
+func (r *Recorder) refresh(s *snapshot) bool {
+	if s.watch == nil {
+		return false
+	}
+	c, ok := s.watch.drain()
+	if !ok {
+		s.watch.close()
+		return false
+	}
+	s.taken = time.Now()
+	now := s.look(c)
+	var rels []string
+	for rel, e := range now {
+		if e == nil {
+			s.forget(rel)
+			continue
+		}
+		if old, ok := s.files[rel]; ok && old == *e {
+			continue
+		}
+		s.files[rel] = *e
+		rels = append(rels, rel)
+	}
+	// The stat cache is this process's own memory: a changed file is
+	// copied again, or found in git.
+	r.resolve(s, rels, nil, false)
+	return true
+}
+
+// look states, for every path the watcher reported (and every file below
+// a directory it reported made, moved or removed), what is there now: nil
+// for nothing.
+func (s *snapshot) look(c changed) map[string]*Entry {
+	now := map[string]*Entry{}
+	var gone []string // directories that went: their files were listed below them
+	for rel := range c.paths {
+		if !inScope(rel) {
+			continue
+		}
+		fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
+		switch {
+		case err != nil:
+			now[rel] = nil
+			gone = append(gone, rel+"/")
+		case fi.IsDir():
+			now[rel] = nil // a directory, not a file: files below it are looked at as such
+			gone = append(gone, rel+"/")
+		default:
+			e := entryOf(fi)
+			now[rel] = &e
+		}
+	}
+	if len(gone) > 0 {
+		for rel := range s.files {
+			for _, g := range gone {
+				if strings.HasPrefix(rel, g) {
+					if _, seen := now[rel]; !seen {
+						now[rel] = s.statNow(rel)
+					}
+					break
+				}
+			}
+		}
+	}
+	for dir := range c.dirs {
+		if !inScope(dir) {
+			continue
+		}
+		t, _ := walkFrom(s.root, dir, s.watch.mark)
+		for rel, e := range t {
+			now[rel] = &e
+		}
+	}
+	return now
+}
+
+func (s *snapshot) statNow(rel string) *Entry {
+	fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
+	if err != nil || fi.IsDir() {
+		return nil
+	}
+	e := entryOf(fi)
+	return &e
+}
+
+type copied struct {
+	sum string
+	err error
+}
+
+// copyAll puts each file's content in the store, several at once.
+func (r *Recorder) copyAll(root string, rels []string) []copied {
+	out := make([]copied, len(rels))
+	parallel(len(rels), func(i int) {
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rels[i])))
+		if err == nil {
+			out[i].sum, err = r.Store.Put(data)
+			r.Store.copied.Add(int64(len(data)))
+		}
+		out[i].err = err
+	})
+	return out
+}
+
+func parallel(n int, fn func(i int)) {
+	workers := min(n, 2*runtime.GOMAXPROCS(0))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				fn(i)
+			}
+		}()
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// Finish looks at the roots again and returns what the run changed in
+// each, one Change per root (in Begin's order). The snapshots are kept
+// for the next run (Keep), or their stat caches saved.
+func (run *Run) Finish() []*Change {
+	out := make([]*Change, 0, len(run.roots))
+	for _, s := range run.roots {
+		out = append(out, run.rec.finish(s))
+	}
+	return out
+}
+
+// Cancel ends a recording whose run never started: nothing is compared,
+// and a kept root stays kept for the next run.
+func (run *Run) Cancel() {
+	for _, s := range run.roots {
+		switch {
+		case s.watch == nil:
+		case run.rec.Keep:
+			run.rec.keep(s)
+		default:
+			s.watch.close()
+		}
+	}
+}
+
+// finish compares the root now with its snapshot.
+func (r *Recorder) finish(s *snapshot) *Change {
+	ch := &Change{Root: s.given, InRepo: s.inRepo}
+	if s.err != nil {
+		ch.Err = s.err.Error()
+		return ch
+	}
+	looked := time.Now()
+	now, complete := r.lookAgain(s)
+	ch.Unreadable = s.unreadable
+	var touched []string // present after with a different stat, or new
+	createdGit := map[string]string{}
+	for rel, e := range now {
+		if e == nil {
+			continue
+		}
+		if before, ok := s.files[rel]; !ok || before != *e {
+			touched = append(touched, rel)
+		}
+	}
+	sort.Strings(touched)
+	after := make([]afterState, len(touched))
+	parallel(len(touched), func(i int) {
+		after[i] = r.readAfter(s, touched[i], *now[touched[i]])
+	})
+	for i, rel := range touched {
+		a := after[i]
+		_, existed := s.files[rel]
+		before := s.sourceOf(rel)
+		if existed && a.sameAs(before) {
+			continue // touched, not changed
+		}
+		f := File{Rel: rel, Existed: existed, AfterExists: true, AfterSum: a.sum, AfterMode: a.mode}
+		if existed {
+			f.Before = before
+		} else if a.git != "" {
+			createdGit[rel] = a.git
+		}
+		ch.Files = append(ch.Files, f)
+	}
+	for rel, e := range now {
+		if _, existed := s.files[rel]; e == nil && existed {
+			ch.Files = append(ch.Files, File{Rel: rel, Existed: true, Before: s.sourceOf(rel)})
+		}
+	}
+	sort.Slice(ch.Files, func(i, j int) bool { return ch.Files[i].Rel < ch.Files[j].Rel })
+	ch.findMoves(createdGit)
+	r.settle(s, looked, now, complete, touched, after)
+	return ch
+}
+
+// lookAgain is what is at each path that may have changed since the
+// snapshot (nil: nothing): the paths the watcher reported, or, when it
+// cannot tell, every path before and after (complete).
+func (r *Recorder) lookAgain(s *snapshot) (now map[string]*Entry, complete bool) {
+	if s.watch != nil {
+		if c, ok := s.watch.drain(); ok {
+			return s.look(c), false
+		}
+		s.watch.close()
+		s.watch = nil
+	}
+	t, unreadable := walk(s.root)
+	s.unreadable = append(s.unreadable, unreadable...)
+	now = make(map[string]*Entry, len(t)+len(s.files))
+	for rel := range s.files {
+		now[rel] = nil
+	}
+	for rel, e := range t {
+		now[rel] = &e
+	}
+	return now, true
+}
+
+// afterState is a file's content after the run, as far as undo needs it.
+type afterState struct {
+	sum  string // SHA-256, "" when unreadable
+	git  string // its git blob name, when the root is in a repository
+	mode fs.FileMode
+	blob bool // its content is in the store now
+}
+
+func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
+	a := afterState{mode: e.Mode}
+	if !e.regular() {
+		return a
+	}
+	data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return a
+	}
+	a.sum = Sum(data)
+	if s.inRepo {
+		a.git = GitOID(data, s.repo.hashLen)
+	}
+	if int64(len(data)) <= r.maxFile() {
+		_, err := r.Store.Put(data)
+		r.Store.copied.Add(int64(len(data)))
+		a.blob = err == nil
+	}
+	return a
+}
+
+// sameAs reports the same content and mode as before the run.
+func (a afterState) sameAs(before Source) bool {
+	if a.mode != before.Mode || a.sum == "" {
+		return false
+	}
+	return (before.Blob != "" && before.Blob == a.sum) || (before.GitObject != "" && before.GitObject == a.git)
+}
+
+// racyWindow is how long before a file was read its last write must be
+// for its stat to vouch for the content read: file times have a coarse
+// clock, and a write in the same tick as the read leaves the same stat.
+const racyWindow = 2 * time.Second
+
+// settle makes the snapshot the tree as it is after the run, for the next
+// one: kept in memory, watched (Keep), or as the root's stat cache: the
+// files whose content the store holds, unless written too close to when
+// they were read.
+func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, complete bool, touched []string, after []afterState) {
+	if complete {
+		s.files = make(tree, len(now))
+	}
+	for rel, e := range now {
+		if e == nil {
+			s.forget(rel)
+		} else {
+			s.files[rel] = *e
+		}
+	}
+	for i, rel := range touched {
+		src := Source{Mode: now[rel].Mode, Size: now[rel].Size}
+		if after[i].blob {
+			src.Blob = after[i].sum
+		} else if src.Lost = "not a regular file"; now[rel].regular() {
+			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
+		}
+		s.setSource(rel, src)
+	}
+	if r.Keep && s.watch != nil {
+		r.keep(s)
+		return
+	}
+	if s.watch != nil {
+		s.watch.close()
+	}
+	settled := func(e Entry, read time.Time) bool {
+		return e.Mtime < read.Add(-racyWindow).UnixNano() // any later write sets a later mtime
+	}
+	cache := make(map[string]cached, len(s.blobbed))
+	for rel := range s.blobbed {
+		if e, ok := s.files[rel]; ok && settled(e, s.taken) {
+			cache[rel] = cached{Entry: e, Sum: s.sources[rel].Blob}
+		}
+	}
+	for i, rel := range touched {
+		if e := s.files[rel]; after[i].blob && !settled(e, looked) {
+			delete(cache, rel)
+		}
+	}
+	r.Store.saveCache(s.root, cache) // best effort: a lost cache only costs copies
+}
+
+// byteSize says n bytes in the largest whole unit.
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
