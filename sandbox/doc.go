@@ -4,6 +4,27 @@
 // generated Seatbelt profile. It also owns process limits, output capture,
 // environment policy and sandbox-denial detection.
 //
+// # Packages
+//
+// This package is the one entry point (Run, Start) and the permission type
+// (Policy, Grant, the read policy, the network); it launches and watches the
+// run. Below it, by role:
+//
+//	protect/    what stays read-only inside writable roots: every VCS's metadata,
+//	            protected names at any depth, a home directory's dot-entries, PATH
+//	            directories, configuration targets; the bounded scan
+//	linux/      enforcement on Linux: the helper (namespaces, mounts, Landlock,
+//	            seccomp), unix-socket mediation, network forwarding
+//	seatbelt/   enforcement on macOS: the profile and sandbox-exec
+//	netproxy/   the network proxy
+//	toolcache/  the toolchains' private caches, layered on the user's
+//
+// Still here and Linux-only, the launcher's side of enforcement: starting
+// and keeping spare helpers, the quarantine that moves away what a command
+// created in a protected place (quarantine_*.go, gitmask_linux.go,
+// home_linux.go) and the scan of host sockets to mask where the kernel
+// cannot mediate (sockets_linux.go).
+//
 // # API
 //
 //	policy, err := sandbox.NewPolicy(cfg.SandboxMode, string(cfg.Network), cfg.WritableRoots)
@@ -52,16 +73,18 @@
 //
 // # Linux layers
 //
-// The binary must call HelperMain when argv[1] is HelperArg (cmd/warden does,
-// first thing in main). In order, the helper: runs in new user, mount, pid,
+// The binary must call linux.HelperMain when argv[1] is linux.HelperArg
+// (cmd/warden does, first thing in main; the linux package's init does it
+// earlier still). In order, the helper: runs in new user, mount, pid,
 // ipc and (network off) net namespaces; mounts a fresh /proc and a minimal
 // /dev; waits for its spec; sets no_new_privs; makes every mount
 // read-only and nosuid, binds the writable roots writable and their protected
 // subpaths (ProtectedNames, a gitdir: target, Policy.ProtectedPaths) read-only
 // again (the launcher watches missing ones and moves away what the command
 // creates there, see quarantine.go), and every repository and protected
-// name found deeper in a root (scanRepos), each VCS's metadata split into
-// writable data and read-only config (gitdata.go, vcsdata.go); where the kernel lacks seccomp user notification, masks
+// name found deeper in a root (protect.ScanRepos), each VCS's metadata
+// split into writable data and read-only config (protect.SplitGitDirs);
+// where the kernel lacks seccomp user notification, masks
 // the unix sockets services keep in known places (/run, $XDG_RUNTIME_DIR,
 // the top of /tmp and its service directories, ~/.ssh, ~/.gnupg, those named by
 // $SSH_AUTH_SOCK, $TMUX and similar; the launcher finds them before each
@@ -87,7 +110,7 @@
 // may also bind one after the scan, or in the workspace). A private /tmp
 // would hide most host sockets but not those in the workspace, /var/tmp or
 // a home directory, and would break tools that share /tmp with the user.
-// So the helper mediates (unixmediate_linux.go): the seccomp filter returns
+// So the helper mediates (linux/unixmediate_linux.go): the seccomp filter returns
 // SECCOMP_RET_USER_NOTIF for connect, sendmsg, sendmmsg and sendto with an
 // address, and a supervisor goroutine of the helper (pid 1 of the sandbox, on
 // threads the filter does not cover; it shares the command's mount, pid

@@ -12,7 +12,7 @@ import (
 // homeWatch is what a guard watches besides the missing protected paths:
 // the home directory's top, where a dot-entry the command creates is moved
 // away, and the existing entries no mount holds (links), which the command
-// may not replace (see home.go).
+// may not replace (see protect/home_held.go).
 type homeWatch struct {
 	tops  []homeSeen
 	links []linkSeen

@@ -83,7 +83,7 @@ type Policy struct {
 	// HomeWritable are the entries of the home directory (relative to it,
 	// home_writable in config.toml) that stay writable where a writable
 	// root is or holds it: every other entry at its top whose name starts
-	// with "." is read-only there (see home.go).
+	// with "." is read-only there (see protect/home_held.go).
 	HomeWritable []string
 
 	// Reads is what the command may read.

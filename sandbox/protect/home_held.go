@@ -17,7 +17,7 @@ import (
 // of names keeps up with the tools, so there the sandbox denies by default:
 // every entry at the top of the home directory whose name starts with "."
 // is read-only unless Policy.HomeWritable allows it, and a dot-entry the
-// command creates there is moved away (see quarantine.go). Apart from
+// command creates there is moved away (sandbox/quarantine.go). Apart from
 // home, every directory on the user's PATH that lies inside a writable root
 // is read-only: a program planted there (./bin/git, ~/bin/code) runs the
 // next time the host calls it.

@@ -36,7 +36,7 @@ type Root struct {
 	Git []GitPath `json:",omitempty"`
 	// Home is set when the root is or holds the home directory: its
 	// dot-entries are among Protected, and one the command creates is
-	// moved away (home.go). The launcher's alone.
+	// moved away (HomeHeld). The launcher's alone.
 	Home *HomeTop `json:"-"`
 	// Watched are existing entries a mount cannot hold (links among the
 	// home's dot-entries or on PATH): one the command replaces is moved
