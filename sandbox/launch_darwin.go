@@ -20,8 +20,8 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	}
 	protect.ScanRepos(roots, env)
 	protect.SplitGitDirs(roots)
-	todos := watchTodos(roots)
-	p.protect = func() []Removed { return todos.disarm(c.Cwd) }
+	todos := protect.WatchTodos(roots)
+	p.protect = func() []Removed { return todos.Disarm(c.Cwd) }
 	port, env, err := p.askNetwork(c, env)
 	if err != nil {
 		return err

@@ -77,7 +77,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			// Only what the command can read at all needs a mask.
 			spec.Secrets = reachable(spec.Secrets, append(slices.Clone(spec.Readable), linux.RootPaths(roots)...))
 		}
-		p.guardCfg = guardConfig{dir: c.Policy.quarantineDir(), cwd: c.Cwd, nested: nestedRoots(roots, c.Policy, p.memo), memo: p.memo}
+		p.guardCfg = protect.GuardConfig{Dir: c.Policy.quarantineDir(), Cwd: c.Cwd, Nested: nestedRoots(roots, c.Policy, p.memo), Memo: p.memo}
 		useNS = namespacesUsable()
 		if !useNS {
 			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
@@ -114,7 +114,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		if errors.As(err, &refused) && strings.Contains(refused.Reason, linux.Vanished) && attempt < 3 {
 			// Looked at again, past the memo of the first look: now
 			// missing, and watched.
-			p.guardCfg.memo = pathmemo.New()
+			p.guardCfg.Memo = pathmemo.New()
 			continue
 		}
 		if spec.Layers.Namespaces && attempt == 0 && isNamespaceError(err) && !errors.As(err, &refused) {
@@ -182,7 +182,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		// roots instead (treeindex_linux.go).
 		var indexed map[string]bool
 		if lingerOn.Load() {
-			indexed = p.guardCfg.nested
+			indexed = p.guardCfg.Nested
 		}
 		repos = protect.StartRepoScan(spec.Roots, env, indexed)
 	}
@@ -249,7 +249,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		if g.gap != "" {
 			p.gaps = append(p.gaps, g.gap)
 		}
-		p.gaps = append(p.gaps, protect.CutGaps(spec.Roots, g.cfg.indexed)...)
+		p.gaps = append(p.gaps, protect.CutGaps(spec.Roots, g.cfg.Indexed)...)
 	}
 	p.cleanup = func() {
 		// Start the next spare once this command is done and reported,
@@ -264,7 +264,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 // protected paths, whose watches take hold in the background (the command
 // starts only after guard.waitArmed). It returns the spec as the helper
 // reads it.
-func finishSpec(spec linux.Spec, env []string, repos func([]protect.Root) protect.Scanned, gc guardConfig) (*guard, []byte, error) {
+func finishSpec(spec linux.Spec, env []string, repos func([]protect.Root) protect.Scanned, gc protect.GuardConfig) (*guard, []byte, error) {
 	var g *guard
 	if spec.Layers.Namespaces {
 		var err error
@@ -274,21 +274,21 @@ func finishSpec(spec linux.Spec, env []string, repos func([]protect.Root) protec
 			return nil, nil, err
 		}
 		s := repos(spec.Roots)
-		gc.indexed, gc.before = s.Indexed, s.Before
+		gc.Indexed, gc.Before = s.Indexed, s.Before
 		protect.SplitGitDirs(spec.Roots)
 		masks, err := holdGitMasks(spec.Roots)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, m := range masks {
-			gc.memo.Forget(m.path) // a placeholder made just now
+			gc.Memo.Forget(m.path) // a placeholder made just now
 		}
 		if g, err = newGuard(spec.Roots, gc); err != nil {
 			releaseGitMasks(masks)
 			return nil, nil, err
 		}
 		g.masks = masks
-		g.todos = watchTodos(spec.Roots)
+		g.todos = protect.WatchTodos(spec.Roots)
 		g.arm()
 	}
 	spec.Env = env

@@ -20,7 +20,7 @@ import (
 
 // guard watches one run's missing protected paths (see quarantine.go).
 type guard struct {
-	cfg     guardConfig
+	cfg     protect.GuardConfig
 	run     string // this run's directory under cfg.dir
 	missing []watched
 	home    homeWatch // home tops and watched links (home_linux.go)
@@ -33,11 +33,11 @@ type guard struct {
 	watched map[watchKey]bool
 	removed []Removed
 	deep    []deepCheck
-	masks   []gitMask      // the git dirs' placeholders this run holds (gitmask_linux.go)
-	todos   *todoWatch     // the git dirs' step lists (gittodo.go)
-	memo    *pathmemo.Memo // the run's memo while arm looks; nil after
-	freed   bool           // masks released
-	armed   chan struct{}  // closed when arm's watches hold
+	masks   []gitMask          // the git dirs' placeholders this run holds (gitmask_linux.go)
+	todos   *protect.TodoWatch // the git dirs' step lists (gittodo.go)
+	memo    *pathmemo.Memo     // the run's memo while arm looks; nil after
+	freed   bool               // masks released
+	armed   chan struct{}      // closed when arm's watches hold
 }
 
 // watched is one missing protected path and the writable root it is in.
@@ -70,23 +70,23 @@ const (
 // helper mounts nothing there), refuses a protected path that is a symbolic
 // link (it cannot be held read-only) and snapshots the nested roots. It
 // runs before the command starts; arm then starts watching.
-func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
-	g := &guard{cfg: cfg, run: quarantineRun(), watched: map[watchKey]bool{}}
+func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
+	g := &guard{cfg: cfg, run: protect.QuarantineRun(), watched: map[watchKey]bool{}}
 	real := ""
-	if cfg.dir != "" {
-		real = cfg.memo.ResolveExisting(cfg.dir)
+	if cfg.Dir != "" {
+		real = cfg.Memo.ResolveExisting(cfg.Dir)
 	}
 	for _, r := range roots {
 		if real != "" && within(r.Path, real) {
 			// Made now, before the missing paths are listed: Warden's state
 			// directory is one of them (a home workspace), and the guard
 			// must not take its own quarantine for the command's doing.
-			made := firstMissing(real, cfg.memo)
-			if err := os.MkdirAll(cfg.dir, 0o700); err != nil {
-				return nil, refuse("the quarantine directory %s: %v", cfg.dir, err)
+			made := firstMissing(real, cfg.Memo)
+			if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+				return nil, refuse("the quarantine directory %s: %v", cfg.Dir, err)
 			}
 			if made != "" {
-				cfg.memo.Forget(made)
+				cfg.Memo.Forget(made)
 			}
 			break
 		}
@@ -98,10 +98,10 @@ func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
 			if !within(r.Path, p) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
-			if link := cfg.memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
+			if link := cfg.Memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
 				return nil, refuse("protected path %s is reached through the symbolic link %s, which a command could replace with a directory of its own; Warden cannot hold a link in place (replace the link with the directory it points to, or open a project directory rather than %s as the workspace)", p, link, r.Path)
 			}
-			st, err := cfg.memo.Lstat(p)
+			st, err := cfg.Memo.Lstat(p)
 			switch {
 			case err != nil:
 				r.Missing = append(r.Missing, p)
@@ -115,7 +115,7 @@ func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
 				g.missing = append(g.missing, watched{r.Path, gp.Path})
 				continue
 			}
-			if st, err := cfg.memo.Lstat(gp.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !gp.Writable {
+			if st, err := cfg.Memo.Lstat(gp.Path); err == nil && st.Mode()&os.ModeSymlink != 0 && !gp.Writable {
 				hint := "replace the link with what it points to"
 				if filepath.Base(gp.Path) == "hooks" {
 					// A common way to share hooks; git's own way is kept.
@@ -126,7 +126,7 @@ func newGuard(roots []protect.Root, cfg guardConfig) (*guard, error) {
 		}
 	}
 	for _, r := range roots {
-		if cfg.nested[r.Path] {
+		if cfg.Nested[r.Path] {
 			g.deep = append(g.deep, newDeepCheck(r, roots, cfg))
 		}
 	}
@@ -180,7 +180,7 @@ func (g *guard) watchMissing() {
 	// The first look at each path may come from the run's memo: each watch
 	// that takes hold makes the memo look again at and below its directory
 	// (advance), so what it answers after a watch is from after the watch.
-	g.memo = g.cfg.memo
+	g.memo = g.cfg.Memo
 	for _, m := range g.missing {
 		g.advance(m)
 	}
@@ -316,7 +316,7 @@ func (g *guard) finish() []Removed {
 		}
 	}
 	g.homeFinish()
-	g.removed = append(g.removed, g.todos.disarm(g.cfg.cwd)...)
+	g.removed = append(g.removed, g.todos.Disarm(g.cfg.Cwd)...)
 	return g.removed
 }
 
@@ -436,9 +436,9 @@ func emptyLockedDir(p string, st os.FileInfo) bool {
 	return false
 }
 
-func newDeepCheck(r protect.Root, roots []protect.Root, cfg guardConfig) deepCheck {
-	d := deepCheck{root: r.Path, before: cfg.before[r.Path]}
-	d.seq, d.indexed = cfg.indexed[r.Path]
+func newDeepCheck(r protect.Root, roots []protect.Root, cfg protect.GuardConfig) deepCheck {
+	d := deepCheck{root: r.Path, before: cfg.Before[r.Path]}
+	d.seq, d.indexed = cfg.Indexed[r.Path]
 	for _, o := range roots {
 		if o.Path != r.Path && within(r.Path, o.Path) {
 			d.skip = append(d.skip, o.Path)
@@ -483,10 +483,10 @@ func heldName(holds func(string, protect.DirEntry) bool, root, p string) bool {
 
 // quarantine moves p (in root) away and records it. Called with g.mu.
 func (g *guard) quarantine(root, p string) {
-	r := Removed{Path: p, Shown: shownPath(g.cfg.cwd, p)}
+	r := protect.Removed{Path: p, Shown: protect.ShownPath(g.cfg.Cwd, p)}
 	dest := ""
-	if g.cfg.dir != "" {
-		dest = filepath.Join(g.cfg.dir, g.run, strings.TrimPrefix(p, string(filepath.Separator)))
+	if g.cfg.Dir != "" {
+		dest = filepath.Join(g.cfg.Dir, g.run, strings.TrimPrefix(p, string(filepath.Separator)))
 	}
 	kept, err := moveAway(root, p, dest)
 	if errors.Is(err, errGone) {

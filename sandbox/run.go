@@ -73,6 +73,10 @@ type Limits struct {
 
 const defaultOutputLimit = 1 << 20
 
+// Removed is a protected path a command created, moved to the quarantine
+// (protect.Removed).
+type Removed = protect.Removed
+
 // Result is what happened to a command that ran.
 type Result struct {
 	// ExitCode is the command's exit status, or 128+signal when a signal
@@ -153,7 +157,7 @@ type Process struct {
 	cleanup    func()
 	// guardCfg and protect: the watch on missing protected paths (Linux);
 	// protect ends it after the command and returns what it moved away.
-	guardCfg guardConfig
+	guardCfg protect.GuardConfig
 	protect  func() []Removed
 	// evict keeps the toolchain caches within their cap, after the run.
 	evict func()

@@ -15,6 +15,8 @@
 // between runs) finds repositories and protected names deeper down;
 // SplitGitDirs splits each VCS's metadata into writable data and read-only
 // configuration, with what git's configuration and the shell-entry files
-// point at. Enforcement (mounts, Seatbelt rules, moving away what a command
-// created) is the sandbox's.
+// point at. What a command created in a protected place is moved to the
+// quarantine (QuarantineDir), each move a Removed, and the git step lists a
+// run left are disarmed (WatchTodos); the mounts, Seatbelt rules and the
+// watch during the run are the sandbox's.
 package protect

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/regfile"
-	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 // A rebase or cherry-pick that stopped (a conflict, an edit step) keeps its
@@ -27,9 +26,9 @@ var gitTodoFiles = []string{
 	filepath.Join("sequencer", "todo"),
 }
 
-// todoWatch holds the exec steps each step list of the roots' writable git
+// TodoWatch holds the exec steps each step list of the roots' writable git
 // dirs had when the run started.
-type todoWatch struct {
+type TodoWatch struct {
 	roots  []string                  // the run's writable roots
 	before map[string]map[string]int // list → exec step → count
 }
@@ -41,7 +40,7 @@ const maxTodo = 4 << 20
 // run's writable roots, links resolved (the command can have written
 // nothing else; a FIFO it left there would block the read). ok is false
 // when there is nothing to check; err says why a list could not be.
-func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
+func (w *TodoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 	if _, err := os.Lstat(p); err != nil {
 		return nil, false, nil // most runs: no rebase stopped
 	}
@@ -64,9 +63,9 @@ func (w *todoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 	return data, err == nil, err
 }
 
-// watchTodos notes the exec steps of the roots' git dirs' step lists.
-func watchTodos(roots []protect.Root) *todoWatch {
-	w := &todoWatch{before: map[string]map[string]int{}}
+// WatchTodos notes the exec steps of the roots' git dirs' step lists.
+func WatchTodos(roots []Root) *TodoWatch {
+	w := &TodoWatch{before: map[string]map[string]int{}}
 	for _, r := range roots {
 		w.roots = append(w.roots, r.Path)
 	}
@@ -111,10 +110,10 @@ func execStep(line string) (string, bool) {
 	return s, true
 }
 
-// disarm takes out of each list the exec steps it did not have when the
+// Disarm takes out of each list the exec steps it did not have when the
 // run started, and reports each. A list that cannot be rewritten is
 // reported with the error: the step is still there.
-func (w *todoWatch) disarm(cwd string) []Removed {
+func (w *TodoWatch) Disarm(cwd string) []Removed {
 	if w == nil {
 		return nil
 	}
@@ -122,7 +121,7 @@ func (w *todoWatch) disarm(cwd string) []Removed {
 	for p, before := range w.before {
 		data, ok, err := w.readTodo(p)
 		if err != nil {
-			out = append(out, Removed{Path: p, Shown: shownPath(cwd, p), Step: "exec", Err: fmt.Sprintf("read the list: %v", err)})
+			out = append(out, Removed{Path: p, Shown: ShownPath(cwd, p), Step: "exec", Err: fmt.Sprintf("read the list: %v", err)})
 		}
 		if !ok {
 			continue // gone, never there, or nothing the command could write
@@ -150,9 +149,9 @@ func (w *todoWatch) disarm(cwd string) []Removed {
 		if st, err := os.Stat(p); err == nil {
 			mode = st.Mode().Perm()
 		}
-		werr := protect.WriteReplacing(p, bytes.Join(kept, nil), mode)
+		werr := WriteReplacing(p, bytes.Join(kept, nil), mode)
 		for _, s := range added {
-			r := Removed{Path: p, Shown: shownPath(cwd, p), Step: s}
+			r := Removed{Path: p, Shown: ShownPath(cwd, p), Step: s}
 			if werr != nil {
 				r.Err = fmt.Sprintf("rewrite the list: %v", werr)
 			}

@@ -1,4 +1,4 @@
-package sandbox
+package protect
 
 import (
 	"fmt"
@@ -22,20 +22,20 @@ import (
 // The command may see its creation briefly; anything it runs there runs
 // inside the sandbox.
 
-// guardConfig is what a run's guard needs besides the roots.
-type guardConfig struct {
-	dir    string          // quarantine directory; empty: delete what is moved away
-	cwd    string          // for the paths messages show
-	nested map[string]bool // roots whose new protected entries below the top are checked
-	// indexed are the nested roots the index served, with its sequence
-	// number at the run's start (indexCreated); the others are scanned
+// GuardConfig is what a run's guard needs besides the roots.
+type GuardConfig struct {
+	Dir    string          // quarantine directory; empty: delete what is moved away
+	Cwd    string          // for the paths messages show
+	Nested map[string]bool // roots whose new protected entries below the top are checked
+	// Indexed are the nested roots the index served, with its sequence
+	// number at the run's start (IndexCreated); the others are scanned
 	// again after the run.
-	indexed map[string]uint64
-	// before is each root's Found as the scan found it (foundBefore).
-	before map[string]map[string]bool
-	// memo is the run's memo of the file system, for newGuard's first look
+	Indexed map[string]uint64
+	// Before is each root's Found as the scan found it (foundBefore).
+	Before map[string]map[string]bool
+	// Memo is the run's memo of the file system, for newGuard's first look
 	// (before the command starts); nil looks at the file system.
-	memo *pathmemo.Memo
+	Memo *pathmemo.Memo
 }
 
 // Removed is one protected path the command created, which the sandbox
@@ -75,14 +75,14 @@ func (r Removed) String() string {
 
 var quarantineSeq atomic.Int64
 
-// quarantineRun names one run's directory under the quarantine directory:
+// QuarantineRun names one run's directory under the quarantine directory:
 // a time to sort by, the process and a sequence number so runs never share.
-func quarantineRun() string {
+func QuarantineRun() string {
 	return time.Now().UTC().Format("20060102T150405.000") + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(quarantineSeq.Add(1), 10)
 }
 
-// shownPath is p relative to cwd when inside it, else p.
-func shownPath(cwd, p string) string {
+// ShownPath is p relative to cwd when inside it, else p.
+func ShownPath(cwd, p string) string {
 	if cwd != "" && within(cwd, p) && p != cwd {
 		if rel, err := filepath.Rel(cwd, p); err == nil {
 			return rel
