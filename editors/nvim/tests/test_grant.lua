@@ -108,7 +108,7 @@ local function grant_flows(outside)
   local shown = {}
   answer_with({ 'Allow once', 'Allow once' }, shown)
   vim.cmd('Warden ask write a file outside the workspace')
-  wait_message('Warden agent: Granted write done.', 'the first agent run')
+  wait_message('Warden: agent: Granted write done.', 'the first agent run')
   H.eq(2, #shown, 'two dialogs: the grant, then the plain write outside')
   local d = shown[1]
   H.contains(d.prompt, 'touch ' .. granted, 'the prompt names the command')
@@ -133,7 +133,7 @@ local function grant_flows(outside)
   shown = {}
   answer_with('Deny', shown)
   vim.cmd('Warden ask try the write again')
-  wait_message('Warden agent: Understood, not writing.', 'the second agent run')
+  wait_message('Warden: agent: Understood, not writing.', 'the second agent run')
   H.eq(1, #shown, 'asked again after Allow once')
   H.contains(shown[1].prompt, 'write access to ' .. outside, 'the denied dialog named the grant')
   H.eq(false, H.exists(denied), 'denied: nothing written')
