@@ -513,10 +513,17 @@ var interpreters = map[string]bool{
 
 // bannedAmendment reports prefixes too broad to remember: a bare
 // interpreter, shell or git, an interpreter with only a one-liner flag, and
-// anything starting with a program that runs another command (env, sudo...).
+// anything starting with a program that runs another command (env, sudo...);
+// and prefixes too narrow to mean anything later: one whose words name a
+// temporary path or a random-looking name (oneOffWord).
 func bannedAmendment(prefix []string) bool {
 	if len(prefix) == 0 {
 		return true
+	}
+	for _, w := range prefix {
+		if oneOffWord(w) {
+			return true
+		}
 	}
 	prog := filepath.Base(prefix[0])
 	if command.Wrappers[prog] || prog == "su" || prog == "eval" {

@@ -72,6 +72,11 @@ type PromptRequest struct {
 	// Additions are the lines a patch adds to files outside the workspace
 	// or protected.
 	Additions []FileAdditions
+	// OpensReview says that approving the patch opens the editor's review
+	// (Neovim's review tab, VS Code's Refactor Preview) before anything
+	// lands: the approving action is then called "Review…", not "Allow
+	// once", which would read as if the patch were written at once.
+	OpensReview bool
 }
 
 // FileAdditions are the lines a patch adds to one file (File as shown).
@@ -103,6 +108,10 @@ const (
 	// TitleRunUnsandboxed is the retry dialog's separate choice of no
 	// sandbox at all, when the dialog's question is a sandboxed grant.
 	TitleRunUnsandboxed = "Run without sandbox"
+	// TitleReview is "Allow once" of a patch dialog whose approval opens
+	// the editor's review (PromptRequest.OpensReview). A client that
+	// answers with the contract's "Allow once" still approves.
+	TitleReview = "Review…"
 )
 
 // AlwaysAllowTitle is the title of the "Always allow" action for prefix.
@@ -116,13 +125,17 @@ func AlwaysAllowTitle(prefix []string) string {
 // client that pre-selects the first action (Emacs eglot, a stray Enter)
 // denies.
 func (r PromptRequest) Actions() []Action {
+	once := Action{TitleAllowOnce, Approved}
+	if r.OpensReview && r.Kind == PromptPatch {
+		once.Title = TitleReview
+	}
 	if r.Risk.Level >= risk.High || r.Kind == PromptRead {
 		if r.OfferUnsandboxed {
-			return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleRunUnsandboxed, ApprovedUnsandboxed}, {TitleDenyAndStop, Abort}}
+			return []Action{{TitleDeny, Denied}, once, {TitleRunUnsandboxed, ApprovedUnsandboxed}, {TitleDenyAndStop, Abort}}
 		}
-		return []Action{{TitleDeny, Denied}, {TitleAllowOnce, Approved}, {TitleDenyAndStop, Abort}}
+		return []Action{{TitleDeny, Denied}, once, {TitleDenyAndStop, Abort}}
 	}
-	acts := []Action{{TitleAllowOnce, Approved}}
+	acts := []Action{once}
 	if r.AllowSession {
 		acts = append(acts, Action{TitleAllowSession, ApprovedForSession})
 	}
@@ -140,12 +153,29 @@ func (r PromptRequest) Actions() []Action {
 // DecisionFor maps a chosen title back to a decision; an unknown or empty
 // title is a denial.
 func (r PromptRequest) DecisionFor(title string) ReviewDecision {
-	for _, a := range r.Actions() {
+	d, _ := r.Decide(title)
+	return d
+}
+
+// Decide maps a chosen title back to a decision, and says whether the title
+// was one of the actions offered. "Allow once" answers a dialog that offered
+// "Review…" in its place: clients and scripts written against the contract's
+// title keep working.
+func (r PromptRequest) Decide(title string) (ReviewDecision, bool) {
+	actions := r.Actions()
+	for _, a := range actions {
 		if a.Title == title {
-			return a.Decision
+			return a.Decision, true
 		}
 	}
-	return Denied
+	if title == TitleAllowOnce {
+		for _, a := range actions {
+			if a.Title == TitleReview {
+				return a.Decision, true
+			}
+		}
+	}
+	return Denied, false
 }
 
 // Message is the prompt's text: what, where, why, how contained, how risky.

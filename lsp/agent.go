@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	RegisterCommand(Command{Name: "warden.agent.run", Title: "Warden agent", Start: startAgentRun})
+	RegisterCommand(Command{Name: "warden.agent.run", Title: "Running the agent", Start: startAgentRun})
 	RegisterCommand(Command{Name: "warden.agent.cancel", Run: cancelAgent})
 }
 
@@ -201,14 +201,14 @@ func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string
 	case runErr != nil:
 		return "", runErr
 	case res.Stopped:
-		job.Show(protocol.MessageTypeWarning, "Warden agent stopped: "+res.Reason)
+		job.Show(protocol.MessageTypeWarning, "Warden: agent stopped: "+res.Reason)
 		return "stopped: " + res.Reason, nil
 	}
 	answer := strings.TrimSpace(res.Answer)
 	if answer == "" {
 		answer = "(the agent finished without a message)"
 	}
-	job.Show(protocol.MessageTypeInfo, "Warden agent: "+shortAnswer(answer))
+	job.Show(protocol.MessageTypeInfo, "Warden: agent: "+shortAnswer(answer))
 	return "done", nil
 }
 
@@ -230,7 +230,7 @@ func shortAnswer(answer string) string {
 // showTranscript logs where the Markdown transcript is and, when open is
 // set and the client can (window/showDocument), opens it beside the code.
 func (s *Server) showTranscript(path string, open bool) {
-	s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent transcript: "+path)
+	s.client.LogMessage(protocol.MessageTypeInfo, "Warden: agent transcript: "+path)
 	if !open || !s.Capabilities().ShowDocument || s.connCtx.Err() != nil {
 		return
 	}
@@ -381,7 +381,7 @@ func (o *jobObserver) Plan(plan []agent.PlanStep) {
 		msg += ": " + command.EscapeText(current)
 	}
 	o.job.Report(msg, done*100/len(plan))
-	o.s.client.LogMessage(protocol.MessageTypeInfo, "Warden agent plan:\n"+agent.PlanText(plan))
+	o.s.client.LogMessage(protocol.MessageTypeInfo, "Warden: agent plan:\n"+agent.PlanText(plan))
 }
 
 // documentFiles reads through the document store: open buffers first.

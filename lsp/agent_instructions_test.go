@@ -18,7 +18,7 @@ func TestAgentInstructionsTrueToNetwork(t *testing.T) {
 	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "hello"}); err != nil {
 		t.Fatal(err)
 	}
-	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden agent: Hi."))
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden: agent: Hi."))
 	system := srv.Requests()[0].Messages[0].Content
 	for _, want := range []string{"network through Warden's proxy, each new host asked", `"with_additional_permissions"`, `"network": [hosts]`} {
 		if !strings.Contains(system, want) {

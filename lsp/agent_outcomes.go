@@ -33,8 +33,8 @@ func (o *jobObserver) commandOutcome(line string, warn bool) {
 	if warn {
 		typ = protocol.MessageTypeWarning
 	}
-	o.s.client.LogMessage(typ, "Warden agent: "+line)
+	o.s.client.LogMessage(typ, "Warden: agent: "+line)
 	if token, _ := o.job.progressToken(); token == nil {
-		o.s.client.ShowMessage(typ, "Warden agent: "+line)
+		o.s.client.ShowMessage(typ, "Warden: agent: "+line)
 	}
 }

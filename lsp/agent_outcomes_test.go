@@ -46,9 +46,9 @@ func TestAgentCommandOutcomesVisible(t *testing.T) {
 			if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "run the tests"}); err != nil {
 				t.Fatal(err)
 			}
-			c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden agent: Tests pass."))
-			fail := "Warden agent: `sh -c 'echo \"$0\"; exit 3' 'a\\x1b[2Kb'` exited 3 (sandboxed, "
-			refused := "Warden agent: `curl -fsS --noproxy '' " + host.URL + "/x` exited 22 (sandboxed, "
+			c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden: agent: Tests pass."))
+			fail := "Warden: agent: `sh -c 'echo \"$0\"; exit 3' 'a\\x1b[2Kb'` exited 3 (sandboxed, "
+			refused := "Warden: agent: `curl -fsS --noproxy '' " + host.URL + "/x` exited 22 (sandboxed, "
 			proxy := "; proxy: network to " + dest + " denied by the user"
 			var reports, logs, shown []string
 			for _, m := range c.Messages()[mark:] {
@@ -67,7 +67,7 @@ func TestAgentCommandOutcomesVisible(t *testing.T) {
 				}
 			}
 			for _, want := range []string{fail, refused, proxy} {
-				if tc.progress && !strings.Contains(strings.Join(reports, "\n"), strings.TrimPrefix(want, "Warden agent: ")) {
+				if tc.progress && !strings.Contains(strings.Join(reports, "\n"), strings.TrimPrefix(want, "Warden: agent: ")) {
 					t.Errorf("progress lacks %q:\n%s", want, strings.Join(reports, "\n"))
 				}
 				if !strings.Contains(strings.Join(logs, "\n"), want) {

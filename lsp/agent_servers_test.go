@@ -37,7 +37,7 @@ func TestAgentShowsReasoningAsThinkingNotAsTheAnswer(t *testing.T) {
 	if !strings.Contains(trace, "Model: thinking") {
 		t.Errorf("no thinking progress:\n%s", trace)
 	}
-	if !strings.Contains(trace, "Warden agent: It says hello.") || strings.Contains(trace, "Okay, the file") {
+	if !strings.Contains(trace, "Warden: agent: It says hello.") || strings.Contains(trace, "Okay, the file") {
 		t.Errorf("the answer, and only the answer, should be shown:\n%s", trace)
 	}
 }

@@ -124,7 +124,7 @@ func TestAgentStory(t *testing.T) {
 	if msg := progressEnd(t, c, mark); msg != "done" {
 		t.Errorf("progress ended with %q", msg)
 	}
-	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden agent: main now prints hello."))
+	c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden: agent: main now prints hello."))
 
 	// The task carried the comment's instruction and its place.
 	task := srv.Requests()[0].Messages[1].Content

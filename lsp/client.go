@@ -43,7 +43,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	if nudged[method] {
 		awaitProgress(ctx) // the job shows in the editor before it asks
 		t := time.AfterFunc(nudgeAfter, func() {
-			c.LogMessage(protocol.MessageTypeLog, "warden: waiting for your answer to "+method)
+			c.LogMessage(protocol.MessageTypeLog, "Warden: waiting for your answer to "+method)
 		})
 		defer t.Stop()
 	}
@@ -85,14 +85,16 @@ func (c *Client) notify(method string, params any) error {
 }
 
 // ShowMessageRequest shows a message with action buttons and waits for the
-// user's choice. A dismissed dialog returns (nil, nil). Always pass at least
+// user's choice, its message starting "Warden: ". A dismissed dialog returns (nil, nil). Always pass at least
 // one action: Neovim 0.7 raises a Lua error without them.
 func (c *Client) ShowMessageRequest(ctx context.Context, params *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 	if len(params.Actions) == 0 {
 		return nil, fmt.Errorf("window/showMessageRequest: give at least one action")
 	}
+	prefixed := *params
+	prefixed.Message = withPrefix(params.Message)
 	var raw json.RawMessage
-	if err := c.call(ctx, "window/showMessageRequest", params, &raw); err != nil {
+	if err := c.call(ctx, "window/showMessageRequest", &prefixed, &raw); err != nil {
 		return nil, err
 	}
 	if len(raw) == 0 || string(raw) == "null" {
@@ -144,9 +146,9 @@ func (c *Client) Progress(params *protocol.ProgressParams) error {
 	return c.notify("$/progress", params)
 }
 
-// ShowMessage shows a notification.
+// ShowMessage shows a notification, starting "Warden: " whoever composed it.
 func (c *Client) ShowMessage(typ protocol.MessageType, message string) error {
-	return c.notify("window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: message})
+	return c.notify("window/showMessage", &protocol.ShowMessageParams{Type: typ, Message: withPrefix(message)})
 }
 
 // LogMessage writes to the client's log for this server.

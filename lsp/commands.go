@@ -21,7 +21,8 @@ func init() {
 type Command struct {
 	// Name is the command id, "warden." followed by the feature.
 	Name string
-	// Title names the work in progress bars ("Running the agent").
+	// Title names the work in progress bars ("Running the agent");
+	// RegisterCommand puts "Warden: " before it.
 	Title string
 
 	// Run answers at once with its result. It runs on the goroutine that
@@ -68,6 +69,8 @@ func RegisterCommand(c Command) {
 	if c.Title == "" {
 		c.Title = c.Name
 	}
+	// The title is the job's progress title: it starts as every message does.
+	c.Title = withPrefix(c.Title)
 	commands[c.Name] = c
 }
 

@@ -167,7 +167,7 @@ func (t *jobTable) run(ctx context.Context, job *Job, fn JobFunc) {
 		msg = "failed: " + err.Error()
 		log.Error("job failed", "err", err)
 		if s.connCtx.Err() == nil {
-			s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: %s failed: %v", job.Title, err))
+			s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("%s failed: %v", job.Title, err))
 		}
 	}
 	if s.connCtx.Err() != nil {

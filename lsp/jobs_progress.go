@@ -102,6 +102,6 @@ func (t *jobTable) closeProgress(job *Job, msg string, quiet bool) {
 		return
 	}
 	if !quiet && !job.shown.Load() && msg != "" {
-		s.client.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Warden: %s (job %s): %s", job.Title, job.ID, msg))
+		s.client.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("%s (job %s): %s", job.Title, job.ID, msg))
 	}
 }

@@ -205,7 +205,7 @@ func (s *Server) serverCapabilities() map[string]any {
 
 func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 	if err := s.opts.ConfigErr; err != nil {
-		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: %v. Using the strictest approval policy until it is fixed.", err))
+		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("Warden: %v. Using the strictest approval policy until it is fixed.", err))
 	}
 	s.mu.Lock()
 	err := s.initSettingsErr

@@ -19,7 +19,7 @@ const (
 )
 
 func init() {
-	RegisterCommand(Command{Name: "warden.status.show", Title: "Warden status", Start: startStatusShow})
+	RegisterCommand(Command{Name: "warden.status.show", Title: "Showing the status", Start: startStatusShow})
 	RegisterCodeActions(CodeActionProvider{
 		Name:    "warden.tools",
 		Kinds:   []protocol.CodeActionKind{kindUndo, kindStatus, kindCancel},
@@ -60,7 +60,7 @@ func startStatusShow(s *Server, args []json.RawMessage) (JobFunc, error) {
 	return func(_ context.Context, job *Job) (string, error) {
 		st := s.Status()
 		var b strings.Builder
-		fmt.Fprintf(&b, "Warden %s: approval %s, sandbox %s, network %v", st.Version, st.Policy.ApprovalPolicy, st.Policy.SandboxMode, st.Policy.NetworkAccess)
+		fmt.Fprintf(&b, "Warden: %s, approval %s, sandbox %s, network %s", st.Version, st.Policy.ApprovalPolicy, st.Policy.SandboxMode, st.Policy.Network)
 		if st.Model.Configured {
 			fmt.Fprintf(&b, ", model %s", st.Model.Name)
 		} else {

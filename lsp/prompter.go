@@ -34,6 +34,7 @@ var errDismissed = errors.New("the approval dialog was dismissed")
 
 // Prompt implements approvals.Prompter.
 func (p *EditorPrompter) Prompt(ctx context.Context, req approvals.PromptRequest) (approvals.ReviewDecision, error) {
+	req.OpensReview = req.Kind == approvals.PromptPatch && reviewsPatches(p.Server.Capabilities())
 	actions := req.Actions()
 	items := make([]protocol.MessageActionItem, len(actions))
 	for i, a := range actions {
@@ -57,10 +58,8 @@ func (p *EditorPrompter) Prompt(ctx context.Context, req approvals.PromptRequest
 	case item == nil:
 		return approvals.Denied, errDismissed
 	}
-	for _, a := range actions {
-		if a.Title == item.Title {
-			return a.Decision, nil
-		}
+	if d, ok := req.Decide(item.Title); ok {
+		return d, nil
 	}
 	return approvals.Denied, fmt.Errorf("the editor answered %q, which is not one of the offered actions", item.Title)
 }
@@ -74,4 +73,11 @@ func messageTypeFor(l risk.Level) protocol.MessageType {
 		return protocol.MessageTypeWarning
 	}
 	return protocol.MessageTypeInfo
+}
+
+// reviewsPatches reports whether the client shows a patch for review before
+// it lands: Warden's own plugins do (the Neovim review tab, VS Code's Refactor
+// Preview), and so does any client that confirms annotated edits.
+func reviewsPatches(caps ClientCapabilities) bool {
+	return caps.AskAgent || caps.ChangeAnnotations
 }

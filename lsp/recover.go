@@ -23,11 +23,11 @@ func (s *Server) recoverInterrupted(folders []WorkspaceFolder) {
 	var msgs []recoveredMessage
 	for _, r := range done {
 		s.log.Warn("interrupted change recovered", "root", r.Root, "finished", r.Finished, "files", r.Files)
-		msgs = append(msgs, recoveredMessage{protocol.MessageTypeWarning, "warden: " + r.String()})
+		msgs = append(msgs, recoveredMessage{protocol.MessageTypeWarning, "Warden: " + r.String()})
 	}
 	if err != nil {
 		s.log.Error("interrupted change not recovered", "err", err)
-		msgs = append(msgs, recoveredMessage{protocol.MessageTypeError, "warden: " + err.Error()})
+		msgs = append(msgs, recoveredMessage{protocol.MessageTypeError, "Warden: " + err.Error()})
 	}
 	s.mu.Lock()
 	s.recovered = msgs

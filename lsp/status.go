@@ -12,7 +12,7 @@ import (
 func init() {
 	RegisterCommand(Command{
 		Name:  "warden.status",
-		Title: "Warden status",
+		Title: "Status",
 		Run: func(_ context.Context, s *Server, args []json.RawMessage) (any, error) {
 			if len(args) > 0 {
 				return nil, InvalidParams("warden.status takes no arguments (got %d)", len(args))
@@ -42,6 +42,9 @@ type Status struct {
 	// Latency is the server's own handling time per request method, from
 	// reading the message to writing the reply.
 	Latency map[string]LatencyStats `json:"latency"`
+	// Changes are the recorded changes warden.undo can revert (patches and
+	// commands), newest first.
+	Changes []StatusChange `json:"changes"`
 }
 
 // StatusFolder is one workspace folder.
@@ -92,6 +95,7 @@ func (s *Server) Status() Status {
 		Commands:         CommandNames(),
 		Sources:          sourcesOf(cfg),
 		Latency:          s.latency.stats(),
+		Changes:          s.recordedChanges(),
 	}
 }
 

@@ -185,7 +185,7 @@ func (s *stream) skipHuge(length int64) {
 	if s.onSkip != nil {
 		s.onSkip(method, protocol.DocumentURI(uri))
 	}
-	msg := fmt.Sprintf("warden skipped a %d-byte %s message: the limit is %d bytes", length, orUnknown(method), s.max)
+	msg := fmt.Sprintf("Warden: skipped a %d-byte %s message: the limit is %d bytes", length, orUnknown(method), s.max)
 	if id != nil {
 		s.sendError(id, jsonrpc2.InvalidRequest, msg)
 		return

@@ -59,7 +59,7 @@ func (s *Server) didChange(_ context.Context, params json.RawMessage) (any, erro
 		if s.docs.IsOpen(td.URI) && !errors.Is(err, ErrOutOfSync) {
 			// The buffer and Warden's copy now differ: say so once, loudly,
 			// since anything the agent does with this file would be wrong.
-			s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden lost track of %s (%v). Close and reopen the file so Warden sees its current text.", td.URI, err))
+			s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("Warden: lost track of %s (%v). Close and reopen the file so Warden sees its current text.", td.URI, err))
 		}
 		return nil, err
 	}

@@ -181,7 +181,7 @@ func (s *Server) didChangeConfiguration(_ context.Context, params json.RawMessag
 		Settings json.RawMessage `json:"settings"`
 	}
 	if err := decodeParams(params, &p); err != nil {
-		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("warden: settings ignored: %v", err))
+		s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("Warden: settings ignored: %v", err))
 		return nil, err
 	}
 	if err := s.mergeSettings(p.Settings); err != nil {

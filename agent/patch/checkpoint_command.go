@@ -139,11 +139,15 @@ func (c *Checkpoints) loadPreimages(cp *Checkpoint, force bool) error {
 	return nil
 }
 
-// History lists the root's recorded changes, newest first.
-func (c *Checkpoints) History(root string) ([]*Checkpoint, error) {
+// History lists the root's recorded changes, newest first, at most max
+// (0: all).
+func (c *Checkpoints) History(root string, max int) ([]*Checkpoint, error) {
 	root, _ = filepath.Abs(root)
 	dir := c.rootDir(root)
 	names := c.list(dir)
+	if max > 0 && len(names) > max {
+		names = names[len(names)-max:]
+	}
 	out := make([]*Checkpoint, 0, len(names))
 	for i := len(names) - 1; i >= 0; i-- {
 		cp, err := c.load(filepath.Join(dir, names[i]))

@@ -171,7 +171,7 @@ func TestTrimStoreEvictsOldestFirst(t *testing.T) {
 	if size := cps.TrimStore(6000); size > 6000 {
 		t.Fatalf("store holds %d bytes, over the 6000 asked", size)
 	}
-	history, _ := cps.History(root)
+	history, _ := cps.History(root, 0)
 	var left []string
 	for _, cp := range history {
 		left = append(left, cp.ID)

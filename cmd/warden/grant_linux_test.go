@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,17 @@ func TestExecRetryWithDerivedGrant(t *testing.T) {
 // still cannot write outside it.
 func TestExecGrantTerminalAlwaysAllow(t *testing.T) {
 	g := newGrantEnv(t)
+	// Always allow is offered for a prefix that lasts: a directory with a
+	// plain name beside the checkout's tests, not in a temporary directory.
+	parent := filepath.Dir(filepath.Dir(g.a))
+	if parent == "/var/tmp" {
+		t.Skip("the checkout is in a temporary directory: no path here lasts for Always allow")
+	}
+	g.a = filepath.Join(parent, ".warden-always-allow-"+plainName(os.Getpid()))
+	if err := os.Mkdir(g.a, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(g.a) })
 	master, slave := openPTY(t)
 	cmd := exec.Command(wardenBin(t), "exec", "--cwd", g.ws, "--approval", "on-request", "--grant-write", g.a, "--", "touch", g.a+"/kept")
 	cmd.Env = g.env
@@ -244,4 +256,14 @@ func TestPolicyCheckGrant(t *testing.T) {
 	if !strings.Contains(out, "grant:     in the sandbox with write access to "+g.a+" (needs approval)") {
 		t.Errorf("human output:\n%s", out)
 	}
+}
+
+// plainName spells n in letters (12 is "bc"): a name unique to the process
+// that does not look random.
+func plainName(n int) string {
+	var b []byte
+	for _, d := range strconv.Itoa(n) {
+		b = append(b, byte('a'+d-'0'))
+	}
+	return string(b)
 }

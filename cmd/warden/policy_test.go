@@ -211,3 +211,40 @@ prefix_rule(pattern=["curl"], decision="allow")
 		t.Errorf("a trusted project's allow rule did not apply: %+v", p)
 	}
 }
+
+// TestPolicyCheckNoAmendmentForOneOffWords: "Always allow" is never offered
+// for a prefix that names a temporary path or a random-looking name (a rule
+// that would never match again, or match whatever a later run puts at that
+// path); the twin: an ordinary prefix still gets its amendment.
+func TestPolicyCheckNoAmendmentForOneOffWords(t *testing.T) {
+	home := dirOutsideWritableRoots(t)
+	ws := filepath.Join(home, "ws")
+	os.MkdirAll(ws, 0o755)
+	check := func(argv ...string) policyJSON {
+		t.Helper()
+		args := append([]string{"policy", "check", "--json", "--approval", "untrusted", "--cwd", ws, "--"}, argv...)
+		out, errOut, code := runWardenEnv(t, home, "", args...)
+		var p policyJSON
+		if code != 0 || json.Unmarshal([]byte(out), &p) != nil {
+			t.Fatalf("%v: exit %d %s %s", argv, code, out, errOut)
+		}
+		return p
+	}
+	for _, argv := range [][]string{
+		{"touch", "/tmp/tmp.k3J9dLq2Xa/out"},
+		{"make", "--directory=/var/tmp/build"},
+		{"touch", filepath.Join(os.TempDir(), "report.txt")},
+		{"./run", "job-550e8400-e29b-41d4-a716-446655440000"},
+		{"cp", "out.txt", "backup-20261128193000.txt"},
+		{"git", "checkout", "9f3c2a1b7e"},
+	} {
+		if p := check(argv...); p.Decision != "prompt" || p.Amendment != nil {
+			t.Errorf("%v: decision %s, amendment %q; want a prompt without one", argv, p.Decision, p.Amendment)
+		}
+	}
+	for _, argv := range [][]string{{"touch", "notes.txt"}, {"make", "build"}, {"./scripts/release.sh", "--arch", "x86_64"}} {
+		if p := check(argv...); p.Decision != "prompt" || strings.Join(p.Amendment, " ") != strings.Join(argv, " ") {
+			t.Errorf("%v: decision %s, amendment %q; want the command as its amendment", argv, p.Decision, p.Amendment)
+		}
+	}
+}

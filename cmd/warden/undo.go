@@ -123,7 +123,7 @@ func undoneCounts(res *patch.Result) string {
 func listUndo(env *cliEnv, cps *patch.Checkpoints, roots []string) int {
 	n := 0
 	for _, root := range roots[:1] {
-		history, err := cps.History(root)
+		history, err := cps.History(root, 0)
 		if err != nil {
 			fmt.Fprintf(env.stderr, "warden undo: %v\n", err)
 			return 1

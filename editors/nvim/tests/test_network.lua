@@ -110,7 +110,7 @@ H.run('network dialog: allow once downloads, deny fails with the reason', functi
     local _, err = H.execute('warden.agent.run', { { instruction = 'Download ' .. url } })
     H.eq(nil, err, 'warden.agent.run error')
     H.wait(30000, function()
-      return vim.tbl_contains(messages, 'Warden agent: ' .. done_text)
+      return vim.tbl_contains(messages, 'Warden: agent: ' .. done_text)
     end, 'the agent to finish (messages: ' .. vim.inspect(messages) .. ')')
     return shown
   end
@@ -140,7 +140,7 @@ H.run('network dialog: allow once downloads, deny fails with the reason', functi
   vim.notify = notify
   -- :messages says how the command ended and who refused what.
   local outcome = table.concat(notified, '\n')
-  H.contains(outcome, "Warden agent: `curl -sS -f --noproxy '' " .. url .. '` exited 22 (sandboxed', 'the command, its exit status, sandboxed')
+  H.contains(outcome, "Warden: agent: `curl -sS -f --noproxy '' " .. url .. '` exited 22 (sandboxed', 'the command, its exit status, sandboxed')
   H.contains(outcome, ('proxy: network to 127.0.0.1:%d denied by the user'):format(srv.port), 'the refused destination')
   H.eq(1, #shown, 'asked again after Allow once: ' .. vim.inspect(shown))
   H.contains(shown[1].message, '127.0.0.1 port ' .. srv.port, 'the second dialog names the destination')

@@ -107,7 +107,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
     let job = jobs[0];
     if (jobs.length > 1) {
       const pick = await vscode.window.showQuickPick(
-        jobs.map((j) => ({ label: j.title ?? j.command ?? `job ${j.id}`, description: j.message, job: j })),
+        jobs.map((j) => ({ label: jobLabel(j), description: j.message, job: j })),
         { title: 'Cancel which Warden job?' },
       );
       if (!pick) return;
@@ -175,7 +175,7 @@ export function registerCommands(context: vscode.ExtensionContext, warden: Warde
     const status = await warden.refreshStatus();
     type Item = vscode.QuickPickItem & { run: () => unknown };
     const items: Item[] = (status?.jobs ?? []).map((j) => ({
-      label: `$(debug-stop) Cancel: ${j.title ?? j.command ?? `job ${j.id}`}`,
+      label: `$(debug-stop) Cancel: ${jobLabel(j)}`,
       description: j.message,
       run: () => warden.cancel(j),
     }));
@@ -202,3 +202,8 @@ const sandboxHelp: Record<string, string> = {
   'workspace-write': 'Commands may write the workspace (default)',
   'danger-full-access': 'No sandbox at all',
 };
+
+/** A job as a menu names it: its title without the "Warden: " every server title starts with. */
+function jobLabel(j: { id: string; title?: string; command?: string }): string {
+  return (j.title ?? j.command ?? `job ${j.id}`).replace(/^Warden: /, '');
+}

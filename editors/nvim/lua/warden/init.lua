@@ -241,7 +241,7 @@ function M.execute(command, arguments, callback, bufnr, client)
     local _, err = M.attach(bufnr)
     client = M.client(bufnr)
     if not client then
-      local msg = 'Warden is not attached to this buffer' .. (err and (': ' .. err) or '')
+      local msg = 'Warden: not attached to this buffer' .. (err and (': ' .. err) or '')
       if callback then
         callback({ message = msg })
       else
@@ -255,7 +255,7 @@ function M.execute(command, arguments, callback, bufnr, client)
     if callback then
       callback(err, result)
     elseif err then
-      vim.notify(('Warden %s: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      vim.notify(('Warden: %s: %s'):format(command, err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
   end, bufnr)
 end

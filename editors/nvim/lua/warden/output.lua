@@ -85,10 +85,10 @@ function M.job_ended(token, message)
   end
 end
 
--- How each of the agent's commands ended ("Warden agent: `cmd` exited 0
+-- How each of the agent's commands ended ("Warden: agent: `cmd` exited 0
 -- (sandboxed, 1.2s)"): said in :messages too, so a model's "tests pass" can
 -- be checked against the exit statuses.
-local outcome = 'Warden agent: `'
+local outcome = 'Warden: agent: `'
 
 --- window/logMessage: output lines of a run go to the buffer, the agent's
 --- command outcomes to :messages; everything still reaches Neovim's own

@@ -13,7 +13,9 @@ local function record(value, token)
   local key = tostring(token)
   local job = jobs[key]
   if value.kind == 'begin' then
-    job = { title = value.title, message = value.message, percentage = value.percentage }
+    -- The server's titles start "Warden: ", which the statusline says once.
+    local title = type(value.title) == 'string' and value.title:gsub('^Warden: ', '') or value.title
+    job = { title = title, message = value.message, percentage = value.percentage }
     jobs[key] = job
     table.insert(order, key)
   elseif job and value.kind == 'report' then
