@@ -149,7 +149,7 @@ func (w *TodoWatch) Disarm(cwd string) []Removed {
 		if st, err := os.Stat(p); err == nil {
 			mode = st.Mode().Perm()
 		}
-		werr := WriteReplacing(p, bytes.Join(kept, nil), mode)
+		werr := writeReplacing(p, bytes.Join(kept, nil), mode)
 		for _, s := range added {
 			r := Removed{Path: p, Shown: ShownPath(cwd, p), Step: s}
 			if werr != nil {

@@ -260,7 +260,7 @@ func storeScan(root string, skip []string, depth int) (found []string, cut bool)
 }
 
 // StoreWalk is storeScan listing as mode says (walkTree).
-func StoreWalk(root string, skip []string, depth int, mode walkMode) (found []string, cut bool) {
+func StoreWalk(root string, skip []string, depth int, mode WalkMode) (found []string, cut bool) {
 	gen := scanGen.Add(1)
 	found, cut = walkTree(root, root, skip, depth, func(dir string) ([]DirEntry, error) { return storeList(dir, gen) }, mode)
 	pruneStore(root, skip, gen)
@@ -303,10 +303,13 @@ func walkWith(root string, skip []string, depth int, list func(dir string) ([]Di
 	return walkTree(root, root, skip, depth, list, walkHold)
 }
 
-type walkMode int
+// WalkMode says what a walk lists besides the protected entries: walkHold
+// (before a run, what it holds) also the gitdir: targets of the .git
+// files; WalkMade (after a run, what the command made) not.
+type WalkMode int
 
 const (
-	walkHold walkMode = iota
+	walkHold WalkMode = iota
 	WalkMade
 )
 
@@ -314,7 +317,7 @@ const (
 // root as the protected names are matched). It lists the protected
 // entries, symbolic links too (startRepoScan leaves those out of what is
 // held), and with walkHold the gitdir: targets of the .git files.
-func walkTree(root, start string, skip []string, depth int, list func(dir string) ([]DirEntry, error), mode walkMode) (found []string, cut bool) {
+func walkTree(root, start string, skip []string, depth int, list func(dir string) ([]DirEntry, error), mode WalkMode) (found []string, cut bool) {
 	holds := ScanHolds(root)
 	type item struct {
 		dir, rel string // rel: dir relative to root ("" its top)
