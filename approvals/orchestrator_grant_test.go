@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +152,9 @@ func TestGrantSessionCache(t *testing.T) {
 // prompt; it never takes it out of the sandbox.
 func TestGrantAlwaysAllowPersistsTheGrant(t *testing.T) {
 	f := newGrantOrch(t, OnRequest, ApprovedWithAmendment)
+	// Always allow is offered for a prefix that lasts: a directory with a
+	// plain name beside the package's tests, not in a temporary directory.
+	f.a = lastingDir(t)
 	res, _ := f.run(t, sandbox.Grant{Write: []string{f.a}}, "touch", f.a+"/first")
 	if !res.Ran || !exists(filepath.Join(f.a, "first")) {
 		t.Fatalf("%+v", res)
@@ -360,4 +364,28 @@ func TestGrantRulesLoader(t *testing.T) {
 	if err != nil || !slices.Equal(p.Rules[0].Grant.Read, []string{"/r\"q"}) {
 		t.Errorf("%s: %+v %v", line, p, err)
 	}
+}
+
+// lastingDir makes a directory with a plain name (no temporary directory,
+// no random part) in the package's directory, for a test of "Always allow",
+// which is never offered for a one-off path.
+func lastingDir(t *testing.T) string {
+	t.Helper()
+	here, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := []byte(".warden-always-allow-")
+	for _, d := range strconv.Itoa(os.Getpid()) {
+		name = append(name, byte('a'+d-'0'))
+	}
+	dir := filepath.Join(here, string(name))
+	if oneOffWord(dir) {
+		t.Skipf("the checkout %s is in a temporary directory: no path here lasts for Always allow", here)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }

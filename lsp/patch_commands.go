@@ -63,7 +63,7 @@ func startPatchApply(s *Server, args []json.RawMessage) (JobFunc, error) {
 			return "", err
 		}
 		if !res.Complete() {
-			job.Show(protocol.MessageTypeWarning, "Warden: "+res.String())
+			job.Show(protocol.MessageTypeWarning, "Warden: "+res.Outcome("patch"))
 		}
 		return strings.TrimSpace(res.String()), nil
 	}, nil
@@ -190,7 +190,7 @@ func undoOnce(ctx context.Context, s *Server, job *Job, a undoArgs) (summary, in
 		return "", "", err
 	}
 	if !res.Complete() {
-		job.Show(protocol.MessageTypeWarning, "Warden: undo of "+newest.Summary+": "+res.String())
+		job.Show(protocol.MessageTypeWarning, "Warden: "+res.Outcome("undo")+" (undo of "+newest.Summary+")")
 		return newest.Summary, "undo incomplete: " + strings.TrimSpace(res.String()), nil
 	}
 	if len(newest.Lost) > 0 {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.lsp.dev/protocol"
@@ -197,10 +198,12 @@ func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
 				starts := lineStarts(f.Before)
 				edits := make([]AnnotatedTextEdit, 0, len(f.Edits))
 				for _, e := range f.Edits {
-					id := note(fmt.Sprintf("f%dh%d", fi, e.Hunk), fmt.Sprintf("%s: chunk %d (line %d)", f.Rel, e.Hunk+1, e.FirstLine+1), "")
+					start, end, text := changedPart(f.Before, e)
+					line := strings.Count(f.Before[:start], "\n") + 1
+					id := note(fmt.Sprintf("f%dh%d", fi, e.Hunk), fmt.Sprintf("%s: chunk %d (line %d)", f.Rel, e.Hunk+1, line), "")
 					edits = append(edits, AnnotatedTextEdit{
-						Range:   protocol.Range{Start: positionAt(f.Before, starts, e.Start), End: positionAt(f.Before, starts, e.End)},
-						NewText: e.Text, AnnotationID: id,
+						Range:   protocol.Range{Start: positionAt(f.Before, starts, start), End: positionAt(f.Before, starts, end)},
+						NewText: text, AnnotationID: id,
 					})
 				}
 				add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
@@ -219,6 +222,46 @@ func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
 		}
 	}
 	return we
+}
+
+// changedPart narrows an edit to the text it changes: the lines it keeps at
+// either end (the hunk's context) and a final line break both sides share
+// are left out, so that VS Code's Refactor Preview shows a row as
+// "line 2 → line two", not "line 1⏎line 2⏎line 3⏎…". The document comes out
+// the same, so reading back which hunks landed is unchanged.
+func changedPart(before string, e patch.Edit) (start, end int, text string) {
+	start, end, text = e.Start, e.End, e.Text
+	old := before[start:end]
+	for {
+		i, j := strings.IndexByte(old, '\n'), strings.IndexByte(text, '\n')
+		if i < 0 || j < 0 || old[:i+1] != text[:j+1] {
+			break
+		}
+		old, text, start = old[i+1:], text[j+1:], start+i+1
+	}
+	for strings.HasSuffix(old, "\n") && strings.HasSuffix(text, "\n") {
+		lastOld := old[strings.LastIndexByte(old[:len(old)-1], '\n')+1:]
+		lastNew := text[strings.LastIndexByte(text[:len(text)-1], '\n')+1:]
+		if lastOld != lastNew {
+			break
+		}
+		old, text, end = old[:len(old)-len(lastOld)], text[:len(text)-len(lastNew)], end-len(lastOld)
+	}
+	if brk := lineBreakAtEnd(old); brk != "" && brk == lineBreakAtEnd(text) && len(old) > len(brk) && len(text) > len(brk) {
+		text, end = text[:len(text)-len(brk)], end-len(brk)
+	}
+	return start, end, text
+}
+
+// lineBreakAtEnd is s's final line break ("\r\n" or "\n"), or "".
+func lineBreakAtEnd(s string) string {
+	switch {
+	case strings.HasSuffix(s, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(s, "\n"):
+		return "\n"
+	}
+	return ""
 }
 
 // verify waits (up to Settle) until every file shows an outcome, then

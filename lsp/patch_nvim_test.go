@@ -63,9 +63,10 @@ func TestPatchThroughNeovimBuiltinHandler(t *testing.T) {
 	}
 	outText := stderr.String()
 	line := func(prefix string) string {
+		// Neovim may print a message without a line break before it.
 		for _, l := range strings.Split(outText, "\n") {
-			if strings.HasPrefix(l, prefix) {
-				return strings.TrimPrefix(l, prefix)
+			if _, after, ok := strings.Cut(l, prefix); ok {
+				return after
 			}
 		}
 		t.Fatalf("no %q line in:\n%s", prefix, outText)

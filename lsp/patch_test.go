@@ -525,13 +525,14 @@ func TestPatchApplyAsksForProtectedPaths(t *testing.T) {
 	for _, a := range req.Actions {
 		titles = append(titles, a.Title)
 	}
-	if !strings.Contains(req.Message, ".vscode/tasks.json") || strings.Join(titles, "|") != "Deny|Allow once|Deny and stop" {
+	// The client reviews patches (change annotations): approving opens the review.
+	if !strings.Contains(req.Message, ".vscode/tasks.json") || strings.Join(titles, "|") != "Deny|Review…|Deny and stop" {
 		t.Errorf("dialog %q with %v", req.Message, titles)
 	}
 	if len(ed.edits) != 0 {
 		t.Errorf("an edit was sent after a denial")
 	}
-	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+	c.OnRequest("window/showMessageRequest", lsptest.Choose("Review…"))
 	if msg := runPatchJob(t, c, "warden.patch.apply", map[string]any{"patch": patchText}); !strings.HasPrefix(msg, "Success.") {
 		t.Fatalf("allowed patch: %q", msg)
 	}

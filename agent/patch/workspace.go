@@ -112,6 +112,48 @@ func (r *Result) String() string {
 	return b.String()
 }
 
+// Outcome says in one line, verdict first, what became of the patch, for a
+// notification that may cut its tail: "patch applied: a.txt", "patch applied
+// only in part: a.txt (only chunks 1 of 2 applied); not applied: b.txt (the
+// user rejected it)", "patch not applied: a.txt (the editor refused the
+// edit)". what names the change ("patch", "undo").
+func (r *Result) Outcome(what string) string {
+	var landed, partial, missed []string
+	for _, f := range r.Files {
+		name := f.Path
+		if f.MoveTo != "" {
+			name = f.Path + " -> " + f.MoveTo
+		}
+		switch f.Status {
+		case Landed:
+			landed = append(landed, name)
+		case Partial:
+			detail := fmt.Sprintf("only chunks %s of %d applied", hunkList(f.Hunks), f.Total)
+			if f.Reason != "" {
+				detail += ": " + f.Reason
+			}
+			partial = append(partial, fmt.Sprintf("%s (%s)", name, detail))
+		default:
+			if f.Reason != "" {
+				name += " (" + f.Reason + ")"
+			}
+			missed = append(missed, name)
+		}
+	}
+	switch {
+	case r.Complete():
+		return what + " applied: " + strings.Join(landed, ", ")
+	case !r.Any():
+		return what + " not applied: " + strings.Join(missed, "; ")
+	}
+	parts := append(landed, partial...)
+	out := what + " applied only in part: " + strings.Join(parts, "; ")
+	if len(missed) > 0 {
+		out += "; not applied: " + strings.Join(missed, "; ")
+	}
+	return out
+}
+
 func hunkList(h []int) string {
 	parts := make([]string, len(h))
 	for i, v := range h {

@@ -5,13 +5,14 @@
 // entirely under Do Not Disturb) while the request stays pending. A modal
 // dialog cannot be missed.
 //
-// The buttons are exactly the server's actions, in its order, and none is
-// the dialog's close affordance: VS Code makes the first non-closing button
-// the default (focused, Enter), and moves the closing one out of order (next
-// to the default on Linux and macOS, last on Windows). So the server's first
-// action is the default (Deny for high risk, never "Allow once"), the rest
-// follow it in order (Linux and macOS lay a row out from the right), and VS
-// Code adds its own Cancel, which answers null: dismissing denies.
+// The buttons are exactly the server's actions. "Deny" is the dialog's close
+// affordance, so VS Code adds no Cancel of its own beside it, and Escape or
+// closing the dialog answers Deny. VS Code makes the first non-closing button
+// the default (focused, Enter) and moves the closing one next to it (Linux,
+// macOS) or last (Windows): the closer can never be the default. So where
+// Enter must not allow (a grant, a medium or high risk), "Deny and stop" is
+// put first and is the default; elsewhere the server's order stands, its
+// first action ("Allow once", "Review…") the default.
 
 /** A MessageActionItem as the server sent it (extra properties preserved). */
 export interface Action {
@@ -34,16 +35,45 @@ export interface Dialog {
   /** The body: what runs, where, why, sandboxed or not, the risk facts. */
   detail: string;
   risk?: RiskLevel;
-  /** Buttons in the server's order, the first the default; `action` is echoed back to the server. */
-  buttons: { title: string; action: Action }[];
+  /**
+   * Buttons in the order to show, the first the default; `closes` marks the
+   * close affordance (Deny); `action` is echoed back to the server.
+   */
+  buttons: { title: string; action: Action; closes?: true }[];
 }
 
 const messageTypeError = 1;
 const messageTypeWarning = 2;
 
-/** Whether a request is one of Warden's approval prompts. */
+/**
+ * Whether a request is one of Warden's approval prompts. A patch dialog whose
+ * approval opens the review offers "Review…" instead of "Allow once".
+ */
 export function isApproval(params: ShowMessageRequestParams): boolean {
-  return (params.actions ?? []).some((a) => a.title === 'Allow once');
+  return (params.actions ?? []).some((a) => a.title === 'Allow once' || a.title === 'Review…');
+}
+
+/**
+ * Whether Enter must not allow: the request asks for a grant (its heading
+ * says "in the sandbox with ...") or its risk is medium or high.
+ */
+export function needsDenyDefault(params: ShowMessageRequestParams, risk: RiskLevel | undefined): boolean {
+  const heading = params.message.replace(/^\s+/, '').split(/\r?\n/)[0];
+  return risk === 'medium' || risk === 'high' || / in the sandbox with /.test(heading);
+}
+
+/** The buttons in the order to show: see the top of this file. */
+function buttonsFor(params: ShowMessageRequestParams, risk: RiskLevel | undefined): Dialog['buttons'] {
+  const actions = params.actions ?? [];
+  const approval = isApproval(params);
+  let ordered = actions;
+  const stop = actions.find((a) => a.title === 'Deny and stop');
+  if (approval && stop && needsDenyDefault(params, risk)) {
+    ordered = [stop, ...actions.filter((a) => a !== stop)];
+  }
+  return ordered.map((action) =>
+    approval && action.title === 'Deny' ? { title: action.title, action, closes: true as const } : { title: action.title, action },
+  );
 }
 
 /** The risk level the message states ("Risk: high", "risk high: ..."), if any. */
@@ -55,8 +85,8 @@ export function riskLevel(message: string): RiskLevel | undefined {
 /**
  * Lays a request out as a modal dialog: the first line is the heading, the
  * rest the detail, and the heading names the risk level when the message
- * states one. Every action is a button in the server's order; a dismissed
- * dialog (VS Code's own Cancel, Escape) is a denial.
+ * states one. Every action is a button (ordered as the top of this file
+ * says); Escape or closing the dialog answers Deny, its close affordance.
  */
 export function dialogFor(params: ShowMessageRequestParams): Dialog {
   const lines = params.message.replace(/\r\n/g, '\n').split('\n');
@@ -68,7 +98,6 @@ export function dialogFor(params: ShowMessageRequestParams): Dialog {
   if (risk && !new RegExp(`\\b${risk}\\b`, 'i').test(heading)) {
     message = `${message} [${risk} risk]`;
   }
-  const actions = params.actions ?? [];
   return {
     severity: params.type === messageTypeError || risk === 'high'
       ? 'error'
@@ -76,7 +105,7 @@ export function dialogFor(params: ShowMessageRequestParams): Dialog {
     message,
     detail,
     risk,
-    buttons: actions.map((action) => ({ title: action.title, action })),
+    buttons: buttonsFor(params, risk),
   };
 }
 

@@ -135,11 +135,11 @@ export class Warden implements vscode.Disposable {
       const picked = await show(
         dialog.message,
         { modal: true, detail: dialog.detail },
-        // No close affordance: see approval.ts (the first button stays the default).
-        ...dialog.buttons.map((b) => ({ title: b.title })),
+        // Deny closes the dialog (no Cancel of VS Code's own); see approval.ts.
+        ...dialog.buttons.map((b) => ({ title: b.title, isCloseAffordance: b.closes === true })),
       );
       // The actions in the server's order: the dialog lays its buttons out by platform.
-      const offered = dialog.buttons.map((b) => b.title).join(' | ');
+      const offered = (params.actions ?? []).map((a) => a.title).join(' | ');
       this.output.appendLine(`[approval] ${dialog.message} (${offered}) -> ${picked?.title ?? 'dismissed'}`);
       return answer(dialog, picked?.title);
     });

@@ -117,8 +117,10 @@ export function statusView(state: 'starting' | 'running' | 'stopped', status: Se
   if (progress) {
     const step = progress.message ? `: ${progress.message}` : '';
     const pct = progress.percentage !== undefined ? ` ${progress.percentage}%` : '';
-    text = `$(sync~spin) ${truncate(progress.title + step, 40)}${pct} · ${policy}`;
-    lines.unshift(`Running: ${progress.title}${step}${pct}`);
+    // The item is Warden's own: the "Warden: " every server title starts with is said already.
+    const title = progress.title.replace(/^Warden: /, '');
+    text = `$(sync~spin) ${truncate(title + step, 40)}${pct} · ${policy}`;
+    lines.unshift(`Running: ${title}${step}${pct}`);
   }
   lines.push('', 'Click to cancel a job or change the policy.');
   return {

@@ -25,10 +25,25 @@ test('an approval becomes a modal with the first line as heading and the risk fa
   assert.equal(d.severity, 'error', 'high risk is shown as an error dialog');
 });
 
-test('buttons keep the server order and none closes the dialog, so the first is the default', () => {
-  const d = dialogFor({ type: 2, message, actions });
+test('a low-risk command keeps the server order, its first action the default, and Deny closes the dialog', () => {
+  const d = dialogFor({ type: 3, message: 'Warden: run `make build`?\nin /home/me/proj\nRisk: low: runs make', actions });
   assert.deepEqual(d.buttons.map((b) => b.title), actions.map((a) => a.title));
-  assert.deepEqual(d.buttons.map((b) => Object.keys(b).sort()), actions.map(() => ['action', 'title']));
+  assert.deepEqual(d.buttons.filter((b) => b.closes).map((b) => b.title), ['Deny'], 'Deny is the only closer: VS Code adds no Cancel');
+});
+
+test('a patch dialog that opens the review is an approval; Review… is its default', () => {
+  const review = ['Review…', 'Allow for session', 'Deny', 'Deny and stop'].map((title) => ({ title }));
+  const params = { type: 3, message: 'Warden: apply a patch to 1 file: notes.txt?\nRisk: low: edits 1 file', actions: review };
+  assert.equal(isApproval(params), true);
+  const d = dialogFor(params);
+  assert.equal(d.buttons[0].title, 'Review…');
+  assert.equal(d.severity, 'warning');
+});
+
+test('medium risk: Enter denies (Deny and stop first), Deny closes', () => {
+  const d = dialogFor({ type: 2, message: 'Warden: run `npm install left-pad`?\nRisk: medium: installs a package', actions });
+  assert.deepEqual(d.buttons.map((b) => b.title), ['Deny and stop', 'Allow once', 'Allow for session', 'Always allow `git push`', 'Deny']);
+  assert.equal(d.buttons.find((b) => b.closes)?.title, 'Deny');
 });
 
 test('a grant dialog keeps its text whole and every action the server sends, in order', () => {
@@ -43,14 +58,17 @@ test('a grant dialog keeps its text whole and every action the server sends, in 
   const d = dialogFor({ type: 2, message: grant, actions: retry });
   assert.equal(d.message, 'Warden: the sandbox blocked `./build.sh`. Retry it in the sandbox with write access to /var/tmp/out? [medium risk]');
   assert.equal(d.detail, grant.split('\n').slice(1).join('\n'));
-  assert.deepEqual(d.buttons.map((b) => b.title), retry.map((a) => a.title));
+  assert.deepEqual(d.buttons.map((b) => b.title), ['Deny and stop', 'Allow once', 'Allow for session', 'Run without sandbox', 'Deny'], 'Enter never allows a grant');
+  const lowGrant = dialogFor({ type: 3, message: 'Warden: run `touch /srv/a` in the sandbox with write access to /srv?\nRisk: low: x', actions: retry });
+  assert.equal(lowGrant.buttons[0].title, 'Deny and stop', 'a grant, whatever its level, is not allowed by Enter');
   assert.deepEqual(answer(d, 'Run without sandbox'), { title: 'Run without sandbox' });
 });
 
-test('high risk: Deny is first and stays the default; it is not taken out as the closer', () => {
+test('high risk: Deny and stop is first, so Enter denies; Deny closes the dialog', () => {
   const high = ['Deny', 'Allow once', 'Run without sandbox', 'Deny and stop'].map((title) => ({ title }));
   const d = dialogFor({ type: 1, message: 'Warden: retry `cat ~/.ssh/id`?\nRisk: high: grants read access to ~/.ssh/id', actions: high });
-  assert.deepEqual(d.buttons.map((b) => b.title), high.map((a) => a.title));
+  assert.deepEqual(d.buttons.map((b) => b.title), ['Deny and stop', 'Deny', 'Allow once', 'Run without sandbox']);
+  assert.equal(d.buttons.find((b) => b.closes)?.title, 'Deny');
   assert.equal(d.severity, 'error');
   assert.deepEqual(answer(d, 'Deny'), { title: 'Deny' });
 });

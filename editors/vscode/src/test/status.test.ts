@@ -18,7 +18,7 @@ test('idle: the policy at a glance', () => {
 
 test('a running job shows its title and step before the policy', () => {
   const p = new ProgressTracker();
-  assert.equal(p.update(1, { kind: 'begin', title: 'Running the agent' }), true);
+  assert.equal(p.update(1, { kind: 'begin', title: 'Warden: Running the agent' }), true);
   p.update(1, { kind: 'report', message: 'reading main.go', percentage: 20 });
   const v = statusView('running', status, p.current());
   assert.equal(v.text, '$(sync~spin) Running the agent: reading main.go 20% · on-request · workspace-write · net off');

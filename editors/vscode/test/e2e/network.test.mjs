@@ -165,11 +165,12 @@ test('network: the agent\'s curl asks for the host in a modal; Allow once downlo
   assert.match(detail, /^in .*\/ws$/m);
   assert.match(detail, /First contact with this host this session/);
   assert.match(detail, /Risk: medium: 127\.0\.0\.1 is this machine/);
-  // Every action of the contract is a button, "Allow once" is the primary;
-  // VS Code adds its own Cancel (dismiss, which denies).
+  // Every action of the contract is a button and VS Code adds no Cancel
+  // (Deny closes the dialog); medium risk, so Enter denies: "Deny and
+  // stop" is the primary.
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
-  assert.deepEqual([...buttons].sort(), [...contract('127.0.0.1'), 'Cancel'].sort());
-  assert.equal(await box.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText(), 'Allow once');
+  assert.deepEqual([...buttons].sort(), [...contract('127.0.0.1')].sort());
+  assert.equal(await box.locator('.dialog-buttons .monaco-button:not(.secondary)').innerText(), 'Deny and stop');
   await vs.page.screenshot({ path: join(artifacts, 'network-dialog.png') });
   assert.equal(hits, 0, 'nothing reached the host before the answer');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();

@@ -208,7 +208,7 @@ async function dialog() {
 /**
  * The dialog's buttons as the user reads them from the default one: VS Code
  * lays the row out from the right on Linux and macOS (left on Windows), and
- * puts its own Cancel (dismiss, which denies) right after the default.
+ * puts the closing button (Deny) right after the default.
  */
 async function buttonsFromDefault(box) {
   const titles = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
@@ -272,11 +272,12 @@ test('Apply Patch: a modal approval with the risk, then the Refactor Preview hun
   assert.match(heading, /apply a patch to 1 file: notes\.txt\? \[low risk\]/);
   assert.match(detail, /the untrusted policy asks before every patch/);
   assert.match(detail, /Risk: low: Edits 1 file inside the workspace/);
-  // The server's actions in its order, "Allow once" the default.
-  assert.deepEqual(await buttonsFromDefault(box), ['Allow once', 'Cancel', 'Allow for session', 'Deny', 'Deny and stop']);
-  assert.equal(await defaultButton(box), 'Allow once');
+  // The server's actions: "Review…" (approving opens the review) the
+  // default, Deny the dialog's closer (VS Code adds no Cancel).
+  assert.deepEqual(await buttonsFromDefault(box), ['Review…', 'Deny', 'Allow for session', 'Deny and stop']);
+  assert.equal(await defaultButton(box), 'Review…');
   await shot('approval-dialog');
-  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+  await box.locator('.monaco-button', { hasText: /^Review…$/ }).click();
 
   // Every hunk arrives unticked in the Refactor Preview.
   const preview = page.locator('#refactorPreview');
@@ -307,7 +308,7 @@ test('Undo Last Change puts the file back, through the preview', async () => {
     page.locator('.monaco-dialog-box').waitFor({ timeout: 30_000 }).then(() => 'dialog'),
   ]);
   if (first === 'dialog') {
-    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Allow once$/ }).click();
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^(Allow once|Review…)$/ }).click();
   }
   await preview.locator('.monaco-list-row').first().waitFor({ timeout: 30_000 });
   await preview.locator('.monaco-list-row[aria-level="1"] .edit-checkbox').first().click();
@@ -354,9 +355,10 @@ test('Run Command: a high-risk command asks in an error dialog with its facts; D
   const buttons = await box.locator('.dialog-buttons .monaco-button').allInnerTexts();
   assert.ok(buttons.includes('Allow once') && buttons.includes('Deny'), buttons.join(', '));
   assert.ok(!buttons.some((b) => b.startsWith('Always allow')), 'a high-risk command is never offered "Always allow"');
-  // Deny comes first and is the default: Enter denies.
-  assert.deepEqual(await buttonsFromDefault(box), ['Deny', 'Cancel', 'Allow once', 'Deny and stop']);
-  assert.equal(await defaultButton(box), 'Deny');
+  // Enter denies (Deny and stop is the default); Deny closes the dialog,
+  // with no Cancel beside it.
+  assert.deepEqual(await buttonsFromDefault(box), ['Deny and stop', 'Deny', 'Allow once']);
+  assert.equal(await defaultButton(box), 'Deny and stop');
   await shot('approval-high-risk');
   await box.locator('.monaco-button', { hasText: /^Deny$/ }).click();
   await page.locator('.notifications-toasts', { hasText: '`rm -rf build` did not run' }).waitFor({ timeout: 30_000 });
@@ -382,14 +384,14 @@ test('Ask: the agent\'s command and patch each ask in a modal, the patch is revi
   assert.match(await box.locator('.dialog-message-text').innerText(), /^Warden: run `echo checked > agent-was-here\.txt`\?/);
   assert.match(await box.locator('.dialog-message-detail').innerText(), /The model's reason: leave a marker the user asked for/);
   // The status bar shows the running agent.
-  await statusItem().filter({ hasText: 'Warden agent' }).waitFor();
+  await statusItem().filter({ hasText: 'Running the agent' }).waitFor();
   await shot('agent-approval');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
 
   // Its patch: asked (untrusted policy), then reviewed.
   box = await dialog();
   assert.match(await box.locator('.dialog-message-text').innerText(), /apply a patch to 1 file: notes\.txt/);
-  await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
+  await box.locator('.monaco-button', { hasText: /^Review…$/ }).click();
   const preview = page.locator('#refactorPreview');
   await preview.locator('.monaco-list-row[aria-level="2"]').first().waitFor({ timeout: 30_000 });
   await preview.locator('.monaco-list-row[aria-level="1"] .edit-checkbox').first().click();
@@ -490,10 +492,10 @@ test('Cancel stops a running agent and its model stream', async () => {
   await page.locator('.quick-input-widget', { hasText: 'Ask Warden' }).waitFor();
   await page.locator('.quick-input-widget input').fill('think for a long time');
   await page.keyboard.press('Enter');
-  await statusItem().filter({ hasText: 'Warden agent' }).waitFor({ timeout: 30_000 });
+  await statusItem().filter({ hasText: 'Running the agent' }).waitFor({ timeout: 30_000 });
   const before = model.abandoned;
   await runCommand('Warden: Cancel');
-  await statusItem().filter({ hasNotText: 'Warden agent' }).waitFor({ timeout: 30_000 });
+  await statusItem().filter({ hasNotText: 'Running the agent' }).waitFor({ timeout: 30_000 });
   const deadline = Date.now() + 10_000;
   while (model.abandoned === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
   assert.equal(model.abandoned, before + 1, 'the model stream was closed');
@@ -544,19 +546,20 @@ test('grant: the agent asks for write access outside the workspace; the dialog n
   const detail = await box.locator('.dialog-message-detail').innerText();
   assert.match(detail, new RegExp(`Sandbox: runs sandboxed \\(.*\\) plus write access to ${outside}, nothing else`));
   assert.ok(detail.includes(`Risk: medium: grants write access to ${outside} (outside the writable roots`), detail);
-  assert.deepEqual(await buttonsFromDefault(box),
-    ['Allow once', 'Cancel', 'Allow for session', `Always allow \`touch ${granted}\``, 'Deny', 'Deny and stop']);
-  assert.equal(await defaultButton(box), 'Allow once');
+  // Enter never allows a grant: Deny and stop is the default, Deny the
+  // closer; no "Always allow" for a one-off path under /var/tmp.
+  assert.deepEqual(await buttonsFromDefault(box), ['Deny and stop', 'Deny', 'Allow once', 'Allow for session']);
+  assert.equal(await defaultButton(box), 'Deny and stop');
   await shot('grant-dialog');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
   await box.waitFor({ state: 'hidden' });
 
-  // The same write without a grant: high risk, asked with Deny the default;
-  // allowed, it runs in the plain sandbox, which refuses it.
+  // The same write without a grant: high risk, asked with a deny the
+  // default; allowed, it runs in the plain sandbox, which refuses it.
   box = await dialog();
   assert.equal(await box.locator('.dialog-message-text').innerText(), `Warden: run \`touch ${plain}\`? [high risk]`);
-  assert.deepEqual(await buttonsFromDefault(box), ['Deny', 'Cancel', 'Allow once', 'Deny and stop']);
-  assert.equal(await defaultButton(box), 'Deny');
+  assert.deepEqual(await buttonsFromDefault(box), ['Deny and stop', 'Deny', 'Allow once']);
+  assert.equal(await defaultButton(box), 'Deny and stop');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
 
   await page.locator('.notifications-toasts', { hasText: 'Grant marker written.' }).waitFor({ timeout: 30_000 });
@@ -591,8 +594,8 @@ test('retry with a grant: a write the sandbox blocked is retried with write acce
     `Warden: the sandbox blocked \`./build.sh\`. Retry it in the sandbox with write access to ${outside}? [medium risk]`);
   const detail = await box.locator('.dialog-message-detail').innerText();
   assert.match(detail, /"Run without sandbox" runs it with NO sandbox at all/);
-  assert.deepEqual(await buttonsFromDefault(box), ['Allow once', 'Cancel', 'Allow for session', 'Run without sandbox', 'Deny', 'Deny and stop']);
-  assert.equal(await defaultButton(box), 'Allow once');
+  assert.deepEqual(await buttonsFromDefault(box), ['Deny and stop', 'Deny', 'Allow once', 'Allow for session', 'Run without sandbox']);
+  assert.equal(await defaultButton(box), 'Deny and stop');
   await shot('grant-retry-dialog');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
   await page.locator('.notifications-toasts', { hasText: `\`./build.sh\` exited 0 (sandboxed) with write access to ${outside}` }).waitFor({ timeout: 30_000 });
