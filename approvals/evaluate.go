@@ -520,7 +520,8 @@ var interpreters = map[string]bool{
 
 // bannedAmendment reports prefixes too broad to remember: a bare
 // interpreter, shell or git, an interpreter with only a one-liner flag, and
-// anything starting with a program that runs another command (env, sudo...);
+// anything starting with a program that runs another command (env, sudo...)
+// or with a shell builtin;
 // and prefixes too narrow to mean anything later: one whose words name a
 // temporary path or a random-looking name (oneOffWord).
 func bannedAmendment(prefix []string) bool {
@@ -534,6 +535,11 @@ func bannedAmendment(prefix []string) bool {
 	}
 	prog := filepath.Base(prefix[0])
 	if command.Wrappers[prog] || prog == "su" || prog == "eval" {
+		return true
+	}
+	if prog == prefix[0] && command.IsBuiltin(prog) {
+		// The shell runs it itself (exit, umask, kill…): a rule for it
+		// would remember nothing a later command means.
 		return true
 	}
 	base := strings.TrimRight(prog, "0123456789.")
