@@ -17,7 +17,7 @@ var early struct {
 }
 
 func prestartHelper(pol Policy, helper string) {
-	key := spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: pol.network()}
+	key := helperKey(pol, helper)
 	early.Lock()
 	defer early.Unlock()
 	if early.done != nil {
