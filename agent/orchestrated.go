@@ -79,6 +79,14 @@ func commandResult(o *approvals.ExecOutcome, output string) CommandResult {
 	for _, r := range o.Result.Removed {
 		res.Output += "\n[Warden: " + r.String() + "]"
 	}
+	if c := o.Result.Changes; c != nil {
+		res.Changed = c.Summary
+		note := "the user can undo it"
+		if !c.Recorded {
+			note = "not recorded: it cannot be undone"
+		}
+		res.Output += "\n[Warden: this command " + c.Summary + " (" + note + ")]"
+	}
 	res.NetworkRefused = o.Result.NetworkNotes
 	for _, n := range o.Result.NetworkNotes {
 		res.Output += "\n[Warden proxy: " + n + "]"

@@ -33,6 +33,9 @@ func CommandOutcome(argv []string, res CommandResult) string {
 	if res.TimedOut {
 		line = fmt.Sprintf("%s timed out and was killed (%s, %.1fs)", cmd, where, res.Duration.Seconds())
 	}
+	if res.Changed != "" {
+		line += "; " + command.EscapeText(res.Changed)
+	}
 	if len(res.NetworkRefused) > 0 {
 		line += "; proxy: " + command.EscapeText(strings.Join(res.NetworkRefused, "; "))
 	}

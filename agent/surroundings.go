@@ -69,6 +69,9 @@ type CommandResult struct {
 	// NetworkRefused says which connections Warden's proxy refused during
 	// the run and why (the output carries them too, for the model).
 	NetworkRefused []string
+	// Changed says what the run changed in the workspace ("deleted 3 files
+	// under src/; modified README.md"), recorded for undo; "" for nothing.
+	Changed string
 }
 
 // CommandRunner runs commands through policy, approval and the sandbox

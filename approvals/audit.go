@@ -59,6 +59,8 @@ type AuditEvent struct {
 	Grant *sandbox.Grant `json:"grant,omitempty"`
 	// Network is the destination of a network event (kind network).
 	Network *AuditNetwork `json:"network,omitempty"`
+	// Changed is what a run changed in the workspace (recorded for undo).
+	Changed string `json:"changed,omitempty"`
 }
 
 // AuditNetwork is what a network event records: the destination, the run

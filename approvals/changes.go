@@ -30,16 +30,19 @@ type RunChanges struct {
 	Recorded bool
 }
 
-// recording is a run being recorded.
+// recording is a run being recorded: its snapshot is taken in the
+// background while the sandbox prepares the run, and waited for just
+// before the command starts.
 type recording struct {
-	log  *ChangeLog
-	run  *changes.Run
-	spec RunSpec
+	log   *ChangeLog
+	spec  RunSpec
+	run   *changes.Run
+	taken chan struct{}
 }
 
-// begin snapshots the roots spec's run may write, or returns nil when it
-// writes nowhere Warden records.
-func (l *ChangeLog) begin(spec RunSpec) *recording {
+// start begins the snapshot of the roots spec's run may write, or returns
+// nil when it writes nowhere Warden records.
+func (l *ChangeLog) start(spec RunSpec) *recording {
 	if l == nil || l.Recorder == nil || l.Save == nil {
 		return nil
 	}
@@ -47,7 +50,35 @@ func (l *ChangeLog) begin(spec RunSpec) *recording {
 	if len(roots) == 0 {
 		return nil
 	}
-	return &recording{log: l, run: l.Recorder.Begin(roots), spec: spec}
+	r := &recording{log: l, spec: spec, taken: make(chan struct{})}
+	go func() {
+		r.run = l.Recorder.Begin(roots)
+		close(r.taken)
+	}()
+	return r
+}
+
+// before makes ready (the run's last step before the command starts, may
+// be nil) wait for the snapshot first.
+func (r *recording) before(ready func() error) func() error {
+	if r == nil {
+		return ready
+	}
+	return func() error {
+		<-r.taken
+		if ready == nil {
+			return nil
+		}
+		return ready()
+	}
+}
+
+// cancel ends the recording of a run that did not start.
+func (r *recording) cancel() {
+	if r != nil {
+		<-r.taken
+		r.run.Cancel()
+	}
 }
 
 // recordedRoots are the workspace roots the run can write in: all of them
@@ -70,11 +101,13 @@ func recordedRoots(spec RunSpec) []string {
 	return roots
 }
 
-// finish finds what the run changed, stores it for undo and says it.
+// finish finds what the run changed, stores it for undo and says it; nil
+// when it changed nothing.
 func (r *recording) finish() *RunChanges {
 	if r == nil {
 		return nil
 	}
+	<-r.taken
 	out := &RunChanges{Recorded: true}
 	var parts []string
 	var held func(string) string

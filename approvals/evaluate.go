@@ -102,6 +102,9 @@ type Evaluator struct {
 	// RulesDir is where "Always allow" saves rules: one is offered only
 	// when the rule saved there would be applied ("" : not checked).
 	RulesDir string
+	// RecordsChanges: what commands change in the workspace is recorded
+	// for undo (the Runner has a ChangeLog), which the risk facts say.
+	RecordsChanges bool
 }
 
 // Evaluate decides the requirement for req. It is pure apart from reading
@@ -112,7 +115,11 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 	asked, grantErr := resolveAsked(req)
 	// Writes inside the asked grant are judged as the sandbox will see
 	// them once it is given; the grant's own risk is added to the facts.
-	e.Risk = risk.Assess(a, risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a)).Policy()})
+	rctx := risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.withWrites(asked.Write).withWrites(ev.ruleWrites(req, a)).Policy()}
+	if ev.RecordsChanges {
+		rctx.Recorded = req.Sandbox.Workspace
+	}
+	e.Risk = risk.Assess(a, rctx)
 	if !asked.IsZero() {
 		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked, req.Cwd)
 	}
@@ -513,7 +520,8 @@ var interpreters = map[string]bool{
 
 // bannedAmendment reports prefixes too broad to remember: a bare
 // interpreter, shell or git, an interpreter with only a one-liner flag, and
-// anything starting with a program that runs another command (env, sudo...);
+// anything starting with a program that runs another command (env, sudo...)
+// or with a shell builtin;
 // and prefixes too narrow to mean anything later: one whose words name a
 // temporary path or a random-looking name (oneOffWord).
 func bannedAmendment(prefix []string) bool {
@@ -527,6 +535,11 @@ func bannedAmendment(prefix []string) bool {
 	}
 	prog := filepath.Base(prefix[0])
 	if command.Wrappers[prog] || prog == "su" || prog == "eval" {
+		return true
+	}
+	if prog == prefix[0] && command.IsBuiltin(prog) {
+		// The shell runs it itself (exit, umask, kill…): a rule for it
+		// would remember nothing a later command means.
 		return true
 	}
 	base := strings.TrimRight(prog, "0123456789.")

@@ -265,3 +265,22 @@ func TestUntrustedWithoutASandboxAsksEveryCommand(t *testing.T) {
 		t.Errorf("on-request without a sandbox: %s (%s), want allow", e.Decision, e.Reason)
 	}
 }
+
+// TestNoAmendmentForAShellBuiltin: "Always allow `exit 3`" would remember
+// nothing a later command means; a builtin is never offered as a prefix.
+// The twin: the program in the same script is.
+func TestNoAmendmentForAShellBuiltin(t *testing.T) {
+	ws := t.TempDir()
+	ev := &Evaluator{Policy: Policy{Ask: Untrusted}}
+	sb := Sandbox{Mode: WorkspaceWrite, Workspace: []string{ws}}
+	for _, script := range []string{"echo no; exit 3", "export X=1", "cd sub && umask 077", "kill 4242"} {
+		e := ev.Evaluate(CommandRequest{Argv: []string{"bash", "-lc", script}, Cwd: ws, Sandbox: sb})
+		if e.Decision != rules.Prompt || e.Amendment != nil {
+			t.Errorf("%q: decision %s, amendment %q; want a prompt without one", script, e.Decision, e.Amendment)
+		}
+	}
+	e := ev.Evaluate(CommandRequest{Argv: []string{"bash", "-lc", "echo no; make build"}, Cwd: ws, Sandbox: sb})
+	if strings.Join(e.Amendment, " ") != "make build" {
+		t.Errorf("make build: amendment %q, want make build", e.Amendment)
+	}
+}

@@ -67,6 +67,10 @@ type RunResult struct {
 	// NetworkNotes are the proxy's refusals during the run (hosts and why),
 	// for the user and the model.
 	NetworkNotes []string
+	// Changes is what the run changed in the workspace, recorded for undo
+	// (a ChangeLog on the Runner); nil when it changed nothing or was not
+	// recorded.
+	Changes *RunChanges
 	// RefusedHosts are the destinations (host:port) the proxy refused for
 	// a reason a network grant overrides (the policy, no answer), never a
 	// forbid rule or the user's Deny: what a retry may offer.
@@ -142,6 +146,9 @@ func (o *Orchestrator) Evaluator() *Evaluator {
 	ev := &Evaluator{Policy: o.Policy, RulesDir: o.RulesDir}
 	if r, ok := o.Runner.(interface{ RunEnv() []string }); ok {
 		ev.RunEnv = r.RunEnv
+	}
+	if r, ok := o.Runner.(interface{ RecordsChanges() bool }); ok {
+		ev.RecordsChanges = r.RecordsChanges()
 	}
 	if o.Rules != nil {
 		ev.Rules, ev.RulesErr = o.Rules.Current()
@@ -309,6 +316,9 @@ func (o *Orchestrator) run(ctx context.Context, req ExecRequest, unsandboxed boo
 	ev.ExitCode = &code
 	if res.SandboxDenied {
 		ev.Reason = "sandbox denied: " + res.Denial
+	}
+	if res.Changes != nil {
+		ev.Changed = res.Changes.Summary
 	}
 	o.audit(ev)
 	for _, r := range res.Removed {

@@ -29,6 +29,9 @@ type SandboxRunner struct {
 	// Network, if set, serves the proxy connections of a sandboxed attempt
 	// under network ask; without it such an attempt is refused.
 	Network *NetworkProxy
+	// Changes, if set, records what each attempt that can write changes
+	// in the workspace, for undo.
+	Changes *ChangeLog
 }
 
 // Run implements Runner. A *sandbox.RefusedError means nothing started.
@@ -51,6 +54,8 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		proxy = run
 		defer done()
 	}
+	rec := r.Changes.start(spec) // listed while the sandbox prepares
+	spec.Ready = rec.before(spec.Ready)
 	res, err := sandbox.Run(ctx, sandbox.Command{
 		Proxy: proxy,
 		Argv:  spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,
@@ -66,6 +71,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		},
 	})
 	if err != nil {
+		rec.cancel()
 		return RunResult{ExitCode: -1}, err
 	}
 	if len(res.NotEnforced) > 0 && r.OnNotEnforced != nil {
@@ -74,7 +80,7 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	out := RunResult{
 		ExitCode: res.ExitCode, SandboxDenied: res.SandboxDenied, TimedOut: res.TimedOut,
 		Canceled: res.Canceled, Duration: res.Duration, Removed: res.Removed,
-		NetworkNotes: res.NetworkNotes,
+		NetworkNotes: res.NetworkNotes, Changes: rec.finish(),
 	}
 	if run != nil {
 		out.RefusedHosts = run.RefusedHosts()
@@ -95,6 +101,9 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 	}
 	return out, nil
 }
+
+// RecordsChanges reports whether what runs change is recorded for undo.
+func (r *SandboxRunner) RecordsChanges() bool { return r.Changes != nil && r.Changes.Recorder != nil }
 
 // CallsReady implements ReadyCaller: sandbox.Run calls spec.Ready just
 // before the command can start and refuses the run when it fails.

@@ -59,6 +59,10 @@ type Config struct {
 	// ApprovalTimeout bounds how long a dialog may stay unanswered before it
 	// counts as a denial.
 	ApprovalTimeout Duration `toml:"approval_timeout" json:"approvalTimeout,omitempty"`
+	// RecordChanges records, for undo, what each command that can write
+	// changed in the workspace (on when unset); false runs commands
+	// without that record: what they change cannot be undone.
+	RecordChanges *bool `toml:"record_changes" json:"recordChanges,omitempty"`
 
 	Model Model `toml:"model" json:"model"`
 
@@ -80,6 +84,9 @@ type Model struct {
 	// (reasoning_effort = "high", an OpenRouter provider = {order = [...]}).
 	Extra map[string]any `toml:"extra" json:"extra,omitempty"`
 }
+
+// RecordsChanges reports whether commands' changes are recorded for undo.
+func (c Config) RecordsChanges() bool { return c.RecordChanges == nil || *c.RecordChanges }
 
 // Configured reports whether enough is set to talk to a model.
 func (m Model) Configured() bool { return m.Name != "" && (m.BaseURL != "" || m.APIKey != "") }

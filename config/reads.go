@@ -36,13 +36,19 @@ func (c Config) validateReads() error {
 
 // ReadDeny is read_deny with ~ expanded, plus config.toml itself when it
 // holds an API key: a sandboxed command's output goes to the model provider.
+// The undo history is hidden too: it keeps copies of files from every
+// workspace, which may include ones that read_deny hides where they are.
 func ReadDeny(cfg Config) []string {
-	out := ExpandHome(cfg.ReadDeny)
+	out := append(ExpandHome(cfg.ReadDeny), UndoDir())
 	if fileHoldsAPIKey(File()) {
 		out = append(out, File())
 	}
 	return out
 }
+
+// UndoDir is the undo history: the patches' and commands' recorded changes,
+// and the file contents kept for them.
+func UndoDir() string { return filepath.Join(StateDir(), "checkpoints") }
 
 // ExpandHome returns paths with a leading ~/ replaced by the home directory
 // (left as they are when there is none: the policy then refuses them).

@@ -61,7 +61,7 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		Rules:    book,
 		RulesDir: config.RulesDir(),
 		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
-		Runner: &forgetAfterUnsandboxed{s, &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: proxy, OnNotEnforced: func(gaps []string) {
+		Runner: &forgetAfterUnsandboxed{s, &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Changes: s.changeLogFor(cfg), Network: proxy, OnNotEnforced: func(gaps []string) {
 			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
 		}}},
 		Session: st.session,

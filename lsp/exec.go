@@ -86,6 +86,9 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 		if out.Ran && !out.Escalated && !out.Grant.IsZero() {
 			summary += " with " + command.EscapeText(sb.DescribeGrant(out.Grant))
 		}
+		if out.Ran && out.Result.Changes != nil {
+			summary += "; " + command.EscapeText(out.Result.Changes.Summary)
+		}
 		if out.Ran && len(out.Result.NetworkNotes) > 0 {
 			// `curl -f` ends "exited 22" whatever refused it: say who did.
 			summary += "; proxy: " + command.EscapeText(strings.Join(out.Result.NetworkNotes, "; "))

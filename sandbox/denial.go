@@ -24,6 +24,36 @@ var denialMarkers = []string{
 	"temporary failure in name resolution",
 }
 
+// offlineMarkers are what tools print when they cannot reach the network.
+// Only a run with the network off counts them as the sandbox's doing: there
+// the failure is the sandbox's (a tool often hides the errno, as curl's
+// "Could not resolve host" does), elsewhere it may be the network's.
+var offlineMarkers = []string{
+	"could not resolve host",     // curl, git
+	"couldn't connect to server", // curl
+	"couldn't resolve host",      // curl
+	"name or service not known",  // getaddrinfo (Python, ssh, ping)
+	"unable to resolve host",     // wget
+	"no address associated with hostname",
+	"getaddrinfo eai_again",                // Node, npm
+	"failed to establish a new connection", // pip, requests
+}
+
+// offlineDenial says whether a failed run with the network off failed for
+// want of the network, so an orchestrator may offer to retry it outside
+// the sandbox.
+func offlineDenial(exitCode int, output ...[]byte) (bool, string) {
+	if exitCode == 0 {
+		return false, ""
+	}
+	for _, out := range output {
+		if m, _ := markerMatch(out, offlineMarkers); m != "" {
+			return true, fmt.Sprintf("the network is off in the sandbox and the output says %q", m)
+		}
+	}
+	return false, ""
+}
+
 // detectDenial guesses whether a failed command failed because of the
 // sandbox, following Codex: success is never a denial; a denial marker in the
 // output is; otherwise exit codes 2, 126 and 127 (usage errors, not
@@ -49,7 +79,10 @@ func detectDenial(sandboxed bool, exitCode int, signal int, output ...[]byte) (b
 
 // denialMatch finds the first line of out that holds a denial marker and
 // returns the marker and the line (trimmed), or "" when none does.
-func denialMatch(out []byte) (marker string, line []byte) {
+func denialMatch(out []byte) (marker string, line []byte) { return markerMatch(out, denialMarkers) }
+
+// markerMatch finds the first line of out that holds one of markers.
+func markerMatch(out []byte, markers []string) (marker string, line []byte) {
 	for len(out) > 0 {
 		l := out
 		if i := bytes.IndexByte(out, '\n'); i >= 0 {
@@ -58,7 +91,7 @@ func denialMatch(out []byte) (marker string, line []byte) {
 			out = nil
 		}
 		low := bytes.ToLower(l)
-		for _, m := range denialMarkers {
+		for _, m := range markers {
 			if bytes.Contains(low, []byte(m)) {
 				return m, bytes.TrimSpace(l)
 			}
@@ -74,6 +107,11 @@ func denialMatch(out []byte) (marker string, line []byte) {
 func DenialEvidence(output ...[]byte) string {
 	for _, out := range output {
 		if m, line := denialMatch(out); m != "" {
+			return string(line)
+		}
+	}
+	for _, out := range output {
+		if m, line := markerMatch(out, offlineMarkers); m != "" {
 			return string(line)
 		}
 	}

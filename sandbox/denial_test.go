@@ -42,3 +42,31 @@ func TestDenialEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestOfflineDenial: with the network off, a tool that says it could not
+// reach the network failed for want of it, errno or not; success, or a
+// failure that does not say so, is no denial.
+func TestOfflineDenial(t *testing.T) {
+	cases := []struct {
+		code int
+		out  string
+		want bool
+	}{
+		{6, "curl: (6) Could not resolve host: pkg.test", true},
+		{7, "curl: (7) Failed to connect to 127.0.0.1 port 80 after 0 ms: Couldn't connect to server", true},
+		{128, "fatal: unable to access 'https://github.com/a/b/': Could not resolve host: github.com", true},
+		{1, "npm ERR! request to https://registry.npmjs.org/x failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org", true},
+		{4, "wget: unable to resolve host address 'pkg.test'", true},
+		{0, "curl: (6) Could not resolve host: pkg.test", false},
+		{1, "3 tests failed", false},
+	}
+	for _, c := range cases {
+		got, reason := offlineDenial(c.code, []byte(c.out))
+		if got != c.want || (got && reason == "") {
+			t.Errorf("%+v: got %v %q", c, got, reason)
+		}
+		if c.want && DenialEvidence([]byte(c.out)) != c.out {
+			t.Errorf("%+v: evidence %q", c, DenialEvidence([]byte(c.out)))
+		}
+	}
+}

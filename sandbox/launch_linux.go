@@ -57,6 +57,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	}
 
 	useNS := false
+	plainEnv := env // without the proxy variables, should ask fall back to off
 	if c.Policy.Sandboxed() {
 		roots, err := p.writableRoots(c.Policy)
 		if err != nil {
@@ -99,6 +100,10 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			}
 			spec.CacheLayers = readableLayers(p.layers.Layers, spec.Secrets, readable)
 		}
+		if !useNS && spec.Network == linux.NetworkAsk {
+			env = p.askFallsBackToOff(&spec, env)
+		}
+		plainEnv = env
 		if env, err = p.askNetwork(c, spec, env); err != nil {
 			return err
 		}
@@ -130,7 +135,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 				return err
 			}
 			if spec.Network == linux.NetworkAsk {
-				return refuse("%s (%v)", askNeedsNamespace, err)
+				env = p.askFallsBackToOff(&spec, plainEnv)
 			}
 			spec.Layers.Namespaces = false
 			spec.MediateSockets = false
@@ -142,7 +147,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		p.kind = "linux"
 	} else if c.Policy.Sandboxed() {
 		p.kind = "linux-landlock"
-		p.gaps = fallbackGaps(c.Policy)
+		p.gaps = fallbackGaps(c.Policy, p.askFellBack)
 	} else {
 		p.kind = "none"
 	}
@@ -156,17 +161,21 @@ func isNamespaceError(err error) bool {
 
 // fallbackGaps says exactly what Landlock + seccomp without namespaces leave
 // open, for the run's result and for doctor.
-func fallbackGaps(p Policy) []string {
-	gaps := []string{
+func fallbackGaps(p Policy, askFellBack bool) []string {
+	var gaps []string
+	if askFellBack {
+		gaps = append(gaps, AskFallbackGap)
+	}
+	gaps = append(gaps,
 		"protected paths (.git, .warden, .vscode, ...) inside writable roots are writable: Landlock cannot exempt a subdirectory",
 		"chmod, chown and utime work on files outside the writable roots: Landlock does not cover them",
 		"pathname unix sockets outside the sandbox (docker.sock, D-Bus, tmux) can be connected to: Landlock ABI < 9 does not cover them",
 		"other processes of the same user are visible in /proc (no pid namespace); orphans are reaped by the helper as subreaper, which the command could kill",
-	}
+	)
 	if p.readAccess() != ReadFull {
 		gaps = append(gaps, "the read policy's credential stores were not present at start: one created during the run would be readable (hiding needs a mount namespace)")
 	}
-	if p.network() == NetworkOff {
+	if p.network() == NetworkOff || askFellBack {
 		gaps = append(gaps, "network: no network namespace; socket families other than AF_UNIX are blocked by seccomp and TCP by Landlock")
 	}
 	return gaps

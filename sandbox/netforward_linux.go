@@ -90,22 +90,33 @@ func parseRights(oob []byte) []int {
 	return out
 }
 
-// askNeedsNamespace is why a run under NetworkAsk is refused without
-// namespaces: the command would share the host's network.
-const askNeedsNamespace = `network_access "ask" needs a network namespace, which this system refuses, so the command's network cannot be limited to Warden's proxy; use network_access "off" (or "on" if you accept direct access)`
-
 // askNetwork readies a run under NetworkAsk: the proxy variables, and the
 // proxyRun that serves what the forwarder passes on. Without a network
-// namespace the run is refused, never given the host's network.
+// namespace the run is refused, never given the host's network (launch
+// turns ask into off before it gets here).
 func (p *Process) askNetwork(c Command, spec linux.Spec, env []string) ([]string, error) {
 	if spec.Network != linux.NetworkAsk {
 		return env, nil
 	}
 	if !spec.Layers.Namespaces {
-		return nil, refuse("%s", askNeedsNamespace)
+		return nil, refuse(`network_access "ask" needs a network namespace, which this system refuses`)
 	}
 	p.proxy = newProxyRun(p.ctx, c.Proxy)
 	return proxyEnv(env, linux.ForwardPort), nil
+}
+
+// askFallsBackToOff turns a run under NetworkAsk into one with no network,
+// where the kernel refuses the network namespace that would keep the
+// command to Warden's proxy: the strictest network that can be enforced
+// here, never the host's. env is the run's environment without the proxy
+// variables; the proxy, if started, is stopped.
+func (p *Process) askFallsBackToOff(spec *linux.Spec, env []string) []string {
+	spec.Network, p.network, p.askFellBack = linux.NetworkOff, NetworkOff, true
+	if p.proxy != nil {
+		p.proxy.stop()
+		p.proxy = nil
+	}
+	return setEnv(env, EnvNetworkDisabled, "1")
 }
 
 // linuxAskEnforcement says how NetworkAsk is enforced here, for doctor.

@@ -288,27 +288,59 @@ func TestAskBrokenHandlerFailsClosed(t *testing.T) {
 	}
 }
 
-// Under ask with no handler, or without a network namespace, Warden refuses
-// to run rather than give the command the network.
-func TestAskRefusedWithoutProxyOrNamespace(t *testing.T) {
+// Under ask with no handler Warden refuses to run rather than give the
+// command the network.
+func TestAskRefusedWithoutProxy(t *testing.T) {
 	f := startNetFixture(t)
 	_, err := askRun(t, f, NetworkAsk, nil, `true`)
 	var refused *RefusedError
 	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "no proxy") {
 		t.Errorf("ask without a proxy: %v, want a refusal naming the missing proxy", err)
 	}
+}
+
+// Without namespaces no proxy can be the command's only way out: ask runs
+// as off (never with the host's network), says so, and a command that needs
+// the network fails as a sandbox denial, so the orchestrator offers to
+// retry it outside the sandbox. The twin: with namespaces the same command
+// reaches the server through the proxy.
+func TestAskFallsBackToOffWithoutNamespaces(t *testing.T) {
+	needTool(t, "curl")
+	f := startNetFixture(t)
+	h := &forwardHandler{target: f.addr}
+	fetch := `curl -sS --max-time 5 http://pkg.test/; curl -sS --max-time 5 "http://$HOSTSRV/"`
 	noNamespacesForTest = true
 	// Full reads, so the read policy (which needs a mount namespace too)
 	// is not what refuses.
-	_, err = askRun(t, f, NetworkAsk, &forwardHandler{target: f.addr}, `true`, func(p *Policy) { p.Reads.Access = ReadFull })
+	full := func(p *Policy) { p.Reads.Access = ReadFull }
+	res, err := askRun(t, f, NetworkAsk, h, fetch, full)
+	env, envErr := askRun(t, f, NetworkAsk, h, `env`, full)
+	direct, directErr := askRun(t, f, NetworkAsk, h, `"$PROBE" dial-tcp "$HOSTSRV"`, full)
 	noNamespacesForTest = false
-	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "network namespace") {
-		t.Errorf("ask without namespaces: %v, want a refusal naming the network namespace", err)
+	if err != nil || envErr != nil || directErr != nil {
+		t.Fatalf("ask without namespaces refused: %v / %v / %v", err, envErr, directErr)
 	}
-	// The twin: the same run with a proxy and namespaces starts.
-	res := mustAskRun(t, f, NetworkAsk, &forwardHandler{target: f.addr}, `true`)
-	if res.ExitCode != 0 {
-		t.Errorf("twin: exit %d:\n%s", res.ExitCode, res.Output)
+	if res.Sandbox != "linux-landlock" || res.Network != NetworkOff || len(res.NotEnforced) == 0 || res.NotEnforced[0] != AskFallbackGap {
+		t.Errorf("fallback result: sandbox %q, network %q, not enforced %q", res.Sandbox, res.Network, res.NotEnforced)
+	}
+	if res.ExitCode == 0 || strings.Contains(string(res.Output), f.body) || direct.ExitCode == 0 {
+		t.Errorf("the command reached the network without namespaces:\n%s\n%s", res.Output, direct.Output)
+	}
+	if !res.SandboxDenied {
+		t.Errorf("a fetch that failed for want of the network is not a sandbox denial, so no retry would be offered:\n%s", res.Output)
+	}
+	h.mu.Lock()
+	if len(h.hosts) != 0 {
+		t.Errorf("the proxy was asked for %v; it must not start", h.hosts)
+	}
+	h.mu.Unlock()
+	out := string(env.Stdout)
+	if strings.Contains(out, "127.0.0.1:3128") || !strings.Contains(out, EnvNetworkDisabled+"=1") {
+		t.Errorf("ask fallen back to off: proxy variables set or %s unset:\n%s", EnvNetworkDisabled, out)
+	}
+	twin := mustAskRun(t, f, NetworkAsk, &forwardHandler{target: f.addr}, `curl -sS --max-time 15 http://pkg.test/`)
+	if twin.ExitCode != 0 || !strings.Contains(string(twin.Stdout), f.body) || twin.Sandbox != "linux" || twin.Network != NetworkAsk {
+		t.Errorf("twin: ask with namespaces (%s, %s) failed:\n%s", twin.Sandbox, twin.Network, twin.Output)
 	}
 }
 

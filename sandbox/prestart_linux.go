@@ -4,8 +4,6 @@ import (
 	"os"
 	"sync"
 	"time"
-
-	"github.com/wardenhq/warden/sandbox/linux"
 )
 
 // early is the helper PrepareRun started, for the process's first run.
@@ -19,7 +17,7 @@ var early struct {
 }
 
 func prestartHelper(pol Policy, helper string) {
-	key := spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: linux.Network(pol.network())}
+	key := helperKey(pol, helper)
 	early.Lock()
 	defer early.Unlock()
 	if early.done != nil {

@@ -174,6 +174,9 @@ type Process struct {
 	// under NetworkAsk.
 	network NetworkMode
 	proxy   *proxyRun
+	// askFellBack says the run asked for NetworkAsk and got NetworkOff:
+	// there is no network namespace here (askFallsBackToOff).
+	askFellBack bool
 	// ready is Command.Ready (nil: nothing to wait for).
 	ready func() error
 	// secrets name what the read policy hid (as written and resolved,
@@ -402,6 +405,9 @@ func (p *Process) wait() {
 	// Warden's doing, not a denial to retry without the sandbox.
 	if !r.TimedOut && !r.Canceled && len(r.Removed) == 0 {
 		r.SandboxDenied, r.DenialReason = detectDenial(p.sandboxed, r.ExitCode, r.Signal, r.Stdout, r.Stderr)
+		if !r.SandboxDenied && p.sandboxed && p.network == NetworkOff {
+			r.SandboxDenied, r.DenialReason = offlineDenial(r.ExitCode, r.Stdout, r.Stderr)
+		}
 		if path, ok := readDenial(p.secrets, r.ExitCode, r.Stdout, r.Stderr); ok {
 			r.SandboxDenied, r.DenialReason = true, "read of "+path+" denied by the sandbox's read policy"
 		}

@@ -131,7 +131,18 @@ func afterReport(f func()) bool {
 // the first of them starts warm too (helper as in Command.Helper). It does
 // nothing unless KeepSpareHelpers is on.
 func PrepareSpare(pol Policy, helper string) {
-	spares.fill(spareKey{helper: helper, namespaced: pol.Sandboxed() && namespacesUsable(), network: linux.Network(pol.network())})
+	spares.fill(helperKey(pol, helper))
+}
+
+// helperKey is the kind of helper a command under pol will take: without
+// namespaces, network ask runs as off (askFallsBackToOff).
+func helperKey(pol Policy, helper string) spareKey {
+	ns := pol.Sandboxed() && namespacesUsable()
+	network := pol.network()
+	if network == NetworkAsk && !ns && pol.Sandboxed() {
+		network = NetworkOff
+	}
+	return spareKey{helper: helper, namespaced: ns, network: linux.Network(network)}
 }
 
 // take returns the spare for key, or nil.

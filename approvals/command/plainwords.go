@@ -164,7 +164,7 @@ func (c *PlainCheck) call(call *syntax.CallExpr, depth int) string {
 		}
 		argv[i] = s
 	}
-	if why := shellBuiltinBlocker(argv); why != "" || isBuiltin(argv[0]) {
+	if why := shellBuiltinBlocker(argv); why != "" || IsBuiltin(argv[0]) {
 		if why == "" {
 			c.seen[commandKey(argv)] = true
 		}
@@ -318,7 +318,8 @@ var bashBuiltins = strings.Fields(`. : [ alias bg bind break builtin caller cd c
 
 var inertBuiltins = map[string]bool{":": true, "true": true, "false": true, "echo": true, "pwd": true, "cd": true, "printf": true, "test": true, "[": true}
 
-func isBuiltin(name string) bool {
+// IsBuiltin reports whether bash runs name itself rather than a program.
+func IsBuiltin(name string) bool {
 	for _, b := range bashBuiltins {
 		if b == name {
 			return true
@@ -331,7 +332,7 @@ func isBuiltin(name string) bool {
 // of inert ones that evaluate a subscript (printf -v, test -v / -R).
 func shellBuiltinBlocker(argv []string) string {
 	name := argv[0]
-	if !isBuiltin(name) {
+	if !IsBuiltin(name) {
 		return ""
 	}
 	if !inertBuiltins[name] {

@@ -83,6 +83,11 @@ type Context struct {
 	// Home is the user's home directory, shown as ~ in facts. Empty means
 	// os.UserHomeDir.
 	Home string
+	// Recorded are the roots whose changes Warden records for undo (the
+	// workspace, unless record_changes is off): a deletion there can be
+	// undone; one past the copy limit, or in a writable directory outside
+	// them, cannot (undo.go).
+	Recorded []string
 }
 
 // assessor accumulates facts for one command line.
@@ -587,7 +592,11 @@ func (as *Assessor) deletePath(path string, recursive, force bool) {
 	}
 	beyond := as.beyondSandbox(path)
 	if !info.IsDir() {
-		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (%s)", as.Display(path, false), HumanBytes(info.Size())))
+		note, raise := as.undoNote(path, beyond, info.Size())
+		if raise {
+			level = High
+		}
+		as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s (%s)%s", as.Display(path, false), HumanBytes(info.Size()), note))
 		return
 	}
 	if !recursive {
@@ -610,7 +619,11 @@ func (as *Assessor) deletePath(path string, recursive, force bool) {
 		more = "more than "
 		files = min(files, largeDeleteFiles)
 	}
-	as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s%s %s (%s) under %s", more, commas(files), plural(files, "file", "files"), HumanBytes(bytes), as.Display(path, true)))
+	note, raise := as.undoNote(path, beyond, 0)
+	if raise {
+		level = High
+	}
+	as.outsideRoots(beyond, level, DataDeletion, notWritable, fmt.Sprintf("deletes %s%s %s (%s) under %s%s", more, commas(files), plural(files, "file", "files"), HumanBytes(bytes), as.Display(path, true), note))
 }
 
 // largeDeleteFiles and largeDeleteBytes make a recursive deletion inside

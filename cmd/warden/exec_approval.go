@@ -73,13 +73,14 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	default:
 		prompter = noTerminalPrompter{env.stderr}
 	}
+	changes := commandChanges(cfg, policy, false)
 	var gapsOnce sync.Once
 	notify := func(msg string) { fmt.Fprintf(env.stderr, "warden exec: %s\n", command.EscapeLines(msg)) }
 	session := approvals.NewSessionStore()
 	o := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
 		Prompter: prompter, Audit: audit, Session: session,
-		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: networkProxy(ctx, sb, setup, prompter, session, audit, cwd, notify), OnNotEnforced: func(gaps []string) {
+		Runner: &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Changes: changes, Network: networkProxy(ctx, sb, setup, prompter, session, audit, cwd, notify), OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden exec: warning: not enforced on this machine: %s\n", gap)
@@ -115,6 +116,7 @@ func runApproved(ctx context.Context, env *cliEnv, cfg config.Config, argv []str
 	if !out.Escalated && !out.Grant.IsZero() {
 		fmt.Fprintf(env.stderr, "warden exec: ran in the sandbox with %s\n", command.EscapeText(sb.DescribeGrant(out.Grant)))
 	}
+	printChanges(env.stderr, "exec", res.Changes)
 	switch {
 	case res.TimedOut:
 		fmt.Fprintf(env.stderr, "warden exec: timed out after %s; the command and everything it started were killed\n", timeout)

@@ -142,7 +142,9 @@ func runPolicy(_ context.Context, env *cliEnv, args []string) int {
 		return usageError(env, "policy", "%v", err)
 	}
 	o := &approvals.Orchestrator{Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir()}
-	ev := o.Evaluator().Evaluate(approvals.CommandRequest{Argv: argv, Cwd: cwd, Grant: sub.grants.grant(), Sandbox: sb})
+	evaluator := o.Evaluator()
+	evaluator.RecordsChanges = cfg.RecordsChanges() // as exec records them
+	ev := evaluator.Evaluate(approvals.CommandRequest{Argv: argv, Cwd: cwd, Grant: sub.grants.grant(), Sandbox: sb})
 	ruleSet, _ := setup.rules.Current()
 	// A network allow rule the sandboxed command could have written itself
 	// is not applied (approvals.EvaluateNetworkIn).

@@ -129,7 +129,7 @@ func runTask(ctx context.Context, env *cliEnv, args []string, f runFlags) int {
 	orch := &approvals.Orchestrator{
 		Policy: setup.policy, Rules: setup.rules, RulesDir: config.RulesDir(),
 		Prompter: prompter, Audit: audit, Session: session,
-		Runner: startingRunner{&approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Network: networkProxy(ctx, sb, setup, prompter, session, audit, cwd, notify), OnNotEnforced: func(gaps []string) {
+		Runner: startingRunner{&approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Changes: commandChanges(cfg, policy, true), Network: networkProxy(ctx, sb, setup, prompter, session, audit, cwd, notify), OnNotEnforced: func(gaps []string) {
 			gapsOnce.Do(func() {
 				for _, gap := range gaps {
 					fmt.Fprintf(env.stderr, "warden run: warning: not enforced on this machine: %s\n", gap)

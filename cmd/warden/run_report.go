@@ -82,6 +82,9 @@ func (c reportingRunner) RunCommand(ctx context.Context, cmd agent.Command) (age
 		for _, n := range res.NetworkRefused {
 			c.r.line("  proxy: %s", n)
 		}
+		if res.Changed != "" {
+			c.r.line("  %s", command.EscapeText(res.Changed))
+		}
 	}
 	return res, err
 }

@@ -10,7 +10,7 @@ import (
 
 // Change is what one run changed in one root.
 type Change struct {
-	Root  string
+	Root  string // as the caller named it, made absolute
 	Files []File
 	// Moves pair a deleted file with a created one of the same content
 	// (both are in Files too: undo deletes the one and restores the other).

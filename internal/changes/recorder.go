@@ -71,6 +71,7 @@ type snapshot struct {
 	// a file that matches gitIndex: its blob (sourceOf).
 	sources    map[string]Source
 	blobbed    map[string]bool // the files whose Source is a Blob: what the stat cache holds
+	fresh      []string        // the files copied: new entries for the stat cache
 	unreadable []string
 	watch      *watcher // nil: the look after walks the root
 	err        error
@@ -243,7 +244,7 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, 
 		case e.Size > r.maxFile():
 			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
 		default:
-			if c, ok := cache[rel]; ok && c.Entry == e && r.Store.Has(c.Sum) {
+			if c, ok := cache[rel]; ok && c.Entry == e { // the store keeps what a cache names (Sweep)
 				src.Blob = c.Sum
 			} else {
 				copies = append(copies, rel)
@@ -252,6 +253,7 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, 
 		s.setSource(rel, src)
 	}
 	sums := r.copyAll(s.root, copies)
+	s.fresh = append(s.fresh, copies...)
 	for i, rel := range copies {
 		src := s.sources[rel]
 		if sums[i].err != nil {
@@ -581,18 +583,32 @@ func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, 
 	settled := func(e Entry, read time.Time) bool {
 		return e.Mtime < read.Add(-racyWindow).UnixNano() // any later write sets a later mtime
 	}
-	cache := make(map[string]cached, len(s.blobbed))
-	for rel := range s.blobbed {
-		if e, ok := s.files[rel]; ok && settled(e, s.taken) {
-			cache[rel] = cached{Entry: e, Sum: s.sources[rel].Blob}
+	// What the snapshot copied is new to the cache; an entry the run made
+	// stale no longer matches its file's stat, and is passed over.
+	add := map[string]cached{}
+	for _, rel := range s.fresh {
+		if e, ok := s.files[rel]; ok && s.blobbed[rel] && settled(e, s.taken) {
+			add[rel] = cached{Entry: e, Sum: s.sources[rel].Blob}
 		}
 	}
-	for i, rel := range touched {
-		if e := s.files[rel]; after[i].blob && !settled(e, looked) {
-			delete(cache, rel)
-		}
+	if len(add) == 0 {
+		return
 	}
-	r.Store.saveCache(s.root, cache) // best effort: a lost cache only costs copies
+	full := func() map[string]cached {
+		cache := make(map[string]cached, len(s.blobbed))
+		for rel := range s.blobbed {
+			if e, ok := s.files[rel]; ok && settled(e, s.taken) {
+				cache[rel] = cached{Entry: e, Sum: s.sources[rel].Blob}
+			}
+		}
+		for i, rel := range touched {
+			if e := s.files[rel]; after[i].blob && !settled(e, looked) {
+				delete(cache, rel)
+			}
+		}
+		return cache
+	}
+	r.Store.addToCache(s.root, add, full) // best effort: a lost cache only costs copies
 }
 
 // byteSize says n bytes in the largest whole unit.

@@ -138,11 +138,13 @@ func TestRecorderCopiesOnlyWhatChanged(t *testing.T) {
 	if blobs != 3 {
 		t.Fatalf("store holds %d blobs, want 3", blobs)
 	}
-	os.RemoveAll(filepath.Join(store.Dir(), "blobs", Sum([]byte(strings.Repeat("a", 100)))[:2]))
+	write(t, root, "a", strings.Repeat("A", 100), 0o644) // the user's edit since
+	older := old.Add(-time.Minute)
+	os.Chtimes(filepath.Join(root, "a"), older, older)
 	before := store.Copied()
 	run := rec.Begin([]string{root})
 	if copied := store.Copied() - before; copied != 100 {
-		t.Errorf("the second snapshot copied %d bytes; want only the 100 of the file missing from the store", copied)
+		t.Errorf("the second snapshot copied %d bytes; want only the 100 of the file edited since", copied)
 	}
 	now := time.Now()
 	os.Chtimes(filepath.Join(root, "b"), now, now) // touched, same content

@@ -88,10 +88,39 @@ func (s *Store) cachePath(root string) string {
 	return filepath.Join(s.dir, "stat", hex.EncodeToString(h[:8])+".gob")
 }
 
-// loadCache is root's stat cache; a missing or damaged one is empty (the
-// files are copied again).
+// loadCache is root's stat cache, its delta over its base; a missing or
+// damaged one is empty (the files are copied again).
 func (s *Store) loadCache(root string) map[string]cached {
-	return s.loadCacheFile(s.cachePath(root))
+	m := s.loadCacheFile(s.cachePath(root))
+	for rel, c := range s.loadCacheFile(s.deltaPath(root)) {
+		m[rel] = c
+	}
+	return m
+}
+
+func (s *Store) deltaPath(root string) string {
+	return strings.TrimSuffix(s.cachePath(root), ".gob") + ".delta.gob"
+}
+
+// maxDelta is how many entries the delta gathers before the cache is
+// written whole again: a run adds a few, and a tree's cache can hold
+// hundreds of thousands.
+const maxDelta = 4096
+
+// addToCache remembers add in root's stat cache: in its delta, or, once
+// that is large, by writing full() as the whole cache.
+func (s *Store) addToCache(root string, add map[string]cached, full func() map[string]cached) error {
+	delta := s.loadCacheFile(s.deltaPath(root))
+	for rel, c := range add {
+		delta[rel] = c
+	}
+	if len(delta) <= maxDelta {
+		return s.writeCache(s.deltaPath(root), delta)
+	}
+	if err := s.writeCache(s.cachePath(root), full()); err != nil {
+		return err
+	}
+	return os.Remove(s.deltaPath(root))
 }
 
 func (s *Store) loadCacheFile(path string) map[string]cached {
@@ -106,12 +135,12 @@ func (s *Store) loadCacheFile(path string) map[string]cached {
 	return m
 }
 
-func (s *Store) saveCache(root string, m map[string]cached) error {
+func (s *Store) writeCache(path string, m map[string]cached) error {
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(m); err != nil {
 		return err
 	}
-	return writeFileAtomic(s.cachePath(root), buf.Bytes())
+	return writeFileAtomic(path, buf.Bytes())
 }
 
 // Usage is the store's size on disk, in bytes, and its number of blobs.

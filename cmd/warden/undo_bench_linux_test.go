@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkExecRecordedLargeTree times a one-shot `warden exec` that
+// writes one file in a committed repository of 20,000 and of 100,000
+// files, with the record of what commands change on (the default) and off
+// (record_changes = false), interleaved so both see the machine's load of
+// the moment:
+//
+//	make build && WARDEN_BIN=$PWD/bin/warden go test -run '^$' -bench ExecRecordedLargeTree -benchtime 10x ./cmd/warden
+//
+// first-*-ms is the first run (no stat cache, the store empty), *-ms the
+// medians after, x-off on over off (target: under 3); disk-bytes/run is
+// what the undo history grew by per run.
+func BenchmarkExecRecordedLargeTree(b *testing.B) {
+	bin := os.Getenv("WARDEN_BIN")
+	if bin == "" {
+		b.Skip("set WARDEN_BIN (make bench does)")
+	}
+	for _, n := range []int{20_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			base := b.TempDir()
+			ws := filepath.Join(base, "ws")
+			committedRepo(b, ws, n)
+			envFor := func(name string, record bool) []string {
+				env := []string{"PATH=" + os.Getenv("PATH")}
+				for _, v := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+					d := filepath.Join(base, name, v)
+					os.MkdirAll(d, 0o700)
+					env = append(env, v+"="+d)
+				}
+				if !record {
+					os.MkdirAll(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden"), 0o700)
+					os.WriteFile(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden", "config.toml"), []byte("record_changes = false\n"), 0o600)
+				}
+				return env
+			}
+			on, off := envFor("on", true), envFor("off", false)
+			i := 0
+			run := func(env []string) time.Duration {
+				i++
+				cmd := exec.Command(bin, "exec", "--", "sh", "-c", fmt.Sprintf("echo %d > d000/out.txt", i))
+				cmd.Dir, cmd.Env = ws, env
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				d := time.Since(start)
+				if err != nil {
+					b.Fatalf("warden exec: %v\n%s", err, out)
+				}
+				return d
+			}
+			firstOn, firstOff := run(on), run(off)
+			history := filepath.Join(base, "on", "XDG_STATE_HOME", "warden", "checkpoints")
+			before := dirBytes(history)
+			var dOn, dOff []time.Duration
+			b.ResetTimer()
+			for range b.N {
+				dOn, dOff = append(dOn, run(on)), append(dOff, run(off))
+			}
+			b.StopTimer()
+			med := func(d []time.Duration) float64 {
+				slices.Sort(d)
+				return float64(d[len(d)/2].Microseconds()) / 1000
+			}
+			b.ReportMetric(float64(firstOn.Microseconds())/1000, "first-on-ms")
+			b.ReportMetric(float64(firstOff.Microseconds())/1000, "first-off-ms")
+			b.ReportMetric(med(dOn), "on-ms")
+			b.ReportMetric(med(dOff), "off-ms")
+			b.ReportMetric(med(dOn)/med(dOff), "x-off")
+			b.ReportMetric(float64(dirBytes(history)-before)/float64(b.N), "disk-bytes/run")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// committedRepo is a git repository of n small committed files, in
+// directories of 100.
+func committedRepo(b *testing.B, ws string, n int) {
+	b.Helper()
+	for i := range n {
+		dir := filepath.Join(ws, fmt.Sprintf("d%03d", i/100))
+		if i%100 == 0 {
+			os.MkdirAll(dir, 0o755)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%02d.go", i%100)), []byte(fmt.Sprintf("package f // %d\n", i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "tree"}} {
+		cmd := exec.Command("git", append([]string{"-C", ws, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "gc.auto=0", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+}
+
+// dirBytes is the size of the files under dir.
+func dirBytes(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -1,0 +1,101 @@
+package lsp_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/wardenhq/warden/lsp"
+	"github.com/wardenhq/warden/lsp/lsptest"
+)
+
+// gitWorkspace writes files into dir and commits them, then writes the
+// uncommitted ones over (or beside) them.
+func gitWorkspace(t *testing.T, dir string, committed, uncommitted map[string]string) {
+	t.Helper()
+	write(t, dir, committed)
+	for _, args := range [][]string{{"init", "-q"}, {"add", "."}, {"commit", "-qm", "init"}} {
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t", "-c", "gc.auto=0", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	write(t, dir, uncommitted)
+}
+
+// Through warden serve, a plain client (eglot: no progress, no resource
+// operations) runs `rm -rf src` with warden.exec: the outcome says what it
+// deleted; the server is then killed, and warden.undo in a new server
+// brings back the committed, edited and untracked files and removes what
+// the command made.
+func TestServeUndoesACommandAfterARestart(t *testing.T) {
+	dir := t.TempDir()
+	state := t.TempDir()
+	committed := map[string]string{"src/a.go": "package a\n", "src/b.go": "package b\n", "README.md": "# r\n"}
+	uncommitted := map[string]string{"src/b.go": "package b // edited\n", "src/new.txt": "untracked\n"}
+	gitWorkspace(t, dir, committed, uncommitted)
+	start := func() *lsptest.Client {
+		c := lsptest.Start(t, lsptest.Options{Dir: dir, Env: []string{"XDG_STATE_HOME=" + state}})
+		c.InitializeWith(map[string]any{
+			"processId": os.Getpid(), "clientInfo": map[string]string{"name": "Eglot", "version": "1.9"},
+			"rootUri": lsp.PathToURI(dir), "capabilities": lsptest.EglotCapabilities(),
+			"workspaceFolders": []map[string]any{{"uri": lsp.PathToURI(dir), "name": "ws"}},
+		})
+		ed := newFakeEditor(t, c)
+		ed.eglot = true
+		return c
+	}
+	c := start()
+	mark := c.Mark()
+	startJob(t, c, "warden.exec", map[string]any{"command": "rm -rf src && echo made > made.txt"})
+	msg := shown(t, c, mark, "exited 0")
+	if !strings.Contains(msg, "deleted src/a.go, src/b.go, src/new.txt (2 not committed); created made.txt") {
+		t.Errorf("exec outcome: %q", msg)
+	}
+	syscall.Kill(c.Pid(), syscall.SIGKILL)
+	c.WaitExit()
+
+	c = start()
+	mark = c.Mark()
+	startJob(t, c, "warden.undo")
+	if msg := shown(t, c, mark, "Undoing"); !strings.Contains(msg, "undid `rm -rf src && echo made > made.txt`") {
+		t.Fatalf("undo outcome: %q", msg)
+	}
+	for rel, want := range map[string]string{"src/a.go": "package a\n", "src/b.go": "package b // edited\n", "src/new.txt": "untracked\n", "README.md": "# r\n"} {
+		if got, ok := fileText(t, filepath.Join(dir, rel)); !ok || got != want {
+			t.Errorf("%s after undo = %q, %v; want %q", rel, got, ok, want)
+		}
+	}
+	if _, ok := fileText(t, filepath.Join(dir, "made.txt")); ok {
+		t.Error("made.txt survived the undo")
+	}
+}
+
+// With an editor that reviews patches (resource operations, annotations),
+// the undo of each command is one workspace/applyEdit the user confirms,
+// like a patch's, and lands in the editor's buffers (unsaved, as a
+// patch's does); two commands are undone with steps.
+func TestServeUndoOfACommandIsReviewedLikeAPatch(t *testing.T) {
+	c, ed := startPatchServer(t, lsptest.FullCapabilities())
+	write(t, c.Dir, map[string]string{"notes.txt": "mine\n", "keep.txt": "keep\n"})
+	for _, script := range []string{"rm notes.txt", "echo changed > keep.txt"} {
+		if msg := runPatchJob(t, c, "warden.exec", map[string]any{"command": script}); !strings.Contains(msg, "exited 0") {
+			t.Fatalf("exec %s: %q", script, msg)
+		}
+	}
+	edits := len(ed.edits)
+	if msg := runPatchJob(t, c, "warden.undo", map[string]any{"steps": 2}); strings.Count(msg, "undid") != 2 {
+		t.Fatalf("undo 2 steps: %q", msg)
+	}
+	if len(ed.edits) != edits+2 {
+		t.Errorf("each undo step should be one workspace/applyEdit: %d new", len(ed.edits)-edits)
+	}
+	for rel, want := range map[string]string{"notes.txt": "mine\n", "keep.txt": "keep\n"} {
+		if got := ed.text(lsp.PathToURI(filepath.Join(c.Dir, rel))); got != want {
+			t.Errorf("%s's buffer after undo = %q; want %q", rel, got, want)
+		}
+	}
+}
