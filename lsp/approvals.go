@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/protocol"
@@ -25,6 +26,9 @@ type approvalState struct {
 	skipped map[string]bool
 	// policy is the last sandbox and approval policy built (nil: none).
 	policy *builtPolicy
+	// gapsSaid: what this machine's sandbox cannot enforce is shown once a
+	// connection, at the first run that met it.
+	gapsSaid sync.Once
 }
 
 type approvalStateKey struct{}
@@ -63,11 +67,19 @@ func (s *Server) Orchestrator(root string) (*approvals.Orchestrator, approvals.S
 		Prompter: &EditorPrompter{Server: s, Timeout: cfg.ApprovalTimeout.D()},
 		Runner: &forgetAfterUnsandboxed{s, &approvals.SandboxRunner{Env: sandbox.EnvPolicy{Keep: cfg.EnvKeep}, Changes: s.changeLogFor(cfg), Network: proxy, OnNotEnforced: func(gaps []string) {
 			s.Logger().Warn("sandbox: not enforced on this machine", "gaps", gaps)
+			st.gapsSaid.Do(func() { s.Client().ShowMessage(protocol.MessageTypeWarning, notEnforcedMessage(gaps)) })
 		}}},
 		Session: st.session,
 		Audit:   audit,
 		Notify:  func(msg string) { s.Client().ShowMessage(protocol.MessageTypeInfo, command.EscapeText(msg)) },
 	}, sb, nil
+}
+
+// notEnforcedMessage says, once a session, what the sandbox could not
+// enforce here (the first gap is the one that changes most: network ask
+// run as off, when it was).
+func notEnforcedMessage(gaps []string) string {
+	return "Warden: the sandbox cannot enforce everything on this machine (said once a session; warden doctor says why and what to do):\n- " + strings.Join(gaps, "\n- ")
 }
 
 // approvalParts returns the connection's audit log and the watched rule

@@ -62,6 +62,9 @@ func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.R
 		return patch.Disk{}.Apply(ctx, diskPlan)
 	}
 	res, err := w.applyInEditor(ctx, editorPlan)
+	if err == nil && res.Complete() {
+		err = setModes(editorPlan)
+	}
 	if err != nil || len(diskPlan.Files) == 0 {
 		return res, err
 	}
@@ -97,6 +100,19 @@ func (w *EditorWorkspace) applyInEditor(ctx context.Context, plan *patch.Plan) (
 		return nil, fmt.Errorf("the editor did not apply the patch: %w", err)
 	}
 	return w.verify(ctx, plan, answer), nil
+}
+
+// setModes gives the files the editor edited the mode the plan restores
+// (an undo of a command's chmod): an edit cannot say it, the disk holds it.
+func setModes(plan *patch.Plan) error {
+	for _, f := range plan.Files {
+		if f.SetsMode {
+			if err := os.Chmod(f.Path, f.Mode.Perm()); err != nil {
+				return fmt.Errorf("the editor's part landed, but the mode of %s was not restored: %w; run chmod %o %s", f.Rel, err, f.Mode.Perm(), f.Rel)
+			}
+		}
+	}
+	return nil
 }
 
 // makeParents creates the missing directories of files the plan creates or

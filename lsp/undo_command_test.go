@@ -99,3 +99,27 @@ func TestServeUndoOfACommandIsReviewedLikeAPatch(t *testing.T) {
 		}
 	}
 }
+
+// A command that only changed permission bits is undone through warden
+// serve too: the modes are set on disk once the editor's part (nothing to
+// edit here) landed, open or closed; the buffer is left as it was.
+func TestServeUndoesACommandsChmod(t *testing.T) {
+	c, ed := startPatchServer(t, lsptest.FullCapabilities())
+	write(t, c.Dir, map[string]string{"tool.sh": "#!/bin/sh\n", "open.txt": "open\n"})
+	ed.open(filepath.Join(c.Dir, "open.txt"), "open\n")
+	if msg := runPatchJob(t, c, "warden.exec", map[string]any{"command": "chmod 755 tool.sh open.txt"}); !strings.Contains(msg, "exited 0") {
+		t.Fatalf("exec: %q", msg)
+	}
+	if msg := runPatchJob(t, c, "warden.undo"); !strings.Contains(msg, "undid") {
+		t.Fatalf("undo: %q", msg)
+	}
+	for _, rel := range []string{"tool.sh", "open.txt"} {
+		fi, err := os.Stat(filepath.Join(c.Dir, rel))
+		if err != nil || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s after undo: %v, %v; want mode 0644", rel, fi.Mode().Perm(), err)
+		}
+	}
+	if got := ed.text(lsp.PathToURI(filepath.Join(c.Dir, "open.txt"))); got != "open\n" {
+		t.Errorf("open.txt's buffer after undo = %q", got)
+	}
+}

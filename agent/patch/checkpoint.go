@@ -67,6 +67,9 @@ type Snapshot struct {
 	Lost      string `json:"lost,omitempty"`
 	// Size is the file's size before the command: git's blob must have it.
 	Size int64 `json:"size,omitempty"`
+	// AfterMode is a command checkpoint's file's permission bits after the
+	// command: a change of them since is the user's, which undo keeps.
+	AfterMode fs.FileMode `json:"afterMode,omitempty"`
 }
 
 func sum(data []byte) string {
@@ -323,10 +326,14 @@ func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("undo: read %s: %w", s.Rel, err)
 		}
-		if exists != s.AfterExists || (exists && sum(data) != s.AfterSum) {
+		mode := diskMode(s.Path)
+		if exists != s.AfterExists || (exists && sum(data) != s.AfterSum) || (exists && s.AfterMode != 0 && mode != s.AfterMode) {
 			edited = append(edited, s.Rel)
 		}
 		f := FileEdit{Path: s.Path, Rel: s.Rel, Existed: exists, Before: string(data), Version: version, Open: open, Mode: s.Mode}
+		// A command may have changed only the permission bits (chmod): a
+		// patch never does, and its record has no mode after to compare.
+		f.SetsMode = cp.Kind == KindCommand && exists && s.Existed && mode != s.Mode.Perm()
 		switch {
 		case s.Existed:
 			f.Change = &FileChange{Kind: Update, Path: s.Rel}
@@ -334,7 +341,7 @@ func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
 				f.Change.Kind = Add
 			}
 			f.After = string(s.Content)
-			if exists {
+			if exists && f.Before != f.After {
 				f.Edits = []Edit{minimalEdit(f.Before, f.After)}
 			}
 		case exists:
@@ -343,7 +350,7 @@ func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
 		default:
 			continue
 		}
-		if f.Change.Kind == Update && f.Before == f.After {
+		if f.Change.Kind == Update && f.Before == f.After && !f.SetsMode {
 			continue
 		}
 		plan.Files = append(plan.Files, f)
@@ -352,6 +359,16 @@ func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
 		return nil, &EditedSinceError{Summary: cp.Summary, Files: edited}
 	}
 	return plan, nil
+}
+
+// diskMode is the permission bits of the file at path, 0 when it cannot
+// be had (the content check names that file).
+func diskMode(path string) fs.FileMode {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Mode().Perm()
 }
 
 // missingDirs lists the directories that writing path would create, innermost

@@ -42,6 +42,9 @@ func (c *Checkpoints) RecordCommand(ch *changes.Change, summary string) (*Checkp
 			Path: filepath.Join(ch.Root, filepath.FromSlash(f.Rel)), Rel: f.Rel,
 			Existed: f.Existed, AfterExists: f.AfterExists, AfterSum: f.AfterSum, Mode: f.AfterMode.Perm(),
 		}
+		if f.AfterExists {
+			s.AfterMode = f.AfterMode.Perm()
+		}
 		if f.Existed {
 			s.Mode, s.Blob, s.GitObject, s.GitDir, s.Lost, s.Size = f.Before.Mode.Perm(), f.Before.Blob, f.Before.GitObject, f.Before.GitDir, f.Before.Lost, f.Before.Size
 		}

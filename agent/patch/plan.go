@@ -54,6 +54,9 @@ type FileEdit struct {
 	Version int32 // editor version of Before, when Open
 	Open    bool
 	Mode    fs.FileMode // mode for the file written (0: default for new files)
+	// SetsMode: Mode differs from the file's mode on disk (an undo of a
+	// command that changed it), which only a write on disk puts back.
+	SetsMode bool
 
 	After string // the content left at Target() (unused when deleting)
 	Edits []Edit // an update's hunks as byte edits of Before

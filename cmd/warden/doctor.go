@@ -46,6 +46,10 @@ type doctorReport struct {
 	// Interrupted is what this run did about changes killed Wardens left.
 	Interrupted doctorInterrupted `json:"interrupted_changes"`
 	Undo        doctorUndo        `json:"undo"`
+
+	// Fallback says why this machine refuses namespaces and what lifts it
+	// (absent when it does not).
+	Fallback *doctorFallback `json:"fallback,omitempty"`
 }
 
 // doctorEnv is the rule that filters every command's environment.
@@ -81,6 +85,7 @@ func runDoctor(ctx context.Context, env *cliEnv, args []string) int {
 		return usageError(env, "doctor", "unexpected argument %q", args[0])
 	}
 	rep := doctorReport{Warden: version, Go: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH, Sandbox: sandbox.Diagnose(ctx, ""), Env: envRule()}
+	rep.Fallback = fallbackReport(rep.Sandbox)
 	rep.Reads = readRule(rep.Sandbox.Mechanism)
 	rep.Caches = cacheReport()
 	rep.Config, rep.Model = modelReport(ctx)
@@ -142,6 +147,7 @@ func printDoctor(w io.Writer, rep doctorReport) {
 	if s.Refused != "" {
 		fmt.Fprintf(w, "\nsandboxed commands are refused here: %s\n", s.Refused)
 	}
+	printFallback(w, rep.Fallback)
 	printNetwork(w, rep.Network)
 	printReads(w, rep.Reads)
 	printRoots(w, rep.Roots)

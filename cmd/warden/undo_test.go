@@ -222,3 +222,46 @@ func TestUndoHistoryIsHiddenFromSandboxedCommands(t *testing.T) {
 		t.Errorf("undo: exit %d %s", code, stderr)
 	}
 }
+
+// ATTACK: a command that changes only permission bits (a script made
+// executable, a key file opened to the group) is recorded; undo must put
+// the bits back, not find the content unchanged and skip the file.
+func TestUndoRestoresWhatAChmodChanged(t *testing.T) {
+	w := newCommandWorkspace(t)
+	script := "chmod +x README.md && chmod 644 src/edited.go && chmod -x src/tool.sh"
+	if _, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", script); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	if fi, _ := os.Stat(filepath.Join(w.dir, "README.md")); fi.Mode().Perm() != 0o755 {
+		t.Fatalf("the chmod did not run: README.md has mode %v", fi.Mode().Perm())
+	}
+	stdout, stderr, code := runWarden(t, "undo", "--cwd", w.dir)
+	if code != 0 || !strings.Contains(stdout, "3 files restored") {
+		t.Fatalf("undo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	w.check("after undo of a chmod")
+}
+
+// TWIN: a chmod the user makes after the command is theirs: undo refuses,
+// naming the file, and leaves it; --force puts the command's file back.
+func TestUndoOfAChmodRefusesOverTheUsersChmod(t *testing.T) {
+	w := newCommandWorkspace(t)
+	if _, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", "chmod +x README.md"); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	readme := filepath.Join(w.dir, "README.md")
+	if err := os.Chmod(readme, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runWarden(t, "undo", "--cwd", w.dir)
+	if code != 1 || !strings.Contains(stderr, "README.md") || !strings.Contains(stderr, "--force") {
+		t.Fatalf("undo over the user's chmod: exit %d, %s", code, stderr)
+	}
+	if fi, _ := os.Stat(readme); fi.Mode().Perm() != 0o640 {
+		t.Fatalf("a refused undo changed README.md's mode to %v", fi.Mode().Perm())
+	}
+	if _, stderr, code := runWarden(t, "undo", "--cwd", w.dir, "--force"); code != 0 {
+		t.Fatalf("undo --force: exit %d, %s", code, stderr)
+	}
+	w.check("after undo --force")
+}
