@@ -50,7 +50,7 @@ func splitByResourceOps(plan *patch.Plan, caps ClientCapabilities) (editor, disk
 	disk = &patch.Plan{Root: plan.Root, Concerns: plan.Concerns}
 	for _, f := range plan.Files {
 		op := resourceOp(&f)
-		if (op == "" || caps.SupportsResourceOperation(op)) && (f.Open || !bytesOnly(&f)) {
+		if !f.OnDisk && (op == "" || caps.SupportsResourceOperation(op)) && (f.Open || !bytesOnly(&f)) {
 			editor.Files = append(editor.Files, f)
 			continue
 		}

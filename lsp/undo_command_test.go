@@ -123,3 +123,55 @@ func TestServeUndoesACommandsChmod(t *testing.T) {
 		t.Errorf("open.txt's buffer after undo = %q", got)
 	}
 }
+
+// An editor that did not reload what a command wrote or deleted keeps
+// showing the files as they were: those buffers are not the user's edits.
+// The undo writes the disk back without an edit of them (they already
+// show that content), and refuses as before when a buffer holds an edit.
+func TestServeUndoOfACommandUnderStaleBuffers(t *testing.T) {
+	c, ed := startPatchServer(t, lsptest.FullCapabilities())
+	write(t, c.Dir, map[string]string{"gone.txt": "gone\n", "changed.txt": "before\n", "edited.txt": "mine\n"})
+	gone := ed.open(filepath.Join(c.Dir, "gone.txt"), "gone\n")
+	changed := ed.open(filepath.Join(c.Dir, "changed.txt"), "before\n")
+	script := "rm gone.txt && echo after > changed.txt"
+	if msg := runPatchJob(t, c, "warden.exec", map[string]any{"command": script}); !strings.Contains(msg, "exited 0") {
+		t.Fatalf("exec: %q", msg)
+	}
+	edits := len(ed.edits)
+	if msg := runPatchJob(t, c, "warden.undo"); !strings.Contains(msg, "undid") {
+		t.Fatalf("undo under stale buffers: %q", msg)
+	}
+	if len(ed.edits) != edits {
+		t.Errorf("the editor got %d edits for buffers that already show the content", len(ed.edits)-edits)
+	}
+	for rel, want := range map[string]string{"gone.txt": "gone\n", "changed.txt": "before\n"} {
+		if got, ok := fileText(t, filepath.Join(c.Dir, rel)); !ok || got != want {
+			t.Errorf("%s on disk after undo = %q, %v; want %q", rel, got, ok, want)
+		}
+	}
+	if ed.text(gone) != "gone\n" || ed.text(changed) != "before\n" {
+		t.Errorf("buffers after undo: %q, %q", ed.text(gone), ed.text(changed))
+	}
+
+	// The twin: a buffer the user edited is an edit, stale or not.
+	mine := ed.open(filepath.Join(c.Dir, "edited.txt"), "mine\n")
+	if msg := runPatchJob(t, c, "warden.exec", map[string]any{"command": "echo theirs > edited.txt"}); !strings.Contains(msg, "exited 0") {
+		t.Fatalf("exec: %q", msg)
+	}
+	ed.type_(mine, "mine, typed\n")
+	if msg := runPatchJob(t, c, "warden.undo"); !strings.Contains(msg, "edited.txt changed since") {
+		t.Errorf("undo over an edited buffer: %q", msg)
+	}
+	if got, _ := fileText(t, filepath.Join(c.Dir, "edited.txt")); got != "theirs\n" {
+		t.Errorf("a refused undo wrote edited.txt: %q", got)
+	}
+	// So is a file another tool wrote on disk since, under a stale buffer.
+	ed.type_(mine, "mine\n")
+	write(t, c.Dir, map[string]string{"edited.txt": "a formatter's\n"})
+	if msg := runPatchJob(t, c, "warden.undo"); !strings.Contains(msg, "edited.txt changed since") {
+		t.Errorf("undo over a file written since: %q", msg)
+	}
+	if got, _ := fileText(t, filepath.Join(c.Dir, "edited.txt")); got != "a formatter's\n" {
+		t.Errorf("a refused undo wrote edited.txt: %q", got)
+	}
+}

@@ -326,11 +326,18 @@ func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("undo: read %s: %w", s.Rel, err)
 		}
+		stale := open && cp.Kind == KindCommand && s.staleBuffer(exists, data)
+		if stale {
+			// The disk is what the undo reverts; the buffer already
+			// shows the content it brings back.
+			data, err = readFile(s.Path)
+			exists, open, version = err == nil, false, 0
+		}
 		mode := diskMode(s.Path)
 		if exists != s.AfterExists || (exists && sum(data) != s.AfterSum) || (exists && s.AfterMode != 0 && mode != s.AfterMode) {
 			edited = append(edited, s.Rel)
 		}
-		f := FileEdit{Path: s.Path, Rel: s.Rel, Existed: exists, Before: string(data), Version: version, Open: open, Mode: s.Mode}
+		f := FileEdit{Path: s.Path, Rel: s.Rel, Existed: exists, Before: string(data), Version: version, Open: open, Mode: s.Mode, OnDisk: stale}
 		// A command may have changed only the permission bits (chmod): a
 		// patch never does, and its record has no mode after to compare.
 		f.SetsMode = cp.Kind == KindCommand && exists && s.Existed && mode != s.Mode.Perm()
@@ -359,6 +366,13 @@ func (cp *Checkpoint) revertPlan(src Source, force bool) (*Plan, error) {
 		return nil, &EditedSinceError{Summary: cp.Summary, Files: edited}
 	}
 	return plan, nil
+}
+
+// staleBuffer reports an editor buffer that still shows the file as it
+// was before the command: the editor did not reload what the command
+// wrote or deleted. The disk then says whether anyone edited it since.
+func (s *Snapshot) staleBuffer(exists bool, buffer []byte) bool {
+	return s.Existed && exists && string(buffer) == string(s.Content)
 }
 
 // diskMode is the permission bits of the file at path, 0 when it cannot

@@ -57,6 +57,9 @@ type FileEdit struct {
 	// SetsMode: Mode differs from the file's mode on disk (an undo of a
 	// command that changed it), which only a write on disk puts back.
 	SetsMode bool
+	// OnDisk: only the disk changes; the editor's buffer already shows the
+	// content (an undo of a command the editor did not reload).
+	OnDisk bool
 
 	After string // the content left at Target() (unused when deleting)
 	Edits []Edit // an update's hunks as byte edits of Before
