@@ -147,6 +147,27 @@ local function show_status(_, result)
   vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
 end
 
+--- Reloads the buffers, not modified, whose files changed on disk (a
+--- command the agent ran wrote them). Neovim looks only on focus or after
+--- a shell command, and the server reads an open file from its buffer: a
+--- stale one would show the user the old text and make undo see an edit
+--- that is not there. A modified buffer is left as it is.
+function M.reload_changed_buffers()
+  local uv = vim.uv or vim.loop
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_get_name(b)
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].buftype == '' and not vim.bo[b].modified
+      and name ~= '' and uv.fs_stat(name) then
+      vim.api.nvim_buf_call(b, function()
+        -- 'autoread' for this look only: reload without asking.
+        vim.cmd('setlocal autoread')
+        pcall(vim.cmd, 'checktime ' .. b)
+        vim.cmd('set autoread<')
+      end)
+    end
+  end
+end
+
 M.subcommands = {
   ask = function(args, cmd)
     if #args == 0 then
@@ -184,8 +205,22 @@ M.subcommands = {
       end
     end)
   end,
-  undo = function()
-    warden().execute('warden.undo', {}, started('undo'))
+  -- :Warden undo [steps] [force]: steps goes back more than one change;
+  -- force reverts files edited since (the server refuses otherwise).
+  undo = function(args)
+    M.reload_changed_buffers()
+    local arg = {}
+    for _, a in ipairs(args) do
+      local steps = tonumber(a)
+      if a == 'force' then
+        arg.force = true
+      elseif steps and steps >= 1 and steps == math.floor(steps) then
+        arg.steps = steps
+      else
+        return notify('usage: :Warden undo [steps] [force]', vim.log.levels.ERROR)
+      end
+    end
+    warden().execute('warden.undo', next(arg) and { arg } or {}, started('undo'))
   end,
   status = function()
     warden().execute('warden.status', {}, show_status)
@@ -244,6 +279,8 @@ function M.complete(arglead, cmdline)
     candidates = policies
   elseif #words >= 3 and words[2] == 'policy' and words[3] == 'granular' then
     candidates = granular_categories
+  elseif #words == 2 and words[2] == 'undo' then
+    candidates = { 'force' }
   elseif #words >= 2 and words[2] == 'run' then
     return vim.fn.getcompletion(arglead, #words == 2 and 'shellcmd' or 'file')
   elseif #words ~= 1 then

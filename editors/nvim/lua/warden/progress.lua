@@ -23,6 +23,7 @@ local function record(value, token)
     job.percentage = value.percentage or job.percentage
   elseif job and value.kind == 'end' then
     pcall(require('warden.output').job_ended, token, value.message)
+    pcall(require('warden.commands').reload_changed_buffers)
     job.done = true
     job.message = value.message or job.message
     M.last_finished = job
