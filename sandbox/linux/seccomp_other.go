@@ -1,6 +1,6 @@
 //go:build linux && !amd64 && !arm64
 
-package sandbox
+package linux
 
 // Other architectures have no filter yet: the helper refuses to run.
 const (
