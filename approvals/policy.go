@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // AskForApproval is when the user is asked before a command runs. The names
@@ -235,7 +236,7 @@ type Sandbox struct {
 	Reads sandbox.ReadPolicy
 	// Caches are the sandbox's private toolchain caches, carried to the
 	// run unchanged (a sandboxed run only).
-	Caches sandbox.Caches
+	Caches toolcache.Caches
 }
 
 // Restricted reports whether the sandbox limits the filesystem at all.

@@ -12,6 +12,7 @@ import (
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // approvalState lives as long as the connection: one session store (so
@@ -134,7 +135,7 @@ func sandboxPolicy(cfg config.Config, workspace []string) (sandbox.Policy, error
 	p.Workspace = workspace
 	p.ProtectedPaths = config.ProtectedPaths(cfg, workspace...)
 	p.HomeWritable = cfg.HomeWritable
-	p.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
+	p.Caches = toolcache.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err != nil {
 		return p, err
 	}

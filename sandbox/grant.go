@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // Grant is what one request may add to a policy, inside the sandbox:
@@ -305,7 +306,7 @@ func (p Policy) WithGrant(g Grant) (Policy, error) {
 		out.Reads.ReadableRoots = append(out.Reads.ReadableRoots, p.Workspace...)
 		out.Workspace, out.WritableRoots = nil, nil
 		out.ExcludeTmpdir, out.ExcludeSlashTmp = true, true
-		out.Caches = Caches{}
+		out.Caches = toolcache.Caches{}
 	}
 	out.WritableRoots = append(out.WritableRoots, r.Write...)
 	for _, path := range r.Read {

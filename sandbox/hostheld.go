@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // HeldBy is the sandbox's answer, for a writer outside it (the patch
@@ -31,7 +32,7 @@ import (
 func (p Policy) HeldBy() func(path string) string {
 	p.Mode = WorkspaceWrite
 	p.ExcludeTmpdir, p.ExcludeSlashTmp = true, true
-	p.Caches = Caches{}
+	p.Caches = toolcache.Caches{}
 	p.Workspace, p.WritableRoots = existing(p.Workspace), existing(p.WritableRoots)
 	roots, err := p.Roots()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // Mode says how much of the filesystem a sandboxed command may change.
@@ -90,7 +91,7 @@ type Policy struct {
 	Reads ReadPolicy
 
 	// Caches are the sandbox's private toolchain caches (workspace-write).
-	Caches Caches
+	Caches toolcache.Caches
 
 	// Quarantine is where protected paths a command created are moved
 	// (absolute); empty means QuarantineDir().
@@ -242,7 +243,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]protect.Root, error) {
 	}
 	if set := p.cacheSetWith(m); set != "" {
 		// Created by Start before the command runs; only its data.
-		if rp, err := resolveDir(filepath.Join(set, cacheData), m); err == nil {
+		if rp, err := resolveDir(filepath.Join(set, toolcache.DataDir), m); err == nil {
 			paths = append(paths, rp)
 		}
 	}
@@ -340,4 +341,20 @@ func (p Policy) Summary() string {
 		shown = []string{"nothing"}
 	}
 	return fmt.Sprintf("workspace-write (writes: %s; .git and other protected paths read-only; %s), %s", strings.Join(shown, ", "), p.ReadSummary(), net)
+}
+
+// cacheSet is the directory of the policy's cache set, or "" when commands
+// get none: no cache root, no workspace, or not workspace-write (read-only
+// writes nowhere; unsandboxed runs keep the user's caches).
+func (p Policy) cacheSet() string { return p.cacheSetWith(nil) }
+
+func (p Policy) cacheSetWith(m *pathmemo.Memo) string {
+	if p.Caches.Root == "" || len(p.Workspace) == 0 || p.mode() != WorkspaceWrite || !filepath.IsAbs(p.Caches.Root) {
+		return ""
+	}
+	ws := p.Workspace[0]
+	if r, err := m.EvalSymlinks(ws); err == nil {
+		ws = r
+	}
+	return toolcache.SetDir(p.Caches.Root, ws)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // ReadAccess says what a sandboxed command may read.
@@ -420,4 +421,26 @@ func tildePath(home, path string) string {
 		return "~" + strings.TrimPrefix(path, home)
 	}
 	return path
+}
+
+// readableLayers are the layers whose user caches the read policy lets the
+// command read: the overlay reads its lower layers with the helper's
+// rights, past the masks and Landlock rules that come after it, so a layer
+// over or under a hidden path, or outside readable (restricted reads), is
+// left out and its private cache used as it is.
+func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []string) []toolcache.Layer {
+	var out []toolcache.Layer
+	for _, l := range layers {
+		user := l.Lower[len(l.Lower)-1]
+		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return within(r, user) })
+		for _, s := range secrets {
+			if within(s.Target, user) || within(user, s.Target) || within(s.Path, user) || within(user, s.Path) {
+				ok = false
+			}
+		}
+		if ok {
+			out = append(out, l)
+		}
+	}
+	return out
 }

@@ -242,16 +242,16 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	var layers *toolcache.Lease
 	if cacheSet != "" {
 		home := getEnv(env, "HOME")
-		if err := prepareCaches(cacheSet, c.Policy.Workspace[0], home); err != nil {
+		if err := toolcache.Prepare(cacheSet, c.Policy.Workspace[0], home); err != nil {
 			return nil, refuse("toolchain caches %s: %v", cacheSet, err)
 		}
 		memo.Forget(cacheSet) // just made
 		if roots, err = c.Policy.roots(memo); err != nil {
 			return nil, refuse("%v", err)
 		}
-		user := slices.Clone(env) // cacheEnv sets in place
-		env = cacheEnv(env, cacheSet, c.Policy.Workspace[0], roots, home)
-		layers = takeLayers(cacheSet, user, env, home)
+		user := slices.Clone(env) // toolcache.Env sets in place
+		env = toolcache.Env(env, cacheSet, c.Policy.Workspace[0], roots, home)
+		layers = toolcache.TakeLayers(cacheSet, user, env, home)
 	}
 	if c.OutputLimit <= 0 {
 		c.OutputLimit = defaultOutputLimit
@@ -270,7 +270,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		done:      make(chan struct{}),
 	}
 	if cacheSet != "" {
-		p.evict = func() { evictCaches(c.Policy.Caches.Root, c.Policy.Caches.MaxSize, cacheSet) }
+		p.evict = func() { toolcache.Evict(c.Policy.Caches.Root, c.Policy.Caches.MaxSize, cacheSet) }
 	}
 	if p.clock == nil && c.Timeout > 0 {
 		p.clock, p.ownClock = NewClock(c.Timeout), true

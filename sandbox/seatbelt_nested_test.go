@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // A workspace at the home directory holds ~/.cache read-only; the roots
@@ -20,8 +21,8 @@ func TestSeatbeltReopensRootsNestedInAHeldPath(t *testing.T) {
 	home := t.TempDir()
 	foo := filepath.Join(home, ".cache", "foo")
 	cacheRoot := filepath.Join(home, ".cache", "warden", "sandbox")
-	set := SetDir(cacheRoot, home)
-	for _, d := range []string{foo, filepath.Join(set, cacheData), filepath.Join(home, ".npm"), filepath.Join(home, ".config")} {
+	set := toolcache.SetDir(cacheRoot, home)
+	for _, d := range []string{foo, filepath.Join(set, toolcache.DataDir), filepath.Join(home, ".npm"), filepath.Join(home, ".config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -31,7 +32,7 @@ func TestSeatbeltReopensRootsNestedInAHeldPath(t *testing.T) {
 	}
 	gitRepo(t, foo, nil, map[string]string{"main.go": "package main\n"})
 	pol := Policy{Mode: WorkspaceWrite, Workspace: []string{home}, ExcludeSlashTmp: true, ExcludeTmpdir: true,
-		HomeWritable: []string{".cache/foo", ".npm"}, Caches: Caches{Root: cacheRoot}, Reads: ReadPolicy{Home: home}}
+		HomeWritable: []string{".cache/foo", ".npm"}, Caches: toolcache.Caches{Root: cacheRoot}, Reads: ReadPolicy{Home: home}}
 	roots, err := pol.Roots()
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 func init() {
@@ -54,9 +54,9 @@ func runCache(ctx context.Context, env *cliEnv, args []string) int {
 				return usageError(env, "cache", "--workspace: %v", err)
 			}
 		}
-		return cleanSets(env.stdout, env.stderr, []string{sandbox.SetDir(root, ws)})
+		return cleanSets(env.stdout, env.stderr, []string{toolcache.SetDir(root, ws)})
 	}
-	sets, err := sandbox.ListCacheSets(root)
+	sets, err := toolcache.ListCacheSets(root)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "warden cache: %v\n", err)
 		return 1
@@ -71,7 +71,7 @@ func runCache(ctx context.Context, env *cliEnv, args []string) int {
 func cleanSets(stdout, stderr io.Writer, dirs []string) int {
 	code := 0
 	for _, d := range dirs {
-		if err := sandbox.RemoveCacheSet(d); err != nil {
+		if err := toolcache.RemoveCacheSet(d); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(stdout, "no caches at %s\n", d)
 				continue

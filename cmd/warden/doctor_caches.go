@@ -7,15 +7,16 @@ import (
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // doctorCaches lists the sandbox's private toolchain caches.
 type doctorCaches struct {
-	Root    string             `json:"root"`
-	MaxSize int64              `json:"max_size"` // 0: no cap
-	Total   int64              `json:"total"`
-	Sets    []sandbox.CacheSet `json:"sets"`
-	Error   string             `json:"error,omitempty"`
+	Root    string               `json:"root"`
+	MaxSize int64                `json:"max_size"` // 0: no cap
+	Total   int64                `json:"total"`
+	Sets    []toolcache.CacheSet `json:"sets"`
+	Error   string               `json:"error,omitempty"`
 	// SecondSources says which tools also read the user's own caches.
 	SecondSources string `json:"second_sources"`
 	// Layered says whether each set is layered on the user's caches (the
@@ -33,14 +34,14 @@ type userLayer struct {
 }
 
 func cacheReport() doctorCaches {
-	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []sandbox.CacheSet{}, SecondSources: secondSources, User: []userLayer{}}
+	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []toolcache.CacheSet{}, SecondSources: secondSources, User: []userLayer{}}
 	d.Unlayered = sandbox.ProbeOverlay("")
 	if d.Layered = d.Unlayered == ""; d.Layered {
 		d.SecondSources = layeredSources
 		home, _ := os.UserHomeDir()
-		for _, t := range sandbox.UserCaches(os.Environ(), home) {
+		for _, t := range toolcache.UserCaches(os.Environ(), home) {
 			if st, err := os.Stat(t.User); err == nil && st.IsDir() {
-				d.User = append(d.User, userLayer{Tool: t.Name, Path: t.User, Size: sandbox.TreeSize(t.User)})
+				d.User = append(d.User, userLayer{Tool: t.Name, Path: t.User, Size: toolcache.TreeSize(t.User)})
 			}
 		}
 	}
@@ -51,7 +52,7 @@ func cacheReport() doctorCaches {
 		d.Error = "no toolchain caches: the cache directory falls inside Warden's configuration or state"
 		return d
 	}
-	sets, err := sandbox.ListCacheSets(d.Root)
+	sets, err := toolcache.ListCacheSets(d.Root)
 	if err != nil {
 		d.Error = err.Error()
 	}

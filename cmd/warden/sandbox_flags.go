@@ -10,6 +10,7 @@ import (
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // sandboxFlags are the workspace and sandbox flags `warden exec` and
@@ -64,7 +65,7 @@ func (f *sandboxFlags) resolveWith(cfg config.Config, memo *pathmemo.Memo) (stri
 	policy.Workspace = []string{cwd}
 	policy.ProtectedPaths = config.ProtectedPathsMemo(memo, cfg, cwd)
 	policy.HomeWritable = cfg.HomeWritable
-	policy.Caches = sandbox.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
+	policy.Caches = toolcache.Caches{Root: config.ToolchainCaches(), MaxSize: cfg.CacheLimit()}
 	if err == nil {
 		err = f.reads.apply(&policy, cfg)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // The toolchain caches are layered: the user's own read-only underneath,
@@ -69,7 +69,7 @@ func privateData(t *testing.T, home, ws string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(sandbox.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real), "data")
+	return filepath.Join(toolcache.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real), "data")
 }
 
 func dirSize(dir string) int64 {

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/internal/testhome"
-	"github.com/wardenhq/warden/sandbox"
+	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // Everyday toolchains run inside the sandbox with the defaults
@@ -360,7 +360,7 @@ func TestCacheDoctorAndClean(t *testing.T) {
 	if !strings.Contains(out, "private layer over the user's caches") || !strings.Contains(out, userLayer) || !strings.Contains(out, "cargo registry and git sources") {
 		t.Errorf("doctor does not show the layers and their sizes (%q):\n%s", userLayer, out)
 	}
-	set := sandbox.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real)
+	set := toolcache.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), real)
 	if _, err := os.Stat(set); err != nil {
 		t.Fatalf("no cache set at %s", set)
 	}
@@ -383,7 +383,7 @@ func TestCacheDoctorAndClean(t *testing.T) {
 		t.Errorf("cache clean --workspace left %s", set)
 	}
 	otherReal, _ := filepath.EvalSymlinks(other)
-	otherSet := sandbox.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), otherReal)
+	otherSet := toolcache.SetDir(filepath.Join(home, ".cache", "warden", "toolchains"), otherReal)
 	if _, err := os.Stat(otherSet); err != nil {
 		t.Errorf("cache clean --workspace removed another workspace's caches")
 	}

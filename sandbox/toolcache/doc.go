@@ -1,4 +1,8 @@
-// Package toolcache layers each toolchain cache of a sandboxed run: the
+// Package toolcache owns the sandbox's private toolchain caches: one cache
+// set per workspace under a root (SetDir, ListCacheSets, Evict), the
+// variables that point each tool at it (Env) and its preparation (Prepare).
+//
+// It also layers each toolchain cache of a sandboxed run: the
 // user's own cache read-only underneath, the workspace's private cache on
 // top (an overlay mount in the sandbox's mount namespace), so a new
 // workspace starts warm and every write lands in the private layer, never

@@ -1,4 +1,4 @@
-package sandbox
+package toolcache
 
 import (
 	"crypto/sha256"
@@ -74,14 +74,14 @@ func ListCacheSets(root string) ([]CacheSet, error) {
 			continue // not a set
 		}
 		ws, _ := os.ReadFile(filepath.Join(dir, workspaceFile))
-		sets = append(sets, CacheSet{Dir: dir, Workspace: strings.TrimSpace(string(ws)), Size: treeSize(dir), LastUsed: st.ModTime()})
+		sets = append(sets, CacheSet{Dir: dir, Workspace: strings.TrimSpace(string(ws)), Size: TreeSize(dir), LastUsed: st.ModTime()})
 	}
 	slices.SortFunc(sets, func(a, b CacheSet) int { return a.LastUsed.Compare(b.LastUsed) })
 	return sets, nil
 }
 
-// treeSize adds up the files under dir, following no links.
-func treeSize(dir string) int64 {
+// TreeSize adds up the files under dir, following no links.
+func TreeSize(dir string) int64 {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return 0
@@ -137,11 +137,11 @@ func clearTree(dir string) error {
 	return nil
 }
 
-// evictCaches keeps the sets under root within max bytes, least recently
+// Evict keeps the sets under root within max bytes, least recently
 // used first, at most once a minute (any process). A set used in the last
 // minute is left alone (a command may be using it), but for current when it
 // alone is over the cap: its caches are emptied, after its run.
-func evictCaches(root string, max int64, current string) {
+func Evict(root string, max int64, current string) {
 	if max <= 0 {
 		return
 	}
@@ -176,7 +176,7 @@ func evictCaches(root string, max int64, current string) {
 	}
 	for _, s := range sets {
 		if s.Dir == current && total > max && s.Size > max {
-			clearTree(filepath.Join(current, cacheData))
+			clearTree(filepath.Join(current, DataDir))
 		}
 	}
 }

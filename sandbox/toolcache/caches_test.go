@@ -1,4 +1,4 @@
-package sandbox
+package toolcache
 
 import (
 	"os"
@@ -15,7 +15,7 @@ import (
 func makeSet(t *testing.T, root, ws string, size int, used time.Time) string {
 	t.Helper()
 	dir := SetDir(root, ws)
-	mod := filepath.Join(dir, cacheData, "go-mod", "m@v1")
+	mod := filepath.Join(dir, DataDir, "go-mod", "m@v1")
 	if err := os.MkdirAll(mod, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -36,13 +36,13 @@ func TestCacheEvictionLeastRecentlyUsed(t *testing.T) {
 	// A link planted in a set to a file outside: eviction must not follow it.
 	outside := filepath.Join(t.TempDir(), "keep")
 	os.WriteFile(outside, []byte("user file"), 0o600)
-	os.Symlink(filepath.Dir(outside), filepath.Join(old, cacheData, "escape"))
+	os.Symlink(filepath.Dir(outside), filepath.Join(old, DataDir, "escape"))
 
 	sets, err := ListCacheSets(root)
 	if err != nil || len(sets) != 3 || sets[0].Dir != old || sets[2].Dir != cur || sets[0].Workspace != "/src/old" || sets[0].Size < 4000 {
 		t.Fatalf("ListCacheSets: %+v %v", sets, err)
 	}
-	evictCaches(root, 9000, cur)
+	Evict(root, 9000, cur)
 	if _, err := os.Stat(old); err == nil {
 		t.Errorf("the least recently used set survived")
 	}
@@ -55,18 +55,18 @@ func TestCacheEvictionLeastRecentlyUsed(t *testing.T) {
 		t.Errorf("eviction followed a planted link out of the set: %q %v", b, err)
 	}
 	// At most once a minute: a second pass right away does nothing.
-	evictCaches(root, 1, cur)
+	Evict(root, 1, cur)
 	if _, err := os.Stat(mid); err != nil {
 		t.Errorf("a second eviction within the minute ran")
 	}
 	// A cap the current set alone exceeds empties its caches, not its records.
 	os.Chtimes(filepath.Join(root, evictedFile), now.Add(-time.Hour), now.Add(-time.Hour))
 	os.Chtimes(filepath.Join(mid, lastUsedFile), now.Add(-time.Hour), now.Add(-time.Hour))
-	evictCaches(root, 1000, cur)
+	Evict(root, 1000, cur)
 	if _, err := os.Stat(mid); err == nil {
 		t.Errorf("the older set survived a cap below the current set")
 	}
-	if ents, _ := os.ReadDir(filepath.Join(cur, cacheData)); len(ents) != 0 {
+	if ents, _ := os.ReadDir(filepath.Join(cur, DataDir)); len(ents) != 0 {
 		t.Errorf("the current set over the cap kept %v", ents)
 	}
 	if _, err := os.Stat(filepath.Join(cur, lastUsedFile)); err != nil {
@@ -74,7 +74,7 @@ func TestCacheEvictionLeastRecentlyUsed(t *testing.T) {
 	}
 	// Twin: no cap evicts nothing.
 	os.Chtimes(filepath.Join(root, evictedFile), now.Add(-time.Hour), now.Add(-time.Hour))
-	evictCaches(root, 0, "")
+	Evict(root, 0, "")
 	if _, err := os.Stat(cur); err != nil {
 		t.Errorf("no cap, yet evicted")
 	}
@@ -95,7 +95,7 @@ func TestCacheSetDirNames(t *testing.T) {
 
 func TestCacheEnvKeepsOnlyWritableUserValues(t *testing.T) {
 	roots := []protect.Root{{Path: "/ws", Protected: []string{"/ws/.git"}}}
-	env := cacheEnv([]string{"GOCACHE=/ws/.cache/go", "GOMODCACHE=/home/u/go/pkg/mod", "PIP_CACHE_DIR=/ws/.git/pip", "MAVEN_OPTS=-Xmx1g"}, "/c/set", "/ws", roots, "")
+	env := Env([]string{"GOCACHE=/ws/.cache/go", "GOMODCACHE=/home/u/go/pkg/mod", "PIP_CACHE_DIR=/ws/.git/pip", "MAVEN_OPTS=-Xmx1g"}, "/c/set", "/ws", roots, "")
 	want := map[string]string{
 		"GOCACHE":       "/ws/.cache/go",
 		"GOMODCACHE":    "/c/set/data/go-mod",

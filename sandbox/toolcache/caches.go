@@ -1,4 +1,4 @@
-package sandbox
+package toolcache
 
 import (
 	"bufio"
@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
-	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
 // Caches are the sandbox's own toolchain caches for one workspace: Go's
@@ -31,25 +31,9 @@ type Caches struct {
 	MaxSize int64
 }
 
-// cacheSet is the directory of the policy's cache set, or "" when commands
-// get none: no cache root, no workspace, or not workspace-write (read-only
-// writes nowhere; unsandboxed runs keep the user's caches).
-func (p Policy) cacheSet() string { return p.cacheSetWith(nil) }
-
-func (p Policy) cacheSetWith(m *pathmemo.Memo) string {
-	if p.Caches.Root == "" || len(p.Workspace) == 0 || p.mode() != WorkspaceWrite || !filepath.IsAbs(p.Caches.Root) {
-		return ""
-	}
-	ws := p.Workspace[0]
-	if r, err := m.EvalSymlinks(ws); err == nil {
-		ws = r
-	}
-	return SetDir(p.Caches.Root, ws)
-}
-
-// cacheData is the subdirectory of a set that the sandbox may write; the
+// DataDir is the subdirectory of a set that the sandbox may write; the
 // set's own records (last use, workspace) stay beside it, out of reach.
-const cacheData = "data"
+const DataDir = "data"
 
 // toolDirs name each tool's directory inside the data directory.
 var toolDirs = struct{ goBuild, goMod, npm, yarn, yarnGlobal, pnpm, pip, uv, cargo, gradle, maven, xdg string }{
@@ -89,13 +73,13 @@ var linkedConfig = []struct {
 	{toolDirs.gradle, ".gradle", []string{"init.gradle", "init.gradle.kts", "init.d"}},
 }
 
-// prepareCaches creates the set and its records and links the user's tool
+// Prepare creates the set and its records and links the user's tool
 // settings into the private tool homes. It is cheap enough for every run: a
 // few stats, and writes only the first time. Everything is done through
 // os.Root, so a link the sandbox planted in the set cannot turn Warden's
 // writes elsewhere.
-func prepareCaches(dir, workspace, home string) error {
-	if err := os.MkdirAll(filepath.Join(dir, cacheData), 0o700); err != nil {
+func Prepare(dir, workspace, home string) error {
+	if err := os.MkdirAll(filepath.Join(dir, DataDir), 0o700); err != nil {
 		return err
 	}
 	if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
@@ -120,7 +104,7 @@ func prepareCaches(dir, workspace, home string) error {
 	if home == "" {
 		return nil
 	}
-	data, err := set.OpenRoot(cacheData)
+	data, err := set.OpenRoot(DataDir)
 	if err != nil {
 		return err
 	}
@@ -147,11 +131,11 @@ func prepareCaches(dir, workspace, home string) error {
 	return nil
 }
 
-// env points each tool at the set, in env (the command's environment built
+// Env points each tool at the set, in env (the command's environment built
 // so far): a variable the user set is kept only when it points inside a
 // writable root (and outside its protected paths).
-func cacheEnv(env []string, dir, workspace string, roots []protect.Root, home string) []string {
-	data := filepath.Join(dir, cacheData)
+func Env(env []string, dir, workspace string, roots []protect.Root, home string) []string {
+	data := filepath.Join(dir, DataDir)
 	proxy := goProxy(env, home) // from the user's module cache, before it is replaced
 	for _, kv := range cacheVars(data) {
 		if v := getEnv(env, kv[0]); v != "" && insideWritable(v, roots) {
@@ -190,13 +174,13 @@ func insideWritable(p string, roots []protect.Root) bool {
 	if !filepath.IsAbs(p) {
 		return false
 	}
-	p = resolveExisting(filepath.Clean(p))
+	p = (*pathmemo.Memo)(nil).ResolveExisting(filepath.Clean(p))
 	for _, r := range roots {
-		if !within(r.Path, p) {
+		if !pathutil.Within(r.Path, p) {
 			continue
 		}
 		for _, prot := range append(append([]string(nil), r.Protected...), r.Found...) {
-			if within(prot, p) {
+			if pathutil.Within(prot, p) {
 				return false
 			}
 		}
@@ -239,11 +223,11 @@ func userModCache(goenv func(string) string, home string) string {
 }
 
 // layerTools are the caches to layer on the user's own (toolcache): each
-// tool whose variable in env (the command's, after cacheEnv) points at its
+// tool whose variable in env (the command's, after Env) points at its
 // private cache, paired with the user's cache as the user's tools find it
-// (from user, the environment before cacheEnv).
-func layerTools(user, env []string, data, home string) []toolcache.Tool {
-	var out []toolcache.Tool
+// (from user, the environment before Env).
+func layerTools(user, env []string, data, home string) []Tool {
+	var out []Tool
 	for _, c := range userCacheDirs(user, home) {
 		if getEnv(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
 			continue // the user's own choice inside a writable root, kept
@@ -255,8 +239,8 @@ func layerTools(user, env []string, data, home string) []toolcache.Tool {
 
 // UserCaches are the user's own toolchain caches that sandboxed runs read
 // through their layers, as the user's environment env names them.
-func UserCaches(env []string, home string) []toolcache.Tool {
-	var out []toolcache.Tool
+func UserCaches(env []string, home string) []Tool {
+	var out []Tool
 	for _, c := range userCacheDirs(env, home) {
 		out = append(out, c.Tool)
 	}
@@ -264,7 +248,7 @@ func UserCaches(env []string, home string) []toolcache.Tool {
 }
 
 type userCacheDir struct {
-	toolcache.Tool
+	Tool
 	variable string // the variable that points the tool at its private cache
 }
 
@@ -287,16 +271,16 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 	gradle := or(getEnv(user, "GRADLE_USER_HOME"), filepath.Join(home, ".gradle"))
 	npm := or(getEnv(user, "npm_config_cache"), or(getEnv(user, "NPM_CONFIG_CACHE"), filepath.Join(home, ".npm")))
 	dirs := []userCacheDir{
-		{toolcache.Tool{Name: toolDirs.goBuild, User: or(goenv("GOCACHE"), filepath.Join(xdgCache, "go-build"))}, "GOCACHE"},
-		{toolcache.Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
-		{toolcache.Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
-		{toolcache.Tool{Name: toolDirs.yarn, User: or(getEnv(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
-		{toolcache.Tool{Name: toolDirs.pip, User: or(getEnv(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
-		{toolcache.Tool{Name: toolDirs.uv, User: or(getEnv(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
-		{toolcache.Tool{Name: toolDirs.cargo + "/registry", User: filepath.Join(cargo, "registry")}, "CARGO_HOME"},
-		{toolcache.Tool{Name: toolDirs.cargo + "/git", User: filepath.Join(cargo, "git")}, "CARGO_HOME"},
-		{toolcache.Tool{Name: toolDirs.gradle + "/caches", User: filepath.Join(gradle, "caches")}, "GRADLE_USER_HOME"},
-		{toolcache.Tool{Name: toolDirs.gradle + "/wrapper", User: filepath.Join(gradle, "wrapper")}, "GRADLE_USER_HOME"},
+		{Tool{Name: toolDirs.goBuild, User: or(goenv("GOCACHE"), filepath.Join(xdgCache, "go-build"))}, "GOCACHE"},
+		{Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
+		{Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
+		{Tool{Name: toolDirs.yarn, User: or(getEnv(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
+		{Tool{Name: toolDirs.pip, User: or(getEnv(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
+		{Tool{Name: toolDirs.uv, User: or(getEnv(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
+		{Tool{Name: toolDirs.cargo + "/registry", User: filepath.Join(cargo, "registry")}, "CARGO_HOME"},
+		{Tool{Name: toolDirs.cargo + "/git", User: filepath.Join(cargo, "git")}, "CARGO_HOME"},
+		{Tool{Name: toolDirs.gradle + "/caches", User: filepath.Join(gradle, "caches")}, "GRADLE_USER_HOME"},
+		{Tool{Name: toolDirs.gradle + "/wrapper", User: filepath.Join(gradle, "wrapper")}, "GRADLE_USER_HOME"},
 	}
 	return slices.DeleteFunc(dirs, func(d userCacheDir) bool { return !filepath.IsAbs(d.User) })
 }
@@ -348,42 +332,37 @@ func mavenOpts(opts, repo, home string, roots []protect.Root) string {
 	return strings.TrimSpace(opts + " " + add)
 }
 
-// takeLayers leases the set's cache layers for one run (toolcache), on
+// TakeLayers leases the set's cache layers for one run (toolcache), on
 // Linux, where the helper mounts them. A failure leaves the run with the
 // private caches as they are: slower, never less isolated.
-func takeLayers(set string, user, env []string, home string) *toolcache.Lease {
+func TakeLayers(set string, user, env []string, home string) *Lease {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
-	lease, err := toolcache.Take(set, filepath.Join(set, cacheData), layerTools(user, env, filepath.Join(set, cacheData), home))
+	lease, err := Take(set, filepath.Join(set, DataDir), layerTools(user, env, filepath.Join(set, DataDir), home))
 	if err != nil {
 		return nil
 	}
 	return lease
 }
 
-// readableLayers are the layers whose user caches the read policy lets the
-// command read: the overlay reads its lower layers with the helper's
-// rights, past the masks and Landlock rules that come after it, so a layer
-// over or under a hidden path, or outside readable (restricted reads), is
-// left out and its private cache used as it is.
-func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []string) []toolcache.Layer {
-	var out []toolcache.Layer
-	for _, l := range layers {
-		user := l.Lower[len(l.Lower)-1]
-		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return within(r, user) })
-		for _, s := range secrets {
-			if within(s.Target, user) || within(user, s.Target) || within(s.Path, user) || within(user, s.Path) {
-				ok = false
-			}
-		}
-		if ok {
-			out = append(out, l)
+func setEnv(env []string, key, value string) []string {
+	prefix := key + "="
+	for i, kv := range env {
+		if strings.HasPrefix(kv, prefix) {
+			env[i] = prefix + value
+			return env
 		}
 	}
-	return out
+	return append(env, prefix+value)
 }
 
-// TreeSize adds up the files under dir, following no links (doctor's size
-// of a cache layer).
-func TreeSize(dir string) int64 { return treeSize(dir) }
+func getEnv(env []string, key string) string {
+	prefix := key + "="
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, prefix); ok {
+			return v
+		}
+	}
+	return ""
+}

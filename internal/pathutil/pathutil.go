@@ -1,0 +1,12 @@
+// Package pathutil holds the path predicates the sandbox's packages share.
+package pathutil
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Within reports whether p is dir or below it (both clean and absolute).
+func Within(dir, p string) bool {
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
+}
