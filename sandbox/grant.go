@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
@@ -217,7 +218,7 @@ func (p Policy) checkWriteGrant(rp string) error {
 	}
 	res := pathmemo.New()
 	for _, e := range p.ProtectedPaths {
-		if within(res.ResolveExisting(filepath.Clean(e)), rp) {
+		if pathutil.Within(res.ResolveExisting(filepath.Clean(e)), rp) {
 			return fmt.Errorf("%s is inside %s, which stays read-only (Warden's own files or the user's git configuration)", rp, e)
 		}
 	}
@@ -242,7 +243,7 @@ func (p Policy) HiddenBy(path string) (string, bool) {
 			}
 			continue
 		}
-		if within(pat, path) || within(resolveExisting(pat), path) {
+		if pathutil.Within(pat, path) || pathutil.Within(resolveExisting(pat), path) {
 			return pat, true
 		}
 	}
@@ -257,7 +258,7 @@ func (p Policy) ContainsHidden(path string) (string, bool) {
 		if i := strings.IndexAny(pat, "*?["); i >= 0 {
 			base = filepath.Dir(pat[:i+1])
 		}
-		if path != base && (within(path, base) || within(path, resolveExisting(base))) {
+		if path != base && (pathutil.Within(path, base) || pathutil.Within(path, resolveExisting(base))) {
 			return pat, true
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -66,7 +67,7 @@ func (p Policy) DeriveGrant(cwd string, output ...[]byte) (g Grant, ok bool) {
 // files): bash's /dev/tcp and /dev/udp name connections, the rest are
 // devices. A denial naming one is no write refused in a directory.
 func devicePath(path string) bool {
-	return within("/dev", path) && !within("/dev/shm", path)
+	return pathutil.Within("/dev", path) && !pathutil.Within("/dev/shm", path)
 }
 
 // pathTokens splits a tool's message into the words that may be paths:
@@ -114,7 +115,7 @@ func nearestDir(path string, isDir bool) string {
 func inRoots(dir string, roots []protect.Root) bool {
 	real := resolveExisting(dir)
 	for _, r := range roots {
-		if within(r.Path, real) {
+		if pathutil.Within(r.Path, real) {
 			return true
 		}
 	}

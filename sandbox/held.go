@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -54,7 +55,7 @@ func (p Policy) HeldInside(dir string) (Held, error) {
 	protect.ScanRepos(r, nil)
 	h := Held{Dir: dir}
 	for _, path := range slices.Concat(r[0].Protected, r[0].Found) {
-		if !within(dir, path) || path == dir {
+		if !pathutil.Within(dir, path) || path == dir {
 			continue
 		}
 		if _, err := os.Lstat(path); err != nil {

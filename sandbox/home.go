@@ -7,6 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/homeentry"
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // Policy.HomeWritable: the home directory's entries that stay writable where
@@ -38,7 +39,7 @@ func (p Policy) homeDir(m *pathmemo.Memo) string {
 // dot-entry above them; those of one part simply stay unheld. Only when a
 // worked root holds the home directory.
 func (p Policy) homeWritableRoots(home string, worked []string, m *pathmemo.Memo) []string {
-	if home == "" || !slices.ContainsFunc(worked, func(w string) bool { return within(w, home) }) {
+	if home == "" || !slices.ContainsFunc(worked, func(w string) bool { return pathutil.Within(w, home) }) {
 		return nil
 	}
 	var out []string
@@ -47,7 +48,7 @@ func (p Policy) homeWritableRoots(home string, worked []string, m *pathmemo.Memo
 		if err != nil || !strings.ContainsRune(c, filepath.Separator) {
 			continue
 		}
-		if rp, err := resolveDir(filepath.Join(home, c), m); err == nil && within(home, rp) {
+		if rp, err := resolveDir(filepath.Join(home, c), m); err == nil && pathutil.Within(home, rp) {
 			out = append(out, rp)
 		}
 	}

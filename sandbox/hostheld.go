@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
@@ -57,11 +58,11 @@ func heldIn(roots []protect.Root, path string) string {
 	deepest, held := "", ""
 	var home *protect.HomeTop
 	for _, r := range roots {
-		if within(r.Path, path) && len(r.Path) >= len(deepest) {
+		if pathutil.Within(r.Path, path) && len(r.Path) >= len(deepest) {
 			deepest, held = r.Path, ""
 		}
 		for _, prot := range r.Protected {
-			if within(prot, path) && len(prot) > len(deepest) {
+			if pathutil.Within(prot, path) && len(prot) > len(deepest) {
 				deepest, held = prot, prot
 			}
 		}
@@ -69,7 +70,7 @@ func heldIn(roots []protect.Root, path string) string {
 			home = r.Home
 		}
 	}
-	if held != "" || deepest == "" || home == nil || !within(deepest, home.Dir) || path == home.Dir {
+	if held != "" || deepest == "" || home == nil || !pathutil.Within(deepest, home.Dir) || path == home.Dir {
 		return held
 	}
 	rel, _ := filepath.Rel(home.Dir, path)

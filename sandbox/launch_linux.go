@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
@@ -337,7 +338,7 @@ func nestedRoots(roots []protect.Root, pol Policy, m *pathmemo.Memo) map[string]
 		set = m.ResolveExisting(set)
 	}
 	for _, r := range roots {
-		if !protect.IsScratch(r.Path) && (set == "" || !within(set, r.Path)) {
+		if !protect.IsScratch(r.Path) && (set == "" || !pathutil.Within(set, r.Path)) {
 			out[r.Path] = true
 		}
 	}

@@ -1,22 +1,15 @@
 package sandbox
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
-}
 
 // underAny reports whether p is one of dirs or below one.
 func underAny(p string, dirs []string) bool {
 	for _, d := range dirs {
-		if within(d, p) {
+		if pathutil.Within(d, p) {
 			return true
 		}
 	}

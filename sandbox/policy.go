@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
@@ -268,10 +269,10 @@ func (p Policy) roots(m *pathmemo.Memo) ([]protect.Root, error) {
 		shared := !slices.Contains(worked, rp)
 		prot := protect.AtTop(rp, shared, m)
 		for _, e := range extras {
-			if within(e, rp) {
+			if pathutil.Within(e, rp) {
 				return nil, fmt.Errorf("writable root %s is inside %s, which must stay read-only (Warden's own files, the user's git configuration, or startup files the host runs without asking): open a workspace outside it, or use danger-full-access", rp, e)
 			}
-			if within(rp, e) {
+			if pathutil.Within(rp, e) {
 				prot = append(prot, e)
 			}
 		}
@@ -279,7 +280,7 @@ func (p Policy) roots(m *pathmemo.Memo) ([]protect.Root, error) {
 		// ~/.config -> dotfiles/config) and what a command could replace:
 		// protected as written too, where the guard refuses a link.
 		for _, l := range linked {
-			if within(rp, l) {
+			if pathutil.Within(rp, l) {
 				prot = append(prot, l)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -77,7 +78,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 		real = cfg.Memo.ResolveExisting(cfg.Dir)
 	}
 	for _, r := range roots {
-		if real != "" && within(r.Path, real) {
+		if real != "" && pathutil.Within(r.Path, real) {
 			// Made now, before the missing paths are listed: Warden's state
 			// directory is one of them (a home workspace), and the guard
 			// must not take its own quarantine for the command's doing.
@@ -95,7 +96,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 		r := &roots[i]
 		r.Missing = nil
 		for _, p := range r.Protected {
-			if !within(r.Path, p) {
+			if !pathutil.Within(r.Path, p) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
 			if link := cfg.Memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
@@ -198,7 +199,7 @@ func (g *guard) event(name string) {
 		return
 	}
 	for _, m := range g.missing {
-		if within(name, m.path) {
+		if pathutil.Within(name, m.path) {
 			g.advance(m)
 		}
 	}
@@ -440,7 +441,7 @@ func newDeepCheck(r protect.Root, roots []protect.Root, cfg protect.GuardConfig)
 	d := deepCheck{root: r.Path, before: cfg.Before[r.Path]}
 	d.seq, d.indexed = cfg.Indexed[r.Path]
 	for _, o := range roots {
-		if o.Path != r.Path && within(r.Path, o.Path) {
+		if o.Path != r.Path && pathutil.Within(r.Path, o.Path) {
 			d.skip = append(d.skip, o.Path)
 		}
 	}

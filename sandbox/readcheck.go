@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // ReadChecker is the read policy for readers outside the sandbox that hand
@@ -70,7 +71,7 @@ func (c *ReadChecker) Check(path, real string) error {
 		real = resolveExisting(path)
 	}
 	for _, h := range c.hide {
-		if hides(h, real) || within(h.Path, path) && hides(h, filepath.Join(h.Target, relTo(h.Path, path))) {
+		if hides(h, real) || pathutil.Within(h.Path, path) && hides(h, filepath.Join(h.Target, relTo(h.Path, path))) {
 			return &ReadHiddenError{Path: path, Hidden: h.Path, Access: c.access, home: c.home}
 		}
 	}
@@ -83,7 +84,7 @@ func (c *ReadChecker) Check(path, real string) error {
 // hides reports whether h masks target: it is inside h's target and not in
 // one of the read_allow exceptions shown through the mask.
 func hides(h HiddenPath, target string) bool {
-	return within(h.Target, target) && !underAny(target, h.Allow)
+	return pathutil.Within(h.Target, target) && !underAny(target, h.Allow)
 }
 
 // relTo is p relative to dir, which holds it.

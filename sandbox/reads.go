@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
@@ -239,7 +240,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 			seen[target] = true
 			h := HiddenPath{Path: path, Target: target, Dir: st.IsDir()}
 			for _, a := range allowed {
-				if h.Dir && a != target && within(target, a) {
+				if h.Dir && a != target && pathutil.Within(target, a) {
 					if _, err := os.Stat(a); err == nil {
 						h.Allow = append(h.Allow, a)
 					}
@@ -250,7 +251,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 	}
 	for _, h := range out {
 		for _, w := range writable {
-			if within(h.Target, w) {
+			if pathutil.Within(h.Target, w) {
 				return nil, refuse("the writable root %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", w, h.Path)
 			}
 		}
@@ -259,7 +260,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 	slices.SortFunc(out, func(a, b HiddenPath) int { return strings.Compare(a.Target, b.Target) })
 	kept := out[:0]
 	for _, h := range out {
-		if n := len(kept); n > 0 && kept[n-1].Dir && within(kept[n-1].Target, h.Target) {
+		if n := len(kept); n > 0 && kept[n-1].Dir && pathutil.Within(kept[n-1].Target, h.Target) {
 			continue
 		}
 		kept = append(kept, h)
@@ -272,7 +273,7 @@ func resolveHidden(pats, allow, writable []string, m *pathmemo.Memo) ([]HiddenPa
 func checkCwd(cwd string, hide []HiddenPath, m *pathmemo.Memo) error {
 	real := m.ResolveExisting(cwd)
 	for _, h := range hide {
-		if within(h.Target, real) {
+		if pathutil.Within(h.Target, real) {
 			return refuse("the working directory %s is inside %s, which the read policy hides: add it to read_allow or run with read_access = \"full\"", cwd, h.Path)
 		}
 	}
@@ -282,7 +283,7 @@ func checkCwd(cwd string, hide []HiddenPath, m *pathmemo.Memo) error {
 // covered reports whether an allow entry equals target or contains it.
 func covered(target string, allowed []string) bool {
 	for _, a := range allowed {
-		if within(a, target) {
+		if pathutil.Within(a, target) {
 			return true
 		}
 	}
@@ -304,7 +305,7 @@ func symlinkIn(path string, writable []string, m *pathmemo.Memo) (string, bool) 
 		}
 		if st.Mode()&fs.ModeSymlink != 0 {
 			for _, w := range writable {
-				if within(w, cur) {
+				if pathutil.Within(w, cur) {
 					return next, true
 				}
 			}
@@ -406,7 +407,7 @@ func reachable(hide []HiddenPath, readable []string) []HiddenPath {
 	for _, h := range hide {
 		for _, r := range readable {
 			rr := resolveExisting(r)
-			if within(rr, h.Target) || within(r, h.Path) || within(h.Target, rr) {
+			if pathutil.Within(rr, h.Target) || pathutil.Within(r, h.Path) || pathutil.Within(h.Target, rr) {
 				out = append(out, h)
 				break
 			}
@@ -417,7 +418,7 @@ func reachable(hide []HiddenPath, readable []string) []HiddenPath {
 
 // tildePath shows path under home as ~/...
 func tildePath(home, path string) string {
-	if home != "" && within(home, path) && home != "/" {
+	if home != "" && pathutil.Within(home, path) && home != "/" {
 		return "~" + strings.TrimPrefix(path, home)
 	}
 	return path
@@ -432,9 +433,9 @@ func readableLayers(layers []toolcache.Layer, secrets []HiddenPath, readable []s
 	var out []toolcache.Layer
 	for _, l := range layers {
 		user := l.Lower[len(l.Lower)-1]
-		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return within(r, user) })
+		ok := readable == nil || slices.ContainsFunc(readable, func(r string) bool { return pathutil.Within(r, user) })
 		for _, s := range secrets {
-			if within(s.Target, user) || within(user, s.Target) || within(s.Path, user) || within(user, s.Path) {
+			if pathutil.Within(s.Target, user) || pathutil.Within(user, s.Target) || pathutil.Within(s.Path, user) || pathutil.Within(user, s.Path) {
 				ok = false
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/seatbelt"
 )
@@ -150,7 +151,7 @@ func checkSeatbeltFolds(t *testing.T, profile string, params []string, p Policy,
 	for _, r := range seatbelt.NewCaseLookup().OnDiskRoots(roots) {
 		for _, prot := range append(slices.Clone(r.Protected), r.Found...) {
 			bound := firstAllow
-			if slices.ContainsFunc(roots, func(n protect.Root) bool { return n.Path != r.Path && within(n.Path, prot) }) {
+			if slices.ContainsFunc(roots, func(n protect.Root) bool { return n.Path != r.Path && pathutil.Within(n.Path, prot) }) {
 				bound = lastAllow
 			}
 			if i := at(seatbelt.FoldRegex(prot, true)); i < bound {
@@ -310,7 +311,7 @@ func checkSeatbeltGit(t *testing.T, profile string, params []string, roots []pro
 				t.Errorf("git entry %s: %s, want deny", g.Path, kind)
 			}
 			for _, d := range dirs {
-				if dpos, _ := at(d); within(d, g.Path) && dpos > pos {
+				if dpos, _ := at(d); pathutil.Within(d, g.Path) && dpos > pos {
 					t.Errorf("git entry %s is denied before %s is allowed", g.Path, d)
 				}
 			}

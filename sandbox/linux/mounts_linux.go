@@ -9,9 +9,11 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
-	"golang.org/x/sys/unix"
 )
 
 // devices are bound from the host into the sandbox's fresh /dev.
@@ -65,7 +67,7 @@ func restoreDevRoots(roots []protect.Root, hostDev int) error {
 		defer unix.Close(hostDev)
 	}
 	for _, r := range roots {
-		if r.Path == "/dev" || !within("/dev", r.Path) {
+		if r.Path == "/dev" || !pathutil.Within("/dev", r.Path) {
 			continue
 		}
 		if hostDev < 0 {
@@ -210,14 +212,14 @@ func mountCacheLayers(layers []toolcache.Layer) {
 // outer first.
 func reopenNested(roots []protect.Root, protected []string) error {
 	for _, r := range roots {
-		if !slices.ContainsFunc(protected, func(p string) bool { return within(p, r.Path) }) {
+		if !slices.ContainsFunc(protected, func(p string) bool { return pathutil.Within(p, r.Path) }) {
 			continue
 		}
 		if err := unix.MountSetattr(unix.AT_FDCWD, r.Path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}); err != nil {
 			return fmt.Errorf("make %s writable inside a read-only path: %w", r.Path, err)
 		}
 		for _, p := range protected {
-			if p != r.Path && within(r.Path, p) {
+			if p != r.Path && pathutil.Within(r.Path, p) {
 				if err := unix.MountSetattr(unix.AT_FDCWD, p, unix.AT_RECURSIVE|unix.AT_SYMLINK_NOFOLLOW, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}); err != nil {
 					return fmt.Errorf("make %s read-only: %w", p, err)
 				}
@@ -239,9 +241,9 @@ func reopenNested(roots []protect.Root, protected []string) error {
 func bindProtected(roots []protect.Root) (protected, found []string, git []protect.GitPath, err error) {
 	pinned := map[string]bool{}
 	hold := func(r protect.Root, point string, pin bool, into *[]string) error {
-		if pin && within(r.Path, point) {
+		if pin && pathutil.Within(r.Path, point) {
 			var chain []string
-			for dir := filepath.Dir(point); dir != r.Path && within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
+			for dir := filepath.Dir(point); dir != r.Path && pathutil.Within(r.Path, dir) && !pinned[dir]; dir = filepath.Dir(dir) {
 				chain = append(chain, dir)
 			}
 			// Shallowest first: a recursive bind of a directory copies the
@@ -264,7 +266,7 @@ func bindProtected(roots []protect.Root) (protected, found []string, git []prote
 		// the launcher moves away a missing one the command makes.
 		for _, p := range r.Protected {
 			if _, err := os.Lstat(p); err != nil {
-				if within(r.Path, p) {
+				if pathutil.Within(r.Path, p) {
 					// It existed when the launcher looked, so nobody watches
 					// the name: refuse, never skip.
 					return nil, nil, nil, fmt.Errorf("protected path %s %s", p, Vanished)
@@ -309,13 +311,13 @@ func bindGit(r protect.Root, hold func(protect.Root, string, bool, *[]string) er
 	top := filepath.Join(r.Path, ".git")
 	target, _ := gitdirTarget(top)
 	for _, g := range r.Git {
-		if g.Missing || (gone != "" && within(gone, g.Path)) {
+		if g.Missing || (gone != "" && pathutil.Within(gone, g.Path)) {
 			continue
 		}
 		isTop := g.Path == top || g.Path == target
 		// A git dir (not an entry of one held before) has the directories
 		// above it pinned: see bindProtected.
-		pin := isTop || !slices.ContainsFunc(held, func(h protect.GitPath) bool { return within(h.Path, g.Path) })
+		pin := isTop || !slices.ContainsFunc(held, func(h protect.GitPath) bool { return pathutil.Within(h.Path, g.Path) })
 		err := hold(r, g.Path, pin, &points)
 		if errors.Is(err, unix.ENOENT) && g.Writable && !isTop {
 			gone = g.Path

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A repository's config (or the user's) can make git obey or run files
@@ -57,7 +58,7 @@ func protectConfigTargets(roots []Root, find *gitconfig.Finder) {
 	for _, t := range targets {
 		for i := range roots {
 			r := &roots[i]
-			if !within(r.Path, t) {
+			if !pathutil.Within(r.Path, t) {
 				continue
 			}
 			if d := owningGitDir(r.Git, t); d != "" {
@@ -87,7 +88,7 @@ func protectConfigTargets(roots []Root, find *gitconfig.Finder) {
 func owningGitDir(git []GitPath, p string) string {
 	owner := ""
 	for _, gp := range git {
-		if gp.Writable && within(gp.Path, p) && len(gp.Path) > len(owner) {
+		if gp.Writable && pathutil.Within(gp.Path, p) && len(gp.Path) > len(owner) {
 			owner = gp.Path
 		}
 	}

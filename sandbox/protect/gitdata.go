@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A repository's git dir holds two kinds of files. Its data (objects, refs,
@@ -163,7 +164,7 @@ func GitIncludes(dir string, find *gitconfig.Finder) []string {
 			v == "" || filepath.IsAbs(v) || strings.HasPrefix(v, "~") || strings.HasPrefix(v, "%(") {
 			continue
 		}
-		if p := filepath.Join(dir, v); within(dir, p) && p != dir {
+		if p := filepath.Join(dir, v); pathutil.Within(dir, p) && p != dir {
 			out = append(out, p)
 		}
 	}
@@ -180,7 +181,7 @@ func gitDirs(r Root) []string {
 	top := filepath.Join(r.Path, ".git")
 	if st, err := os.Lstat(top); err == nil && st.IsDir() {
 		out = append(out, top)
-	} else if t, ok := gitdirTarget(top); ok && within(r.Path, t) && t != r.Path {
+	} else if t, ok := gitdirTarget(top); ok && pathutil.Within(r.Path, t) && t != r.Path {
 		out = append(out, t)
 	}
 	if IsScratch(r.Path) {
@@ -197,7 +198,7 @@ func gitDirs(r Root) []string {
 	// Drop those below another (a submodule's git dir under .git/modules).
 	kept := out[:0]
 	for _, d := range out {
-		if len(kept) == 0 || !within(kept[len(kept)-1], d) {
+		if len(kept) == 0 || !pathutil.Within(kept[len(kept)-1], d) {
 			kept = append(kept, d)
 		}
 	}
@@ -209,7 +210,7 @@ func gitDirs(r Root) []string {
 // read-only as a whole, its data too (the split would reopen it).
 func heldAbove(p string, held []string) bool {
 	for _, h := range held {
-		if h != p && within(h, p) {
+		if h != p && pathutil.Within(h, p) {
 			return true
 		}
 	}
@@ -244,7 +245,7 @@ func SplitGitDirs(roots []Root) {
 		}
 		inDirs := func(p string) bool {
 			for _, d := range dirs {
-				if within(d, p) {
+				if pathutil.Within(d, p) {
 					return true
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/internal/regfile"
 )
 
@@ -50,7 +51,7 @@ func (w *TodoWatch) readTodo(p string) (data []byte, ok bool, err error) {
 	}
 	inside := false
 	for _, r := range w.roots {
-		inside = inside || within(r, real)
+		inside = inside || pathutil.Within(r, real)
 	}
 	st, err := os.Stat(real)
 	if !inside || err != nil || !st.Mode().IsRegular() {

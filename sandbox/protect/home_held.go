@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/internal/homeentry"
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A home directory inside a writable root (the workspace opened at ~, or
@@ -41,7 +42,7 @@ func (h *HomeTop) Allows(name string) bool { return slices.Contains(h.Allowed, n
 // links themselves and other entries no mount holds (watched: one the
 // command replaces is moved away). nil when rp does not hold home.
 func HomeHeld(homeWritable []string, rp, home string, worked []string, m *pathmemo.Memo) (held, watch []string, top *HomeTop) {
-	if home == "" || !within(rp, home) {
+	if home == "" || !pathutil.Within(rp, home) {
 		return nil, nil, nil
 	}
 	top = &HomeTop{Dir: home}
@@ -64,7 +65,7 @@ func HomeHeld(homeWritable []string, rp, home string, worked []string, m *pathme
 			continue
 		}
 		watch = append(watch, path)
-		if target := m.ResolveExisting(path); target != path && within(rp, target) && !holdsAny(target, worked) {
+		if target := m.ResolveExisting(path); target != path && pathutil.Within(rp, target) && !holdsAny(target, worked) {
 			held = append(held, target)
 		}
 	}
@@ -77,7 +78,7 @@ func HomeHeld(homeWritable []string, rp, home string, worked []string, m *pathme
 func InnermostHolding(roots []string, home string) string {
 	out := ""
 	for _, r := range roots {
-		if home != "" && within(r, home) {
+		if home != "" && pathutil.Within(r, home) {
 			out = r
 		}
 	}
@@ -96,11 +97,11 @@ func PathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []strin
 		}
 		d = filepath.Clean(d)
 		real := m.ResolveExisting(d)
-		if real == rp || !within(rp, real) || holdsAny(real, worked) {
+		if real == rp || !pathutil.Within(rp, real) || holdsAny(real, worked) {
 			continue
 		}
 		held = append(held, real)
-		if real != d && within(rp, d) {
+		if real != d && pathutil.Within(rp, d) {
 			if st, err := m.Lstat(d); err == nil && st.Mode()&os.ModeSymlink != 0 {
 				watch = append(watch, d)
 			}
@@ -111,5 +112,5 @@ func PathHeld(rp string, worked []string, m *pathmemo.Memo) (held, watch []strin
 
 // holdsAny says whether dir is one of paths or holds one.
 func holdsAny(dir string, paths []string) bool {
-	return slices.ContainsFunc(paths, func(p string) bool { return within(dir, p) })
+	return slices.ContainsFunc(paths, func(p string) bool { return pathutil.Within(dir, p) })
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A protected name that does not exist (.git, .envrc, .vscode in a
@@ -83,7 +84,7 @@ func QuarantineRun() string {
 
 // ShownPath is p relative to cwd when inside it, else p.
 func ShownPath(cwd, p string) string {
-	if cwd != "" && within(cwd, p) && p != cwd {
+	if cwd != "" && pathutil.Within(cwd, p) && p != cwd {
 		if rel, err := filepath.Rel(cwd, p); err == nil {
 			return rel
 		}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A repository's .git runs code on the host: its hooks when the user commits,
@@ -83,7 +85,7 @@ func StartRepoScan(roots []Root, env []string, indexed map[string]bool) (fill fu
 			before[roots[i].Path] = set
 			found := slices.DeleteFunc(slices.Clone(results[i]), isLink)
 			for _, g := range fromEnv {
-				if within(roots[i].Path, g) {
+				if pathutil.Within(roots[i].Path, g) {
 					found = append(found, g)
 				}
 			}
@@ -135,7 +137,7 @@ func ScanRoots(roots []Root, ahead bool, indexed map[string]bool) (results [][]s
 			defer wg.Done()
 			var skip []string
 			for _, o := range paths {
-				if o != paths[i] && within(paths[i], o) {
+				if o != paths[i] && pathutil.Within(paths[i], o) {
 					skip = append(skip, o)
 				}
 			}
@@ -180,7 +182,7 @@ func scanStoreDir(roots []Root) string {
 		return ""
 	}
 	for _, r := range roots {
-		if within(r.Path, dir) && !underAny(dir, r.Protected) {
+		if pathutil.Within(r.Path, dir) && !underAny(dir, r.Protected) {
 			return ""
 		}
 	}

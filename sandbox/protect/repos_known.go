@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // The scan is bounded (scanMaxDirs, scanDeadline, scanMaxFound), so a
@@ -120,7 +122,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 	}
 	var check []string
 	for p := range knownRepos.m {
-		if within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !underAny(p, skip) {
+		if pathutil.Within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !underAny(p, skip) {
 			check = append(check, p)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A scan of /tmp lists hundreds of directories (everyone's scratch, three
@@ -137,7 +139,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen != gen && within(root, p) && !underAny(p, skip) {
+		if r.gen != gen && pathutil.Within(root, p) && !underAny(p, skip) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}

@@ -4,10 +4,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // Root is one writable directory and the paths inside it that stay read-only.
@@ -75,15 +75,10 @@ func AtTop(root string, shared bool, m *pathmemo.Memo) []string {
 	return out
 }
 
-// within reports whether p is dir or below it (both clean and absolute).
-func within(dir, p string) bool {
-	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator)) || dir == string(filepath.Separator)
-}
-
 // underAny reports whether p is one of dirs or below one.
 func underAny(p string, dirs []string) bool {
 	for _, d := range dirs {
-		if within(d, p) {
+		if pathutil.Within(d, p) {
 			return true
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // A process that keeps spare helpers (the server, `warden run`) indexes the
@@ -288,7 +290,7 @@ func applyEvent(mask uint64, id, name string) {
 // dir. Called with index.mu.
 func forgetBelow(r *indexRoot, p string, dir bool) {
 	for f := range r.found {
-		if within(p, f) {
+		if pathutil.Within(p, f) {
 			delete(r.found, f)
 		}
 	}
@@ -296,7 +298,7 @@ func forgetBelow(r *indexRoot, p string, dir bool) {
 		return
 	}
 	for dir, id := range index.ids {
-		if within(p, dir) {
+		if pathutil.Within(p, dir) {
 			delete(index.ids, dir)
 			if index.dirs[id].path == dir {
 				delete(index.dirs, id)

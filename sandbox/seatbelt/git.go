@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -56,7 +57,7 @@ func seatbeltGit(b *strings.Builder, roots []protect.Root, gitKey string, params
 				}
 				if g.Writable {
 					pins = append(pins, g.Path)
-					if within(r.Path, g.Path) {
+					if pathutil.Within(r.Path, g.Path) {
 						pins = append(pins, pinnedDirs(r.Path, []string{g.Path})...)
 					}
 				}

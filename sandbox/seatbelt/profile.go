@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -173,15 +174,15 @@ func reopenedRoots(roots []protect.Root) []protect.Root {
 			if r.Path == n.Path {
 				continue
 			}
-			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return within(p, n.Path) })
-			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return within(p, n.Path) }) ||
-				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && within(g.Path, n.Path) })
+			inHeld = inHeld || slices.ContainsFunc(r.Protected, func(p string) bool { return pathutil.Within(p, n.Path) })
+			sealed = sealed || slices.ContainsFunc(r.Found, func(p string) bool { return pathutil.Within(p, n.Path) }) ||
+				slices.ContainsFunc(r.Git, func(g protect.GitPath) bool { return !g.Writable && pathutil.Within(g.Path, n.Path) })
 		}
 		if !inHeld || sealed {
 			continue
 		}
 		re := protect.Root{Path: n.Path}
-		inside := func(p string) bool { return p != n.Path && within(n.Path, p) }
+		inside := func(p string) bool { return p != n.Path && pathutil.Within(n.Path, p) }
 		for _, r := range roots {
 			re.Protected = append(re.Protected, slices.DeleteFunc(slices.Clone(r.Protected), func(p string) bool { return !inside(p) })...)
 			re.Found = append(re.Found, slices.DeleteFunc(slices.Clone(r.Found), func(p string) bool { return !inside(p) })...)
@@ -355,10 +356,10 @@ func foldAll(paths []string) []string {
 func pinnedDirs(root string, paths []string) []string {
 	var out []string
 	for _, p := range paths {
-		if !within(root, p) {
+		if !pathutil.Within(root, p) {
 			continue
 		}
-		for dir := filepath.Dir(p); dir != root && within(root, dir); dir = filepath.Dir(dir) {
+		for dir := filepath.Dir(p); dir != root && pathutil.Within(root, dir); dir = filepath.Dir(dir) {
 			out = append(out, dir)
 		}
 	}
@@ -377,7 +378,7 @@ func Argv(profile string, params []string, path string, argv []string) []string 
 func rootsInside(path string, roots []protect.Root) []string {
 	var out []string
 	for _, r := range roots {
-		if r.Path != path && within(path, r.Path) {
+		if r.Path != path && pathutil.Within(path, r.Path) {
 			out = append(out, r.Path)
 		}
 	}
@@ -387,7 +388,7 @@ func rootsInside(path string, roots []protect.Root) []string {
 // insideOtherRoot reports whether path lies strictly inside another root.
 func insideOtherRoot(path string, roots []protect.Root) bool {
 	for _, r := range roots {
-		if r.Path != path && within(r.Path, path) {
+		if r.Path != path && pathutil.Within(r.Path, path) {
 			return true
 		}
 	}
