@@ -17,7 +17,9 @@
 //	            seccomp), unix-socket mediation, network forwarding
 //	seatbelt/   enforcement on macOS: the profile and sandbox-exec
 //	netproxy/   the network proxy
-//	toolcache/  the toolchains' private caches, layered on the user's
+//	toolcache/  the toolchains' private caches (one set per workspace, the
+//	            variables pointing each tool at it, eviction), layered on
+//	            the user's
 //
 // Still here and Linux-only, the launcher's side of enforcement: starting
 // and keeping spare helpers, the quarantine that moves away what a command
