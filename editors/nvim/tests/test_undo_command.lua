@@ -104,6 +104,20 @@ H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 
   H.eq('overwritten\n', bytes(ws .. '/notes.txt'), 'the command overwrote notes.txt')
   H.contains(vim.json.encode(model.requests[2].messages), 'deleted 5 files under src', 'the model was told what the command changed')
 
+  -- :Warden status lists it, newest first, with its time.
+  local notify, shown = vim.notify, nil
+  vim.notify = function(m)
+    shown = m
+  end
+  vim.cmd('Warden status')
+  H.wait(5000, function()
+    return shown ~= nil
+  end, ':Warden status to answer')
+  vim.notify = notify
+  H.contains(shown, 'changes: 1 undo can revert (:Warden undo [steps])', ':Warden status counts the change')
+  H.truthy(shown:find('\n  %d%d:%d%d:%d%d command `rm %-rf src && printf') ~= nil, ':Warden status lists the command: ' .. shown)
+  H.contains(shown, 'deleted 5 files under src/', ':Warden status says what it changed')
+
   local msg = undo('Warden undo', 1)
   H.contains(msg, 'undid', 'the server reports the undo')
   local listed = reviews[#reviews]
