@@ -45,7 +45,7 @@ end
 
 H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 2', function()
   local model = require('fake_model').start({
-    shell('rm -rf src && printf "overwritten\\n" > notes.txt && echo made > made.txt'),
+    shell('rm -rf src && printf "overwritten\\n" > notes.txt && echo made > made.txt && printf "its end" >> tail.txt'),
     { text = 'Cleaned up.' },
     shell('rm keep.txt'),
     shell('echo more >> notes.txt'),
@@ -60,6 +60,7 @@ H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 
     ['src/data.bin'] = { bytes = '\0\1\2 mine \255', mode = tonumber('640', 8) },
     ['notes.txt'] = { bytes = 'my notes\n', mode = tonumber('644', 8) },
     ['keep.txt'] = { bytes = 'keep\n', mode = tonumber('644', 8) },
+    ['tail.txt'] = { bytes = 'no final newline, ', mode = tonumber('644', 8) },
   }
   put(ws, files)
   H.setup({
@@ -122,7 +123,7 @@ H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 
   H.contains(msg, 'undid', 'the server reports the undo')
   local listed = reviews[#reviews]
   H.contains(listed, 'Warden undo review', 'the review says it is an undo')
-  for _, want in ipairs({ 'A  src/a.lua', 'A  src/no_eol.txt', 'M  notes.txt', 'D  made.txt' }) do
+  for _, want in ipairs({ 'A  src/a.lua', 'A  src/no_eol.txt', 'M  notes.txt', 'M  tail.txt', 'D  made.txt' }) do
     H.contains(listed, want, 'the undo review lists it')
   end
   -- What a new buffer cannot hold (bytes that are not text, CRLF, a mode)

@@ -464,9 +464,17 @@ end
 local function settle(bufnr, write, unwritten)
   if write then
     vim.fn.mkdir(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':h'), 'p')
+    -- A file read without a final line break keeps it that way: the
+    -- edit's text says where the line breaks go, 'fixeol' would add one
+    -- (which the server, reading the buffer, would not see).
+    local fixeol = vim.bo[bufnr].fixendofline
+    if not vim.bo[bufnr].endofline then
+      vim.bo[bufnr].fixendofline = false
+    end
     vim.api.nvim_buf_call(bufnr, function()
       vim.cmd('silent keepalt write!')
     end)
+    vim.bo[bufnr].fixendofline = fixeol
   else
     vim.bo[bufnr].buflisted = true
     vim.b[bufnr].warden_applied = true
