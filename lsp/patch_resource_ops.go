@@ -29,8 +29,9 @@ func resourceOp(f *patch.FileEdit) string {
 
 // bytesOnly reports a file that only a write on disk lands as planned: an
 // editor buffer does not hold content that is not UTF-8 or holds NUL bytes
-// byte for byte, and a file the editor creates gets the default mode (an
-// undo of a command restores both).
+// byte for byte, and a file the editor creates gets the default mode and
+// the editor's own line breaks (VS Code turns CRLF into LF on Linux): an
+// undo of a command restores all three.
 func bytesOnly(f *patch.FileEdit) bool {
 	if f.Deleted() {
 		return false
@@ -39,7 +40,7 @@ func bytesOnly(f *patch.FileEdit) bool {
 		return true
 	}
 	created := f.Change.Kind == patch.Add && !f.Existed
-	return created && f.Mode != 0 && f.Mode.Perm() != 0o644
+	return created && (f.Mode != 0 && f.Mode.Perm() != 0o644 || strings.Contains(f.After, "\r"))
 }
 
 // splitByResourceOps splits plan into what the editor applies and what

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -174,5 +175,26 @@ func TestServeUndoOfACommandUnderStaleBuffers(t *testing.T) {
 	}
 	if got, _ := fileText(t, filepath.Join(c.Dir, "edited.txt")); got != "a formatter's\n" {
 		t.Errorf("a refused undo wrote edited.txt: %q", got)
+	}
+}
+
+// A deleted file whose line breaks are CRLF comes back with them: an
+// editor creating it would use its own (VS Code: LF), so Warden writes it
+// on disk, as it does a file that is not text.
+func TestServeUndoRestoresCRLFOnDisk(t *testing.T) {
+	c, ed := startPatchServer(t, lsptest.FullCapabilities())
+	write(t, c.Dir, map[string]string{"dos.txt": "one\r\ntwo\r\n", "unix.txt": "one\ntwo\n"})
+	if msg := runPatchJob(t, c, "warden.exec", map[string]any{"command": "rm dos.txt unix.txt"}); !strings.Contains(msg, "exited 0") {
+		t.Fatalf("exec: %q", msg)
+	}
+	if msg := runPatchJob(t, c, "warden.undo"); !strings.Contains(msg, "undid") {
+		t.Fatalf("undo: %q", msg)
+	}
+	if got, ok := fileText(t, filepath.Join(c.Dir, "dos.txt")); !ok || got != "one\r\ntwo\r\n" {
+		t.Errorf("dos.txt after undo = %q, %v", got, ok)
+	}
+	edit, _ := json.Marshal(ed.lastEdit())
+	if strings.Contains(string(edit), "dos.txt") || !strings.Contains(string(edit), "unix.txt") {
+		t.Errorf("the editor should create unix.txt, not dos.txt: %s", edit)
 	}
 }

@@ -82,7 +82,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 		p.guardCfg = protect.GuardConfig{Dir: c.Policy.quarantineDir(), Cwd: c.Cwd, Nested: nestedRoots(roots, c.Policy, p.memo), Memo: p.memo}
 		useNS = namespacesUsable()
 		if !useNS {
-			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
+			if err := readsWithoutNamespaces(c.Policy, spec.Roots, spec.Secrets); err != nil {
 				return err
 			}
 		}
@@ -132,7 +132,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			if linux.Probe().LandlockABI < 1 {
 				return refuse("user namespaces are unavailable (%v) and Landlock is missing: the filesystem policy cannot be enforced", err)
 			}
-			if err := readsNeedNamespaces(c.Policy, spec.Secrets); err != nil {
+			if err := readsWithoutNamespaces(c.Policy, spec.Roots, spec.Secrets); err != nil {
 				return err
 			}
 			if spec.Network == linux.NetworkAsk {
@@ -174,7 +174,7 @@ func fallbackGaps(p Policy, askFellBack bool) []string {
 		"other processes of the same user are visible in /proc (no pid namespace); orphans are reaped by the helper as subreaper, which the command could kill",
 	)
 	if p.readAccess() != ReadFull {
-		gaps = append(gaps, "the read policy's credential stores were not present at start: one created during the run would be readable (hiding needs a mount namespace)")
+		gaps = append(gaps, "the read policy hides its credential stores by Landlock rules made at start around those present: one created during the run may be readable, the names inside a hidden directory can be listed, and an entry created during the run in a directory on the way to one (such as the home directory) cannot be read (hiding them as with namespaces needs a mount namespace)")
 	}
 	if p.network() == NetworkOff || askFellBack {
 		gaps = append(gaps, "network: no network namespace; socket families other than AF_UNIX are blocked by seccomp and TCP by Landlock")

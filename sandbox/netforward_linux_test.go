@@ -310,8 +310,7 @@ func TestAskFallsBackToOffWithoutNamespaces(t *testing.T) {
 	h := &forwardHandler{target: f.addr}
 	fetch := `curl -sS --max-time 5 http://pkg.test/; curl -sS --max-time 5 "http://$HOSTSRV/"`
 	noNamespacesForTest = true
-	// Full reads, so the read policy (which needs a mount namespace too)
-	// is not what refuses.
+	// Full reads: this test is about the network.
 	full := func(p *Policy) { p.Reads.Access = ReadFull }
 	res, err := askRun(t, f, NetworkAsk, h, fetch, full)
 	env, envErr := askRun(t, f, NetworkAsk, h, `env`, full)

@@ -124,9 +124,8 @@ func TestFallbackWithoutNamespaces(t *testing.T) {
 	shared := startEscapeFixtures(t)
 	e := &escEnv{ws: t.TempDir(), out: t.TempDir(), shared: shared}
 	os.WriteFile(filepath.Join(e.out, "file"), []byte("outside\n"), 0o644)
-	// A home with no credential stores: there is nothing the read policy
-	// would have to hide, so the fallback may run (TestReadPolicy covers
-	// the refusal when there is).
+	// A home with no credential stores: nothing for the read policy to
+	// hide (TestReadPolicyWithoutNamespaces covers hiding them).
 	emptyHome := t.TempDir()
 	noSecrets := func(p *Policy) { p.Reads.Home = emptyHome }
 

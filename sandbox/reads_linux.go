@@ -1,21 +1,24 @@
 package sandbox
 
 import (
-	"strings"
+	"github.com/wardenhq/warden/internal/pathutil"
+	"github.com/wardenhq/warden/sandbox/protect"
 )
 
-// readsNeedNamespaces refuses a run that must hide something when there is
-// no mount namespace to hide it in: Landlock alone cannot take a path away
-// from a command that may read the rest of the tree.
-func readsNeedNamespaces(p Policy, hide []HiddenPath) error {
-	if len(hide) == 0 {
-		return nil
-	}
+// readsWithoutNamespaces refuses a run whose read policy must hide a path
+// that Landlock alone cannot, where there is no mount namespace to hide it
+// in: one inside a writable root, whose rule grants everything beneath it.
+// Elsewhere the helper's Landlock rules leave the hidden paths out
+// (sandbox/linux: addReadsAround).
+func readsWithoutNamespaces(p Policy, roots []protect.Root, hide []HiddenPath) error {
 	home := p.home()
-	names := make([]string, 0, len(hide))
 	for _, h := range hide {
-		names = append(names, tildePath(home, h.Path))
+		for _, r := range roots {
+			if pathutil.Within(r.Path, h.Target) {
+				return refuse("this machine gives the sandbox no mount namespace, and Landlock cannot hide a path inside a writable root: the read policy (%s) hides %s, which lies in the writable root %s; open a workspace that does not hold it, or set read_access = \"full\" (--read-access full) only if commands may read it",
+					p.readAccess(), tildePath(home, h.Path), tildePath(home, r.Path))
+			}
+		}
 	}
-	return refuse("this machine gives the sandbox no mount namespace, so the read policy (%s) cannot hide %s; run with read_access = \"full\" (--read-access full) only if the command may read them",
-		p.readAccess(), strings.Join(names, ", "))
+	return nil
 }

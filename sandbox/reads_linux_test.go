@@ -34,7 +34,7 @@ type readHome struct {
 	secrets  []string // a readable file inside each secret (or the secret file)
 }
 
-func newReadHome(t *testing.T) *readHome {
+func newReadHome(t testing.TB) *readHome {
 	t.Helper()
 	base := t.TempDir()
 	h := &readHome{home: filepath.Join(base, "home"), ws: filepath.Join(base, "ws")}
@@ -262,22 +262,64 @@ func TestReadPolicyRefusesRewritableSymlink(t *testing.T) {
 	}
 }
 
-// TestReadPolicyRefusedWithoutNamespaces: Landlock alone cannot hide a
-// path, so the fallback refuses rather than run with the secrets readable;
-// read_access = full still runs there.
-func TestReadPolicyRefusedWithoutNamespaces(t *testing.T) {
+// TestReadPolicyWithoutNamespaces: without a mount namespace the Landlock
+// rules leave the hidden paths out, so the read-policy suite holds in the
+// fallback as it does with namespaces: every secret unreadable every way
+// (and beside links made before the run), the same twins, denials named,
+// links followed to what they hide, restricted reads, read_allow. A hidden
+// path inside a writable root (the home as the workspace), which Landlock
+// cannot take out of the root's rule, is refused with the setting to
+// change; read_access = full still runs there.
+func TestReadPolicyWithoutNamespaces(t *testing.T) {
 	if linux.Probe().LandlockABI < 1 {
 		t.Skip("no Landlock: the fallback cannot run at all")
 	}
 	noNamespacesForTest = true
 	defer func() { noNamespacesForTest = false }()
 	h := newReadHome(t)
-	_, err := h.run(t, `cat "$HOME/.npmrc"`, h.policy())
-	var refused *RefusedError
-	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "~/.npmrc") || !strings.Contains(err.Error(), "read_access") {
-		t.Errorf("ran without a way to hide the secrets: %v", err)
+	if res := h.mustRun(t, `true`, h.policy()); res.Sandbox != "linux-landlock" {
+		t.Fatalf("not the fallback: %+v", res)
 	}
-	full := h.policy()
+	t.Run("HidesEverySecret", TestReadPolicyHidesEverySecret)
+	t.Run("RefusesRewritableSymlink", TestReadPolicyRefusesRewritableSymlink)
+	t.Run("Restricted", TestReadPolicyRestricted)
+
+	// Links beside a hidden path when the rules are made: a rule through
+	// one would grant its target.
+	os.Symlink(".aws", filepath.Join(h.home, "aws-link"))
+	os.Symlink(".npmrc", filepath.Join(h.home, "npmrc-link"))
+	os.Symlink("..", filepath.Join(h.home, ".config", "up-link"))
+	for _, attack := range []string{`cat "$HOME/aws-link/secret"`, `cat "$HOME/.aws/secret"`, `cat "$HOME/npmrc-link"`, `cat "$HOME/.npmrc"`, `cat "$HOME/.config/up-link/.npmrc"`} {
+		if res := h.mustRun(t, attack, h.policy()); res.ExitCode == 0 || strings.Contains(string(res.Output), secretText) {
+			t.Errorf("%s read beside a link: %q", attack, res.Output)
+		}
+	}
+	os.Symlink(".bashrc", filepath.Join(h.home, "bashrc-link"))
+	if res := h.mustRun(t, `grep -q EDITOR "$HOME/bashrc-link" && ls "$HOME/.config/up-link/" >/dev/null`, h.policy()); res.ExitCode != 0 {
+		t.Errorf("twin: a link to what is not hidden: %q", res.Output)
+	}
+	res := h.mustRun(t, `cat "$HOME/.aws/secret"`, h.policy())
+	if want := "read of ~/.aws/secret denied by the sandbox's read policy"; !res.SandboxDenied || res.DenialReason != want {
+		t.Errorf("denial %v %q, want %q (output %q)", res.SandboxDenied, res.DenialReason, want, res.Output)
+	}
+
+	allow := h.policy()
+	allow.Reads.Allow = []string{filepath.Join(h.home, ".npmrc"), filepath.Join(h.home, ".aws/config")}
+	if res := h.mustRun(t, `cat "$HOME/.npmrc" && grep -q region "$HOME/.aws/config"`, allow); res.ExitCode != 0 {
+		t.Errorf("read_allow did not re-expose: %q", res.Output)
+	}
+	if res := h.mustRun(t, `cat "$HOME/.aws/secret"`, allow); res.ExitCode == 0 || strings.Contains(string(res.Output), secretText) {
+		t.Errorf("with read_allow the rest of ~/.aws read: %q", res.Output)
+	}
+
+	home := h.policy()
+	home.Workspace = []string{h.home}
+	_, err := h.run(t, `cat "$HOME/.npmrc"`, home)
+	var refused *RefusedError
+	if !errors.As(err, &refused) || !strings.Contains(err.Error(), "writable root") || !strings.Contains(err.Error(), `read_access = "full"`) {
+		t.Errorf("a secret inside a writable root ran without a mount namespace: %v", err)
+	}
+	full := home
 	full.Reads.Access = ReadFull
 	if res := h.mustRun(t, `cat "$HOME/.npmrc"`, full); res.ExitCode != 0 || res.Sandbox != "linux-landlock" {
 		t.Errorf("full in the fallback: %+v", res)

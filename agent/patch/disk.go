@@ -41,6 +41,8 @@ type diskWrite struct {
 	mode    fs.FileMode
 	existed bool
 	before  string
+	// beforeMode is the mode the write changes (0: it keeps the mode).
+	beforeMode fs.FileMode
 }
 
 // diskRemoval is one file to be removed.
@@ -82,7 +84,11 @@ func (d Disk) Apply(ctx context.Context, plan *Plan) (*Result, error) {
 			writes = append(writes, diskWrite{target: writeTarget(f.MoveTo, f.fromDisk, f.destLstat), content: f.After, mode: mode, existed: f.DestExisted, before: f.DestBefore})
 			removals = append(removals, diskRemoval{path: f.Path, before: f.Before, mode: mode})
 		default:
-			writes = append(writes, diskWrite{target: writeTarget(f.Path, f.fromDisk, f.lstat), content: f.After, mode: mode, existed: f.Existed, before: f.Before})
+			w := diskWrite{target: writeTarget(f.Path, f.fromDisk, f.lstat), content: f.After, mode: mode, existed: f.Existed, before: f.Before}
+			if f.SetsMode {
+				w.beforeMode = diskMode(f.Path)
+			}
+			writes = append(writes, w)
 		}
 		prune = append(prune, f.PruneDirs...)
 	}
@@ -142,7 +148,7 @@ func (d Disk) begin(plan *Plan, writes []diskWrite, removals []diskRemoval, prun
 	j.entries = make([]journalEntry, len(writes)+len(removals))
 	parallel(len(writes), func(i int) error {
 		w := writes[i]
-		j.entries[i] = journalEntry{Path: w.target, Tmp: tmpName(w.target, j.hdr.ID, i), Existed: w.existed, Mode: w.mode, AfterSum: sum([]byte(w.content)), before: w.before}
+		j.entries[i] = journalEntry{Path: w.target, Tmp: tmpName(w.target, j.hdr.ID, i), Existed: w.existed, Mode: w.mode, BeforeMode: w.beforeMode, AfterSum: sum([]byte(w.content)), before: w.before}
 		return nil
 	})
 	for k, r := range removals {

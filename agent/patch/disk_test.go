@@ -3,6 +3,7 @@ package patch
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -198,6 +199,42 @@ func assertSame(t *testing.T, got, want map[string]string) {
 	for k := range got {
 		if _, ok := want[k]; !ok {
 			t.Errorf("unexpected %s", k)
+		}
+	}
+}
+
+// An undo of a chmod that fails half-way gives the file its mode back
+// (its content never changed, so the content alone cannot say it is
+// rolled back); when nothing fails, the mode lands.
+func TestDiskRollsBackAModeItChanged(t *testing.T) {
+	for _, fail := range []bool{true, false} {
+		root := t.TempDir()
+		writeFiles(t, root, map[string]string{"tool.sh": "#!/bin/sh\n", "b.txt": "b\n"})
+		tool := filepath.Join(root, "tool.sh")
+		if err := os.Chmod(tool, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		plan := prepare(t, root, "*** Begin Patch\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch")
+		chmod := FileEdit{Change: &FileChange{Kind: Update, Path: "tool.sh"}, Path: tool, Rel: "tool.sh", Existed: true,
+			Before: "#!/bin/sh\n", After: "#!/bin/sh\n", Mode: 0o644, SetsMode: true}
+		plan.Files = append([]FileEdit{chmod}, plan.Files...)
+		renameFile = func(from, to string) error {
+			if fail && strings.HasSuffix(to, "b.txt") {
+				return errors.New("disk full")
+			}
+			return os.Rename(from, to)
+		}
+		_, err := Disk{}.Apply(context.Background(), plan)
+		renameFile = rename
+		want := fs.FileMode(0o755)
+		if !fail {
+			want = 0o644
+		}
+		if fail != (err != nil) {
+			t.Fatalf("fail=%v: err = %v", fail, err)
+		}
+		if fi, err := os.Stat(tool); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("fail=%v: tool.sh has mode %v (%v), want %v", fail, fi.Mode().Perm(), err, want)
 		}
 	}
 }

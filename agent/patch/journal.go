@@ -81,6 +81,10 @@ type journalEntry struct {
 	AfterSum string      `json:"afterSum,omitempty"`
 	Before   int         `json:"before"`
 	before   string
+
+	// BeforeMode is the mode the change replaces, when it changes it (an
+	// undo of a command's chmod): a rollback puts it back too.
+	BeforeMode fs.FileMode `json:"beforeMode,omitempty"`
 }
 
 var errLocked = errors.New("locked by a running Warden")
@@ -330,8 +334,9 @@ func (j *journal) rollBack() (kept []string, err error) {
 			errs = append(errs, rerr)
 			continue
 		}
-		isOld := exists == e.Existed && (!exists || string(data) == e.before)
-		isNew := !e.Remove && exists && sum(data) == e.AfterSum || e.Remove && !exists
+		mode := diskMode(e.Path)
+		isOld := exists == e.Existed && (!exists || string(data) == e.before && (e.BeforeMode == 0 || mode == e.BeforeMode))
+		isNew := !e.Remove && exists && sum(data) == e.AfterSum && (e.BeforeMode == 0 || mode == e.Mode.Perm()) || e.Remove && !exists
 		switch {
 		case isOld:
 		case !isNew:
@@ -360,7 +365,11 @@ func restore(e journalEntry) error {
 	if err := os.MkdirAll(filepath.Dir(e.Path), 0o755); err != nil {
 		return err
 	}
-	if err := stageAs(e.Tmp, e.before, e.Mode, true); err != nil {
+	mode := e.Mode
+	if e.BeforeMode != 0 {
+		mode = e.BeforeMode
+	}
+	if err := stageAs(e.Tmp, e.before, mode, true); err != nil {
 		return err
 	}
 	if err := rename(e.Tmp, e.Path); err != nil {

@@ -68,8 +68,10 @@ func readRule(mechanism string) doctorReads {
 		r.How = "deny file-read* rules in the Seatbelt profile, for each path as written and resolved"
 	case mechanism == "linux":
 		r.How = "in the sandbox's mount namespace: an empty mode-000 read-only tmpfs over each directory, an empty read-only file over each file (its resolved target; a path behind a link the command could rewrite is refused)"
+	case mechanism == "linux-landlock":
+		r.How = "without a mount namespace, by Landlock rules made at each start around those present: every other entry of each directory on the way to one is readable, the directory itself only listed; a run whose writable root (the workspace) holds one is refused, since Landlock cannot take a path out of a root: open a narrower workspace, or read_access = \"full\""
 	default:
-		r.How = "cannot be enforced here (no mount namespace): a sandboxed command is refused while any of these exists, unless read_access = \"full\""
+		r.How = "cannot be enforced here (no mount namespace, no Landlock): a sandboxed command is refused while any of these exists, unless read_access = \"full\""
 	}
 	return r
 }

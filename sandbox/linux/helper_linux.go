@@ -259,7 +259,7 @@ func prepare(namespaced bool, network Network) (*prepared, error) {
 	// After the mount view's /dev exists. Failing here only means the run
 	// builds its ruleset itself, which reports what is wrong.
 	if EffectiveLandlockABI() >= 1 {
-		pre.landlock, _ = newLandlockBase(network, namespaced, nil)
+		pre.landlock, _ = newLandlockBase(network, namespaced, nil, nil)
 	}
 	return pre, nil
 }

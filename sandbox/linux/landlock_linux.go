@@ -41,11 +41,12 @@ const (
 // matters.
 func applyLandlock(spec *Spec, pre *landlockBase) error {
 	var base *landlockBase
-	if pre != nil && spec.Readable == nil && pre.network == spec.Network && pre.namespaced == spec.Layers.Namespaces {
+	hide := landlockHides(spec)
+	if pre != nil && spec.Readable == nil && hide == nil && pre.network == spec.Network && pre.namespaced == spec.Layers.Namespaces {
 		base, pre = pre, nil // built ahead for the default read policy
 	} else {
 		var err error
-		if base, err = newLandlockBase(spec.Network, spec.Layers.Namespaces, spec.Readable); err != nil {
+		if base, err = newLandlockBase(spec.Network, spec.Layers.Namespaces, spec.Readable, hide); err != nil {
 			return err
 		}
 	}
@@ -82,8 +83,9 @@ type landlockBase struct {
 }
 
 // newLandlockBase creates the ruleset for network and adds the read and
-// device rules (readable nil: the default read policy).
-func newLandlockBase(network Network, namespaced bool, readable []string) (*landlockBase, error) {
+// device rules (readable nil: the default read policy), granting no read of
+// hide (landlockHides).
+func newLandlockBase(network Network, namespaced bool, readable []string, hide []HiddenPath) (*landlockBase, error) {
 	abi := EffectiveLandlockABI()
 	if abi < 1 {
 		return nil, fmt.Errorf("the kernel has no Landlock (ABI %d)", abi)
@@ -109,32 +111,22 @@ func newLandlockBase(network Network, namespaced bool, readable []string) (*land
 			return fmt.Errorf("open %s for a rule: %w", path, err)
 		}
 		defer unix.Close(fd)
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			return fmt.Errorf("stat %s for a rule: %w", path, err)
-		}
-		if st.Mode&unix.S_IFMT != unix.S_IFDIR {
-			access &= llFile // directory rights on a file are an error
-		}
-		if access &= attr.HandledAccessFS; access == 0 {
-			return nil
-		}
-		rule := ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: access}
-		if err := ll.LandlockAddPathBeneathRule(ruleset, &rule, 0); err != nil {
-			return fmt.Errorf("add the rule for %s: %w", path, err)
-		}
-		return nil
+		return b.rule(fd, path, access)
 	}
-	if err := b.addReadsAndDevices(namespaced, readable); err != nil {
+	if err := b.addReadsAndDevices(namespaced, readable, hide); err != nil {
 		b.close()
 		return nil, err
 	}
 	return b, nil
 }
 
-func (b *landlockBase) addReadsAndDevices(namespaced bool, readable []string) error {
+func (b *landlockBase) addReadsAndDevices(namespaced bool, readable []string, hide []HiddenPath) error {
 	add := b.add
-	if readable != nil {
+	if len(hide) > 0 {
+		if err := b.addReadsAround(readable, hide); err != nil {
+			return err
+		}
+	} else if readable != nil {
 		// Restricted reads: only the listed paths (and the roots below).
 		for _, p := range readable {
 			if err := add(p, llRead, true); err != nil {
@@ -162,6 +154,25 @@ func (b *landlockBase) addReadsAndDevices(namespaced bool, readable []string) er
 		if err := add(d.path, d.access, d.path != "/dev"); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// rule grants access beneath the file open at fd (path names it in errors).
+func (b *landlockBase) rule(fd int, path string, access uint64) error {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("stat %s for a rule: %w", path, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		access &= llFile // directory rights on a file are an error
+	}
+	if access &= b.attr.HandledAccessFS; access == 0 {
+		return nil
+	}
+	rule := ll.PathBeneathAttr{ParentFd: fd, AllowedAccess: access}
+	if err := ll.LandlockAddPathBeneathRule(b.ruleset, &rule, 0); err != nil {
+		return fmt.Errorf("add the rule for %s: %w", path, err)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ end
 
 H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 2', function()
   local model = require('fake_model').start({
-    shell('rm -rf src && printf "overwritten\\n" > notes.txt && echo made > made.txt'),
+    shell('rm -rf src && printf "overwritten\\n" > notes.txt && echo made > made.txt && printf "its end" >> tail.txt'),
     { text = 'Cleaned up.' },
     shell('rm keep.txt'),
     shell('echo more >> notes.txt'),
@@ -60,6 +60,7 @@ H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 
     ['src/data.bin'] = { bytes = '\0\1\2 mine \255', mode = tonumber('640', 8) },
     ['notes.txt'] = { bytes = 'my notes\n', mode = tonumber('644', 8) },
     ['keep.txt'] = { bytes = 'keep\n', mode = tonumber('644', 8) },
+    ['tail.txt'] = { bytes = 'no final newline, ', mode = tonumber('644', 8) },
   }
   put(ws, files)
   H.setup({
@@ -104,15 +105,29 @@ H.run('undo of a command: reviewed like a patch, files back byte for byte; undo 
   H.eq('overwritten\n', bytes(ws .. '/notes.txt'), 'the command overwrote notes.txt')
   H.contains(vim.json.encode(model.requests[2].messages), 'deleted 5 files under src', 'the model was told what the command changed')
 
+  -- :Warden status lists it, newest first, with its time.
+  local notify, shown = vim.notify, nil
+  vim.notify = function(m)
+    shown = m
+  end
+  vim.cmd('Warden status')
+  H.wait(5000, function()
+    return shown ~= nil
+  end, ':Warden status to answer')
+  vim.notify = notify
+  H.contains(shown, 'changes: 1 undo can revert (:Warden undo [steps])', ':Warden status counts the change')
+  H.truthy(shown:find('\n  %d%d:%d%d:%d%d command `rm %-rf src && printf') ~= nil, ':Warden status lists the command: ' .. shown)
+  H.contains(shown, 'deleted 5 files under src/', ':Warden status says what it changed')
+
   local msg = undo('Warden undo', 1)
   H.contains(msg, 'undid', 'the server reports the undo')
   local listed = reviews[#reviews]
   H.contains(listed, 'Warden undo review', 'the review says it is an undo')
-  for _, want in ipairs({ 'A  src/a.lua', 'A  src/no_eol.txt', 'A  src/dos.txt', 'M  notes.txt', 'D  made.txt' }) do
+  for _, want in ipairs({ 'A  src/a.lua', 'A  src/no_eol.txt', 'M  notes.txt', 'M  tail.txt', 'D  made.txt' }) do
     H.contains(listed, want, 'the undo review lists it')
   end
-  -- What a buffer cannot hold (bytes that are not text, a mode) Warden
-  -- writes on disk once the review's part landed, as for a patch.
+  -- What a new buffer cannot hold (bytes that are not text, CRLF, a mode)
+  -- Warden writes on disk once the review's part landed, as for a patch.
   H.eq(nil, listed:find('data.bin', 1, true), 'a file that is not text is not reviewed')
   check(ws, files, 'after :Warden undo')
   H.eq(false, H.exists(ws .. '/made.txt'), 'the file the command made is removed')

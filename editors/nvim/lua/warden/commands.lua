@@ -126,6 +126,49 @@ local function agent_action(kind, extra, cmd)
   end, loc.bufnr)
 end
 
+-- How many recorded changes :Warden status lists.
+local shown_changes = 5
+
+-- The local clock time of a server timestamp (RFC 3339, UTC).
+local function local_time(stamp)
+  local y, mo, d, h, mi, sec = (stamp or ''):match('^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)')
+  if not y then
+    return '--:--:--'
+  end
+  local utc = { year = tonumber(y), month = tonumber(mo), day = tonumber(d), hour = tonumber(h), min = tonumber(mi), sec = tonumber(sec) }
+  -- os.time reads the table as local time: add the zone's offset back.
+  local now = os.time()
+  local offset = os.difftime(now, os.time(os.date('!*t', now)))
+  return os.date('%H:%M:%S', os.time(utc) + offset)
+end
+
+--- The lines of :Warden status that list what undo can revert (warden.status
+--- changes), newest first: time, kind, summary; undone ones marked.
+function M.change_lines(changes)
+  if type(changes) ~= 'table' or #changes == 0 then
+    return { 'changes: none recorded' }
+  end
+  local pending = #vim.tbl_filter(function(c)
+    return not c.undone
+  end, changes)
+  local lines = { ('changes: %d undo can revert (:Warden undo [steps])'):format(pending) }
+  for i, c in ipairs(changes) do
+    if i > shown_changes then
+      table.insert(lines, ('  … and %d older'):format(#changes - shown_changes))
+      break
+    end
+    local line = ('  %s %-7s %s'):format(local_time(c.time), c.kind or '?', c.summary or '')
+    if c.undone then
+      line = line .. ' (undone)'
+    end
+    if c.lost and #c.lost > 0 then
+      line = line .. '; not recoverable: ' .. table.concat(c.lost, ', ')
+    end
+    table.insert(lines, line)
+  end
+  return lines
+end
+
 local function show_status(_, result)
   if type(result) ~= 'table' then
     return
@@ -143,6 +186,7 @@ local function show_status(_, result)
   for _, job in ipairs(result.jobs or {}) do
     table.insert(lines, ('job %s: %s'):format(job.id or '?', job.title or ''))
   end
+  vim.list_extend(lines, M.change_lines(result.changes))
   M.last_status = result
   vim.notify(table.concat(lines, '\n'), vim.log.levels.INFO)
 end

@@ -182,13 +182,9 @@ local function build_items(edit, encoding)
       item.proposed = vim.api.nvim_buf_get_lines(tmp, 0, -1, false)
       -- A new or empty file's text "x\n" is the line "x", not "x" and "";
       -- its text "x" (an undo restoring a file without a final newline)
-      -- must be written without one, and "x\r\n" with its CRLF, which
-      -- apply_text_edits drops.
+      -- must be written without one.
       if #item.base == 0 then
         item.noeol = item.proposed[#item.proposed] ~= ''
-        item.crlf = item.crlf or #vim.tbl_filter(function(e)
-          return e.newText:find('\r\n', 1, true) ~= nil
-        end, edits) > 0
         if #item.proposed > 1 and not item.noeol then
           table.remove(item.proposed)
         end
@@ -468,9 +464,17 @@ end
 local function settle(bufnr, write, unwritten)
   if write then
     vim.fn.mkdir(vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':h'), 'p')
+    -- A file read without a final line break keeps it that way: the
+    -- edit's text says where the line breaks go, 'fixeol' would add one
+    -- (which the server, reading the buffer, would not see).
+    local fixeol = vim.bo[bufnr].fixendofline
+    if not vim.bo[bufnr].endofline then
+      vim.bo[bufnr].fixendofline = false
+    end
     vim.api.nvim_buf_call(bufnr, function()
       vim.cmd('silent keepalt write!')
     end)
+    vim.bo[bufnr].fixendofline = fixeol
   else
     vim.bo[bufnr].buflisted = true
     vim.b[bufnr].warden_applied = true
@@ -500,15 +504,13 @@ local function changed_since_open(item)
   return now == nil or not lines_equal(now, item.base)
 end
 
--- Writes lines to a new file at path, ended by CRLF or LF, the last one
--- too unless noeol.
-local function write_bytes(path, lines, crlf, noeol)
+-- Writes lines to a new file at path, with no line break after the last.
+local function write_bytes(path, lines)
   local fd, err = io.open(path, 'wb')
   if not fd then
     error(('could not create %s: %s'):format(rel(path), err))
   end
-  local eol = crlf and '\r\n' or '\n'
-  local ok, werr = fd:write(table.concat(lines, eol) .. (noeol and '' or eol))
+  local ok, werr = fd:write(table.concat(lines, '\n'))
   fd:close()
   if not ok then
     error(('could not write %s: %s'):format(rel(path), werr))
@@ -527,12 +529,11 @@ local function apply_item(item, write, unwritten)
       error(rel(item.path) .. ' appeared meanwhile; not overwritten')
     end
     vim.fn.mkdir(vim.fn.fnamemodify(item.path, ':h'), 'p')
-    if (item.noeol or item.crlf) and not find_buf(item.path) then
+    if item.noeol and not find_buf(item.path) then
       -- Neovim's changes to a buffer tell language servers of a final
-      -- line break whatever 'eol' says, and of the line breaks the buffer
-      -- had when opened: such a file is written as it is, then opened, so
-      -- that the buffer reads its line breaks from it.
-      write_bytes(item.path, lines, item.crlf, item.noeol)
+      -- line break whatever 'eol' says: such a file is written as it is,
+      -- then opened, so that the buffer reads from it that it has none.
+      write_bytes(item.path, lines)
       load_buf(item.path)
       return
     end

@@ -3,7 +3,7 @@
 // real bin/warden as the language server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { access, mkdir, mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -342,6 +342,73 @@ async function runShell(line) {
 }
 
 const exists = (p) => access(p).then(() => true, () => false);
+
+/** Clicks Allow once (or Review…) when the policy asks first; the untrusted policy asks before every command and undo. */
+async function allowIfAsked(ready) {
+  const page = vs.page;
+  const first = await Promise.race([
+    ready.waitFor({ timeout: 30_000 }).then(() => 'ready'),
+    page.locator('.monaco-dialog-box').waitFor({ timeout: 30_000 }).then(() => 'dialog'),
+  ]);
+  if (first === 'dialog') {
+    await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^(Allow once|Review…)$/ }).click();
+  }
+}
+
+test('Undo Last Change takes back what a command deleted and overwrote, reviewed in the preview like a patch', async () => {
+  const page = vs.page;
+  // Byte for byte: no final newline, CRLF, not UTF-8, an executable.
+  const files = {
+    'undo-me/a.txt': ['alpha\n', 0o644],
+    'undo-me/no-eol.txt': ['no newline at the end', 0o644],
+    'undo-me/dos.txt': ['one\r\ntwo\r\n', 0o644],
+    'undo-me/data.bin': [Buffer.from([0, 1, 2, 0xff, 0xfe]), 0o640],
+    'undo-me/run.sh': ['#!/bin/sh\necho run\n', 0o755],
+    'kept.txt': ['kept\n', 0o644],
+  };
+  await mkdir(join(workspace, 'undo-me'));
+  for (const [rel, [content, mode]] of Object.entries(files)) {
+    await writeFile(join(workspace, rel), content);
+    await chmod(join(workspace, rel), mode);
+  }
+  await runShell('rm -rf undo-me && echo overwritten > kept.txt');
+  const ran = page.locator('.notifications-toasts', { hasText: /exited 0[\s\S]*deleted 5 files under undo-me\// });
+  await allowIfAsked(ran);
+  await ran.waitFor({ timeout: 30_000 });
+  assert.equal(await exists(join(workspace, 'undo-me')), false);
+
+  await runCommand('Warden: Undo Last Change');
+  const preview = page.locator('#refactorPreview');
+  const files1 = preview.locator('.monaco-list-row[aria-level="1"]');
+  await allowIfAsked(files1.first());
+  await files1.first().waitFor({ timeout: 30_000 });
+  // What a text editor holds is reviewed, each file unticked; what a new
+  // editor buffer cannot hold (not text, CRLF, a mode) Warden writes after.
+  const listed = (await files1.allInnerTexts()).join('\n');
+  for (const name of ['a.txt', 'no-eol.txt', 'kept.txt']) {
+    assert.match(listed, new RegExp(name.replace('.', '\\.')), `the preview lists ${name}:\n${listed}`);
+  }
+  await shot('undo-command-preview');
+  const boxes = files1.locator('.edit-checkbox');
+  for (let i = 0; i < await boxes.count(); i++) {
+    if (await boxes.nth(i).getAttribute('aria-checked') !== 'true') await boxes.nth(i).click();
+  }
+  await preview.locator('.monaco-button', { hasText: 'Apply' }).click();
+  await preview.waitFor({ state: 'hidden' });
+  await runCommand('File: Save All');
+  for (const [rel, [content, mode]] of Object.entries(files)) {
+    const want = Buffer.from(content);
+    const deadline = Date.now() + 15_000;
+    let got = await readFile(join(workspace, rel)).catch(() => null);
+    while (!(got && want.equals(got)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      got = await readFile(join(workspace, rel)).catch(() => null);
+    }
+    assert.deepEqual(got, want, `${rel} back byte for byte`);
+    assert.equal((await stat(join(workspace, rel))).mode & 0o777, mode, `${rel}'s mode`);
+  }
+});
+
 
 test('Run Command: a high-risk command asks in an error dialog with its facts; Deny keeps the files, Allow once runs it sandboxed', async () => {
   const page = vs.page;
