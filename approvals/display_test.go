@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // TestPromptEscapeEachControlClass: every class of character that can hide,
@@ -197,5 +198,29 @@ func TestPromptEscapeTitlesAndFields(t *testing.T) {
 	}
 	if got := AlwaysAllowTitle([]string{"touch\x1b[2K"}); !strings.Contains(got, `\x1b`) {
 		t.Errorf("AlwaysAllowTitle = %q", got)
+	}
+}
+
+// TestSandboxLineSaysAskRunsOffline: where this system refuses the user
+// namespaces the proxy needs, network "ask" runs get no network, and the
+// dialog's sandbox line says so; the session key keeps naming the
+// configuration. The twin: where the proxy works, the line names it.
+func TestSandboxLineSaysAskRunsOffline(t *testing.T) {
+	sb := Sandbox{Mode: WorkspaceWrite, Network: sandbox.NetworkAsk}
+	req := PromptRequest{Kind: PromptCommand, Argv: []string{"make"}, Cwd: t.TempDir(), Sandboxed: true, Sandbox: sb}
+	old := askRunsOffline
+	defer func() { askRunsOffline = old }()
+	for _, offline := range []bool{true, false} {
+		askRunsOffline = func() bool { return offline }
+		msg := req.Message()
+		if got := strings.Contains(msg, "no network (network_access \"ask\" needs user namespaces"); got != offline {
+			t.Errorf("offline %v: the sandbox line says no network: %v\n%s", offline, got, msg)
+		}
+		if got := strings.Contains(msg, "network through the proxy"); got == offline {
+			t.Errorf("offline %v: the sandbox line names the proxy: %v\n%s", offline, got, msg)
+		}
+		if sb.String() != "workspace-write, network through the proxy, "+sb.Reads.Short() {
+			t.Errorf("offline %v: the session key's description changed: %q", offline, sb.String())
+		}
 	}
 }

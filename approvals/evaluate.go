@@ -251,7 +251,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		case !req.Sandbox.Restricted():
 			e.Reason = fmt.Sprintf("`%s` is allowed by the %s policy (no sandbox: danger-full-access)", cmd, pol)
 		default:
-			e.Reason = fmt.Sprintf("`%s` runs in the sandbox (%s) under the %s policy", cmd, req.Sandbox, pol)
+			e.Reason = fmt.Sprintf("`%s` runs in the sandbox (%s) under the %s policy", cmd, req.Sandbox.Describe(), pol)
 		}
 	}
 

@@ -242,8 +242,21 @@ type Sandbox struct {
 // Restricted reports whether the sandbox limits the filesystem at all.
 func (s Sandbox) Restricted() bool { return s.Mode != DangerFullAccess }
 
-// String is a short human description used in prompts and session keys.
-func (s Sandbox) String() string {
+// String is a short human description, the one session keys use: it names
+// the configuration, so a key stays the same whatever this machine enforces.
+func (s Sandbox) String() string { return s.describe(false) }
+
+// Describe is String as a dialog shows it, true to what a run gets here:
+// under network "ask" where this system refuses the user namespaces the
+// proxy needs, runs get no network at all.
+func (s Sandbox) Describe() string {
+	return s.describe(s.Network == sandbox.NetworkAsk && askRunsOffline())
+}
+
+// askRunsOffline is sandbox.AskRunsOffline (a variable for tests).
+var askRunsOffline = sandbox.AskRunsOffline
+
+func (s Sandbox) describe(askOffline bool) string {
 	var b strings.Builder
 	b.WriteString(string(s.Mode))
 	if s.Mode == "" {
@@ -253,6 +266,10 @@ func (s Sandbox) String() string {
 	case sandbox.NetworkOn:
 		b.WriteString(", network")
 	case sandbox.NetworkAsk:
+		if askOffline {
+			b.WriteString(`, no network (network_access "ask" needs user namespaces, which this system refuses)`)
+			break
+		}
 		b.WriteString(", network through the proxy")
 	default:
 		b.WriteString(", no network")

@@ -239,7 +239,7 @@ func (r PromptRequest) Message() string {
 	case r.Kind == PromptRead:
 		b.WriteString("\nSandbox: not involved: Warden reads this file itself and hands its text to the model")
 	case r.Sandboxed && !r.Grant.IsZero():
-		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", command.EscapeText(r.Sandbox.String()), command.EscapeText(r.Sandbox.DescribeGrantHeld(r.Grant)))
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s) plus %s, nothing else", command.EscapeText(r.Sandbox.Describe()), command.EscapeText(r.Sandbox.DescribeGrantHeld(r.Grant)))
 		if len(r.Amendment) > 0 {
 			b.WriteString("\nAlways allow saves the rule with this grant: the command stays sandboxed")
 		}
@@ -247,7 +247,7 @@ func (r PromptRequest) Message() string {
 			fmt.Fprintf(&b, "\n%q runs it with NO sandbox at all", TitleRunUnsandboxed)
 		}
 	case r.Sandboxed:
-		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", command.EscapeText(r.Sandbox.String()))
+		fmt.Fprintf(&b, "\nSandbox: runs sandboxed (%s)", command.EscapeText(r.Sandbox.Describe()))
 	default:
 		b.WriteString("\nSandbox: NOT sandboxed")
 	}

@@ -37,3 +37,5 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	p.kind = "seatbelt"
 	return p.startCmd(cmd, c, env)
 }
+
+func askRunsOffline() bool { return false }

@@ -571,3 +571,7 @@ func (p *Process) killTree() {
 		}
 	}()
 }
+
+// askRunsOffline: once the kernel refused the namespaces, network ask
+// runs as off (see the fallback in launch).
+func askRunsOffline() bool { return !namespacesUsable() }

@@ -14,3 +14,5 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	}
 	return p.startDirect(c, path, env)
 }
+
+func askRunsOffline() bool { return false }

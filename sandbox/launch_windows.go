@@ -46,3 +46,5 @@ func (p *Process) startDirect(c Command, path string, env []string) error {
 // killTree kills the command (a job object would take its children too:
 // see docs/windows-sandbox.md).
 func (p *Process) killTree() { p.cmd.Process.Kill() }
+
+func askRunsOffline() bool { return false }

@@ -153,3 +153,8 @@ func ResolveNetwork(mode, network string) (NetworkMode, error) {
 	}
 	return n, nil
 }
+
+// AskRunsOffline reports whether a run under NetworkAsk gets no network on
+// this machine: an earlier run found the user namespaces the proxy needs
+// refused, so runs fall back to network off. Before any run it is false.
+func AskRunsOffline() bool { return askRunsOffline() }

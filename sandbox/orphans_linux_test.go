@@ -166,3 +166,20 @@ func TestFallbackWithoutNamespaces(t *testing.T) {
 	run(t, t.TempDir(), Command{Argv: sh(fmt.Sprintf(`setsid sleep 305.%[1]s & (sleep 306.%[1]s &); exit 0`, tag)), Policy: empty})
 	checkNoOrphans(t, tag)
 }
+
+// TestAskRunsOfflineFollowsTheFallback: AskRunsOffline is true exactly when
+// runs fall back without namespaces (what approvals' dialog line says).
+func TestAskRunsOfflineFollowsTheFallback(t *testing.T) {
+	if AskRunsOffline() {
+		t.Skip("this kernel refuses the namespaces: the fallback is on for every run")
+	}
+	noNamespacesForTest = true
+	defer func() { noNamespacesForTest = false }()
+	if !AskRunsOffline() {
+		t.Error("AskRunsOffline is false in the namespace-less fallback")
+	}
+	noNamespacesForTest = false
+	if AskRunsOffline() {
+		t.Error("AskRunsOffline is true where namespaces work")
+	}
+}
