@@ -110,25 +110,3 @@ func globMatch(pattern, name string) bool {
 	ok, _ := path.Match(pattern, name)
 	return ok
 }
-
-// setEnv replaces or appends KEY=VALUE in env.
-func setEnv(env []string, key, value string) []string {
-	prefix := key + "="
-	for i, kv := range env {
-		if strings.HasPrefix(kv, prefix) {
-			env[i] = prefix + value
-			return env
-		}
-	}
-	return append(env, prefix+value)
-}
-
-func getEnv(env []string, key string) string {
-	prefix := key + "="
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, prefix); ok {
-			return v
-		}
-	}
-	return ""
-}

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 
+	"github.com/wardenhq/warden/internal/envlist"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
@@ -116,7 +117,7 @@ func (p *Process) askFallsBackToOff(spec *linux.Spec, env []string) []string {
 		p.proxy.stop()
 		p.proxy = nil
 	}
-	return setEnv(env, EnvNetworkDisabled, "1")
+	return envlist.Set(env, EnvNetworkDisabled, "1")
 }
 
 // linuxAskEnforcement says how NetworkAsk is enforced here, for doctor.

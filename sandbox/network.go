@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/envlist"
 )
 
 // NetworkMode says how a sandboxed command reaches the network.
@@ -126,13 +128,13 @@ func proxyEnv(env []string, port int) []string {
 	httpURL := fmt.Sprintf("http://127.0.0.1:%d", port)
 	socksURL := fmt.Sprintf("socks5h://127.0.0.1:%d", port)
 	for _, k := range proxyHTTPVars {
-		env = setEnv(env, k, httpURL)
+		env = envlist.Set(env, k, httpURL)
 	}
 	for _, k := range proxySocksVars {
-		env = setEnv(env, k, socksURL)
+		env = envlist.Set(env, k, socksURL)
 	}
 	for _, k := range noProxyVars {
-		env = setEnv(env, k, proxyNoProxy)
+		env = envlist.Set(env, k, proxyNoProxy)
 	}
 	return env
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/internal/envlist"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
@@ -226,11 +227,11 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	}
 	env := c.Env.Build(base)
 	if c.Policy.Sandboxed() {
-		env = setEnv(env, EnvSandbox, sandboxName())
+		env = envlist.Set(env, EnvSandbox, sandboxName())
 	}
 	switch c.Policy.network() {
 	case NetworkOff:
-		env = setEnv(env, EnvNetworkDisabled, "1")
+		env = envlist.Set(env, EnvNetworkDisabled, "1")
 	case NetworkAsk:
 		if c.Proxy == nil {
 			return nil, refuse("network_access is \"ask\" but no proxy was given to this run: Warden will not give the command the network instead (use network_access \"off\" or \"on\")")
@@ -241,7 +242,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 	var roots []protect.Root
 	var layers *toolcache.Lease
 	if cacheSet != "" {
-		home := getEnv(env, "HOME")
+		home := envlist.Get(env, "HOME")
 		if err := toolcache.Prepare(cacheSet, c.Policy.Workspace[0], home); err != nil {
 			return nil, refuse("toolchain caches %s: %v", cacheSet, err)
 		}
@@ -276,7 +277,7 @@ func Start(ctx context.Context, c Command) (*Process, error) {
 		p.clock, p.ownClock = NewClock(c.Timeout), true
 	}
 
-	path, err := lookPath(c.Argv[0], cwd, getEnv(env, "PATH"))
+	path, err := lookPath(c.Argv[0], cwd, envlist.Get(env, "PATH"))
 	if err != nil {
 		// Report it as a shell would, so callers see one shape of failure.
 		msg := fmt.Sprintf("warden: %s: %v\n", c.Argv[0], err)

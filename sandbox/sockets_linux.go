@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/envlist"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
@@ -182,10 +183,10 @@ func (s *socketScanner) scan(env []string, cwd string) (sockets, hidden []string
 		service bool
 	}
 	places := []place{
-		{"/run", 5, false}, {"/var/run", 5, false}, {getEnv(env, "XDG_RUNTIME_DIR"), 4, false},
-		{"/tmp", 3, true}, {getEnv(env, "TMPDIR"), 3, true},
+		{"/run", 5, false}, {"/var/run", 5, false}, {envlist.Get(env, "XDG_RUNTIME_DIR"), 4, false},
+		{"/tmp", 3, true}, {envlist.Get(env, "TMPDIR"), 3, true},
 	}
-	if home := getEnv(env, "HOME"); home != "" {
+	if home := envlist.Get(env, "HOME"); home != "" {
 		for _, d := range []string{".ssh", ".gnupg", ".docker"} {
 			places = append(places, place{filepath.Join(home, d), 3, false})
 		}
@@ -490,14 +491,14 @@ func unreachable(err error) bool {
 // envSocketPaths are the socket paths named by well-known variables.
 func envSocketPaths(env []string) []string {
 	var out []string
-	out = append(out, getEnv(env, "SSH_AUTH_SOCK"), getEnv(env, "NVIM"), getEnv(env, "NVIM_LISTEN_ADDRESS"))
-	if t := getEnv(env, "TMUX"); t != "" { // socket,pid,session
+	out = append(out, envlist.Get(env, "SSH_AUTH_SOCK"), envlist.Get(env, "NVIM"), envlist.Get(env, "NVIM_LISTEN_ADDRESS"))
+	if t := envlist.Get(env, "TMUX"); t != "" { // socket,pid,session
 		out = append(out, strings.SplitN(t, ",", 2)[0])
 	}
-	if d, ok := strings.CutPrefix(getEnv(env, "DOCKER_HOST"), "unix://"); ok {
+	if d, ok := strings.CutPrefix(envlist.Get(env, "DOCKER_HOST"), "unix://"); ok {
 		out = append(out, d)
 	}
-	for _, part := range strings.Split(getEnv(env, "DBUS_SESSION_BUS_ADDRESS"), ",") {
+	for _, part := range strings.Split(envlist.Get(env, "DBUS_SESSION_BUS_ADDRESS"), ",") {
 		if p, ok := strings.CutPrefix(strings.TrimPrefix(part, "unix:"), "path="); ok {
 			out = append(out, p)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wardenhq/warden/internal/envlist"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
@@ -138,19 +139,19 @@ func Env(env []string, dir, workspace string, roots []protect.Root, home string)
 	data := filepath.Join(dir, DataDir)
 	proxy := goProxy(env, home) // from the user's module cache, before it is replaced
 	for _, kv := range cacheVars(data) {
-		if v := getEnv(env, kv[0]); v != "" && insideWritable(v, roots) {
+		if v := envlist.Get(env, kv[0]); v != "" && insideWritable(v, roots) {
 			continue
 		}
-		env = setEnv(env, kv[0], kv[1])
+		env = envlist.Set(env, kv[0], kv[1])
 	}
-	if v := getEnv(env, "NPM_CONFIG_CACHE"); v != "" && !insideWritable(v, roots) {
-		env = setEnv(env, "NPM_CONFIG_CACHE", filepath.Join(data, toolDirs.npm))
+	if v := envlist.Get(env, "NPM_CONFIG_CACHE"); v != "" && !insideWritable(v, roots) {
+		env = envlist.Set(env, "NPM_CONFIG_CACHE", filepath.Join(data, toolDirs.npm))
 	}
-	env = setEnv(env, "GOPROXY", proxy)
-	if f := buildVCSFlag(getEnv(env, "GOFLAGS"), workspace); f != "" {
-		env = setEnv(env, "GOFLAGS", f)
+	env = envlist.Set(env, "GOPROXY", proxy)
+	if f := buildVCSFlag(envlist.Get(env, "GOFLAGS"), workspace); f != "" {
+		env = envlist.Set(env, "GOFLAGS", f)
 	}
-	env = setEnv(env, "MAVEN_OPTS", mavenOpts(getEnv(env, "MAVEN_OPTS"), filepath.Join(data, toolDirs.maven), home, roots))
+	env = envlist.Set(env, "MAVEN_OPTS", mavenOpts(envlist.Get(env, "MAVEN_OPTS"), filepath.Join(data, toolDirs.maven), home, roots))
 	return env
 }
 
@@ -229,7 +230,7 @@ func userModCache(goenv func(string) string, home string) string {
 func layerTools(user, env []string, data, home string) []Tool {
 	var out []Tool
 	for _, c := range userCacheDirs(user, home) {
-		if getEnv(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
+		if envlist.Get(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
 			continue // the user's own choice inside a writable root, kept
 		}
 		out = append(out, c.Tool)
@@ -266,17 +267,17 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		}
 		return def
 	}
-	xdgCache := or(getEnv(user, "XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
-	cargo := or(getEnv(user, "CARGO_HOME"), filepath.Join(home, ".cargo"))
-	gradle := or(getEnv(user, "GRADLE_USER_HOME"), filepath.Join(home, ".gradle"))
-	npm := or(getEnv(user, "npm_config_cache"), or(getEnv(user, "NPM_CONFIG_CACHE"), filepath.Join(home, ".npm")))
+	xdgCache := or(envlist.Get(user, "XDG_CACHE_HOME"), filepath.Join(home, ".cache"))
+	cargo := or(envlist.Get(user, "CARGO_HOME"), filepath.Join(home, ".cargo"))
+	gradle := or(envlist.Get(user, "GRADLE_USER_HOME"), filepath.Join(home, ".gradle"))
+	npm := or(envlist.Get(user, "npm_config_cache"), or(envlist.Get(user, "NPM_CONFIG_CACHE"), filepath.Join(home, ".npm")))
 	dirs := []userCacheDir{
 		{Tool{Name: toolDirs.goBuild, User: or(goenv("GOCACHE"), filepath.Join(xdgCache, "go-build"))}, "GOCACHE"},
 		{Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
 		{Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
-		{Tool{Name: toolDirs.yarn, User: or(getEnv(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
-		{Tool{Name: toolDirs.pip, User: or(getEnv(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
-		{Tool{Name: toolDirs.uv, User: or(getEnv(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
+		{Tool{Name: toolDirs.yarn, User: or(envlist.Get(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
+		{Tool{Name: toolDirs.pip, User: or(envlist.Get(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
+		{Tool{Name: toolDirs.uv, User: or(envlist.Get(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
 		{Tool{Name: toolDirs.cargo + "/registry", User: filepath.Join(cargo, "registry")}, "CARGO_HOME"},
 		{Tool{Name: toolDirs.cargo + "/git", User: filepath.Join(cargo, "git")}, "CARGO_HOME"},
 		{Tool{Name: toolDirs.gradle + "/caches", User: filepath.Join(gradle, "caches")}, "GRADLE_USER_HOME"},
@@ -291,9 +292,9 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 // values unless they pointed inside a writable root.
 func userGoEnv(env []string, home string) func(string) string {
 	file := map[string]string{}
-	path := getEnv(env, "GOENV")
+	path := envlist.Get(env, "GOENV")
 	if path == "" {
-		if x := getEnv(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		if x := envlist.Get(env, "XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 			path = filepath.Join(x, "go", "env")
 		} else if home != "" {
 			path = filepath.Join(home, ".config", "go", "env")
@@ -309,7 +310,7 @@ func userGoEnv(env []string, home string) func(string) string {
 		f.Close()
 	}
 	return func(k string) string {
-		if v := getEnv(env, k); v != "" {
+		if v := envlist.Get(env, k); v != "" {
 			return v
 		}
 		return file[k]
@@ -344,25 +345,4 @@ func TakeLayers(set string, user, env []string, home string) *Lease {
 		return nil
 	}
 	return lease
-}
-
-func setEnv(env []string, key, value string) []string {
-	prefix := key + "="
-	for i, kv := range env {
-		if strings.HasPrefix(kv, prefix) {
-			env[i] = prefix + value
-			return env
-		}
-	}
-	return append(env, prefix+value)
-}
-
-func getEnv(env []string, key string) string {
-	prefix := key + "="
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, prefix); ok {
-			return v
-		}
-	}
-	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/internal/envlist"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -105,7 +106,7 @@ func TestCacheEnvKeepsOnlyWritableUserValues(t *testing.T) {
 		"GOFLAGS":       "-buildvcs=false",
 	}
 	for k, v := range want {
-		if got := getEnv(env, k); got != v {
+		if got := envlist.Get(env, k); got != v {
 			t.Errorf("%s = %q, want %q", k, got, v)
 		}
 	}
