@@ -11,7 +11,7 @@ import (
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/homeentry"
 	"github.com/wardenhq/warden/internal/pathmemo"
-	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/internal/shellenv"
 )
 
 // ConfigDir is $XDG_CONFIG_HOME/warden (default ~/.config/warden): config.toml
@@ -106,7 +106,7 @@ func ProtectedPathsMemo(m *pathmemo.Memo, cfg Config, workspaces ...string) []st
 		// What the workspace's .envrc and mise configs make the user's
 		// shell source or load: the sandbox finds them again at each run,
 		// here they make a patch to them ask.
-		out = append(out, protect.ShellEnvTargets(ws, os.Getenv)...)
+		out = append(out, shellenv.Targets(ws, os.Getenv)...)
 	}
 	return out
 }

@@ -1,6 +1,6 @@
 // Package config holds Warden's user settings and where its files live: the
 // XDG config and state directories, config.toml, and the environment
 // variables that override it. It imports nothing from Warden but internal
-// helpers and sandbox/protect (the shell-entry files a workspace holds), so
+// helpers (internal/shellenv: the shell-entry files a workspace holds), so
 // every layer may use it.
 package config

@@ -3,7 +3,7 @@
 // running the project's own tooling: every version control system (VCSes:
 // what each executes or obeys, apart from its data), the shell on entering
 // the directory (direnv, mise, and the files their configuration sources or
-// loads: ShellEnvTargets), editors opening the folder, MCP servers, Warden
+// loads: shellenv.Targets), editors opening the folder, MCP servers, Warden
 // and other agents. A patch to one needs the user's approval (Rel); the
 // sandbox holds them read-only at any depth (Matcher). One answer, so the
 // two never disagree.

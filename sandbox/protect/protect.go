@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/wardenhq/warden/internal/shellenv"
 )
 
 // Dirs are directories whose contents configure such tools.
@@ -66,30 +68,6 @@ func HasSuffix(name string) bool {
 // Names are Dirs and Files.
 func Names() []string { return slices.Concat(Dirs, Files) }
 
-// MiseConfigs are the config files mise reads in a project directory,
-// relative to it (MiseEnvNames adds those of MISE_ENV's environments):
-// Files, Dirs and Subpaths hold each.
-var MiseConfigs = []string{
-	"mise.toml", ".mise.toml", "mise.local.toml", ".mise.local.toml",
-	filepath.Join(".mise", "config.toml"), filepath.Join(".config", "mise.toml"),
-	filepath.Join(".config", "mise.local.toml"), filepath.Join(".config", "mise", "config.toml"),
-}
-
-// MiseEnvNames are the configs mise reads for the environments MISE_ENV
-// names (mise.staging.toml...), as getenv gives it.
-func MiseEnvNames(getenv func(string) string) []string {
-	var out []string
-	for _, env := range strings.Split(getenv("MISE_ENV"), ",") {
-		env = strings.TrimSpace(env)
-		if env == "" || env == "." || env == ".." || strings.ContainsAny(env, `/\`) {
-			continue
-		}
-		out = append(out, "mise."+env+".toml", ".mise."+env+".toml", "mise."+env+".local.toml", ".mise."+env+".local.toml",
-			filepath.Join(".config", "mise."+env+".toml"), filepath.Join(".config", "mise", "config."+env+".toml"))
-	}
-	return out
-}
-
 // Rel returns the protected entry that rel, a path relative to a root,
 // is or is inside ("" none): the first of its parts that Matcher.Entry
 // names (every .git and other VCS metadata, wherever it is), or a last
@@ -122,13 +100,13 @@ type subpath struct {
 	parts []string // lower case
 }
 
-// NewMatcher lists Names, Subpaths and the MiseEnvNames of getenv.
+// NewMatcher lists Names, Subpaths and the shellenv.MiseEnvNames of getenv.
 func NewMatcher(getenv func(string) string) *Matcher {
 	m := &Matcher{names: map[string]string{}}
 	for _, n := range Names() {
 		m.names[strings.ToLower(n)] = n
 	}
-	for _, n := range append(slices.Clone(Subpaths), MiseEnvNames(getenv)...) {
+	for _, n := range append(slices.Clone(Subpaths), shellenv.MiseEnvNames(getenv)...) {
 		parts := strings.Split(strings.ToLower(n), string(filepath.Separator))
 		if len(parts) == 1 {
 			m.names[parts[0]] = n
@@ -141,7 +119,7 @@ func NewMatcher(getenv func(string) string) *Matcher {
 
 // Entry returns the protected entry that name, in the directory parent
 // (relative to a root, "" its top), is itself ("" none): one of Names, or
-// the end of one of Subpaths or of MiseEnvNames. Suffixes are the
+// the end of one of Subpaths or of shellenv.MiseEnvNames. Suffixes are the
 // caller's: they protect files only.
 func (m *Matcher) Entry(parent, name string) string {
 	lower := strings.ToLower(name)

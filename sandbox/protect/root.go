@@ -8,6 +8,7 @@ import (
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/pathutil"
+	"github.com/wardenhq/warden/internal/shellenv"
 )
 
 // Root is one writable directory and the paths inside it that stay read-only.
@@ -49,7 +50,7 @@ type Root struct {
 // `gitdir:` file when .git is one (a worktree or submodule keeps its hooks
 // and config there).
 func AtTop(root string, shared bool, m *pathmemo.Memo) []string {
-	names := slices.Concat(Names(), Subpaths, MiseEnvNames(os.Getenv))
+	names := slices.Concat(Names(), Subpaths, shellenv.MiseEnvNames(os.Getenv))
 	if shared {
 		names = SharedNames()
 	}

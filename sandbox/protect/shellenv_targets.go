@@ -3,6 +3,8 @@ package protect
 import (
 	"os"
 	"slices"
+
+	"github.com/wardenhq/warden/internal/shellenv"
 )
 
 // A directory's .envrc and mise config are protected names, but direnv
@@ -15,7 +17,7 @@ import (
 // makes it.
 
 // protectShellEnv adds to each root the user works in the files its
-// .envrc and mise configs pull in (ShellEnvTargets, which leaves out what
+// .envrc and mise configs pull in (shellenv.Targets, which leaves out what
 // a link leads to). A shared root is left out: nobody's shell trusts a
 // config there.
 func protectShellEnv(roots []Root) {
@@ -24,7 +26,7 @@ func protectShellEnv(roots []Root) {
 		if r.Shared {
 			continue
 		}
-		for _, t := range ShellEnvTargets(r.Path, os.Getenv) {
+		for _, t := range shellenv.Targets(r.Path, os.Getenv) {
 			if slices.Contains(r.Protected, t) || owningGitDir(r.Git, t) != "" {
 				continue
 			}

@@ -1,4 +1,4 @@
-package protect
+package shellenv
 
 import (
 	"os"
@@ -19,14 +19,14 @@ const maxDepth = 4
 // maxSize bounds what is read of one file: these are a few lines.
 const maxSize = 1 << 20
 
-// ShellEnvTargets lists the files dir's .envrc and mise configs (MiseConfigs
+// Targets lists the files dir's .envrc and mise configs (MiseConfigs
 // and those of the environments MISE_ENV names, as getenv gives it) make
 // the shell source or load, as absolute paths, followed into what sourced
 // files source in turn. A path given by an expansion other than $PWD
 // cannot be known and is left out. So is one outside dir, or behind a
 // symbolic link below it: it cannot be held read-only, and the sandbox
 // would refuse every run over it.
-func ShellEnvTargets(dir string, getenv func(string) string) []string {
+func Targets(dir string, getenv func(string) string) []string {
 	configs := slices.Concat(MiseConfigs, MiseEnvNames(getenv))
 	var out []string
 	seen := map[string]bool{}

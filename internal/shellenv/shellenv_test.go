@@ -1,4 +1,4 @@
-package protect
+package shellenv
 
 import (
 	"os"
@@ -22,7 +22,7 @@ func write(t *testing.T, p, content string) {
 // default .env, $PWD put in, mise's env._.source and env._.file in each
 // form. Twin: paths given by other expansions, commands that only mention
 // the words, and watch_file are not targets.
-func TestShellEnvTargets(t *testing.T) {
+func TestTargets(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, ".envrc"), `# project env
 source_env_if_exists .envrc.local
@@ -42,7 +42,7 @@ PATH_add bin
 	write(t, filepath.Join(dir, "mise.toml"), "[env]\n_.source = \"./tools/activate.sh\"\n_.file = [\".env.mise\", { path = \"secrets.env\", redact = true }]\n")
 	write(t, filepath.Join(dir, ".config", "mise.toml"), "[env]\n_.file = \"cfg.env\"\n")
 	write(t, filepath.Join(dir, "mise.ci.toml"), "[env]\n_.source = \"ci.sh\"\n")
-	got := ShellEnvTargets(dir, func(k string) string {
+	got := Targets(dir, func(k string) string {
 		if k == "MISE_ENV" {
 			return "ci"
 		}
@@ -56,17 +56,17 @@ PATH_add bin
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
-		t.Errorf("ShellEnvTargets =\n %q\nwant\n %q", got, want)
+		t.Errorf("Targets =\n %q\nwant\n %q", got, want)
 	}
 	// No .envrc and no mise config: nothing.
-	if got := ShellEnvTargets(t.TempDir(), os.Getenv); len(got) != 0 {
-		t.Errorf("ShellEnvTargets of an empty directory = %q", got)
+	if got := Targets(t.TempDir(), os.Getenv); len(got) != 0 {
+		t.Errorf("Targets of an empty directory = %q", got)
 	}
 }
 
 // A file outside the directory, or behind a symbolic link below it, is
 // left out: it cannot be held read-only.
-func TestShellEnvTargetsLeaveOutLinksAndOutside(t *testing.T) {
+func TestTargetsLeaveOutLinksAndOutside(t *testing.T) {
 	dir, elsewhere := t.TempDir(), t.TempDir()
 	write(t, filepath.Join(elsewhere, "shared.env"), "A=1\n")
 	if err := os.Symlink(filepath.Join(elsewhere, "shared.env"), filepath.Join(dir, ".env")); err != nil {
@@ -76,7 +76,7 @@ func TestShellEnvTargetsLeaveOutLinksAndOutside(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, ".envrc"), "dotenv\nsource linked/x.sh\nsource ../outside.sh\nsource_env_if_exists .envrc.local\n")
-	if got, want := ShellEnvTargets(dir, os.Getenv), []string{filepath.Join(dir, ".envrc.local")}; !slices.Equal(got, want) {
-		t.Errorf("ShellEnvTargets = %q, want %q", got, want)
+	if got, want := Targets(dir, os.Getenv), []string{filepath.Join(dir, ".envrc.local")}; !slices.Equal(got, want) {
+		t.Errorf("Targets = %q, want %q", got, want)
 	}
 }
