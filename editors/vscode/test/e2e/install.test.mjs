@@ -174,7 +174,7 @@ test('the server started with the key keeps the rest of the environment: its tra
 
 test('Clear API Key: the server starts again without a key', async () => {
   await runCommand('Warden: Clear API Key');
-  await vs.page.locator('.notifications-toasts', { hasText: 'API key cleared' }).waitFor({ timeout: 30_000 });
+  await vs.page.locator('.notifications-toasts', { hasText: 'API key cleared' }).waitFor({ timeout: 90_000 });
   await statusItem().filter({ hasText: 'on-request · workspace-write' }).waitFor({ timeout: 60_000 });
   assert.equal(await askAndGetAuthorization(), null);
 });
