@@ -35,8 +35,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent/modeltest"
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // advCall is one shell call of the hostile model.
@@ -85,7 +85,7 @@ func startAdversarialServer(t *testing.T, ws string, calls []advCall, rules stri
 	s.c = lsptest.Start(t, lsptest.Options{Env: env, Dir: ws, Timeout: 20 * time.Second})
 	s.c.Initialize(settings)
 	s.c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
-		return lsp.ShowDocumentResult{Success: true}, nil
+		return wire.ShowDocumentResult{Success: true}, nil
 	})
 	return s
 }

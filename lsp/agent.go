@@ -14,6 +14,8 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -60,7 +62,7 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 	task := agent.Task{Instruction: instruction, FromFile: a.Mode == "comment" && strings.TrimSpace(a.Instruction) == ""}
 	var note string
 	if a.URI != "" {
-		path := uriToPath(a.URI)
+		path := textdoc.URIToPath(a.URI)
 		if path == "" {
 			return nil, InvalidParams("arguments[0].uri %q is not a file: URI", a.URI)
 		}
@@ -74,7 +76,7 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 		}
 	}
 	if a.URI != "" {
-		path := uriToPath(a.URI)
+		path := textdoc.URIToPath(a.URI)
 		task.File = path
 		if a.Range != nil {
 			doc, err := s.docs.Get(a.URI)
@@ -234,7 +236,7 @@ func (s *Server) showTranscript(path string, open bool) {
 	if !open || !s.Capabilities().ShowDocument || s.connCtx.Err() != nil {
 		return
 	}
-	if _, err := s.client.ShowDocument(s.connCtx, &ShowDocumentParams{URI: PathToURI(path), TakeFocus: false}); err != nil {
+	if _, err := s.client.ShowDocument(s.connCtx, &wire.ShowDocumentParams{URI: textdoc.PathToURI(path), TakeFocus: false}); err != nil {
 		s.log.Debug("showDocument of the transcript failed", "err", err)
 	}
 }
@@ -385,7 +387,7 @@ func (o *jobObserver) Plan(plan []agent.PlanStep) {
 }
 
 // documentFiles reads through the document store: open buffers first.
-type documentFiles struct{ docs *Documents }
+type documentFiles struct{ docs *textdoc.Store }
 
 func (d documentFiles) ReadFile(path string) ([]byte, error) {
 	data, _, _, err := d.docs.ReadFile(path)

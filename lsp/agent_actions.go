@@ -6,6 +6,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // Kinds of the agent's code actions. Fix is a quickfix so editors list it
@@ -33,15 +35,15 @@ func init() {
 // agentActions offers the agent's entry points for a range. Each is a
 // warden.agent.run command carrying the instruction and the range; the work
 // happens only when the user picks one.
-func agentActions(_ context.Context, s *Server, req CodeActionRequest) ([]CodeAction, error) {
+func agentActions(_ context.Context, s *Server, req CodeActionRequest) ([]wire.CodeAction, error) {
 	doc := req.Doc
 	rng := req.Range
-	run := func(title string, kind protocol.CodeActionKind, args AgentRunArgs) CodeAction {
-		return CodeAction{Title: title, Kind: kind, Command: &protocol.Command{
+	run := func(title string, kind protocol.CodeActionKind, args AgentRunArgs) wire.CodeAction {
+		return wire.CodeAction{Title: title, Kind: kind, Command: &protocol.Command{
 			Title: title, Command: "warden.agent.run", Arguments: []any{args},
 		}}
 	}
-	var actions []CodeAction
+	var actions []wire.CodeAction
 	if len(req.Diagnostics) > 0 {
 		a := run("Warden: Fix with agent", protocol.QuickFix, AgentRunArgs{
 			Mode: "fix", URI: doc.URI, Range: &rng, Diagnostics: req.Diagnostics,
@@ -69,7 +71,7 @@ func agentActions(_ context.Context, s *Server, req CodeActionRequest) ([]CodeAc
 
 // commentIn finds the first line of the range (or the cursor's line) that
 // holds a `warden:` comment.
-func commentIn(doc *Document, rng protocol.Range) (line uint32, instruction string, ok bool) {
+func commentIn(doc *textdoc.Document, rng protocol.Range) (line uint32, instruction string, ok bool) {
 	// doc.Line, not strings.Split: this runs on every code action request,
 	// and splitting a 10,000-line document each time costs milliseconds.
 	last := min(int(rng.End.Line), doc.LineCount()-1, int(rng.Start.Line)+maxCommentScan)

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/agent/modeltest"
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // BenchmarkAgentToolCallToDialog is issue 6's target, end to end through the
@@ -31,7 +31,7 @@ func BenchmarkAgentToolCallToDialog(b *testing.B) {
 		return lsptest.Choose("Deny")(params)
 	})
 	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
-		return lsp.ShowDocumentResult{Success: true}, nil
+		return wire.ShowDocumentResult{Success: true}, nil
 	})
 
 	// One dialog, end to end; returns the latency from the model's last

@@ -13,6 +13,7 @@ import (
 	"github.com/wardenhq/warden/agent/modeltest"
 	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // startAgentServer runs warden serve against the fake model, with an editor
@@ -22,13 +23,13 @@ func startAgentServer(t *testing.T, srv *modeltest.Server, caps map[string]any, 
 	env = append(env, "OPENAI_BASE_URL="+srv.URL, "OPENAI_API_KEY=sk-test", "WARDEN_MODEL=fake-model")
 	c, ed := startPatchServer(t, caps, env...)
 	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
-		return lsp.ShowDocumentResult{Success: true}, nil
+		return wire.ShowDocumentResult{Success: true}, nil
 	})
 	return c, ed
 }
 
 // runAction executes a code action's command and returns the job id.
-func runAction(t *testing.T, c *lsptest.Client, a lsp.CodeAction) string {
+func runAction(t *testing.T, c *lsptest.Client, a wire.CodeAction) string {
 	t.Helper()
 	if a.Command == nil {
 		t.Fatalf("action %q has no command", a.Title)
@@ -44,7 +45,7 @@ func runAction(t *testing.T, c *lsptest.Client, a lsp.CodeAction) string {
 	return started.JobID
 }
 
-func findAction(t *testing.T, actions []lsp.CodeAction, title string) lsp.CodeAction {
+func findAction(t *testing.T, actions []wire.CodeAction, title string) wire.CodeAction {
 	t.Helper()
 	var titles []string
 	for _, a := range actions {
@@ -54,7 +55,7 @@ func findAction(t *testing.T, actions []lsp.CodeAction, title string) lsp.CodeAc
 		titles = append(titles, a.Title)
 	}
 	t.Fatalf("no action %q among %q", title, titles)
-	return lsp.CodeAction{}
+	return wire.CodeAction{}
 }
 
 // progressEnd waits for the $/progress end of the job started after mark
@@ -192,7 +193,7 @@ func TestAgentStory(t *testing.T) {
 	}
 	// The Markdown transcript was opened and records the story.
 	show := c.WaitFrom(mark, "window/showDocument", nil)
-	var sd lsp.ShowDocumentParams
+	var sd wire.ShowDocumentParams
 	show.Decode(&sd)
 	md, err := os.ReadFile(strings.TrimPrefix(string(sd.URI), "file://"))
 	if err != nil || !strings.Contains(string(md), "print hello") || !strings.Contains(string(md), "main now prints hello.") || !strings.Contains(string(md), "Result: denied") {
@@ -335,7 +336,7 @@ func TestAgentFixWithDiagnostics(t *testing.T) {
 	uri := ed.open("main.go", agentSource)
 	diag := protocol.Diagnostic{Range: protocol.Range{Start: protocol.Position{Line: 2, Character: 5}, End: protocol.Position{Line: 2, Character: 9}},
 		Message: "main redeclared in this block", Source: "compiler"}
-	var actions []lsp.CodeAction
+	var actions []wire.CodeAction
 	err := c.Call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 		"range":        diag.Range,
@@ -517,7 +518,7 @@ func TestAgentModelRiskSummaryInTheDialog(t *testing.T) {
 	write(t, c.Dir, map[string]string{"notes.txt": "private"})
 	dialogs := make(chan json.RawMessage, 1)
 	c.OnRequest("window/showMessageRequest", lsptest.Record(dialogs, lsptest.Choose("Deny")))
-	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) { return lsp.ShowDocumentResult{Success: true}, nil })
+	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) { return wire.ShowDocumentResult{Success: true}, nil })
 	mark := c.Mark()
 	if _, err := c.ExecuteCommand("warden.agent.run", map[string]any{"instruction": "share my notes"}); err != nil {
 		t.Fatal(err)

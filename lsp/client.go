@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -108,8 +109,8 @@ func (c *Client) ShowMessageRequest(ctx context.Context, params *protocol.ShowMe
 }
 
 // ApplyEdit asks the client to apply a workspace edit.
-func (c *Client) ApplyEdit(ctx context.Context, params *ApplyWorkspaceEditParams) (ApplyWorkspaceEditResult, error) {
-	var res ApplyWorkspaceEditResult
+func (c *Client) ApplyEdit(ctx context.Context, params *wire.ApplyWorkspaceEditParams) (wire.ApplyWorkspaceEditResult, error) {
+	var res wire.ApplyWorkspaceEditResult
 	var raw json.RawMessage
 	if err := c.call(ctx, "workspace/applyEdit", params, &raw); err != nil {
 		return res, err
@@ -122,8 +123,8 @@ func (c *Client) ApplyEdit(ctx context.Context, params *ApplyWorkspaceEditParams
 
 // ShowDocument asks the client to show a document or URL (LSP 3.16; only
 // when Capabilities().ShowDocument).
-func (c *Client) ShowDocument(ctx context.Context, params *ShowDocumentParams) (ShowDocumentResult, error) {
-	var res ShowDocumentResult
+func (c *Client) ShowDocument(ctx context.Context, params *wire.ShowDocumentParams) (wire.ShowDocumentResult, error) {
+	var res wire.ShowDocumentResult
 	var raw json.RawMessage
 	if err := c.call(ctx, "window/showDocument", params, &raw); err != nil {
 		return res, err
@@ -157,8 +158,8 @@ func (c *Client) LogMessage(typ protocol.MessageType, message string) error {
 }
 
 // progress sends a $/progress with a raw token.
-func (c *Client) progress(token json.RawMessage, v progressValue) error {
-	return c.notify("$/progress", &progressParams{Token: token, Value: v})
+func (c *Client) progress(token json.RawMessage, v wire.ProgressValue) error {
+	return c.notify("$/progress", &wire.ProgressParams{Token: token, Value: v})
 }
 
 // createProgress sends window/workDoneProgress/create with a raw token.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/protocol"
 )
 
@@ -18,7 +20,7 @@ func init() {
 
 // CodeActionRequest is what a provider is asked about.
 type CodeActionRequest struct {
-	Doc         *Document // snapshot of the open document
+	Doc         *textdoc.Document // snapshot of the open document
 	Range       protocol.Range
 	Diagnostics []protocol.Diagnostic
 	// Only, when not empty, lists the kinds the client wants; the server
@@ -36,10 +38,10 @@ type CodeActionProvider struct {
 	// Kinds are the kinds this provider returns (advertised to the client).
 	Kinds []protocol.CodeActionKind
 	// Actions returns the actions for a request; nil is fine.
-	Actions func(ctx context.Context, s *Server, req CodeActionRequest) ([]CodeAction, error)
+	Actions func(ctx context.Context, s *Server, req CodeActionRequest) ([]wire.CodeAction, error)
 	// Resolve, optional, fills in an action the client chose (its Edit,
 	// usually) from its Data. Same rules as Actions: quick, no client calls.
-	Resolve func(ctx context.Context, s *Server, action CodeAction) (CodeAction, error)
+	Resolve func(ctx context.Context, s *Server, action wire.CodeAction) (wire.CodeAction, error)
 }
 
 var (
@@ -120,7 +122,7 @@ func (s *Server) codeAction(ctx context.Context, params json.RawMessage) (any, e
 		return nil, InvalidParams("params.range: %v", err)
 	}
 	req := CodeActionRequest{Doc: doc, Range: *p.Range, Diagnostics: p.Context.Diagnostics, Only: p.Context.Only}
-	actions := []CodeAction{}
+	actions := []wire.CodeAction{}
 	for _, prov := range sortedProviders() {
 		got, err := prov.Actions(ctx, s, req)
 		if err != nil {
@@ -158,7 +160,7 @@ func kindWanted(kind protocol.CodeActionKind, only []protocol.CodeActionKind) bo
 }
 
 func (s *Server) resolveCodeAction(ctx context.Context, params json.RawMessage) (any, error) {
-	var a CodeAction
+	var a wire.CodeAction
 	if err := decodeParams(params, &a); err != nil {
 		return nil, err
 	}

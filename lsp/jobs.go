@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/wardenhq/warden/lsp/wire"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -39,7 +40,7 @@ type Job struct {
 	// then (the client answers our create request) reports wait in
 	// pending. sendMu keeps the begin before them (jobs_progress.go).
 	opened  chan struct{}
-	pending []progressValue
+	pending []wire.ProgressValue
 	sendMu  sync.Mutex
 }
 
@@ -61,7 +62,7 @@ func (j *Job) Server() *Server { return j.server }
 // Report updates the job's progress. percent is 0..100, or negative when
 // unknown.
 func (j *Job) Report(message string, percent int) {
-	v := progressValue{Kind: "report", Message: message, Percentage: pct(percent)}
+	v := wire.ProgressValue{Kind: "report", Message: message, Percentage: wire.Percent(percent)}
 	j.sendMu.Lock()
 	defer j.sendMu.Unlock()
 	j.mu.Lock()
@@ -87,14 +88,6 @@ func (j *Job) progressToken() (json.RawMessage, string) {
 
 // Cancel cancels the job.
 func (j *Job) Cancel() { j.cancel() }
-
-func pct(p int) *uint32 {
-	if p < 0 {
-		return nil
-	}
-	v := uint32(min(p, 100))
-	return &v
-}
 
 // JobInfo describes a running job (for warden.status).
 type JobInfo struct {
@@ -135,7 +128,7 @@ func (t *jobTable) start(cmd Command, fn JobFunc, reqKey string, clientToken jso
 		opened:  make(chan struct{}),
 	}
 	ctx = context.WithValue(ctx, jobKey{}, job)
-	if k, ok := idKey(clientToken); ok {
+	if k, ok := wire.IDKey(clientToken); ok {
 		job.token, job.tokKey = clientToken, k
 	}
 	t.jobs[job.ID] = job
@@ -252,7 +245,7 @@ func (t *jobTable) list() []JobInfo {
 	out := make([]JobInfo, 0, len(jobs))
 	for _, j := range jobs {
 		j.mu.Lock()
-		out = append(out, JobInfo{ID: j.ID, Command: j.Command, Title: j.Title, Started: j.Started, Message: j.message, Percent: pct(j.percent)})
+		out = append(out, JobInfo{ID: j.ID, Command: j.Command, Title: j.Title, Started: j.Started, Message: j.message, Percent: wire.Percent(j.percent)})
 		j.mu.Unlock()
 	}
 	return out
@@ -278,7 +271,7 @@ func init() {
 		if err := decodeParams(params, &p); err != nil {
 			return nil, err
 		}
-		key, ok := idKey(p.Token)
+		key, ok := wire.IDKey(p.Token)
 		if !ok {
 			return nil, InvalidParams("params.token: want a number or a string")
 		}

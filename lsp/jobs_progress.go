@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 
+	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/protocol"
 )
 
@@ -25,7 +26,7 @@ import (
 func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
 	s := t.s
 	yes := true
-	begin := progressValue{Kind: "begin", Title: job.Title, Cancellable: &yes}
+	begin := wire.ProgressValue{Kind: "begin", Title: job.Title, Cancellable: &yes}
 	token, _ := job.progressToken()
 	if token != nil {
 		s.client.progress(token, begin)
@@ -98,7 +99,7 @@ func (t *jobTable) closeProgress(job *Job, msg string, quiet bool) {
 	s := t.s
 	<-job.opened // the end comes after the begin
 	if token, _ := job.progressToken(); token != nil {
-		s.client.progress(token, progressValue{Kind: "end", Message: msg})
+		s.client.progress(token, wire.ProgressValue{Kind: "end", Message: msg})
 		return
 	}
 	if !quiet && !job.shown.Load() && msg != "" {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 func askArgs(message string, actions ...string) map[string]any {
@@ -186,16 +187,16 @@ func TestApplyEditSendsMixedDocumentChanges(t *testing.T) {
 	got := make(chan json.RawMessage, 1)
 	c.OnRequest("workspace/applyEdit", lsptest.Record(got, lsptest.Applied(true)))
 	v := int32(3)
-	edit := lsp.ApplyWorkspaceEditParams{Label: "agent patch", Edit: lsp.WorkspaceEdit{
-		DocumentChanges: []lsp.DocumentChange{
-			{TextDocumentEdit: &lsp.TextDocumentEdit{
+	edit := wire.ApplyWorkspaceEditParams{Label: "agent patch", Edit: wire.WorkspaceEdit{
+		DocumentChanges: []wire.DocumentChange{
+			{TextDocumentEdit: &wire.TextDocumentEdit{
 				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: c.URI("a.go")}, Version: &v},
-				Edits:        []lsp.AnnotatedTextEdit{{Range: rng(0, 0, 0, 0), NewText: "// hi\n", AnnotationID: "a1"}},
+				Edits:        []wire.AnnotatedTextEdit{{Range: rng(0, 0, 0, 0), NewText: "// hi\n", AnnotationID: "a1"}},
 			}},
 			{CreateFile: &protocol.CreateFile{URI: c.URI("new.go")}},
-			{TextDocumentEdit: &lsp.TextDocumentEdit{
+			{TextDocumentEdit: &wire.TextDocumentEdit{
 				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: c.URI("new.go")}},
-				Edits:        []lsp.AnnotatedTextEdit{{Range: rng(0, 0, 0, 0), NewText: "package a\n"}},
+				Edits:        []wire.AnnotatedTextEdit{{Range: rng(0, 0, 0, 0), NewText: "package a\n"}},
 			}},
 			{RenameFile: &protocol.RenameFile{OldURI: c.URI("b.go"), NewURI: c.URI("c.go")}},
 			{DeleteFile: &protocol.DeleteFile{URI: c.URI("d.go")}},
@@ -217,7 +218,7 @@ func TestApplyEditSendsMixedDocumentChanges(t *testing.T) {
 		}
 	}
 	// The wire shape decodes back into the same union.
-	var back lsp.ApplyWorkspaceEditParams
+	var back wire.ApplyWorkspaceEditParams
 	if err := json.Unmarshal(params, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestShowDocumentAndAClientWithoutIt(t *testing.T) {
 func TestCodeActionResolveRoundTrip(t *testing.T) {
 	c := startTest(t)
 	uri := c.Open("a.txt", "plaintext", "hello world\n")
-	var actions []lsp.CodeAction
+	var actions []wire.CodeAction
 	err := c.Call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 		"range":        rng(0, 0, 0, 5),
@@ -261,11 +262,11 @@ func TestCodeActionResolveRoundTrip(t *testing.T) {
 	}
 	// Other providers (the agent's refactor.warden.* actions) may answer too;
 	// this test is about the test provider's.
-	actions = slices.DeleteFunc(actions, func(a lsp.CodeAction) bool { return strings.HasPrefix(string(a.Kind), "refactor.warden.") })
+	actions = slices.DeleteFunc(actions, func(a wire.CodeAction) bool { return strings.HasPrefix(string(a.Kind), "refactor.warden.") })
 	if len(actions) != 1 || actions[0].Kind != "refactor.rewrite" || actions[0].Edit != nil {
 		t.Fatalf("only=refactor: %+v", actions)
 	}
-	var resolved lsp.CodeAction
+	var resolved wire.CodeAction
 	if err := c.Call("codeAction/resolve", actions[0], &resolved); err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +281,7 @@ func TestCodeActionResolveRoundTrip(t *testing.T) {
 	plain := actions[0]
 	plain.Data = nil
 	plain.Command = &protocol.Command{Title: "t", Command: "warden.status"}
-	var same lsp.CodeAction
+	var same wire.CodeAction
 	if err := c.Call("codeAction/resolve", plain, &same); err != nil {
 		t.Fatalf("resolve without data: %v", err)
 	}

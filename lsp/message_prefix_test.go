@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/wardenhq/warden/agent/modeltest"
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // TestEveryMessageStartsWithTheOnePrefix scripts a session in a client
@@ -33,15 +34,15 @@ func TestEveryMessageStartsWithTheOnePrefix(t *testing.T) {
 			c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
 			c.OnRequest("workspace/applyEdit", lsptest.Applied(true))
 			c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
-				return lsp.ShowDocumentResult{Success: true}, nil
+				return wire.ShowDocumentResult{Success: true}, nil
 			})
 			c.OnRequest("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.RPCError) { return nil, nil })
 			c.InitializeWith(map[string]any{
 				"processId":             os.Getpid(),
-				"rootUri":               lsp.PathToURI(c.Dir),
+				"rootUri":               textdoc.PathToURI(c.Dir),
 				"capabilities":          tc.caps,
 				"initializationOptions": map[string]any{"approvalPolicy": "untrusted", "sandboxMod": "read-only"},
-				"workspaceFolders":      []map[string]any{{"uri": lsp.PathToURI(c.Dir), "name": "ws"}},
+				"workspaceFolders":      []map[string]any{{"uri": textdoc.PathToURI(c.Dir), "name": "ws"}},
 			})
 
 			mark := c.Mark()

@@ -13,6 +13,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent/patch"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // EditorWorkspace is the patch.Workspace of the editor: a plan becomes one
@@ -50,7 +52,7 @@ func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.R
 		if !f.Open {
 			continue
 		}
-		if v, open := w.s.Docs().Version(PathToURI(f.Path)); !open || v != f.Version {
+		if v, open := w.s.Docs().Version(textdoc.PathToURI(f.Path)); !open || v != f.Version {
 			return nil, fmt.Errorf("%s changed in the editor since the patch was checked (version %d, now %d); nothing was changed, run the patch again", f.Rel, f.Version, v)
 		}
 	}
@@ -94,7 +96,7 @@ func (w *EditorWorkspace) applyInEditor(ctx context.Context, plan *patch.Plan) (
 	if err != nil {
 		return nil, err
 	}
-	params := &ApplyWorkspaceEditParams{Label: "Warden: " + plan.Summary(), Edit: workspaceEditFor(plan, caps.ChangeAnnotations)}
+	params := &wire.ApplyWorkspaceEditParams{Label: "Warden: " + plan.Summary(), Edit: workspaceEditFor(plan, caps.ChangeAnnotations)}
 	answer, err := w.s.Client().ApplyEdit(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("the editor did not apply the patch: %w", err)
@@ -162,8 +164,8 @@ func removeEmpty(dirs []string) {
 // RenameFile with ignoreIfExists is always skipped. So files are created
 // only when they do not exist, replaced by a whole-text edit when they do,
 // and renamed with overwrite only.
-func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
-	var we WorkspaceEdit
+func workspaceEditFor(plan *patch.Plan, annotate bool) wire.WorkspaceEdit {
+	var we wire.WorkspaceEdit
 	if annotate {
 		we.ChangeAnnotations = map[string]protocol.ChangeAnnotation{}
 	}
@@ -174,10 +176,10 @@ func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
 		we.ChangeAnnotations[id] = protocol.ChangeAnnotation{Label: label, NeedsConfirmation: true, Description: description}
 		return id
 	}
-	add := func(c DocumentChange) { we.DocumentChanges = append(we.DocumentChanges, c) }
+	add := func(c wire.DocumentChange) { we.DocumentChanges = append(we.DocumentChanges, c) }
 	for fi := range plan.Files {
 		f := &plan.Files[fi]
-		uri := PathToURI(f.Path)
+		uri := textdoc.PathToURI(f.Path)
 		version := func() *int32 {
 			if f.Open {
 				v := f.Version
@@ -188,41 +190,41 @@ func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
 		switch {
 		case f.Deleted():
 			id := note(fmt.Sprintf("f%d", fi), "Delete "+f.Rel, "")
-			add(DocumentChange{DeleteFile: &protocol.DeleteFile{URI: uri, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
+			add(wire.DocumentChange{DeleteFile: &protocol.DeleteFile{URI: uri, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
 		case f.Change.Kind == patch.Add && !f.Existed:
 			id := note(fmt.Sprintf("f%d", fi), "Create "+f.Rel, "")
-			add(DocumentChange{CreateFile: &protocol.CreateFile{URI: uri, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
+			add(wire.DocumentChange{CreateFile: &protocol.CreateFile{URI: uri, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
 			if f.After != "" {
-				add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
+				add(wire.DocumentChange{TextDocumentEdit: &wire.TextDocumentEdit{
 					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}},
-					Edits:        []AnnotatedTextEdit{{Range: protocol.Range{}, NewText: f.After, AnnotationID: id}},
+					Edits:        []wire.AnnotatedTextEdit{{Range: protocol.Range{}, NewText: f.After, AnnotationID: id}},
 				}})
 			}
 		case f.Change.Kind == patch.Add:
 			// Add over an existing file replaces its whole text.
 			id := note(fmt.Sprintf("f%d", fi), "Replace "+f.Rel, "the patch adds a file that exists")
-			starts := lineStarts(f.Before)
-			add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
+			starts := textdoc.LineStarts(f.Before)
+			add(wire.DocumentChange{TextDocumentEdit: &wire.TextDocumentEdit{
 				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: version()},
-				Edits: []AnnotatedTextEdit{{
-					Range:   protocol.Range{End: positionAt(f.Before, starts, len(f.Before))},
+				Edits: []wire.AnnotatedTextEdit{{
+					Range:   protocol.Range{End: textdoc.PositionAt(f.Before, starts, len(f.Before))},
 					NewText: f.After, AnnotationID: id,
 				}},
 			}})
 		default: // update, perhaps with a move
 			if len(f.Edits) > 0 {
-				starts := lineStarts(f.Before)
-				edits := make([]AnnotatedTextEdit, 0, len(f.Edits))
+				starts := textdoc.LineStarts(f.Before)
+				edits := make([]wire.AnnotatedTextEdit, 0, len(f.Edits))
 				for _, e := range f.Edits {
 					start, end, text := changedPart(f.Before, e)
 					line := strings.Count(f.Before[:start], "\n") + 1
 					id := note(fmt.Sprintf("f%dh%d", fi, e.Hunk), fmt.Sprintf("%s: chunk %d (line %d)", f.Rel, e.Hunk+1, line), "")
-					edits = append(edits, AnnotatedTextEdit{
-						Range:   protocol.Range{Start: positionAt(f.Before, starts, start), End: positionAt(f.Before, starts, end)},
+					edits = append(edits, wire.AnnotatedTextEdit{
+						Range:   protocol.Range{Start: textdoc.PositionAt(f.Before, starts, start), End: textdoc.PositionAt(f.Before, starts, end)},
 						NewText: text, AnnotationID: id,
 					})
 				}
-				add(DocumentChange{TextDocumentEdit: &TextDocumentEdit{
+				add(wire.DocumentChange{TextDocumentEdit: &wire.TextDocumentEdit{
 					TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: version()},
 					Edits:        edits,
 				}})
@@ -233,7 +235,7 @@ func workspaceEditFor(plan *patch.Plan, annotate bool) WorkspaceEdit {
 				if f.DestExisted {
 					opts = &protocol.RenameFileOptions{Overwrite: true}
 				}
-				add(DocumentChange{RenameFile: &protocol.RenameFile{OldURI: uri, NewURI: PathToURI(f.MoveTo), Options: opts, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
+				add(wire.DocumentChange{RenameFile: &protocol.RenameFile{OldURI: uri, NewURI: textdoc.PathToURI(f.MoveTo), Options: opts, AnnotationID: protocol.ChangeAnnotationIdentifier(id)}})
 			}
 		}
 	}
@@ -283,7 +285,7 @@ func lineBreakAtEnd(s string) string {
 // verify waits (up to Settle) until every file shows an outcome, then
 // reports what landed. Only the documents are trusted, never the answer
 // alone.
-func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer ApplyWorkspaceEditResult) *patch.Result {
+func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer wire.ApplyWorkspaceEditResult) *patch.Result {
 	deadline := time.Now().Add(w.Settle)
 	if !answer.Applied {
 		// The editor says it failed, but Neovim 0.7 fails half-way through
@@ -294,7 +296,7 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer A
 	// didChange to wake the loop.
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
-	edited, untouched := answer.editedByUser(), answer.leftAsTheyWere()
+	edited, untouched := answer.EditedByUser(), answer.LeftAsTheyWere()
 	for {
 		changed := w.s.Docs().Changed()
 		res, settled := w.inspect(plan, edited, untouched)
@@ -316,7 +318,7 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer A
 	}
 }
 
-func notLandedReason(answer ApplyWorkspaceEditResult, f *patch.FileEdit) string {
+func notLandedReason(answer wire.ApplyWorkspaceEditResult, f *patch.FileEdit) string {
 	switch {
 	case !answer.Applied && answer.FailureReason != "":
 		return "the editor refused the edit: " + answer.FailureReason

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/wardenhq/warden/agent/modeltest"
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // TestRejectedPatchEndsAtOnce: when Warden's review answers that the user
@@ -36,10 +36,10 @@ func TestRejectedPatchEndsAtOnce(t *testing.T) {
 				defer func() { answered <- time.Now() }()
 				if !tc.reject {
 					go c.Change(uri, lsptest.Edit{Text: "uno\n"})
-					return lsp.ApplyWorkspaceEditResult{Applied: true}, nil
+					return wire.ApplyWorkspaceEditResult{Applied: true}, nil
 				}
-				return lsp.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the user accepted 0 of 1 change; rejected: a.txt",
-					Warden: &lsp.ReviewOutcome{Changes: []lsp.ReviewedChange{{URI: uri, Outcome: "rejected"}}}}, nil
+				return wire.ApplyWorkspaceEditResult{Applied: false, FailureReason: "the user accepted 0 of 1 change; rejected: a.txt",
+					Warden: &wire.ReviewOutcome{Changes: []wire.ReviewedChange{{URI: uri, Outcome: "rejected"}}}}, nil
 			})
 			mark := c.Mark()
 			startJob(t, c, "warden.agent.run", map[string]any{"instruction": "spell it in Spanish"})

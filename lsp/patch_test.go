@@ -15,8 +15,9 @@ import (
 
 	"go.lsp.dev/protocol"
 
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // fakeEditor applies workspace/applyEdit to its own buffers the way real
@@ -45,7 +46,7 @@ type fakeEditor struct {
 
 	mu      sync.Mutex
 	bufs    map[protocol.DocumentURI]string
-	edits   []lsp.ApplyWorkspaceEditParams
+	edits   []wire.ApplyWorkspaceEditParams
 	pending sync.WaitGroup
 }
 
@@ -79,7 +80,7 @@ func (e *fakeEditor) text(uri protocol.DocumentURI) string {
 	return e.bufs[uri]
 }
 
-func (e *fakeEditor) lastEdit() lsp.ApplyWorkspaceEditParams {
+func (e *fakeEditor) lastEdit() wire.ApplyWorkspaceEditParams {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if len(e.edits) == 0 {
@@ -91,7 +92,7 @@ func (e *fakeEditor) lastEdit() lsp.ApplyWorkspaceEditParams {
 func (e *fakeEditor) ok(id string) bool { return id == "" || e.accept == nil || e.accept(id) }
 
 func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
-	var p lsp.ApplyWorkspaceEditParams
+	var p wire.ApplyWorkspaceEditParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, &lsptest.RPCError{Code: lsptest.CodeInvalidParams, Message: err.Error()}
 	}
@@ -105,7 +106,7 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 		for _, dc := range p.Edit.DocumentChanges {
 			if te := dc.TextDocumentEdit; te != nil && te.TextDocument.Version != nil {
 				if _, open := e.bufs[te.TextDocument.URI]; !open || *te.TextDocument.Version != e.version(te.TextDocument.URI) {
-					return lsp.ApplyWorkspaceEditResult{Applied: false, FailureReason: "file changed"}, nil
+					return wire.ApplyWorkspaceEditResult{Applied: false, FailureReason: "file changed"}, nil
 				}
 			}
 		}
@@ -116,7 +117,7 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 		text string
 	}
 	var notes []note
-	var reviewed []lsp.ReviewedChange
+	var reviewed []wire.ReviewedChange
 	for _, dc := range p.Edit.DocumentChanges {
 		switch {
 		case dc.TextDocumentEdit != nil:
@@ -126,7 +127,7 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 			if !open {
 				data, err := os.ReadFile(pathOf(uri))
 				if err != nil {
-					return lsp.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
+					return wire.ApplyWorkspaceEditResult{Applied: false, FailureReason: err.Error()}, nil
 				}
 				text = string(data)
 				notes = append(notes, note{"open", uri, text})
@@ -143,7 +144,7 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 			}
 			if edited, ok := e.userEdits[uri]; ok {
 				text = edited
-				reviewed = append(reviewed, lsp.ReviewedChange{URI: uri, Outcome: "edited"})
+				reviewed = append(reviewed, wire.ReviewedChange{URI: uri, Outcome: "edited"})
 			}
 			e.bufs[uri] = text
 			notes = append(notes, note{"change", uri, text})
@@ -191,9 +192,9 @@ func (e *fakeEditor) applyEdit(raw json.RawMessage) (any, *lsptest.RPCError) {
 			}
 		}
 	}()
-	res := lsp.ApplyWorkspaceEditResult{Applied: true}
+	res := wire.ApplyWorkspaceEditResult{Applied: true}
 	if len(reviewed) > 0 {
-		res.Warden = &lsp.ReviewOutcome{Changes: reviewed}
+		res.Warden = &wire.ReviewOutcome{Changes: reviewed}
 	}
 	return res, nil
 }
@@ -266,9 +267,9 @@ func startPatchServer(t *testing.T, caps map[string]any, env ...string) (*lsptes
 	c := lsptest.Start(t, lsptest.Options{Env: env})
 	c.InitializeWith(map[string]any{
 		"processId":        os.Getpid(),
-		"rootUri":          lsp.PathToURI(c.Dir),
+		"rootUri":          textdoc.PathToURI(c.Dir),
 		"capabilities":     caps,
-		"workspaceFolders": []map[string]any{{"uri": lsp.PathToURI(c.Dir), "name": "ws"}},
+		"workspaceFolders": []map[string]any{{"uri": textdoc.PathToURI(c.Dir), "name": "ws"}},
 	})
 	return c, newFakeEditor(t, c)
 }

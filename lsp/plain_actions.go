@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/protocol"
 )
 
@@ -30,17 +31,17 @@ func init() {
 // toolActions offers undo, status and the cancel of each running job to
 // clients that are not Warden's own editor plugins (those announce
 // experimental.wardenAskAgent and have commands of their own).
-func toolActions(_ context.Context, s *Server, _ CodeActionRequest) ([]CodeAction, error) {
+func toolActions(_ context.Context, s *Server, _ CodeActionRequest) ([]wire.CodeAction, error) {
 	if s.Capabilities().AskAgent {
 		return nil, nil
 	}
-	cmd := func(title string, kind protocol.CodeActionKind, name string, args ...any) CodeAction {
+	cmd := func(title string, kind protocol.CodeActionKind, name string, args ...any) wire.CodeAction {
 		if args == nil {
 			args = []any{}
 		}
-		return CodeAction{Title: title, Kind: kind, Command: &protocol.Command{Title: title, Command: name, Arguments: args}}
+		return wire.CodeAction{Title: title, Kind: kind, Command: &protocol.Command{Title: title, Command: name, Arguments: args}}
 	}
-	actions := []CodeAction{
+	actions := []wire.CodeAction{
 		cmd("Warden: Undo the last change", kindUndo, "warden.undo"),
 		cmd("Warden: Show status", kindStatus, "warden.status.show"),
 	}

@@ -15,6 +15,8 @@ import (
 
 	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // Tests with a client that announces only what Emacs eglot 1.9 announces
@@ -29,10 +31,10 @@ func startEglot(t *testing.T, settings map[string]any) (*lsptest.Client, *fakeEd
 	c.InitializeWith(map[string]any{
 		"processId":             os.Getpid(),
 		"clientInfo":            map[string]string{"name": "Eglot", "version": "1.9"},
-		"rootUri":               lsp.PathToURI(c.Dir),
+		"rootUri":               textdoc.PathToURI(c.Dir),
 		"capabilities":          lsptest.EglotCapabilities(),
 		"initializationOptions": settings,
-		"workspaceFolders":      []map[string]any{{"uri": lsp.PathToURI(c.Dir), "name": "ws"}},
+		"workspaceFolders":      []map[string]any{{"uri": textdoc.PathToURI(c.Dir), "name": "ws"}},
 	})
 	ed := newFakeEditor(t, c)
 	ed.eglot = true
@@ -309,7 +311,7 @@ func TestPlainClientUnansweredRequestIsNudged(t *testing.T) {
 func TestPlainClientCodeActionsReachUndoAndStatus(t *testing.T) {
 	c, ed := startEglot(t, nil)
 	uri := ed.open("a.txt", "x\n")
-	byTitle := map[string]lsp.CodeAction{}
+	byTitle := map[string]wire.CodeAction{}
 	for _, a := range c.CodeActions(uri, protocol.Range{}) {
 		byTitle[a.Title] = a
 	}
@@ -331,7 +333,7 @@ func TestPlainClientCodeActionsReachUndoAndStatus(t *testing.T) {
 	plugin := lsptest.Start(t, lsptest.Options{})
 	caps := lsptest.FullCapabilities()
 	caps["experimental"] = map[string]any{"wardenAskAgent": true}
-	plugin.InitializeWith(map[string]any{"processId": os.Getpid(), "rootUri": lsp.PathToURI(plugin.Dir), "capabilities": caps})
+	plugin.InitializeWith(map[string]any{"processId": os.Getpid(), "rootUri": textdoc.PathToURI(plugin.Dir), "capabilities": caps})
 	puri := plugin.Open(filepath.Join(plugin.Dir, "a.txt"), "plaintext", "x\n")
 	for _, a := range plugin.CodeActions(puri, protocol.Range{}) {
 		if a.Command != nil && (a.Command.Command == "warden.undo" || a.Command.Command == "warden.status.show") {

@@ -9,8 +9,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent/modeltest"
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // startHomeAgentServer runs warden serve with the workspace at $HOME (an
@@ -22,11 +23,11 @@ func startHomeAgentServer(t *testing.T, srv *modeltest.Server) (*lsptest.Client,
 		"HOME=" + home, "OPENAI_BASE_URL=" + srv.URL, "OPENAI_API_KEY=sk-test", "WARDEN_MODEL=fake-model",
 	}})
 	c.InitializeWith(map[string]any{
-		"processId": 0, "rootUri": lsp.PathToURI(home), "capabilities": lsptest.FullCapabilities(),
-		"workspaceFolders": []map[string]any{{"uri": lsp.PathToURI(home), "name": "home"}},
+		"processId": 0, "rootUri": textdoc.PathToURI(home), "capabilities": lsptest.FullCapabilities(),
+		"workspaceFolders": []map[string]any{{"uri": textdoc.PathToURI(home), "name": "home"}},
 	})
 	c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) {
-		return lsp.ShowDocumentResult{Success: true}, nil
+		return wire.ShowDocumentResult{Success: true}, nil
 	})
 	return c, newFakeEditor(t, c)
 }

@@ -9,8 +9,9 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent/modeltest"
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // TestPatchDialogNamesTheReview: in an editor that reviews a patch before
@@ -41,14 +42,14 @@ func TestPatchDialogNamesTheReview(t *testing.T) {
 			c.OnRequest("window/showMessageRequest", lsptest.Record(dialogs, func(json.RawMessage) (any, *lsptest.RPCError) {
 				return protocol.MessageActionItem{Title: tc.answer}, nil
 			}))
-			c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) { return lsp.ShowDocumentResult{Success: true}, nil })
+			c.OnRequest("window/showDocument", func(json.RawMessage) (any, *lsptest.RPCError) { return wire.ShowDocumentResult{Success: true}, nil })
 			c.OnRequest("window/workDoneProgress/create", func(json.RawMessage) (any, *lsptest.RPCError) { return nil, nil })
 			c.InitializeWith(map[string]any{
 				"processId":             os.Getpid(),
-				"rootUri":               lsp.PathToURI(c.Dir),
+				"rootUri":               textdoc.PathToURI(c.Dir),
 				"capabilities":          tc.caps,
 				"initializationOptions": map[string]any{"approvalPolicy": "untrusted"},
-				"workspaceFolders":      []map[string]any{{"uri": lsp.PathToURI(c.Dir), "name": "ws"}},
+				"workspaceFolders":      []map[string]any{{"uri": textdoc.PathToURI(c.Dir), "name": "ws"}},
 			})
 			ed := newFakeEditor(t, c)
 			ed.eglot = tc.name == "eglot"

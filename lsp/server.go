@@ -15,6 +15,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // Options configures a Server.
@@ -41,7 +43,7 @@ type Options struct {
 type Server struct {
 	opts   Options
 	log    *slog.Logger
-	docs   *Documents
+	docs   *textdoc.Store
 	client *Client
 
 	// connCtx ends when the connection ends; jobs run under it.
@@ -90,7 +92,7 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:        opts,
 		log:         log,
-		docs:        newDocuments(),
+		docs:        textdoc.NewStore(),
 		cfg:         opts.Config,
 		cfgWatchers: make(map[int]func(config.Config)),
 		values:      make(map[any]any),
@@ -136,7 +138,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 }
 
 // Docs is the document store.
-func (s *Server) Docs() *Documents { return s.docs }
+func (s *Server) Docs() *textdoc.Store { return s.docs }
 
 // Client makes server→client calls (from jobs only; see Client).
 func (s *Server) Client() *Client { return s.client }
@@ -263,11 +265,11 @@ func (s *Server) skippedMessage(method string, u protocol.DocumentURI) {
 	}
 	reason := fmt.Errorf("a didChange over the %d-byte message limit was skipped", s.opts.MaxMessageBytes)
 	if u != "" {
-		s.docs.markOutOfSync(u, reason)
+		s.docs.MarkOutOfSync(u, reason)
 		return
 	}
 	for _, d := range s.docs.All() {
-		s.docs.markOutOfSync(d.URI, reason)
+		s.docs.MarkOutOfSync(d.URI, reason)
 	}
 }
 
@@ -291,12 +293,12 @@ func (s *Server) call(h handlerFunc, ctx context.Context, method string, params 
 // requests are answered before the next message is read, so there is
 // nothing else to cancel.
 func (s *Server) cancelRequest(raw json.RawMessage) {
-	var p cancelParams
+	var p wire.CancelParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		s.log.Error("$/cancelRequest with bad params", "err", err)
 		return
 	}
-	key, ok := idKey(p.ID)
+	key, ok := wire.IDKey(p.ID)
 	if !ok {
 		s.log.Error("$/cancelRequest: id must be a number or a string", "id", string(p.ID))
 		return

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/protocol"
 )
 
@@ -75,7 +76,7 @@ func init() {
 		Name:  "warden.test.applyEdit",
 		Title: "Test: applying an edit",
 		Start: func(s *Server, args []json.RawMessage) (JobFunc, error) {
-			var p ApplyWorkspaceEditParams
+			var p wire.ApplyWorkspaceEditParams
 			if err := DecodeArg(args, 0, &p); err != nil {
 				return nil, err
 			}
@@ -94,7 +95,7 @@ func init() {
 		Name:  "warden.test.showDocument",
 		Title: "Test: showing a document",
 		Start: func(s *Server, args []json.RawMessage) (JobFunc, error) {
-			var p ShowDocumentParams
+			var p wire.ShowDocumentParams
 			if err := DecodeArg(args, 0, &p); err != nil {
 				return nil, err
 			}
@@ -120,23 +121,23 @@ func init() {
 	RegisterCodeActions(CodeActionProvider{
 		Name:  "test",
 		Kinds: []protocol.CodeActionKind{"quickfix", "refactor.rewrite"},
-		Actions: func(_ context.Context, s *Server, req CodeActionRequest) ([]CodeAction, error) {
+		Actions: func(_ context.Context, s *Server, req CodeActionRequest) ([]wire.CodeAction, error) {
 			text, err := req.Doc.Slice(req.Range)
 			if err != nil {
 				return nil, err
 			}
 			data, _ := json.Marshal(map[string]any{"uri": req.Doc.URI, "version": req.Doc.Version, "range": req.Range})
-			actions := []CodeAction{{
+			actions := []wire.CodeAction{{
 				Title: fmt.Sprintf("Test: upper-case «%s» (v%d)", text, req.Doc.Version),
 				Kind:  "refactor.rewrite",
 				Data:  data,
 			}}
 			for _, d := range req.Diagnostics {
-				actions = append(actions, CodeAction{Title: "Test: fix " + d.Message, Kind: "quickfix", Diagnostics: []protocol.Diagnostic{d}})
+				actions = append(actions, wire.CodeAction{Title: "Test: fix " + d.Message, Kind: "quickfix", Diagnostics: []protocol.Diagnostic{d}})
 			}
 			return actions, nil
 		},
-		Resolve: func(_ context.Context, s *Server, a CodeAction) (CodeAction, error) {
+		Resolve: func(_ context.Context, s *Server, a wire.CodeAction) (wire.CodeAction, error) {
 			var d struct {
 				URI     protocol.DocumentURI `json:"uri"`
 				Version int32                `json:"version"`
@@ -154,9 +155,9 @@ func init() {
 				return a, InvalidParams("params.data.range: %v", err)
 			}
 			v := d.Version
-			a.Edit = &WorkspaceEdit{DocumentChanges: []DocumentChange{{TextDocumentEdit: &TextDocumentEdit{
+			a.Edit = &wire.WorkspaceEdit{DocumentChanges: []wire.DocumentChange{{TextDocumentEdit: &wire.TextDocumentEdit{
 				TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: d.URI}, Version: &v},
-				Edits:        []AnnotatedTextEdit{{Range: d.Range, NewText: upper(text)}},
+				Edits:        []wire.AnnotatedTextEdit{{Range: d.Range, NewText: upper(text)}},
 			}}}}
 			return a, nil
 		},

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/wardenhq/warden/lsp/textdoc"
 	"go.lsp.dev/protocol"
 )
 
@@ -32,7 +33,7 @@ func (s *Server) didOpen(_ context.Context, params json.RawMessage) (any, error)
 	if err := required(need("params.textDocument.uri", td.URI == "")); err != nil {
 		return nil, err
 	}
-	s.docs.open(newDocument(td.URI, td.LanguageID, td.Version, td.Text))
+	s.docs.Open(textdoc.NewDocument(td.URI, td.LanguageID, td.Version, td.Text))
 	s.log.Debug("didOpen", "uri", td.URI, "version", td.Version, "bytes", len(td.Text))
 	return nil, nil
 }
@@ -43,7 +44,7 @@ func (s *Server) didChange(_ context.Context, params json.RawMessage) (any, erro
 			URI     protocol.DocumentURI `json:"uri"`
 			Version int32                `json:"version"`
 		} `json:"textDocument"`
-		ContentChanges []ContentChange `json:"contentChanges"`
+		ContentChanges []textdoc.ContentChange `json:"contentChanges"`
 	}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -55,8 +56,8 @@ func (s *Server) didChange(_ context.Context, params json.RawMessage) (any, erro
 	if old, open := s.docs.Version(td.URI); open && td.Version <= old {
 		s.log.Warn("didChange version did not increase", "uri", td.URI, "had", old, "got", td.Version)
 	}
-	if _, err := s.docs.change(td.URI, td.Version, p.ContentChanges); err != nil {
-		if s.docs.IsOpen(td.URI) && !errors.Is(err, ErrOutOfSync) {
+	if _, err := s.docs.Change(td.URI, td.Version, p.ContentChanges); err != nil {
+		if s.docs.IsOpen(td.URI) && !errors.Is(err, textdoc.ErrOutOfSync) {
 			// The buffer and Warden's copy now differ: say so once, loudly,
 			// since anything the agent does with this file would be wrong.
 			s.client.ShowMessage(protocol.MessageTypeError, fmt.Sprintf("Warden: lost track of %s (%v). Close and reopen the file so Warden sees its current text.", td.URI, err))
@@ -78,5 +79,5 @@ func (s *Server) didClose(_ context.Context, params json.RawMessage) (any, error
 	if err := required(need("params.textDocument.uri", p.TextDocument.URI == "")); err != nil {
 		return nil, err
 	}
-	return nil, s.docs.close(p.TextDocument.URI)
+	return nil, s.docs.Close(p.TextDocument.URI)
 }

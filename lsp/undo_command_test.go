@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/lsp"
 	"github.com/wardenhq/warden/lsp/lsptest"
+	"github.com/wardenhq/warden/lsp/textdoc"
 )
 
 // gitWorkspace writes files into dir and commits them, then writes the
@@ -41,8 +41,8 @@ func TestServeUndoesACommandAfterARestart(t *testing.T) {
 		c := lsptest.Start(t, lsptest.Options{Dir: dir, Env: []string{"XDG_STATE_HOME=" + state}})
 		c.InitializeWith(map[string]any{
 			"processId": os.Getpid(), "clientInfo": map[string]string{"name": "Eglot", "version": "1.9"},
-			"rootUri": lsp.PathToURI(dir), "capabilities": lsptest.EglotCapabilities(),
-			"workspaceFolders": []map[string]any{{"uri": lsp.PathToURI(dir), "name": "ws"}},
+			"rootUri": textdoc.PathToURI(dir), "capabilities": lsptest.EglotCapabilities(),
+			"workspaceFolders": []map[string]any{{"uri": textdoc.PathToURI(dir), "name": "ws"}},
 		})
 		ed := newFakeEditor(t, c)
 		ed.eglot = true
@@ -96,7 +96,7 @@ func TestServeUndoOfACommandIsReviewedLikeAPatch(t *testing.T) {
 		t.Errorf("each undo step should be one workspace/applyEdit: %d new", len(ed.edits)-edits)
 	}
 	for rel, want := range map[string]string{"notes.txt": "mine\n", "keep.txt": "keep\n"} {
-		if got := ed.text(lsp.PathToURI(filepath.Join(c.Dir, rel))); got != want {
+		if got := ed.text(textdoc.PathToURI(filepath.Join(c.Dir, rel))); got != want {
 			t.Errorf("%s's buffer after undo = %q; want %q", rel, got, want)
 		}
 	}
@@ -121,7 +121,7 @@ func TestServeUndoesACommandsChmod(t *testing.T) {
 			t.Errorf("%s after undo: %v, %v; want mode 0644", rel, fi.Mode().Perm(), err)
 		}
 	}
-	if got := ed.text(lsp.PathToURI(filepath.Join(c.Dir, "open.txt"))); got != "open\n" {
+	if got := ed.text(textdoc.PathToURI(filepath.Join(c.Dir, "open.txt"))); got != "open\n" {
 		t.Errorf("open.txt's buffer after undo = %q", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/textdoc"
 )
 
 func init() {
@@ -33,17 +34,17 @@ func initialFolders(p initializeParams) ([]WorkspaceFolder, error) {
 		if f.URI == "" {
 			return nil, InvalidParams("params.workspaceFolders[%d].uri is required", i)
 		}
-		f.Path = uriToPath(f.URI)
+		f.Path = textdoc.URIToPath(f.URI)
 		out = append(out, f)
 	}
 	if len(out) > 0 {
 		return out, nil
 	}
 	if p.RootURI != nil && *p.RootURI != "" {
-		return []WorkspaceFolder{{URI: *p.RootURI, Name: "root", Path: uriToPath(*p.RootURI)}}, nil
+		return []WorkspaceFolder{{URI: *p.RootURI, Name: "root", Path: textdoc.URIToPath(*p.RootURI)}}, nil
 	}
 	if p.RootPath != nil && *p.RootPath != "" {
-		return []WorkspaceFolder{{URI: PathToURI(*p.RootPath), Name: "root", Path: *p.RootPath}}, nil
+		return []WorkspaceFolder{{URI: textdoc.PathToURI(*p.RootPath), Name: "root", Path: *p.RootPath}}, nil
 	}
 	return nil, nil
 }
@@ -75,7 +76,7 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 			continue
 		}
 		if !slices.ContainsFunc(s.folders, func(f WorkspaceFolder) bool { return f.URI == a.URI }) {
-			a.Path = uriToPath(a.URI)
+			a.Path = textdoc.URIToPath(a.URI)
 			s.folders = append(s.folders, a)
 		}
 	}

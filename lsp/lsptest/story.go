@@ -9,6 +9,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/lsp"
+	"github.com/wardenhq/warden/lsp/textdoc"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // FullCapabilities is what a capable client (VS Code) advertises: progress,
@@ -117,10 +119,10 @@ func (c *Client) Initialize(options any) InitializeResult {
 	return c.InitializeWith(map[string]any{
 		"processId":             os.Getpid(),
 		"clientInfo":            map[string]string{"name": "lsptest", "version": "1"},
-		"rootUri":               lsp.PathToURI(c.Dir),
+		"rootUri":               textdoc.PathToURI(c.Dir),
 		"capabilities":          FullCapabilities(),
 		"initializationOptions": options,
-		"workspaceFolders":      []map[string]any{{"uri": lsp.PathToURI(c.Dir), "name": filepath.Base(c.Dir)}},
+		"workspaceFolders":      []map[string]any{{"uri": textdoc.PathToURI(c.Dir), "name": filepath.Base(c.Dir)}},
 	})
 }
 
@@ -151,7 +153,7 @@ func (c *Client) URI(path string) protocol.DocumentURI {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.Dir, path)
 	}
-	return lsp.PathToURI(path)
+	return textdoc.PathToURI(path)
 }
 
 // Open sends didOpen with version 1 and returns the document's URI. path is
@@ -200,9 +202,9 @@ func (c *Client) Close(uri protocol.DocumentURI) {
 }
 
 // CodeActions asks for the code actions on a range.
-func (c *Client) CodeActions(uri protocol.DocumentURI, rng protocol.Range) []lsp.CodeAction {
+func (c *Client) CodeActions(uri protocol.DocumentURI, rng protocol.Range) []wire.CodeAction {
 	c.t.Helper()
-	var actions []lsp.CodeAction
+	var actions []wire.CodeAction
 	err := c.Call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 		"range":        rng,
@@ -264,7 +266,7 @@ func Dismiss() Handler {
 // Applied answers workspace/applyEdit with applied=ok.
 func Applied(ok bool) Handler {
 	return func(json.RawMessage) (any, *RPCError) {
-		return lsp.ApplyWorkspaceEditResult{Applied: ok}, nil
+		return wire.ApplyWorkspaceEditResult{Applied: ok}, nil
 	}
 }
 

@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/wardenhq/warden/lsp/textdoc"
 	"go.lsp.dev/protocol"
 )
 
@@ -125,12 +126,12 @@ type ReviewedChange struct {
 	Outcome string               `json:"outcome"`
 }
 
-// editedByUser lists the paths the user edited before accepting them.
-func (r ApplyWorkspaceEditResult) editedByUser() map[string]bool { return r.reviewed("edited") }
+// EditedByUser lists the paths the user edited before accepting them.
+func (r ApplyWorkspaceEditResult) EditedByUser() map[string]bool { return r.reviewed("edited") }
 
-// leftAsTheyWere lists the paths the review did not touch: rejected, or
+// LeftAsTheyWere lists the paths the review did not touch: rejected, or
 // stale and so never applied. No didChange will come for them.
-func (r ApplyWorkspaceEditResult) leftAsTheyWere() map[string]bool {
+func (r ApplyWorkspaceEditResult) LeftAsTheyWere() map[string]bool {
 	return r.reviewed("rejected", "stale")
 }
 
@@ -146,7 +147,7 @@ func (r ApplyWorkspaceEditResult) reviewed(outcomes ...string) map[string]bool {
 		}
 		for _, u := range []protocol.DocumentURI{c.URI, c.OldURI} {
 			if u != "" {
-				if p := uriToPath(u); p != "" {
+				if p := textdoc.URIToPath(u); p != "" {
 					paths[p] = true
 				}
 			}
@@ -183,9 +184,9 @@ type CodeAction struct {
 	Data        json.RawMessage             `json:"data,omitempty"`
 }
 
-// progressValue is a $/progress value. Percentage is a pointer so that 0% is
+// ProgressValue is a $/progress value. Percentage is a pointer so that 0% is
 // sent (protocol's uint32+omitempty drops it and clients show a spinner).
-type progressValue struct {
+type ProgressValue struct {
 	Kind        string  `json:"kind"`
 	Title       string  `json:"title,omitempty"`
 	Cancellable *bool   `json:"cancellable,omitempty"`
@@ -193,22 +194,22 @@ type progressValue struct {
 	Percentage  *uint32 `json:"percentage,omitempty"`
 }
 
-// progressParams is $/progress with the token as a plain JSON value
+// ProgressParams is $/progress with the token as a plain JSON value
 // (protocol.ProgressToken marshals as {} when passed by value).
-type progressParams struct {
+type ProgressParams struct {
 	Token json.RawMessage `json:"token"`
 	Value any             `json:"value"`
 }
 
-// cancelParams decodes $/cancelRequest. The library's CancelParams loses
+// CancelParams decodes $/cancelRequest. The library's CancelParams loses
 // numeric ids (they decode as float64 and match nothing).
-type cancelParams struct {
+type CancelParams struct {
 	ID json.RawMessage `json:"id"`
 }
 
-// idKey normalises a JSON-RPC id (or progress token) for map lookups: numbers
+// IDKey normalises a JSON-RPC id (or progress token) for map lookups: numbers
 // as #N, strings quoted, so 5 and "5" differ.
-func idKey(raw json.RawMessage) (string, bool) {
+func IDKey(raw json.RawMessage) (string, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return "", false
@@ -225,4 +226,14 @@ func idKey(raw json.RawMessage) (string, bool) {
 		return "", false
 	}
 	return fmt.Sprintf("#%d", int64(f)), true
+}
+
+// Percent is a job's percentage as $/progress sends it: nil (no
+// percentage) for a negative p, else p capped at 100.
+func Percent(p int) *uint32 {
+	if p < 0 {
+		return nil
+	}
+	v := uint32(min(p, 100))
+	return &v
 }

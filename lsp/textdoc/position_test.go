@@ -1,10 +1,7 @@
-package lsp
+package textdoc
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"testing"
 	"unicode/utf8"
@@ -16,7 +13,7 @@ func pos(l, c uint32) protocol.Position { return protocol.Position{Line: l, Char
 
 func TestOffsetOfCountsUTF16Units(t *testing.T) {
 	text := "a😀b\r\nçé\rlast\n"
-	starts := lineStarts(text)
+	starts := LineStarts(text)
 	if len(starts) != 4 {
 		t.Fatalf("lines = %v, want 4 (\\r\\n, \\r and \\n each end a line)", starts)
 	}
@@ -50,7 +47,7 @@ func TestOffsetOfCountsUTF16Units(t *testing.T) {
 }
 
 func TestApplyIsAllOrNothing(t *testing.T) {
-	d := newDocument("file:///a", "go", 1, "one\ntwo\n")
+	d := NewDocument("file:///a", "go", 1, "one\ntwo\n")
 	r := func(l1, c1, l2, c2 uint32) *protocol.Range {
 		return &protocol.Range{Start: pos(l1, c1), End: pos(l2, c2)}
 	}
@@ -74,12 +71,12 @@ func TestReadFilePrefersTheBuffer(t *testing.T) {
 	dir := t.TempDir()
 	path := dir + "/f.txt"
 	writeFile(t, path, "on disk")
-	s := newDocuments()
+	s := NewStore()
 	got, v, open, err := s.ReadFile(path)
 	if err != nil || open || v != 0 || string(got) != "on disk" {
 		t.Fatalf("closed file: %q v%d open=%v %v", got, v, open, err)
 	}
-	s.open(newDocument(PathToURI(path), "text", 4, "in the editor"))
+	s.Open(NewDocument(PathToURI(path), "text", 4, "in the editor"))
 	got, v, open, err = s.ReadFile(path)
 	if err != nil || !open || v != 4 || string(got) != "in the editor" {
 		t.Fatalf("open file: %q v%d open=%v %v", got, v, open, err)
@@ -93,8 +90,8 @@ func TestReadFilePrefersTheBuffer(t *testing.T) {
 		v, _ := s.WaitVersion(ctx, PathToURI(path), 6)
 		done <- v
 	}()
-	s.change(PathToURI(path), 5, []ContentChange{{Text: "five"}})
-	s.change(PathToURI(path), 6, []ContentChange{{Text: "six"}})
+	s.Change(PathToURI(path), 5, []ContentChange{{Text: "five"}})
+	s.Change(PathToURI(path), 6, []ContentChange{{Text: "six"}})
 	if v := <-done; v != 6 {
 		t.Errorf("WaitVersion returned %d", v)
 	}
@@ -113,14 +110,14 @@ func FuzzPositionRoundTrip(f *testing.F) {
 			return
 		}
 		off = ((off % (len(text) + 1)) + len(text) + 1) % (len(text) + 1)
-		starts := lineStarts(text)
+		starts := LineStarts(text)
 		if off < len(text) && !utf8.RuneStart(text[off]) {
 			return
 		}
 		if off > 0 && off < len(text) && text[off-1] == '\r' && text[off] == '\n' {
 			return // inside a line break: no position names it
 		}
-		p := positionAt(text, starts, off)
+		p := PositionAt(text, starts, off)
 		back, err := offsetOf(text, starts, p)
 		if err != nil {
 			t.Fatalf("offsetOf(%v): %v", p, err)
@@ -136,32 +133,6 @@ func lineBreakAt(text string, off int) bool {
 	return off < len(text) && (text[off] == '\n' || text[off] == '\r') && off > 0
 }
 
-// FuzzStream feeds arbitrary bytes to the framing reader: it must never
-// panic or hang, only return messages and finally the end of input.
-func FuzzStream(f *testing.F) {
-	f.Add([]byte("Content-Length: 2\r\n\r\n{}"))
-	f.Add([]byte("Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}Content-Length: 5\r\n\r\n"))
-	f.Add([]byte("garbage\r\n\r\nContent-Length: abc\r\n\r\n"))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		s := newStream(nopRWC{bytes.NewReader(in), io.Discard}, 1<<16, slog.New(slog.DiscardHandler))
-		for i := 0; ; i++ {
-			if _, _, err := s.Read(context.Background()); err != nil {
-				return
-			}
-			if i > len(in) {
-				t.Fatal("more messages than input bytes")
-			}
-		}
-	})
-}
-
-type nopRWC struct {
-	io.Reader
-	io.Writer
-}
-
-func (nopRWC) Close() error { return nil }
-
 func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
@@ -170,7 +141,7 @@ func writeFile(t *testing.T, path, text string) {
 }
 
 func TestLineStripsEachKindOfLineBreak(t *testing.T) {
-	d := newDocument("file:///a", "go", 1, "one\r\ntwo\rthree\nfour")
+	d := NewDocument("file:///a", "go", 1, "one\r\ntwo\rthree\nfour")
 	for i, want := range []string{"one", "two", "three", "four", ""} {
 		if got := d.Line(i); got != want {
 			t.Errorf("Line(%d) = %q, want %q", i, got, want)

@@ -1,4 +1,4 @@
-package lsp
+package textdoc
 
 import (
 	"fmt"
@@ -8,9 +8,9 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// lineStarts returns the byte offset of each line's start. LSP ends lines at
+// LineStarts returns the byte offset of each line's start. LSP ends lines at
 // "\n", "\r\n" or "\r".
-func lineStarts(text string) []int {
+func LineStarts(text string) []int {
 	starts := make([]int, 1, 64)
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
@@ -72,7 +72,7 @@ func offsetOf(text string, starts []int, pos protocol.Position) (int, error) {
 }
 
 // PositionAt converts a byte offset into an LSP position (UTF-16 columns).
-func positionAt(text string, starts []int, offset int) protocol.Position {
+func PositionAt(text string, starts []int, offset int) protocol.Position {
 	offset = max(0, min(offset, len(text)))
 	// Binary search for the last line start <= offset.
 	lo, hi := 0, len(starts)-1

@@ -1,4 +1,4 @@
-package lsp
+package textdoc
 
 import (
 	"context"
@@ -27,8 +27,9 @@ type Document struct {
 	starts []int
 }
 
-func newDocument(u protocol.DocumentURI, lang string, version int32, text string) *Document {
-	return &Document{URI: u, Path: uriToPath(u), LanguageID: lang, Version: version, Text: text, starts: lineStarts(text)}
+// NewDocument is the first snapshot of a document the editor opened.
+func NewDocument(u protocol.DocumentURI, lang string, version int32, text string) *Document {
+	return &Document{URI: u, Path: URIToPath(u), LanguageID: lang, Version: version, Text: text, starts: LineStarts(text)}
 }
 
 // LineCount is the number of lines (a final line break starts an empty line).
@@ -48,7 +49,7 @@ func (d *Document) Offset(p protocol.Position) (int, error) { return offsetOf(d.
 
 // PositionAt converts a byte offset in Text to an LSP position.
 func (d *Document) PositionAt(offset int) protocol.Position {
-	return positionAt(d.Text, d.starts, offset)
+	return PositionAt(d.Text, d.starts, offset)
 }
 
 // Slice returns the text inside r.
@@ -80,7 +81,7 @@ func (d *Document) apply(version int32, changes []ContentChange) (*Document, err
 	for i, c := range changes {
 		if c.Range == nil {
 			text = c.Text
-			starts = lineStarts(text)
+			starts = LineStarts(text)
 			continue
 		}
 		start, err := offsetOf(text, starts, c.Range.Start)
@@ -100,36 +101,36 @@ func (d *Document) apply(version int32, changes []ContentChange) (*Document, err
 		b.WriteString(c.Text)
 		b.WriteString(text[end:])
 		text = b.String()
-		starts = lineStarts(text)
+		starts = LineStarts(text)
 	}
 	return &Document{URI: d.URI, Path: d.Path, LanguageID: d.LanguageID, Version: version, Text: text, starts: starts}, nil
 }
 
-// DocumentEventKind says what happened to a document.
-type DocumentEventKind int
+// EventKind says what happened to a document.
+type EventKind int
 
 const (
-	DocumentOpened DocumentEventKind = iota + 1
-	DocumentChanged
-	DocumentClosed
+	Opened EventKind = iota + 1
+	Changed
+	Closed
 )
 
-func (k DocumentEventKind) String() string {
+func (k EventKind) String() string {
 	switch k {
-	case DocumentOpened:
+	case Opened:
 		return "opened"
-	case DocumentChanged:
+	case Changed:
 		return "changed"
-	case DocumentClosed:
+	case Closed:
 		return "closed"
 	}
 	return "unknown"
 }
 
-// DocumentEvent is delivered to observers after the store changed. For
-// DocumentClosed, Doc is the last snapshot before the close.
-type DocumentEvent struct {
-	Kind DocumentEventKind
+// Event is delivered to observers after the store changed. For
+// Closed, Doc is the last snapshot before the close.
+type Event struct {
+	Kind EventKind
 	Doc  *Document
 }
 
@@ -138,12 +139,12 @@ type DocumentEvent struct {
 // file or sends its whole text.
 var ErrOutOfSync = errors.New("warden's copy of this document is out of sync with the editor")
 
-// Documents mirrors the editor's open buffers. It is safe for concurrent use.
-type Documents struct {
+// Store mirrors the editor's open buffers. It is safe for concurrent use.
+type Store struct {
 	mu        sync.Mutex
 	docs      map[protocol.DocumentURI]*docEntry
 	byPath    map[string]protocol.DocumentURI
-	observers map[int]func(DocumentEvent)
+	observers map[int]func(Event)
 	nextObs   int
 	changed   chan struct{} // closed and replaced on every change
 }
@@ -153,18 +154,19 @@ type docEntry struct {
 	syncErr error // non-nil when a didChange could not be applied
 }
 
-func newDocuments() *Documents {
-	return &Documents{
+// NewStore returns an empty store: no document is open.
+func NewStore() *Store {
+	return &Store{
 		docs:      make(map[protocol.DocumentURI]*docEntry),
 		byPath:    make(map[string]protocol.DocumentURI),
-		observers: make(map[int]func(DocumentEvent)),
+		observers: make(map[int]func(Event)),
 		changed:   make(chan struct{}),
 	}
 }
 
 // Get returns the snapshot of an open document. An out-of-sync document
 // returns ErrOutOfSync (wrapped with its URI) so nobody works on stale text.
-func (s *Documents) Get(u protocol.DocumentURI) (*Document, error) {
+func (s *Store) Get(u protocol.DocumentURI) (*Document, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.docs[u]
@@ -178,7 +180,7 @@ func (s *Documents) Get(u protocol.DocumentURI) (*Document, error) {
 }
 
 // Open reports whether u is open.
-func (s *Documents) IsOpen(u protocol.DocumentURI) bool {
+func (s *Store) IsOpen(u protocol.DocumentURI) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.docs[u]
@@ -188,7 +190,7 @@ func (s *Documents) IsOpen(u protocol.DocumentURI) bool {
 // ReadFile returns a file's content as the editor has it: the open buffer
 // (with its version) if the file is open, else the file on disk (open=false,
 // version 0). path is a file system path; relative paths are not accepted.
-func (s *Documents) ReadFile(path string) (content []byte, version int32, open bool, err error) {
+func (s *Store) ReadFile(path string) (content []byte, version int32, open bool, err error) {
 	content, version, open, err = s.Buffer(path)
 	if open || err != nil {
 		return content, version, open, err
@@ -202,7 +204,7 @@ func (s *Documents) ReadFile(path string) (content []byte, version int32, open b
 
 // Buffer returns the open buffer of path (absolute) with its version, or
 // open=false when the editor does not have it open.
-func (s *Documents) Buffer(path string) (content []byte, version int32, open bool, err error) {
+func (s *Store) Buffer(path string) (content []byte, version int32, open bool, err error) {
 	if !filepath.IsAbs(path) {
 		return nil, 0, false, fmt.Errorf("read %s: want an absolute path", path)
 	}
@@ -224,7 +226,7 @@ func (s *Documents) Buffer(path string) (content []byte, version int32, open boo
 }
 
 // Version returns the current version of an open document.
-func (s *Documents) Version(u protocol.DocumentURI) (version int32, open bool) {
+func (s *Store) Version(u protocol.DocumentURI) (version int32, open bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.docs[u]; ok {
@@ -236,7 +238,7 @@ func (s *Documents) Version(u protocol.DocumentURI) (version int32, open bool) {
 // WaitVersion waits until the document u has reached at least version, and
 // returns the version it has then. It returns an error if ctx ends first or
 // the document is closed (or was never open).
-func (s *Documents) WaitVersion(ctx context.Context, u protocol.DocumentURI, version int32) (int32, error) {
+func (s *Store) WaitVersion(ctx context.Context, u protocol.DocumentURI, version int32) (int32, error) {
 	for {
 		s.mu.Lock()
 		e, ok := s.docs[u]
@@ -262,7 +264,7 @@ func (s *Documents) WaitVersion(ctx context.Context, u protocol.DocumentURI, ver
 
 // Changed returns a channel that is closed at the next open, change or close
 // of any document. Take it before reading state to never miss an event.
-func (s *Documents) Changed() <-chan struct{} {
+func (s *Store) Changed() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.changed
@@ -271,7 +273,7 @@ func (s *Documents) Changed() <-chan struct{} {
 // Observe calls fn after every open, change and close, on the goroutine that
 // handles editor messages: fn must be quick and must not call the client.
 // The returned func stops the observation.
-func (s *Documents) Observe(fn func(DocumentEvent)) (stop func()) {
+func (s *Store) Observe(fn func(Event)) (stop func()) {
 	s.mu.Lock()
 	id := s.nextObs
 	s.nextObs++
@@ -285,7 +287,7 @@ func (s *Documents) Observe(fn func(DocumentEvent)) (stop func()) {
 }
 
 // All returns snapshots of every open, in-sync document, sorted by URI.
-func (s *Documents) All() []*Document {
+func (s *Store) All() []*Document {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]*Document, 0, len(s.docs))
@@ -299,24 +301,26 @@ func (s *Documents) All() []*Document {
 }
 
 // Count is the number of open documents.
-func (s *Documents) Count() int {
+func (s *Store) Count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.docs)
 }
 
-func (s *Documents) open(d *Document) {
+// Open records a document the editor opened (didOpen), replacing any
+// earlier copy and its out-of-sync mark.
+func (s *Store) Open(d *Document) {
 	s.mu.Lock()
 	s.docs[d.URI] = &docEntry{doc: d}
 	if d.Path != "" {
 		s.byPath[d.Path] = d.URI
 	}
-	s.notifyLocked(DocumentEvent{Kind: DocumentOpened, Doc: d})
+	s.notifyLocked(Event{Kind: Opened, Doc: d})
 }
 
-// change applies an editor change. On failure the document is marked out of
+// Change applies an editor change. On failure the document is marked out of
 // sync (unless a later full-text change or reopen repairs it).
-func (s *Documents) change(u protocol.DocumentURI, version int32, changes []ContentChange) (*Document, error) {
+func (s *Store) Change(u protocol.DocumentURI, version int32, changes []ContentChange) (*Document, error) {
 	s.mu.Lock()
 	e, ok := s.docs[u]
 	if !ok {
@@ -345,12 +349,12 @@ func (s *Documents) change(u protocol.DocumentURI, version int32, changes []Cont
 		return nil, err
 	}
 	e.doc, e.syncErr = next, nil
-	s.notifyLocked(DocumentEvent{Kind: DocumentChanged, Doc: next})
+	s.notifyLocked(Event{Kind: Changed, Doc: next})
 	return next, nil
 }
 
-// markOutOfSync records that Warden missed a change to u.
-func (s *Documents) markOutOfSync(u protocol.DocumentURI, reason error) {
+// MarkOutOfSync records that Warden missed a change to u.
+func (s *Store) MarkOutOfSync(u protocol.DocumentURI, reason error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.docs[u]; ok {
@@ -358,7 +362,8 @@ func (s *Documents) markOutOfSync(u protocol.DocumentURI, reason error) {
 	}
 }
 
-func (s *Documents) close(u protocol.DocumentURI) error {
+// Close forgets a document the editor closed (didClose).
+func (s *Store) Close(u protocol.DocumentURI) error {
 	s.mu.Lock()
 	e, ok := s.docs[u]
 	if !ok {
@@ -369,15 +374,15 @@ func (s *Documents) close(u protocol.DocumentURI) error {
 	if e.doc.Path != "" && s.byPath[e.doc.Path] == u {
 		delete(s.byPath, e.doc.Path)
 	}
-	s.notifyLocked(DocumentEvent{Kind: DocumentClosed, Doc: e.doc})
+	s.notifyLocked(Event{Kind: Closed, Doc: e.doc})
 	return nil
 }
 
 // notifyLocked wakes waiters and calls observers; it unlocks s.mu.
-func (s *Documents) notifyLocked(ev DocumentEvent) {
+func (s *Store) notifyLocked(ev Event) {
 	close(s.changed)
 	s.changed = make(chan struct{})
-	obs := make([]func(DocumentEvent), 0, len(s.observers))
+	obs := make([]func(Event), 0, len(s.observers))
 	for _, fn := range s.observers {
 		obs = append(obs, fn)
 	}
@@ -387,8 +392,8 @@ func (s *Documents) notifyLocked(ev DocumentEvent) {
 	}
 }
 
-// uriToPath returns the file system path of a file: URI, or "".
-func uriToPath(u protocol.DocumentURI) string {
+// URIToPath returns the file system path of a file: URI, or "".
+func URIToPath(u protocol.DocumentURI) string {
 	// uri.URI.Filename panics on a malformed URI; parse it here instead.
 	parsed, err := url.Parse(string(u))
 	if err != nil || parsed.Scheme != "file" || parsed.Path == "" {

@@ -1,4 +1,4 @@
-package lsp
+package wire
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ func TestProtocolParamsMarshalOnTheWire(t *testing.T) {
 		"progress":        {&protocol.ProgressParams{Token: *protocol.NewProgressToken("tok"), Value: map[string]string{"kind": "end"}}, `"token":"tok"`},
 		"numeric token":   {&protocol.ProgressParams{Token: *protocol.NewNumberProgressToken(7), Value: nil}, `"token":7`},
 		"create progress": {&protocol.WorkDoneProgressCreateParams{Token: *protocol.NewProgressToken("c")}, `"token":"c"`},
-		"0 percent":       {&progressParams{Token: json.RawMessage(`"t"`), Value: progressValue{Kind: "report", Percentage: pct(0)}}, `"percentage":0`},
+		"0 percent":       {&ProgressParams{Token: json.RawMessage(`"t"`), Value: ProgressValue{Kind: "report", Percentage: Percent(0)}}, `"percentage":0`},
 		"no focus":        {&ShowDocumentParams{URI: "file:///w/a.go"}, `"takeFocus":false`},
 		"focus":           {&ShowDocumentParams{URI: "file:///w/a.go", TakeFocus: true}, `"takeFocus":true`},
 	} {
@@ -40,13 +40,13 @@ func TestProtocolParamsMarshalOnTheWire(t *testing.T) {
 
 func TestIDKeys(t *testing.T) {
 	for raw, want := range map[string]string{`5`: "#5", `5.0`: "#5", `"5"`: `"5"`, `"a b"`: `"a b"`} {
-		got, ok := idKey(json.RawMessage(raw))
+		got, ok := IDKey(json.RawMessage(raw))
 		if !ok || got != want {
 			t.Errorf("idKey(%s) = %q %v, want %q", raw, got, ok, want)
 		}
 	}
 	for _, raw := range []string{``, `1.5`, `{}`, `null`, `[1]`} {
-		if _, ok := idKey(json.RawMessage(raw)); ok {
+		if _, ok := IDKey(json.RawMessage(raw)); ok {
 			t.Errorf("idKey(%s) accepted", raw)
 		}
 	}
