@@ -24,11 +24,11 @@ type Client struct {
 	conn    jsonrpc2.Conn
 	connCtx context.Context // ends with the connection
 	log     *slog.Logger
-	caps    func() ClientCapabilities
+	caps    func() wire.ClientCapabilities
 }
 
 // Capabilities returns what the client said it supports at initialize.
-func (c *Client) Capabilities() ClientCapabilities { return c.caps() }
+func (c *Client) Capabilities() wire.ClientCapabilities { return c.caps() }
 
 // call sends a request and decodes the result into result (which may be nil).
 func (c *Client) call(ctx context.Context, method string, params, result any) error {
@@ -103,7 +103,7 @@ func (c *Client) ShowMessageRequest(ctx context.Context, params *protocol.ShowMe
 	}
 	var item protocol.MessageActionItem
 	if err := json.Unmarshal(raw, &item); err != nil {
-		return nil, fmt.Errorf("window/showMessageRequest: the editor answered %s: %w", truncate(string(raw), 80), err)
+		return nil, fmt.Errorf("window/showMessageRequest: the editor answered %s: %w", excerpt(raw), err)
 	}
 	return &item, nil
 }
@@ -116,7 +116,7 @@ func (c *Client) ApplyEdit(ctx context.Context, params *wire.ApplyWorkspaceEditP
 		return res, err
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return res, fmt.Errorf("workspace/applyEdit: the editor answered %s: %w", truncate(string(raw), 80), err)
+		return res, fmt.Errorf("workspace/applyEdit: the editor answered %s: %w", excerpt(raw), err)
 	}
 	return res, nil
 }
@@ -130,7 +130,7 @@ func (c *Client) ShowDocument(ctx context.Context, params *wire.ShowDocumentPara
 		return res, err
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return res, fmt.Errorf("window/showDocument: the editor answered %s: %w", truncate(string(raw), 80), err)
+		return res, fmt.Errorf("window/showDocument: the editor answered %s: %w", excerpt(raw), err)
 	}
 	return res, nil
 }
@@ -165,4 +165,13 @@ func (c *Client) progress(token json.RawMessage, v wire.ProgressValue) error {
 // createProgress sends window/workDoneProgress/create with a raw token.
 func (c *Client) createProgress(ctx context.Context, token json.RawMessage) error {
 	return c.call(ctx, "window/workDoneProgress/create", map[string]json.RawMessage{"token": token}, nil)
+}
+
+// excerpt is the start of an answer the client could not decode, for the
+// error that says so.
+func excerpt(raw json.RawMessage) string {
+	if len(raw) <= 80 {
+		return string(raw)
+	}
+	return string(raw[:80]) + "…"
 }

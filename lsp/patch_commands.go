@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/patchedit"
 )
 
 func init() {
@@ -197,4 +198,9 @@ func undoOnce(ctx context.Context, s *Server, job *Job, a undoArgs) (summary, in
 		return newest.Summary + " (not recovered, their content was not kept: " + strings.Join(newest.Lost, ", ") + ")", "", nil
 	}
 	return newest.Summary, "", nil
+}
+
+// PatchWorkspace returns the editor-backed patch workspace of this connection.
+func (s *Server) PatchWorkspace() *patchedit.Workspace {
+	return patchedit.New(s.Client(), s.Docs())
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // EditorPrompter implements approvals.Prompter with window/showMessageRequest,
@@ -78,6 +79,6 @@ func messageTypeFor(l risk.Level) protocol.MessageType {
 // reviewsPatches reports whether the client shows a patch for review before
 // it lands: Warden's own plugins do (the Neovim review tab, VS Code's Refactor
 // Preview), and so does any client that confirms annotated edits.
-func reviewsPatches(caps ClientCapabilities) bool {
+func reviewsPatches(caps wire.ClientCapabilities) bool {
 	return caps.AskAgent || caps.ChangeAnnotations
 }

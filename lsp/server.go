@@ -15,6 +15,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/framing"
 	"github.com/wardenhq/warden/lsp/textdoc"
 	"github.com/wardenhq/warden/lsp/wire"
 )
@@ -33,7 +34,7 @@ type Options struct {
 	// (the config file could not be read).
 	ConfigErr error
 	// MaxMessageBytes bounds one incoming message; 0 means
-	// DefaultMaxMessageBytes.
+	// framing.DefaultMaxMessageBytes.
 	MaxMessageBytes int64
 }
 
@@ -54,7 +55,7 @@ type Server struct {
 	mu          sync.Mutex
 	state       lifecycle
 	cfg         config.Config
-	caps        ClientCapabilities
+	caps        wire.ClientCapabilities
 	clientInfo  ClientInfo
 	folders     []WorkspaceFolder
 	cfgWatchers map[int]func(config.Config)
@@ -83,7 +84,7 @@ const (
 // New creates a server; Serve runs it on a connection.
 func New(opts Options) *Server {
 	if opts.MaxMessageBytes <= 0 {
-		opts.MaxMessageBytes = DefaultMaxMessageBytes
+		opts.MaxMessageBytes = framing.DefaultMaxMessageBytes
 	}
 	log := opts.Logger
 	if log == nil {
@@ -106,8 +107,8 @@ func New(opts Options) *Server {
 func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 	s.connCtx, s.cancelConn = context.WithCancel(ctx)
 	defer s.cancelConn()
-	st := newStream(rwc, s.opts.MaxMessageBytes, s.log)
-	st.onSkip = s.skippedMessage
+	st := framing.New(rwc, s.opts.MaxMessageBytes, s.log)
+	st.OnSkip = s.skippedMessage
 	s.conn = jsonrpc2.NewConn(st)
 	s.client = &Client{conn: s.conn, connCtx: s.connCtx, log: s.log, caps: s.Capabilities}
 	s.exitCode = 1
@@ -153,7 +154,7 @@ func (s *Server) Version() string { return s.opts.Version }
 func (s *Server) Context() context.Context { return s.connCtx }
 
 // Capabilities returns the client's capability flags from initialize.
-func (s *Server) Capabilities() ClientCapabilities {
+func (s *Server) Capabilities() wire.ClientCapabilities {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.caps

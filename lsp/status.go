@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/wire"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -24,16 +25,16 @@ func init() {
 
 // Status is the answer to warden.status: the server's state as JSON.
 type Status struct {
-	Version          string             `json:"version"`
-	GoVersion        string             `json:"goVersion"`
-	Client           ClientInfo         `json:"client"`
-	Capabilities     ClientCapabilities `json:"capabilities"`
-	WorkspaceFolders []StatusFolder     `json:"workspaceFolders"`
-	OpenDocuments    int                `json:"openDocuments"`
-	Policy           StatusPolicy       `json:"policy"`
-	Model            StatusModel        `json:"model"`
-	Jobs             []JobInfo          `json:"jobs"`
-	Commands         []string           `json:"commands"`
+	Version          string                  `json:"version"`
+	GoVersion        string                  `json:"goVersion"`
+	Client           ClientInfo              `json:"client"`
+	Capabilities     wire.ClientCapabilities `json:"capabilities"`
+	WorkspaceFolders []StatusFolder          `json:"workspaceFolders"`
+	OpenDocuments    int                     `json:"openDocuments"`
+	Policy           StatusPolicy            `json:"policy"`
+	Model            StatusModel             `json:"model"`
+	Jobs             []JobInfo               `json:"jobs"`
+	Commands         []string                `json:"commands"`
 	// Sources says where each setting that is not at its default came
 	// from, by TOML key (model.base_url): "config.toml", "editor settings",
 	// "environment OPENAI_API_KEY" or "warden.policy.set". A key left out

@@ -3,7 +3,8 @@
 // change annotations, workspace/applyEdit's parameters and answer (with the
 // Neovim plugin's review outcome), window/showDocument, CodeAction, $/progress
 // with a plain token and a 0% that is sent, $/cancelRequest with numeric ids,
-// and the normalised key of a JSON-RPC id.
+// the normalised key of a JSON-RPC id, and the client capabilities Warden acts
+// on as initialize announces them.
 //
 // It only describes messages; sending them is lsp's client.
 package wire

@@ -1,4 +1,4 @@
-package lsp
+package framing
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ func FuzzStream(f *testing.F) {
 	f.Add([]byte("Content-Length: 40\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\"}Content-Length: 5\r\n\r\n"))
 	f.Add([]byte("garbage\r\n\r\nContent-Length: abc\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		s := newStream(nopRWC{bytes.NewReader(in), io.Discard}, 1<<16, slog.New(slog.DiscardHandler))
+		s := New(nopRWC{bytes.NewReader(in), io.Discard}, 1<<16, slog.New(slog.DiscardHandler))
 		for i := 0; ; i++ {
 			if _, _, err := s.Read(context.Background()); err != nil {
 				return

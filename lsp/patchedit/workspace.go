@@ -1,4 +1,4 @@
-package lsp
+package patchedit
 
 import (
 	"context"
@@ -17,32 +17,42 @@ import (
 	"github.com/wardenhq/warden/lsp/wire"
 )
 
-// EditorWorkspace is the patch.Workspace of the editor: a plan becomes one
+// Workspace is the patch.Workspace of the editor: a plan becomes one
 // workspace/applyEdit, and what the editor really did is read back from the
 // documents afterwards. Files are read as the editor has them (open buffers,
 // unsaved text included), so patches apply to what the user sees.
-type EditorWorkspace struct {
-	s *Server
+type Workspace struct {
+	editor Editor
+	docs   *textdoc.Store
 	// Settle bounds how long Apply waits for the editor's didOpen/didChange
 	// after it answered (Neovim sends didChange 150 ms late, and answers
 	// applied=true even for an edit it skipped).
 	Settle time.Duration
 }
 
-// PatchWorkspace returns the editor-backed patch workspace of this connection.
-func (s *Server) PatchWorkspace() *EditorWorkspace {
-	return &EditorWorkspace{s: s, Settle: 2 * time.Second}
+// Editor is what the workspace asks of the editor's connection.
+type Editor interface {
+	// Capabilities are the flags the client announced.
+	Capabilities() wire.ClientCapabilities
+	// ApplyEdit sends workspace/applyEdit and returns the client's answer.
+	ApplyEdit(ctx context.Context, params *wire.ApplyWorkspaceEditParams) (wire.ApplyWorkspaceEditResult, error)
+}
+
+// New returns the patch workspace of an editor whose open
+// buffers docs mirrors.
+func New(editor Editor, docs *textdoc.Store) *Workspace {
+	return &Workspace{editor: editor, docs: docs, Settle: 2 * time.Second}
 }
 
 // ReadFile reads the open buffer, or the disk for files the editor has not open.
-func (w *EditorWorkspace) ReadFile(path string) ([]byte, int32, bool, error) {
-	return w.s.Docs().ReadFile(path)
+func (w *Workspace) ReadFile(path string) ([]byte, int32, bool, error) {
+	return w.docs.ReadFile(path)
 }
 
 // Apply sends the plan as one workspace/applyEdit and reports, file by file
 // and hunk by hunk, what the documents show afterwards.
-func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.Result, error) {
-	caps := w.s.Capabilities()
+func (w *Workspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.Result, error) {
+	caps := w.editor.Capabilities()
 	if !caps.ApplyEdit {
 		return nil, errors.New("the editor cannot apply workspace edits (it did not announce workspace.applyEdit); nothing was changed")
 	}
@@ -52,7 +62,7 @@ func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.R
 		if !f.Open {
 			continue
 		}
-		if v, open := w.s.Docs().Version(textdoc.PathToURI(f.Path)); !open || v != f.Version {
+		if v, open := w.docs.Version(textdoc.PathToURI(f.Path)); !open || v != f.Version {
 			return nil, fmt.Errorf("%s changed in the editor since the patch was checked (version %d, now %d); nothing was changed, run the patch again", f.Rel, f.Version, v)
 		}
 	}
@@ -86,8 +96,8 @@ func (w *EditorWorkspace) Apply(ctx context.Context, plan *patch.Plan) (*patch.R
 }
 
 // applyInEditor sends the plan as one workspace/applyEdit and verifies it.
-func (w *EditorWorkspace) applyInEditor(ctx context.Context, plan *patch.Plan) (*patch.Result, error) {
-	caps := w.s.Capabilities()
+func (w *Workspace) applyInEditor(ctx context.Context, plan *patch.Plan) (*patch.Result, error) {
+	caps := w.editor.Capabilities()
 	// Neovim 0.7 cannot create a file in a directory that does not exist
 	// (and then abandons the rest of the edit): make the directories first,
 	// and remove them again if nothing ends up in them.
@@ -97,7 +107,7 @@ func (w *EditorWorkspace) applyInEditor(ctx context.Context, plan *patch.Plan) (
 		return nil, err
 	}
 	params := &wire.ApplyWorkspaceEditParams{Label: "Warden: " + plan.Summary(), Edit: workspaceEditFor(plan, caps.ChangeAnnotations)}
-	answer, err := w.s.Client().ApplyEdit(ctx, params)
+	answer, err := w.editor.ApplyEdit(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("the editor did not apply the patch: %w", err)
 	}
@@ -285,7 +295,7 @@ func lineBreakAtEnd(s string) string {
 // verify waits (up to Settle) until every file shows an outcome, then
 // reports what landed. Only the documents are trusted, never the answer
 // alone.
-func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer wire.ApplyWorkspaceEditResult) *patch.Result {
+func (w *Workspace) verify(ctx context.Context, plan *patch.Plan, answer wire.ApplyWorkspaceEditResult) *patch.Result {
 	deadline := time.Now().Add(w.Settle)
 	if !answer.Applied {
 		// The editor says it failed, but Neovim 0.7 fails half-way through
@@ -298,7 +308,7 @@ func (w *EditorWorkspace) verify(ctx context.Context, plan *patch.Plan, answer w
 	defer timer.Stop()
 	edited, untouched := answer.EditedByUser(), answer.LeftAsTheyWere()
 	for {
-		changed := w.s.Docs().Changed()
+		changed := w.docs.Changed()
 		res, settled := w.inspect(plan, edited, untouched)
 		if settled || !time.Now().Before(deadline) {
 			for i := range res.Files {
@@ -338,8 +348,8 @@ type state struct {
 	exists  bool
 }
 
-func (w *EditorWorkspace) state(path string) state {
-	data, version, open, err := w.s.Docs().ReadFile(path)
+func (w *Workspace) state(path string) state {
+	data, version, open, err := w.docs.ReadFile(path)
 	if err != nil {
 		return state{exists: !errors.Is(err, fs.ErrNotExist), open: open}
 	}
@@ -350,7 +360,7 @@ func (w *EditorWorkspace) state(path string) state {
 // reached the planned result, or been reported changed by the editor.
 // A file the user edited in the review settles once it differs from before:
 // what the user accepted is the change, and warden.undo must revert it.
-func (w *EditorWorkspace) inspect(plan *patch.Plan, edited, untouched map[string]bool) (*patch.Result, bool) {
+func (w *Workspace) inspect(plan *patch.Plan, edited, untouched map[string]bool) (*patch.Result, bool) {
 	res := &patch.Result{Files: make([]patch.FileResult, 0, len(plan.Files))}
 	all := true
 	for i := range plan.Files {
@@ -373,7 +383,7 @@ func (w *EditorWorkspace) inspect(plan *patch.Plan, edited, untouched map[string
 
 // inspectEdited reports a change the user edited before accepting it: it
 // landed when the file (or its move target) no longer looks as before.
-func (w *EditorWorkspace) inspectEdited(f *patch.FileEdit) (patch.FileResult, bool) {
+func (w *Workspace) inspectEdited(f *patch.FileEdit) (patch.FileResult, bool) {
 	fr := patch.FileResult{Path: f.Rel, MoveTo: f.RelTo, Kind: f.Change.Kind, Total: len(f.Edits)}
 	now := w.state(f.Path)
 	moved := false
@@ -387,7 +397,7 @@ func (w *EditorWorkspace) inspectEdited(f *patch.FileEdit) (patch.FileResult, bo
 	return fr, false
 }
 
-func (w *EditorWorkspace) inspectFile(f *patch.FileEdit) (patch.FileResult, bool) {
+func (w *Workspace) inspectFile(f *patch.FileEdit) (patch.FileResult, bool) {
 	fr := patch.FileResult{Path: f.Rel, MoveTo: f.RelTo, Kind: f.Change.Kind, Total: len(f.Edits)}
 	switch {
 	case f.Deleted():

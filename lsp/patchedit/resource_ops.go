@@ -1,4 +1,4 @@
-package lsp
+package patchedit
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wardenhq/warden/agent/patch"
+	"github.com/wardenhq/warden/lsp/wire"
 )
 
 // A client that did not announce workspace.workspaceEdit.resourceOperations
@@ -46,7 +47,7 @@ func bytesOnly(f *patch.FileEdit) bool {
 // splitByResourceOps splits plan into what the editor applies and what
 // Warden writes on disk. It refuses, changing nothing, when a file the
 // editor cannot delete or move is open in it.
-func splitByResourceOps(plan *patch.Plan, caps ClientCapabilities) (editor, disk *patch.Plan, err error) {
+func splitByResourceOps(plan *patch.Plan, caps wire.ClientCapabilities) (editor, disk *patch.Plan, err error) {
 	editor = &patch.Plan{Root: plan.Root, Concerns: plan.Concerns}
 	disk = &patch.Plan{Root: plan.Root, Concerns: plan.Concerns}
 	for _, f := range plan.Files {

@@ -1,4 +1,4 @@
-package lsp
+package framing
 
 import (
 	"bufio"
@@ -26,12 +26,12 @@ const DefaultMaxMessageBytes = 32 << 20
 // maxHeaderLine bounds one header line; longer lines are garbage.
 const maxHeaderLine = 4096
 
-// stream frames JSON-RPC messages with LSP's Content-Length headers. Unlike
+// Stream frames JSON-RPC messages with LSP's Content-Length headers. Unlike
 // jsonrpc2.NewStream, which fails the whole connection on the first bad byte,
 // it reports a malformed message (in the log, and to the client as an error
 // response when the message may have been a request), resynchronises on the
 // next header and keeps serving. Only the end of input ends the stream.
-type stream struct {
+type Stream struct {
 	log    *slog.Logger
 	max    int64
 	in     *bufio.Reader
@@ -40,22 +40,24 @@ type stream struct {
 	writeMu sync.Mutex
 	out     io.Writer
 
-	// onSkip, if set, hears about a message skipped for its size, with the
+	// OnSkip, if set, hears about a message skipped for its size, with the
 	// document URI when one could be found in it.
-	onSkip func(method string, uri protocol.DocumentURI)
+	OnSkip func(method string, uri protocol.DocumentURI)
 }
 
-func newStream(rwc io.ReadWriteCloser, max int64, log *slog.Logger) *stream {
+// New returns a Stream over rwc that skips messages over max bytes (0:
+// DefaultMaxMessageBytes).
+func New(rwc io.ReadWriteCloser, max int64, log *slog.Logger) *Stream {
 	if max <= 0 {
 		max = DefaultMaxMessageBytes
 	}
-	return &stream{log: log, max: max, in: bufio.NewReaderSize(rwc, 64<<10), closer: rwc, out: rwc}
+	return &Stream{log: log, max: max, in: bufio.NewReaderSize(rwc, 64<<10), closer: rwc, out: rwc}
 }
 
-var _ jsonrpc2.Stream = (*stream)(nil)
+var _ jsonrpc2.Stream = (*Stream)(nil)
 
 // Read returns the next well-formed message, skipping and reporting bad ones.
-func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, 0, err
@@ -85,7 +87,7 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 // readHeader reads one header block and returns its Content-Length. Lines that
 // are not headers are skipped (and logged), so input after a broken message is
 // resynchronised at the next "Content-Length:".
-func (s *stream) readHeader() (length int64, total int64, err error) {
+func (s *Stream) readHeader() (length int64, total int64, err error) {
 	length = -1
 	var skipped int
 	for {
@@ -151,7 +153,7 @@ func isHeaderName(name string) bool {
 func isLetter(c byte) bool { return (c|0x20) >= 'a' && (c|0x20) <= 'z' }
 
 // readLine reads up to a newline, dropping the rest of over-long lines.
-func (s *stream) readLine() ([]byte, error) {
+func (s *Stream) readLine() ([]byte, error) {
 	line, err := s.in.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) || (err == nil && len(line) > maxHeaderLine) {
 		dropped := len(line)
@@ -168,7 +170,7 @@ func (s *stream) readLine() ([]byte, error) {
 // skipHuge discards a message over the size limit without buffering it. The
 // request id, when it comes early in the body (as editors send it), gets an
 // error reply so the client is not left waiting.
-func (s *stream) skipHuge(length int64) {
+func (s *Stream) skipHuge(length int64) {
 	head, _ := s.in.Peek(min(int(length), 4096))
 	id := findTopID(head)
 	method := findMethod(head)
@@ -182,8 +184,8 @@ func (s *stream) skipHuge(length int64) {
 		// Editors that sort keys put textDocument after the content.
 		uri = findURI(tail.buf, true)
 	}
-	if s.onSkip != nil {
-		s.onSkip(method, protocol.DocumentURI(uri))
+	if s.OnSkip != nil {
+		s.OnSkip(method, protocol.DocumentURI(uri))
 	}
 	msg := fmt.Sprintf("Warden: skipped a %d-byte %s message: the limit is %d bytes", length, orUnknown(method), s.max)
 	if id != nil {
@@ -210,7 +212,7 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 // trimOverlongBody handles a Content-Length that was too large: when the body
 // is one JSON value followed by the start of the next message, the extra bytes
 // are pushed back into the input and the first value is kept.
-func (s *stream) trimOverlongBody(body []byte) []byte {
+func (s *Stream) trimOverlongBody(body []byte) []byte {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var raw json.RawMessage
 	if err := dec.Decode(&raw); err != nil {
@@ -229,7 +231,7 @@ func (s *stream) trimOverlongBody(body []byte) []byte {
 }
 
 // rejectBody answers a body that is not a JSON-RPC message.
-func (s *stream) rejectBody(body []byte, decodeErr error) {
+func (s *Stream) rejectBody(body []byte, decodeErr error) {
 	if trimmed := bytes.TrimSpace(body); len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 		s.log.Error("skipped a JSON-RPC batch")
 		s.sendError(nil, jsonrpc2.InvalidRequest, "JSON-RPC batches are not part of LSP: send each message on its own")
@@ -249,7 +251,7 @@ func (s *stream) rejectBody(body []byte, decodeErr error) {
 }
 
 // Write sends one message.
-func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
@@ -262,7 +264,7 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 
 // writeRaw frames data and writes header and body with one write, so the
 // client wakes once per message.
-func (s *stream) writeRaw(data []byte) (int64, error) {
+func (s *Stream) writeRaw(data []byte) (int64, error) {
 	frame := make([]byte, 0, len(data)+32)
 	frame = append(frame, "Content-Length: "...)
 	frame = strconv.AppendInt(frame, int64(len(data)), 10)
@@ -279,7 +281,7 @@ func (s *stream) writeRaw(data []byte) (int64, error) {
 
 // sendError writes an error response; a nil id is written as null, as
 // JSON-RPC asks when the request's id could not be read.
-func (s *stream) sendError(id json.RawMessage, code jsonrpc2.Code, message string) {
+func (s *Stream) sendError(id json.RawMessage, code jsonrpc2.Code, message string) {
 	if len(id) == 0 || !validID(id) {
 		id = json.RawMessage("null")
 	}
@@ -293,14 +295,14 @@ func (s *stream) sendError(id json.RawMessage, code jsonrpc2.Code, message strin
 	}
 }
 
-func (s *stream) notify(method string, params any) {
+func (s *Stream) notify(method string, params any) {
 	data, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 	if _, err := s.writeRaw(data); err != nil {
 		s.log.Debug("could not send notification", "err", err)
 	}
 }
 
-func (s *stream) Close() error { return s.closer.Close() }
+func (s *Stream) Close() error { return s.closer.Close() }
 
 func validID(id json.RawMessage) bool {
 	var v any
