@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/agent"
 	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/textdoc"
 	"github.com/wardenhq/warden/lsp/wire"
 	"github.com/wardenhq/warden/sandbox"
@@ -111,7 +112,7 @@ func startAgentRun(s *Server, args []json.RawMessage) (JobFunc, error) {
 			task.Diagnostics = append(task.Diagnostics, line)
 		}
 	}
-	return func(ctx context.Context, job *Job) (string, error) {
+	return func(ctx context.Context, job *jobs.Job) (string, error) {
 		if note != "" {
 			job.Show(protocol.MessageTypeInfo, note)
 		}
@@ -158,7 +159,7 @@ func modeInstruction(s *Server, a AgentRunArgs) (string, error) {
 }
 
 // runAgent runs one task as a session and tells the user how it ended.
-func runAgent(ctx context.Context, s *Server, job *Job, task agent.Task) (string, error) {
+func runAgent(ctx context.Context, s *Server, job *jobs.Job, task agent.Task) (string, error) {
 	cfg := s.Config()
 	model, err := agent.NewClientFor(cfg)
 	if err != nil {
@@ -312,7 +313,7 @@ func cancelAgent(_ context.Context, s *Server, args []json.RawMessage) (any, err
 // jobObserver shows the session as the job's $/progress.
 type jobObserver struct {
 	s   *Server
-	job *Job
+	job *jobs.Job
 	// line is the model's text since its last line break; it is shown at
 	// most every textInterval, so a fast stream does not flood the editor.
 	line     strings.Builder

@@ -6,6 +6,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/wardenhq/warden/agent"
+	"github.com/wardenhq/warden/lsp/jobs"
 )
 
 // outcomeRunner shows each of the agent's commands as it ends, so the
@@ -18,7 +19,7 @@ type outcomeRunner struct {
 func (r outcomeRunner) RunCommand(ctx context.Context, cmd agent.Command) (agent.CommandResult, error) {
 	res, err := r.CommandRunner.RunCommand(ctx, cmd)
 	if err == nil && ctx.Err() == nil {
-		awaitProgress(ctx)
+		jobs.AwaitProgress(ctx)
 		r.obs.commandOutcome(agent.CommandOutcome(cmd.Argv, res), res.Verdict != agent.Ran || res.ExitCode != 0 || len(res.NetworkRefused) > 0)
 	}
 	return res, err
@@ -34,7 +35,7 @@ func (o *jobObserver) commandOutcome(line string, warn bool) {
 		typ = protocol.MessageTypeWarning
 	}
 	o.s.client.LogMessage(typ, "Warden: agent: "+line)
-	if token, _ := o.job.progressToken(); token == nil {
+	if !o.job.HasProgress() {
 		o.s.client.ShowMessage(typ, "Warden: agent: "+line)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -84,6 +85,6 @@ func (r *forgetAfterUnsandboxed) Run(ctx context.Context, spec approvals.RunSpec
 	if spec.Unsandboxed {
 		defer r.s.forgetPolicy()
 	}
-	defer watchRun(ctx, &spec)()
+	defer jobs.WatchRun(ctx, &spec)()
 	return r.SandboxRunner.Run(ctx, spec)
 }

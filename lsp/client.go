@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -42,7 +43,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	stop := context.AfterFunc(c.connCtx, cancel)
 	defer stop()
 	if nudged[method] {
-		awaitProgress(ctx) // the job shows in the editor before it asks
+		jobs.AwaitProgress(ctx) // the job shows in the editor before it asks
 		t := time.AfterFunc(nudgeAfter, func() {
 			c.LogMessage(protocol.MessageTypeLog, "Warden: waiting for your answer to "+method)
 		})

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/wardenhq/warden/lsp/jobs"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -44,7 +45,7 @@ type Command struct {
 // as it needs; it must return soon after ctx ends. The returned string is the
 // closing message of its progress; an error is shown to the user unless the
 // job was cancelled.
-type JobFunc func(ctx context.Context, job *Job) (string, error)
+type JobFunc = jobs.Func
 
 var (
 	commandsMu sync.RWMutex
@@ -125,7 +126,7 @@ func (s *Server) executeCommand(ctx context.Context, params json.RawMessage) (an
 	if fn == nil {
 		return nil, fmt.Errorf("%s: Start returned no job", cmd.Name)
 	}
-	job := s.jobs.start(cmd, fn, requestKey(ctx), p.WorkDoneToken)
+	job := s.jobs.Start(cmd.Name, cmd.Title, fn, requestKey(ctx), p.WorkDoneToken)
 	return JobStarted{JobID: job.ID, Title: job.Title}, nil
 }
 

@@ -26,7 +26,7 @@
 //				if len(a.Command) == 0 {
 //					return nil, lsp.InvalidParams("arguments[0].command must not be empty")
 //				}
-//				return func(ctx context.Context, job *lsp.Job) (string, error) {
+//				return func(ctx context.Context, job *jobs.Job) (string, error) {
 //					job.Report("waiting for approval", -1)
 //					choice, err := s.Client().ShowMessageRequest(ctx, ...)
 //					...

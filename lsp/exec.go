@@ -14,6 +14,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/approvals/command"
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/sandbox"
 )
 
@@ -67,7 +68,7 @@ func startExec(s *Server, args []json.RawMessage) (JobFunc, error) {
 		return nil, err
 	}
 	root := s.rootOf(cwd)
-	return func(ctx context.Context, job *Job) (string, error) {
+	return func(ctx context.Context, job *jobs.Job) (string, error) {
 		job.Report("checking policy: "+command.EscapeText(command.Display(argv)), -1)
 		o, sb, err := s.Orchestrator(root)
 		if err != nil {

@@ -128,7 +128,7 @@ func (s *Server) shutdown(context.Context, json.RawMessage) (any, error) {
 	s.mu.Lock()
 	s.state = stateShutdown
 	s.mu.Unlock()
-	s.jobs.cancelAll()
+	s.jobs.CancelAll()
 	s.log.Info("shutdown")
 	return nil, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/wardenhq/warden/agent/patch"
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/patchedit"
 )
 
@@ -56,7 +57,7 @@ func startPatchApply(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if a.Root != "" && !filepath.IsAbs(a.Root) {
 		return nil, InvalidParams("arguments[0].root must be an absolute path, got %q", a.Root)
 	}
-	return func(ctx context.Context, job *Job) (string, error) {
+	return func(ctx context.Context, job *jobs.Job) (string, error) {
 		job.Report("checking the patch", -1)
 		root := s.patchRoots(a.Root)[0]
 		res, err := s.applyPatchText(ctx, a.Patch, root, "")
@@ -147,7 +148,7 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if a.Steps < 0 {
 		return nil, InvalidParams("arguments[0].steps must be at least 1, got %d", a.Steps)
 	}
-	return func(ctx context.Context, job *Job) (string, error) {
+	return func(ctx context.Context, job *jobs.Job) (string, error) {
 		var undid []string
 		for step := 0; step < max(a.Steps, 1); step++ {
 			summary, incomplete, err := undoOnce(ctx, s, job, a)
@@ -171,7 +172,7 @@ func startUndo(s *Server, args []json.RawMessage) (JobFunc, error) {
 
 // undoOnce reverts the most recent change among the roots a asks about;
 // incomplete says what the editor left undone, if anything.
-func undoOnce(ctx context.Context, s *Server, job *Job, a undoArgs) (summary, incomplete string, err error) {
+func undoOnce(ctx context.Context, s *Server, job *jobs.Job, a undoArgs) (summary, incomplete string, err error) {
 	cps := s.Checkpoints()
 	roots := s.patchRoots(a.Root)
 	root, newest, err := cps.LastOf(roots...)

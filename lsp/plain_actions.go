@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/protocol"
 )
@@ -58,7 +59,7 @@ func startStatusShow(s *Server, args []json.RawMessage) (JobFunc, error) {
 	if len(args) > 0 {
 		return nil, InvalidParams("warden.status.show takes no arguments (got %d)", len(args))
 	}
-	return func(_ context.Context, job *Job) (string, error) {
+	return func(_ context.Context, job *jobs.Job) (string, error) {
 		st := s.Status()
 		var b strings.Builder
 		fmt.Fprintf(&b, "Warden: %s, approval %s, sandbox %s, network %s", st.Version, st.Policy.ApprovalPolicy, st.Policy.SandboxMode, st.Policy.Network)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/lsp/framing"
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/textdoc"
 	"github.com/wardenhq/warden/lsp/wire"
 )
@@ -67,7 +68,7 @@ type Server struct {
 	// changes, shown at initialized.
 	recovered []recoveredMessage
 
-	jobs    *jobTable
+	jobs    *jobs.Table
 	latency latencies
 
 	exitCode int
@@ -98,7 +99,7 @@ func New(opts Options) *Server {
 		cfgWatchers: make(map[int]func(config.Config)),
 		values:      make(map[any]any),
 	}
-	s.jobs = newJobTable(s)
+	s.jobs = jobs.NewTable(jobConn{s})
 	return s
 }
 
@@ -132,7 +133,7 @@ func (s *Server) Serve(ctx context.Context, rwc io.ReadWriteCloser) int {
 		}
 	}
 	s.cancelConn()
-	s.jobs.wait()
+	s.jobs.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.exitCode
@@ -304,7 +305,7 @@ func (s *Server) cancelRequest(raw json.RawMessage) {
 		s.log.Error("$/cancelRequest: id must be a number or a string", "id", string(p.ID))
 		return
 	}
-	s.jobs.cancelByRequest(key)
+	s.jobs.CancelByRequest(key)
 }
 
 // LSP error codes jsonrpc2 v0.10.0 does not define.

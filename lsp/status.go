@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/wardenhq/warden/config"
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/wire"
 	"github.com/wardenhq/warden/sandbox"
 )
@@ -33,7 +34,7 @@ type Status struct {
 	OpenDocuments    int                     `json:"openDocuments"`
 	Policy           StatusPolicy            `json:"policy"`
 	Model            StatusModel             `json:"model"`
-	Jobs             []JobInfo               `json:"jobs"`
+	Jobs             []jobs.Info             `json:"jobs"`
 	Commands         []string                `json:"commands"`
 	// Sources says where each setting that is not at its default came
 	// from, by TOML key (model.base_url): "config.toml", "editor settings",

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/lsp/wire"
 	"go.lsp.dev/protocol"
 )
@@ -29,7 +30,7 @@ func init() {
 			if len(p.Actions) == 0 {
 				return nil, InvalidParams("arguments[0].actions must not be empty")
 			}
-			return func(ctx context.Context, job *Job) (string, error) {
+			return func(ctx context.Context, job *jobs.Job) (string, error) {
 				job.Report("waiting for the user", 0)
 				item, err := s.Client().ShowMessageRequest(ctx, &p)
 				if err != nil {
@@ -58,7 +59,7 @@ func init() {
 			if p.Ms <= 0 {
 				return nil, InvalidParams("arguments[0].ms must be positive")
 			}
-			return func(ctx context.Context, job *Job) (string, error) {
+			return func(ctx context.Context, job *jobs.Job) (string, error) {
 				job.Report("sleeping", 0)
 				select {
 				case <-ctx.Done():
@@ -80,7 +81,7 @@ func init() {
 			if err := DecodeArg(args, 0, &p); err != nil {
 				return nil, err
 			}
-			return func(ctx context.Context, job *Job) (string, error) {
+			return func(ctx context.Context, job *jobs.Job) (string, error) {
 				res, err := s.Client().ApplyEdit(ctx, &p)
 				if err != nil {
 					return "", err
@@ -99,7 +100,7 @@ func init() {
 			if err := DecodeArg(args, 0, &p); err != nil {
 				return nil, err
 			}
-			return func(ctx context.Context, job *Job) (string, error) {
+			return func(ctx context.Context, job *jobs.Job) (string, error) {
 				res, err := s.Client().ShowDocument(ctx, &p)
 				if err != nil {
 					return "", err

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/wardenhq/warden/lsp/jobs"
 	"github.com/wardenhq/warden/sandbox/netproxy"
 )
 
@@ -50,7 +51,7 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return func(ctx context.Context, job *Job) (string, error) {
+			return func(ctx context.Context, job *jobs.Job) (string, error) {
 				var stopped atomic.Bool
 				if p.RunID != "" {
 					defer d.RegisterRun(p.RunID, func() { stopped.Store(true) })()

@@ -1,4 +1,4 @@
-package lsp
+package jobs
 
 import (
 	"context"
@@ -23,17 +23,17 @@ import (
 // openProgress begins job's progress, or does nothing for a client without
 // progress support or that refuses the token. It returns at once; job.opened
 // is closed when the begin is out or will never be.
-func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
-	s := t.s
+func (t *Table) openProgress(job *Job, log *slog.Logger) {
+	conn := t.conn
 	yes := true
 	begin := wire.ProgressValue{Kind: "begin", Title: job.Title, Cancellable: &yes}
 	token, _ := job.progressToken()
 	if token != nil {
-		s.client.progress(token, begin)
+		conn.SendProgress(token, begin)
 		close(job.opened)
 		return
 	}
-	if !s.Capabilities().WorkDoneProgress {
+	if !conn.HasProgressUI() {
 		close(job.opened)
 		return
 	}
@@ -48,7 +48,7 @@ func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
 		defer close(job.opened)
 		// The connection's context, not the job's: a job cancelled while
 		// the client answers still closes its progress.
-		err := s.client.createProgress(s.connCtx, token)
+		err := conn.CreateProgress(conn.Context(), token)
 		job.sendMu.Lock()
 		defer job.sendMu.Unlock()
 		job.mu.Lock()
@@ -62,9 +62,9 @@ func (t *jobTable) openProgress(job *Job, log *slog.Logger) {
 			log.Warn("no progress token from the client; running without progress", "err", err)
 			return
 		}
-		s.client.progress(token, begin)
+		conn.SendProgress(token, begin)
 		for _, v := range pending {
-			s.client.progress(token, v)
+			conn.SendProgress(token, v)
 		}
 	}()
 }
@@ -79,9 +79,9 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-// awaitProgress waits until the progress of the job running in ctx, if any,
+// AwaitProgress waits until the progress of the job running in ctx, if any,
 // has begun (or will not), or ctx ends.
-func awaitProgress(ctx context.Context) {
+func AwaitProgress(ctx context.Context) {
 	job, _ := ctx.Value(jobKey{}).(*Job)
 	if job == nil {
 		return
@@ -95,14 +95,14 @@ func awaitProgress(ctx context.Context) {
 // closeProgress ends job's progress with msg (the connection is up). A client without progress UI
 // is told how the job ended with showMessage, unless the job said so
 // already or quiet (its failure was shown).
-func (t *jobTable) closeProgress(job *Job, msg string, quiet bool) {
-	s := t.s
+func (t *Table) closeProgress(job *Job, msg string, quiet bool) {
+	conn := t.conn
 	<-job.opened // the end comes after the begin
 	if token, _ := job.progressToken(); token != nil {
-		s.client.progress(token, wire.ProgressValue{Kind: "end", Message: msg})
+		conn.SendProgress(token, wire.ProgressValue{Kind: "end", Message: msg})
 		return
 	}
 	if !quiet && !job.shown.Load() && msg != "" {
-		s.client.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("%s (job %s): %s", job.Title, job.ID, msg))
+		conn.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("%s (job %s): %s", job.Title, job.ID, msg))
 	}
 }

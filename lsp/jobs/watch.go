@@ -1,4 +1,4 @@
-package lsp
+package jobs
 
 import (
 	"bytes"
@@ -22,11 +22,11 @@ const watchEvery = time.Second
 // maxWatchedLine bounds the last output line shown in the progress.
 const maxWatchedLine = 100
 
-// watchRun reports, in the progress of the job running in ctx, the elapsed
+// WatchRun reports, in the progress of the job running in ctx, the elapsed
 // time and the last output line of the command spec runs, every watchEvery
 // until stop is called. It taps spec's writers for that; without a job it
 // changes nothing.
-func watchRun(ctx context.Context, spec *approvals.RunSpec) (stop func()) {
+func WatchRun(ctx context.Context, spec *approvals.RunSpec) (stop func()) {
 	job, _ := ctx.Value(jobKey{}).(*Job)
 	if job == nil {
 		return func() {}
