@@ -9,6 +9,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/approvals/safe"
 	"github.com/wardenhq/warden/sandbox"
@@ -124,7 +125,7 @@ func (ev *Evaluator) Evaluate(req CommandRequest) *Evaluation {
 		addGrantRisk(&e.Risk, req.Sandbox.Policy(), asked, req.Cwd)
 	}
 	run, hardened := safe.HardenGit(a)
-	e.gitUnsafe = !hardened || (run != nil && !risk.GitStaysProtected(a, req.Cwd, req.Sandbox.Policy()))
+	e.gitUnsafe = !hardened || (run != nil && !gitfacts.StaysProtected(a, req.Cwd, req.Sandbox.Policy()))
 	// A read of credentials is never known-safe, whatever reads them.
 	e.KnownSafe = a.Understood() && !e.Risk.ReadsSecrets
 	for _, s := range a.Segments {

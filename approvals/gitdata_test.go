@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"github.com/wardenhq/warden/approvals/rules"
 )
 
@@ -31,15 +31,15 @@ func TestGitDataBypassTrustsOnlyHeldParts(t *testing.T) {
 	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}
 	env := map[string]string{}
-	risk.GitEnv = func(k string) string { return env[k] }
-	t.Cleanup(func() { risk.GitEnv = os.Getenv })
+	gitfacts.Env = func(k string) string { return env[k] }
+	t.Cleanup(func() { gitfacts.Env = os.Getenv })
 	check := func(name string, argv []string, bypass bool) {
 		t.Helper()
 		e := ev.Evaluate(CommandRequest{Argv: argv, Cwd: ws, Sandbox: sb})
 		// The rule runs every one in the sandbox; whether the repository is
 		// judged held (its git commands may be known-safe) still differs.
-		if e.Decision != rules.Allow || e.BypassSandbox || risk.GitStaysProtected(e.Analysis, ws, sb.Policy()) != bypass {
-			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", name, argv, e.Decision, e.BypassSandbox, risk.GitStaysProtected(e.Analysis, ws, sb.Policy()), bypass, e.Reason)
+		if e.Decision != rules.Allow || e.BypassSandbox || gitfacts.StaysProtected(e.Analysis, ws, sb.Policy()) != bypass {
+			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", name, argv, e.Decision, e.BypassSandbox, gitfacts.StaysProtected(e.Analysis, ws, sb.Policy()), bypass, e.Reason)
 		}
 	}
 	check("twin: the workspace's repository", []string{"git", "status"}, true)
@@ -75,7 +75,7 @@ func TestGitDataConfigPointingIntoData(t *testing.T) {
 		os.MkdirAll(filepath.Join(ws, d), 0o755)
 	}
 	os.WriteFile(filepath.Join(ws, ".git/HEAD"), []byte("ref: refs/heads/main\n"), 0o644)
-	j := risk.GitJudge{Roots: risk.ResolvedRoots([]string{ws})}
+	j := gitfacts.Judge{Roots: gitfacts.ResolvedRoots([]string{ws})}
 	cases := []struct {
 		name, config string
 		ok           bool

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"github.com/wardenhq/warden/approvals/rules"
 )
 
@@ -48,8 +48,8 @@ prefix_rule(pattern=["cd"], decision="allow")
 	ev := &Evaluator{Policy: Policy{Ask: OnRequest}, Rules: ruleSet}
 	sb := Sandbox{Mode: WorkspaceWrite, WritableRoots: []string{ws}}
 	env := map[string]string{}
-	risk.GitEnv = func(k string) string { return env[k] }
-	t.Cleanup(func() { risk.GitEnv = os.Getenv })
+	gitfacts.Env = func(k string) string { return env[k] }
+	t.Cleanup(func() { gitfacts.Env = os.Getenv })
 	cases := []struct {
 		name   string
 		argv   []string
@@ -75,7 +75,7 @@ prefix_rule(pattern=["cd"], decision="allow")
 	for _, c := range cases {
 		env = c.env
 		e := ev.Evaluate(CommandRequest{Argv: c.argv, Cwd: ws, Sandbox: sb})
-		if got := risk.GitStaysProtected(e.Analysis, ws, sb.Policy()); e.Decision != rules.Allow || e.BypassSandbox || got != c.bypass {
+		if got := gitfacts.StaysProtected(e.Analysis, ws, sb.Policy()); e.Decision != rules.Allow || e.BypassSandbox || got != c.bypass {
 			t.Errorf("%s: %v: decision %s bypass %v protected %v, want allow in the sandbox, protected %v (%s)", c.name, c.argv, e.Decision, e.BypassSandbox, got, c.bypass, e.Reason)
 		}
 	}

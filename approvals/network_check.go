@@ -7,6 +7,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/approvals/risk"
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/netproxy"
@@ -72,7 +73,7 @@ func commandDestinations(argv []string, hosts []string) []netproxy.Destination {
 		if !strings.Contains(w, "@") || strings.Contains(w, "://") {
 			continue
 		}
-		if m := risk.ScpLikeURL().FindStringSubmatch(w); m != nil {
+		if m := gitfacts.ScpLikeURL().FindStringSubmatch(w); m != nil {
 			h := rules.NormalizeHost(m[1])
 			if _, seen := byHost[h]; !seen {
 				byHost[h] = netproxy.Destination{Host: h, Port: 22, Protocol: netproxy.SOCKS5}

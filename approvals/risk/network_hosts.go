@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"github.com/wardenhq/warden/approvals/rules"
 	"github.com/wardenhq/warden/internal/lazyre"
 )
@@ -77,7 +78,7 @@ func KnownHost(host string) string {
 // have changed it), sorted.
 func RepoRemoteHosts(dir string) []string {
 	seen := map[string]bool{}
-	for _, e := range remoteURLs(dir) {
+	for _, e := range gitfacts.RemoteURLs(dir) {
 		if h := gitURLHost(e.Value); h != "" {
 			seen[rules.NormalizeHost(h)] = true
 		}

@@ -2,6 +2,7 @@ package risk
 
 import (
 	"fmt"
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"slices"
 	"strings"
 )
@@ -128,7 +129,7 @@ func (as *Assessor) gh(args []string) {
 		}
 		expose(fmt.Sprintf("pushes the repository to %s (gh repo create --push)", name))
 	}
-	own := repoRemoteRepos(as.Ctx.Cwd)
+	own := gitfacts.RemoteRepos(as.Ctx.Cwd)
 	if c.cmd[0] == "api" {
 		target := ghEndpointRepo(c.endpoint)
 		if target == "{owner}/{repo}" || slices.Contains(own, host+"/"+target) {
@@ -179,7 +180,7 @@ func ghMutation(fields []string) bool {
 	return false
 }
 
-// ghRepo is -R's value as gitURLRepo reads a remote: [HOST/]OWNER/REPO or a
+// ghRepo is -R's value as gitfacts.URLRepo reads a remote: [HOST/]OWNER/REPO or a
 // URL.
 func ghRepo(r, host string) string {
 	if !strings.Contains(r, "://") && !strings.Contains(r, "@") {
@@ -188,7 +189,7 @@ func ghRepo(r, host string) string {
 		}
 		r = "https://" + r
 	}
-	return gitURLRepo(r)
+	return gitfacts.URLRepo(r)
 }
 
 // ghEndpointRepo is the OWNER/REPO an API endpoint is about

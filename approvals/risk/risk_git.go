@@ -2,14 +2,10 @@ package risk
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/wardenhq/warden/approvals/risk/gitfacts"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/wardenhq/warden/internal/gitconfig"
-	"github.com/wardenhq/warden/internal/lazyre"
 )
 
 // git grades a git command: what it does to the history, the remote and
@@ -24,7 +20,7 @@ func (as *Assessor) git(args []string) {
 		if strings.HasPrefix(args[i], "--exec-path=") {
 			as.Add(High, SystemModification, "makes git run its commands from another directory ("+args[i]+")")
 		}
-		if gitValueOption(args[i]) && i+1 < len(args) {
+		if gitfacts.ValueOption(args[i]) && i+1 < len(args) {
 			if args[i] == "-C" {
 				gitCwd = as.absFrom(as.Ctx.Cwd, args[i+1])
 			}
@@ -83,7 +79,7 @@ func (as *Assessor) git(args []string) {
 		if u, ok := as.repointed[remote]; ok {
 			url, how = u, fmt.Sprintf("where this command points the remote %q", remote)
 		}
-		if repo := gitURLRepo(url); repo != "" && !slices.Contains(repoRemoteRepos(gitCwd), repo) {
+		if repo := gitfacts.URLRepo(url); repo != "" && !slices.Contains(gitfacts.RemoteRepos(gitCwd), repo) {
 			as.stoppedIf(as.offline(), High, DataExfiltration, fmt.Sprintf("pushes the repository to %s, %s", repo, how))
 		}
 		as.contactsRemote(gitCwd, url)
@@ -215,7 +211,7 @@ func GitRemoteHost(dir, remote string) string {
 	if h := gitURLHost(remote); h != "" {
 		return h
 	}
-	for _, e := range remoteURLs(dir) {
+	for _, e := range gitfacts.RemoteURLs(dir) {
 		if e.Sub == remote && e.Key == "url" {
 			return gitURLHost(e.Value)
 		}
@@ -223,103 +219,16 @@ func GitRemoteHost(dir, remote string) string {
 	return ""
 }
 
-// remoteURLs are the url and pushurl entries of the remotes in the git
-// configuration of the repository holding dir (read on the host, where the
-// sandbox cannot have changed it), in the file's order.
-func remoteURLs(dir string) []gitconfig.Entry {
-	cfg := ""
-	if dir != "" {
-		cfg = gitConfigPath(dir)
-	}
-	if cfg == "" {
-		return nil
-	}
-	entries, _ := gitconfig.Read(cfg)
-	return slices.DeleteFunc(entries, func(e gitconfig.Entry) bool {
-		return e.Section != "remote" || e.Sub == "" || e.Key != "url" && e.Key != "pushurl"
-	})
-}
-
-// gitConfigPath finds .git/config from dir upward, following worktree
-// .git files to the common directory.
-func gitConfigPath(dir string) string {
-	for d, n := filepath.Clean(dir), 0; n < 64; d, n = filepath.Dir(d), n+1 {
-		gitPath := filepath.Join(d, ".git")
-		info, err := os.Stat(gitPath)
-		if err == nil && info.IsDir() {
-			return filepath.Join(gitPath, "config")
-		}
-		if err == nil {
-			data, err := os.ReadFile(gitPath)
-			if err != nil {
-				return ""
-			}
-			gitdir := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(data)), "gitdir:"))
-			if !filepath.IsAbs(gitdir) {
-				gitdir = filepath.Join(d, gitdir)
-			}
-			if common, err := os.ReadFile(filepath.Join(gitdir, "commondir")); err == nil {
-				c := strings.TrimSpace(string(common))
-				if !filepath.IsAbs(c) {
-					c = filepath.Join(gitdir, c)
-				}
-				return filepath.Join(c, "config")
-			}
-			return filepath.Join(gitdir, "config")
-		}
-		if d == filepath.Dir(d) {
-			break
-		}
-	}
-	return ""
-}
-
-var ScpLikeURL = lazyre.New(`^(?:[\w.+-]+@)?([A-Za-z0-9][\w.-]*\.[A-Za-z]{2,}|[A-Za-z0-9][\w.-]*):[^/]`)
-
 func gitURLHost(s string) string {
 	if h := urlHost(s); h != "" {
 		return h
 	}
 	if strings.Contains(s, "@") {
-		if m := ScpLikeURL().FindStringSubmatch(s); m != nil {
+		if m := gitfacts.ScpLikeURL().FindStringSubmatch(s); m != nil {
 			return m[1]
 		}
 	}
 	return ""
-}
-
-// gitURLRepo is a git URL's host and repository path, as a push's
-// destination is compared with the repository's remotes: lower case,
-// without user, password or port, a trailing slash or .git
-// ("github.com/o/r"). "" when s is no URL (a remote's name).
-func gitURLRepo(s string) string {
-	host, p := "", ""
-	if strings.Contains(s, "://") {
-		u, err := url.Parse(s)
-		if err != nil || u.Hostname() == "" {
-			return ""
-		}
-		host, p = u.Hostname(), u.Path
-	} else if m := ScpLikeURL().FindStringSubmatch(s); m != nil && strings.Contains(s, "@") {
-		host = m[1]
-		_, p, _ = strings.Cut(s[strings.Index(s, m[1])+len(m[1]):], ":")
-	} else {
-		return ""
-	}
-	p = strings.TrimSuffix(strings.Trim(p, "/"), ".git")
-	return strings.ToLower(strings.TrimSuffix(host+"/"+p, "/"))
-}
-
-// repoRemoteRepos lists the repositories (gitURLRepo) of the remotes in the
-// git configuration of the repository holding dir, as RepoRemoteHosts.
-func repoRemoteRepos(dir string) []string {
-	var out []string
-	for _, e := range remoteURLs(dir) {
-		if r := gitURLRepo(e.Value); r != "" {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // gitDiscard reports checkouts and restores that overwrite uncommitted

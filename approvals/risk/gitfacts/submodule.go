@@ -1,4 +1,4 @@
-package risk
+package gitfacts
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 // status, diff and submodule on the host would run its fsmonitor and hooks.
 // A submodule is protected when its .git is missing or names a protected
 // git dir (.git/modules of the top repository), and so on down.
-func (j GitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth int) bool {
+func (j Judge) repoProtected(gitDir, workTree string, treeGiven bool, depth int) bool {
 	if depth > 8 {
 		return false
 	}
@@ -79,7 +79,7 @@ func (j GitJudge) repoProtected(gitDir, workTree string, treeGiven bool, depth i
 }
 
 // submoduleProtected judges the repository at a submodule's path, if any.
-func (j GitJudge) submoduleProtected(dir string, depth int) bool {
+func (j Judge) submoduleProtected(dir string, depth int) bool {
 	dotgit := filepath.Join(dir, ".git")
 	st, err := os.Stat(dotgit)
 	if os.IsNotExist(err) {

@@ -1,4 +1,4 @@
-package risk
+package gitfacts
 
 import (
 	"path/filepath"
@@ -7,9 +7,9 @@ import (
 	"github.com/wardenhq/warden/internal/gitconfig"
 )
 
-// gitJudge decides whether the files a git command reads could have been
+// Judge decides whether the files a git command reads could have been
 // written by a sandboxed command.
-type GitJudge struct {
+type Judge struct {
 	Roots     []string // resolved writable roots and temporary directories
 	protected []string // paths the sandbox keeps read-only inside them
 }
@@ -17,7 +17,7 @@ type GitJudge struct {
 // safe: outside the writable roots, inside a part of a git dir the sandbox
 // holds read-only (its config, hooks...: not its data), or inside a
 // protected path.
-func (j GitJudge) safe(p string) bool {
+func (j Judge) safe(p string) bool {
 	if outside, _, readOnly := gitPlace(p, j.Roots); outside || readOnly {
 		return true
 	}
@@ -30,16 +30,16 @@ func (j GitJudge) safe(p string) bool {
 	return false
 }
 
-// configProtected reads a config file and every file it includes (include
+// ConfigProtected reads a config file and every file it includes (include
 // and includeIf, whatever the condition: git may meet it), and reports
 // whether all of them are safe, with the entries they hold. worktree is
 // where a relative core.hooksPath points (empty for global files).
-func (j GitJudge) ConfigProtected(file, worktree string, depth int) ([]gitconfig.Entry, bool) {
+func (j Judge) ConfigProtected(file, worktree string, depth int) ([]gitconfig.Entry, bool) {
 	return j.configCheck(file, worktree, depth, false)
 }
 
 // configCheck is configProtected for a file known to be safe (held) or not.
-func (j GitJudge) configCheck(file, worktree string, depth int, held bool) ([]gitconfig.Entry, bool) {
+func (j Judge) configCheck(file, worktree string, depth int, held bool) ([]gitconfig.Entry, bool) {
 	if depth > 10 || (!held && !j.safe(file)) {
 		return nil, false
 	}
@@ -82,11 +82,11 @@ func (j GitJudge) configCheck(file, worktree string, depth int, held bool) ([]gi
 
 // globalConfigFiles are the user's and the system's git config files, as
 // git finds them.
-func globalConfigFiles() []string { return gitconfig.GlobalFiles(GitEnv) }
+func globalConfigFiles() []string { return gitconfig.GlobalFiles(Env) }
 
 func expandHome(p string) string {
 	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if h := GitEnv("HOME"); h != "" {
+		if h := Env("HOME"); h != "" {
 			return filepath.Join(h, rest)
 		}
 	}

@@ -1,4 +1,4 @@
-package risk
+package gitfacts
 
 import (
 	"os"
@@ -55,7 +55,7 @@ func TestProtectedSubmoduleIndexGitlinks(t *testing.T) {
 func TestProtectedSubmoduleConfigReachesIntoWorkTree(t *testing.T) {
 	ws := t.TempDir()
 	os.MkdirAll(filepath.Join(ws, ".git"), 0o755)
-	j := GitJudge{Roots: ResolvedRoots([]string{ws})}
+	j := Judge{Roots: ResolvedRoots([]string{ws})}
 	cases := []struct {
 		name, config string
 		ok           bool

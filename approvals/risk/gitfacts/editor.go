@@ -1,4 +1,4 @@
-package risk
+package gitfacts
 
 import (
 	"path/filepath"
@@ -9,32 +9,32 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// editorValueRisk grades the value of an editor setting (GIT_EDITOR,
+// EditorValueRisk grades the value of an editor setting (GIT_EDITOR,
 // GIT_SEQUENCE_EDITOR, core.editor, sequence.editor). Git runs it through
 // the shell with the file to edit appended: the commit message, or the
-// rebase todo list in the git dir. Besides the programs programValueRisk
+// rebase todo list in the git dir. Besides the programs ProgramValueRisk
 // knows, it accepts the agents' usual non-interactive rebase, a sed that
 // edits that one file in place with a script that only edits text
 // (`GIT_SEQUENCE_EDITOR="sed -i 's/^pick/fixup/'" git rebase -i HEAD~3`):
 // plain literal words, no other file, no w, r, e or W anywhere in the
 // script. Anything else is a program Warden cannot analyse.
-func editorValueRisk(v string) configRisk {
-	if r := programValueRisk(v); r != configRuns {
+func EditorValueRisk(v string) ConfigRisk {
+	if r := ProgramValueRisk(v); r != ConfigRuns {
 		return r
 	}
 	argv, ok := plainWords(v)
 	if !ok || len(argv) < 2 {
-		return configRuns
+		return ConfigRuns
 	}
 	prog := argv[0]
 	if strings.Contains(prog, "/") {
 		if dir := filepath.Dir(prog); dir != "/usr/bin" && dir != "/bin" {
-			return configRuns // a sed the command may have written
+			return ConfigRuns // a sed the command may have written
 		}
 		prog = filepath.Base(prog)
 	}
 	if prog != "sed" || !sedEditsInPlaceOnly(argv[1:]) {
-		return configRuns
+		return ConfigRuns
 	}
 	return configPlain
 }

@@ -1,4 +1,4 @@
-package risk
+package gitfacts
 
 import (
 	"bufio"
@@ -28,12 +28,12 @@ import (
 // worktrees, whose git dirs live in .git), with no such rebase state.
 // Every git command runs in the sandbox either way (no rule takes one out).
 
-// gitEnv reads the environment the command inherits; tests replace it.
-var GitEnv = os.Getenv
+// Env reads the environment the command inherits; tests replace it.
+var Env = os.Getenv
 
-// gitStaysProtected reports whether every git command in a is judged to use
+// StaysProtected reports whether every git command in a is judged to use
 // only protected repositories (true when there is no git command).
-func GitStaysProtected(a *command.Analysis, cwd string, sb sandbox.Policy) bool {
+func StaysProtected(a *command.Analysis, cwd string, sb sandbox.Policy) bool {
 	// Everywhere a sandboxed command may have written: the writable roots
 	// (the working directory when none are given, as for `warden policy
 	// check`) and the temporary directories, whatever this request's mode.
@@ -43,11 +43,11 @@ func GitStaysProtected(a *command.Analysis, cwd string, sb sandbox.Policy) bool 
 	}
 	roots := ResolvedRoots(append(areas, "/tmp", os.TempDir()))
 	for _, name := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG"} {
-		if v := GitEnv(name); v != "" && usesGit(a) && !protectedConfig(absFrom(cwd, v), roots, sb.ProtectedPaths) {
+		if v := Env(name); v != "" && usesGit(a) && !protectedConfig(absFrom(cwd, v), roots, sb.ProtectedPaths) {
 			return false
 		}
 	}
-	j := GitJudge{Roots: roots, protected: sb.ProtectedPaths}
+	j := Judge{Roots: roots, protected: sb.ProtectedPaths}
 	if usesGit(a) {
 		for _, f := range globalConfigFiles() {
 			if _, ok := j.ConfigProtected(absFrom(cwd, f), "", 0); !ok {
@@ -97,7 +97,7 @@ func plainDir(d string) bool {
 	if d == "" || d == "-" || strings.HasPrefix(d, "~") || strings.HasPrefix(d, "-") {
 		return false
 	}
-	return filepath.IsAbs(d) || GitEnv("CDPATH") == "" || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "." || d == ".."
+	return filepath.IsAbs(d) || Env("CDPATH") == "" || strings.HasPrefix(d, "./") || strings.HasPrefix(d, "../") || d == "." || d == ".."
 }
 
 func usesGit(a *command.Analysis) bool {
@@ -125,9 +125,9 @@ func gitWord(argv []string) int {
 // family of the environment decide the repository, as git does. The
 // repository's config (and what it includes) and its submodules must be
 // protected too.
-func gitInvocationProtected(args []string, cwd string, j GitJudge) bool {
+func gitInvocationProtected(args []string, cwd string, j Judge) bool {
 	roots := j.Roots
-	gitDir, workTree := GitEnv("GIT_DIR"), GitEnv("GIT_WORK_TREE")
+	gitDir, workTree := Env("GIT_DIR"), Env("GIT_WORK_TREE")
 	// The options that name the repository, as --opt VALUE or --opt=VALUE.
 	dirOpts := map[string]*string{"--git-dir": &gitDir, "--work-tree": &workTree}
 	for i := 0; i < len(args); i++ {
@@ -179,7 +179,7 @@ func gitInvocationProtected(args []string, cwd string, j GitJudge) bool {
 	if top != "" {
 		dirs = append(dirs, top)
 	}
-	if c := GitEnv("GIT_COMMON_DIR"); c != "" {
+	if c := Env("GIT_COMMON_DIR"); c != "" {
 		dirs = append(dirs, absFrom(cwd, c))
 	}
 	for _, d := range dirs {
@@ -357,6 +357,8 @@ func protectedConfig(p string, roots, protected []string) bool {
 	return true
 }
 
+// ResolvedRoots resolves the symbolic links in each root (in its longest
+// existing prefix), so that paths compare as the file system sees them.
 func ResolvedRoots(roots []string) []string {
 	out := make([]string, 0, len(roots))
 	for _, r := range roots {
