@@ -4,8 +4,13 @@
 // server→client calls (approval dialogs, workspace edits, progress).
 //
 // It also holds the editor-backed implementations of the interfaces that lower
-// packages declare: approvals.Prompter (showMessageRequest) and the patch
-// Workspace (workspace/applyEdit).
+// packages declare: approvals.Prompter (showMessageRequest) here, and the patch
+// Workspace (workspace/applyEdit) in lsp/patchedit.
+//
+// Below it, by role, packages that do not know the server: lsp/framing (the
+// messages on the wire), lsp/wire (the LSP shapes protocol lacks, the client
+// capabilities), lsp/textdoc (the document store), lsp/jobs (cancellable jobs
+// and their progress) and lsp/patchedit.
 //
 // # Adding a feature (the extension API)
 //
@@ -51,7 +56,8 @@
 // Server.CancelJob, on shutdown, or when the connection ends. Progress is
 // reported by the server: begin (cancellable) when the job starts, Job.Report
 // in between, end with the job's message, "cancelled" or "failed: …". A
-// failed job is also shown with window/showMessage. Server.Jobs lists jobs.
+// failed job is also shown with window/showMessage (lsp/jobs). Server.Jobs
+// lists jobs.
 //
 // Code actions: RegisterCodeActions adds a provider; each request asks every
 // provider (sorted by name) and filters by context.only. Providers get a
@@ -59,9 +65,9 @@
 // must not call the client. If a provider has Resolve, its actions' Data is
 // wrapped so codeAction/resolve reaches it again with the original Data.
 //
-// Documents: Server.Docs() is the store. Docs().ReadFile(path) returns the
+// Documents: Server.Docs() is the store (lsp/textdoc). Docs().ReadFile(path) returns the
 // open buffer and its version (open=true), else the file on disk (open=false,
-// version 0); an out-of-sync buffer is an error (ErrOutOfSync), never stale
+// version 0); an out-of-sync buffer is an error (textdoc.ErrOutOfSync), never stale
 // text. Get(uri) returns an immutable *Document snapshot (Text, Version,
 // Offset/PositionAt in UTF-16 columns, Slice, Line(i) without splitting the
 // text: providers run per request, keep them O(range), not O(document)). WaitVersion(ctx, uri, v)
@@ -80,7 +86,7 @@
 // only then), ShowDocument, WorkDoneProgress, DocumentChanges,
 // ResourceOperations, MessageActionProperties, CodeActionResolve.
 //
-// Wire types protocol v0.12.0 lacks: WorkspaceEdit with mixed
+// Wire types protocol v0.12.0 lacks (lsp/wire): WorkspaceEdit with mixed
 // DocumentChanges (TextDocumentEdit with AnnotatedTextEdit, Create/Rename/
 // DeleteFile) and ChangeAnnotations, ApplyWorkspaceEditParams/Result,
 // ShowDocumentParams/Result, CodeAction.
@@ -99,7 +105,7 @@
 // dialog contract in DESIGN.md). warden.exec {command, cwd?, justification?}
 // runs one command through it. config.toml is reloaded on change.
 //
-// Patches: PatchWorkspace() is the editor's patch.Workspace (one
+// Patches: PatchWorkspace() is the editor's patch.Workspace (lsp/patchedit: one
 // workspace/applyEdit per plan, outcome read back from the documents) and
 // Checkpoints() the connection's undo store; warden.patch.apply and
 // warden.undo (patch_commands.go) use both.
