@@ -24,6 +24,11 @@ import (
 
 func sandboxName() string { return "linux" }
 
+// launchWaitsReady: on Linux the helper prepares the sandbox while Ready
+// runs, and starts the command only on the launcher's go, sent once Ready
+// has returned (helperProc.start).
+const launchWaitsReady = true
+
 // nsState remembers that this kernel refused the namespaces, so later runs go
 // straight to the fallback.
 var nsState struct {

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
@@ -35,7 +34,7 @@ type userLayer struct {
 
 func cacheReport() doctorCaches {
 	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []toolcache.CacheSet{}, SecondSources: secondSources, User: []userLayer{}}
-	d.Unlayered = sandbox.ProbeOverlay("")
+	d.Unlayered = toolcache.ProbeOverlay("")
 	if d.Layered = d.Unlayered == ""; d.Layered {
 		d.SecondSources = layeredSources
 		home, _ := os.UserHomeDir()
