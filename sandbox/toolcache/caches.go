@@ -276,6 +276,10 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		{Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
 		{Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
 		{Tool{Name: toolDirs.yarn, User: or(envlist.Get(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
+		{Tool{Name: toolDirs.pnpm, User: pnpmStore(user, home)}, "npm_config_store_dir"},
+		// pnpm's metadata cache: --offline resolves, and pnpm 11+ checks a
+		// lockfile's supply-chain policies, from it.
+		{Tool{Name: toolDirs.xdg + "/pnpm", User: filepath.Join(xdgCache, "pnpm")}, "XDG_CACHE_HOME"},
 		{Tool{Name: toolDirs.pip, User: or(envlist.Get(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
 		{Tool{Name: toolDirs.uv, User: or(envlist.Get(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
 		{Tool{Name: toolDirs.cargo + "/registry", User: filepath.Join(cargo, "registry")}, "CARGO_HOME"},
@@ -284,6 +288,64 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		{Tool{Name: toolDirs.gradle + "/wrapper", User: filepath.Join(gradle, "wrapper")}, "GRADLE_USER_HOME"},
 	}
 	return slices.DeleteFunc(dirs, func(d userCacheDir) bool { return !filepath.IsAbs(d.User) })
+}
+
+// pnpmStore is the user's pnpm content-addressable store, where pnpm finds
+// it on Linux: the store-dir setting (environment, then pnpm's rc and
+// ~/.npmrc), else $PNPM_HOME/store, else $XDG_DATA_HOME/pnpm/store. Only
+// the store-dir line of an rc file is read (~/.npmrc holds tokens).
+func pnpmStore(user []string, home string) string {
+	for _, v := range []string{"pnpm_config_store_dir", "npm_config_store_dir"} {
+		if d := envlist.Get(user, v); d != "" {
+			return expandHome(d, home)
+		}
+	}
+	config := envlist.Get(user, "XDG_CONFIG_HOME")
+	if !filepath.IsAbs(config) {
+		config = filepath.Join(home, ".config")
+	}
+	for _, rc := range []string{filepath.Join(config, "pnpm", "rc"), filepath.Join(home, ".npmrc")} {
+		if d := rcValue(rc, "store-dir"); d != "" {
+			return expandHome(d, home)
+		}
+	}
+	if d := envlist.Get(user, "PNPM_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "store")
+	}
+	data := envlist.Get(user, "XDG_DATA_HOME")
+	if !filepath.IsAbs(data) {
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "pnpm", "store")
+}
+
+// rcValue is key's value in the npm-style rc file at path ("" when unset).
+func rcValue(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+// expandHome resolves a leading ~/ against home; anything not absolute
+// then is "" (not a cache to layer).
+func expandHome(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		p = filepath.Join(home, rest)
+	}
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	return filepath.Clean(p)
 }
 
 // userGoEnv reads a Go setting as the user's go command would: the
