@@ -1,6 +1,8 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"crypto/sha1"
 	"crypto/sha512"
 	"encoding/base64"
@@ -103,5 +105,73 @@ func TestCacheLayerPnpmOffline(t *testing.T) {
 	fresh := toolHome(t)
 	if out, errOut, code := sandboxed(t, userEnv(fresh), ws, `pnpm install --offline --frozen-lockfile --reporter=silent`); code == 0 {
 		t.Errorf("pnpm install --offline with an empty store succeeded: is the store really layered? %s %s", out, errOut)
+	}
+}
+
+// userMavenRepo writes the artifact org.example:wext:1.0 (an empty jar)
+// into the user's local Maven repository under home, as downloaded from
+// Maven Central.
+func userMavenRepo(t *testing.T, home string) map[string]string {
+	t.Helper()
+	var jar bytes.Buffer
+	z := zip.NewWriter(&jar)
+	w, _ := z.Create("META-INF/MANIFEST.MF")
+	w.Write([]byte("Manifest-Version: 1.0\n"))
+	z.Close()
+	dir := ".m2/repository/org/example/wext/1.0/"
+	files := map[string]string{
+		dir + "wext-1.0.pom":         "<project><modelVersion>4.0.0</modelVersion><groupId>org.example</groupId><artifactId>wext</artifactId><version>1.0</version></project>\n",
+		dir + "wext-1.0.jar":         jar.String(),
+		dir + "_remote.repositories": "wext-1.0.jar>central=\nwext-1.0.pom>central=\n",
+		".m2/settings.xml":           "<settings><servers><server><id>central</id><password>secret</password></server></servers></settings>\n",
+	}
+	writeFiles(t, home, files)
+	return files
+}
+
+// sandboxRepo is the local Maven repository a sandboxed run is given.
+const sandboxRepo = `repo=$(printf '%s\n' $MAVEN_OPTS | sed -n 's/^-Dmaven.repo.local=//p' | tail -1); `
+
+// The user's local Maven repository (never ~/.m2 itself: settings.xml
+// holds credentials) is layered under the private one: its artifacts show
+// read-only, writes land in the private layer only.
+func TestCacheLayerMavenRepository(t *testing.T) {
+	home, ws := toolHome(t), t.TempDir()
+	env := toolEnv(home)
+	files := userMavenRepo(t, home)
+	pom := "org/example/wext/1.0/wext-1.0.pom"
+	out, errOut, code := sandboxed(t, env, ws, sandboxRepo+`head -c 9 "$repo/`+pom+`" && echo && stat -f -c %T "$repo" && echo mine > "$repo/`+pom+`" && cat "$repo/`+pom+`" && cat "$repo/../settings.xml" "$repo/settings.xml" 2>/dev/null; echo done`)
+	if code != 0 || out != "<project>\noverlayfs\nmine\ndone\n" {
+		t.Fatalf("the user's artifact under the private layer, then the workspace's, and no settings.xml: exit %d %q %s", code, out, errOut)
+	}
+	if b := readFile(t, filepath.Join(privateData(t, home, ws), "m2", pom)); string(b) != "mine\n" {
+		t.Errorf("the write did not land in the private layer: %q", b)
+	}
+	checkUnchanged(t, home, files)
+}
+
+// What the user's local Maven repository holds resolves sandboxed with
+// `mvn -o` in a new workspace: a core extension (.mvn/extensions.xml) is
+// resolved as Maven starts, before any plugin, so no Maven Central is
+// needed to prove it.
+func TestCacheLayerMavenOffline(t *testing.T) {
+	need(t, "mvn")
+	project := map[string]string{
+		"pom.xml":             "<project><modelVersion>4.0.0</modelVersion><groupId>app</groupId><artifactId>app</artifactId><version>1</version><packaging>pom</packaging></project>\n",
+		".mvn/extensions.xml": "<extensions><extension><groupId>org.example</groupId><artifactId>wext</artifactId><version>1.0</version></extension></extensions>\n",
+	}
+	home, ws := toolHome(t), t.TempDir()
+	files := userMavenRepo(t, home)
+	writeFiles(t, ws, project)
+	out, errOut, code := sandboxed(t, toolEnv(home), ws, `mvn -o -q -B validate && echo ok`)
+	if code != 0 || !strings.HasSuffix(out, "ok\n") {
+		t.Fatalf("mvn -o from the user's local repository: exit %d\n%s\n%s", code, out, errOut)
+	}
+	checkUnchanged(t, home, files)
+	// Control: a user without the artifact has nothing to resolve offline.
+	other := t.TempDir()
+	writeFiles(t, other, project)
+	if out, _, code := sandboxed(t, toolEnv(toolHome(t)), other, `mvn -o -q -B validate`); code == 0 || !strings.Contains(out, "offline") {
+		t.Errorf("mvn -o without the artifact: exit %d %s", code, out)
 	}
 }

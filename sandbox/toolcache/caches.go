@@ -230,12 +230,21 @@ func userModCache(goenv func(string) string, home string) string {
 func layerTools(user, env []string, data, home string) []Tool {
 	var out []Tool
 	for _, c := range userCacheDirs(user, home) {
-		if envlist.Get(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
+		if pointsAt(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
 			continue // the user's own choice inside a writable root, kept
 		}
 		out = append(out, c.Tool)
 	}
 	return out
+}
+
+// pointsAt is where the variable in env points its tool: for MAVEN_OPTS,
+// the local repository it names.
+func pointsAt(env []string, variable string) string {
+	if variable == "MAVEN_OPTS" {
+		return mavenRepoLocal(envlist.Get(env, variable))
+	}
+	return envlist.Get(env, variable)
 }
 
 // UserCaches are the user's own toolchain caches that sandboxed runs read
@@ -286,6 +295,8 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		{Tool{Name: toolDirs.cargo + "/git", User: filepath.Join(cargo, "git")}, "CARGO_HOME"},
 		{Tool{Name: toolDirs.gradle + "/caches", User: filepath.Join(gradle, "caches")}, "GRADLE_USER_HOME"},
 		{Tool{Name: toolDirs.gradle + "/wrapper", User: filepath.Join(gradle, "wrapper")}, "GRADLE_USER_HOME"},
+		// The local repository only: ~/.m2 holds settings.xml, with credentials.
+		{Tool{Name: toolDirs.maven, User: or(mavenRepoLocal(envlist.Get(user, "MAVEN_OPTS")), filepath.Join(home, ".m2", "repository"))}, "MAVEN_OPTS"},
 	}
 	return slices.DeleteFunc(dirs, func(d userCacheDir) bool { return !filepath.IsAbs(d.User) })
 }
@@ -377,6 +388,18 @@ func userGoEnv(env []string, home string) func(string) string {
 		}
 		return file[k]
 	}
+}
+
+// mavenRepoLocal is the local repository opts name (the last
+// -Dmaven.repo.local wins, as in Java), or "".
+func mavenRepoLocal(opts string) string {
+	repo := ""
+	for _, f := range strings.Fields(opts) {
+		if v, ok := strings.CutPrefix(f, "-Dmaven.repo.local="); ok {
+			repo = v
+		}
+	}
+	return repo
 }
 
 // mavenOpts adds a private local repository to MAVEN_OPTS, with the user's
