@@ -1,9 +1,12 @@
 package main
 
 import (
+	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha1"
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
@@ -175,3 +178,84 @@ func TestCacheLayerMavenOffline(t *testing.T) {
 		t.Errorf("mvn -o without the artifact: exit %d %s", code, out)
 	}
 }
+
+// crateFile is a .crate (a gzipped tar of name-version/) of a library
+// whose answer() is 42.
+func crateFile(t *testing.T, name, version string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for p, body := range map[string]string{
+		"Cargo.toml": "[package]\nname = \"" + name + "\"\nversion = \"" + version + "\"\nedition = \"2021\"\n",
+		"src/lib.rs": "pub fn answer() -> i32 { 42 }\n",
+	} {
+		tw.WriteHeader(&tar.Header{Name: name + "-" + version + "/" + p, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg})
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	gz.Close()
+	return buf.Bytes()
+}
+
+// sparseRegistry serves one crate (a four-letter name) as a cargo sparse
+// registry does, on 127.0.0.1.
+func sparseRegistry(t *testing.T, name, version string) *httptest.Server {
+	t.Helper()
+	crate := crateFile(t, name, version)
+	sum := sha256.Sum256(crate)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	mux.HandleFunc("/config.json", func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]string{"dl": srv.URL + "/dl"})
+	})
+	mux.HandleFunc("/"+name[:2]+"/"+name[2:4]+"/"+name, func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"name": name, "vers": version, "deps": []any{}, "cksum": hex.EncodeToString(sum[:]), "features": map[string]any{}, "yanked": false})
+	})
+	mux.HandleFunc("/dl/"+name+"/"+version+"/download", func(w http.ResponseWriter, r *http.Request) { w.Write(crate) })
+	return srv
+}
+
+// What the user's cargo registry cache holds builds sandboxed with `cargo
+// build --offline` in a new workspace, network off; the registry is
+// layered, so what the build writes there stays private.
+func TestCacheLayerCargoOffline(t *testing.T) {
+	need(t, "cargo")
+	home, project, ws := toolHome(t), t.TempDir(), t.TempDir()
+	env := toolEnv(home)
+	if _, _, code := wardenIn(t, env, "exec", "--sandbox", "danger-full-access", "--yes", "--", "cargo", "--version"); code != 0 {
+		t.Skip("cargo does not run with this HOME (no toolchain reachable): skipped")
+	}
+	registry := sparseRegistry(t, "wdep", "1.0.0")
+	writeFiles(t, home, map[string]string{
+		".cargo/config.toml": "[source.crates-io]\nreplace-with = \"local\"\n\n[source.local]\nregistry = \"sparse+" + registry.URL + "/\"\n",
+	})
+	app := map[string]string{
+		"Cargo.toml":  "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nwdep = \"1.0.0\"\n",
+		"src/main.rs": "fn main() { println!(\"{}\", wdep::answer()); }\n",
+	}
+	writeFiles(t, project, app)
+	hostTool(t, env, project, "cargo", "fetch", "-q")
+	app["Cargo.lock"] = string(readFile(t, filepath.Join(project, "Cargo.lock")))
+	writeFiles(t, ws, app)
+	registry.Close()
+
+	userRegistry := filepath.Join(home, ".cargo", "registry")
+	before := treeSums(t, userRegistry)
+	out, errOut, code := sandboxed(t, env, ws, `cargo build --offline -q && ./target/debug/app && find "$CARGO_HOME/registry/src" -name lib.rs | head -1 | xargs -r sh -c 'echo poison >> "$0"; echo poisoned'`)
+	if code != 0 || out != "42\npoisoned\n" {
+		t.Fatalf("cargo build --offline from the user's registry cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+	userCacheUnchanged(t, userRegistry, before)
+	// Control: a user without the crate has nothing to build offline.
+	fresh := toolHome(t)
+	writeFiles(t, fresh, map[string]string{".cargo/config.toml": readFileString(t, filepath.Join(home, ".cargo", "config.toml"))})
+	other := t.TempDir()
+	writeFiles(t, other, app)
+	if _, errOut, code := sandboxed(t, toolEnv(fresh), other, `cargo build --offline -q`); code == 0 {
+		t.Errorf("cargo build --offline without the crate succeeded: is the registry really layered? %s", errOut)
+	}
+}
+
+func readFileString(t *testing.T, p string) string { return string(readFile(t, p)) }
