@@ -88,7 +88,7 @@ func printCaches(w io.Writer, d doctorCaches) {
 }
 
 // layeredSources says what the layers give each tool.
-const layeredSources = "read-only from the user's caches too, through the layers: Go build and modules, npm, yarn, pip, uv, cargo registry and git sources, Gradle; Maven through ~/.m2/repository as a tail"
+const layeredSources = "read-only from the user's caches too, through the layers: Go build and modules, npm, yarn, pnpm (store and metadata), pip, uv, cargo registry and git sources, Gradle, Maven's local repository (~/.m2/repository, never ~/.m2's settings)"
 
 // secondSources says which tools read the user's own cache too, without
 // the layers.
