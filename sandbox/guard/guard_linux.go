@@ -36,7 +36,7 @@ type Guard struct {
 	removed []protect.Removed
 	deep    []deepCheck
 	masks   []gitMask          // the git dirs' placeholders this run holds (gitmask_linux.go)
-	todos   *protect.TodoWatch // the git dirs' step lists (gittodo.go)
+	todos   *protect.TodoWatch // the git dirs' step lists (protect/gittodo.go)
 	memo    *pathmemo.Memo     // the run's memo while arm looks; nil after
 	freed   bool               // masks released
 	armed   chan struct{}      // closed when arm's watches hold
