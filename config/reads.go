@@ -36,10 +36,13 @@ func (c Config) validateReads() error {
 
 // ReadDeny is read_deny with ~ expanded, plus config.toml itself when it
 // holds an API key: a sandboxed command's output goes to the model provider.
-// The undo history is hidden too: it keeps copies of files from every
-// workspace, which may include ones that read_deny hides where they are.
+// Warden's whole state directory is hidden too: the undo history keeps
+// copies of files from every workspace (which may include ones read_deny
+// hides where they are), the session transcripts hold other workspaces'
+// conversations and the model's earlier tool results, and the audit log
+// every command and answer. None of it is the command's to read.
 func ReadDeny(cfg Config) []string {
-	out := append(ExpandHome(cfg.ReadDeny), UndoDir())
+	out := append(ExpandHome(cfg.ReadDeny), StateDir())
 	if fileHoldsAPIKey(File()) {
 		out = append(out, File())
 	}

@@ -27,7 +27,7 @@ func TestReadPolicySettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := sandbox.ReadPolicy{Access: sandbox.ReadRestricted, Deny: []string{filepath.Join(home, "secrets/*.pem"), config.UndoDir()},
+	want := sandbox.ReadPolicy{Access: sandbox.ReadRestricted, Deny: []string{filepath.Join(home, "secrets/*.pem"), config.StateDir()},
 		Allow: []string{filepath.Join(home, ".aws/config")}, ReadableRoots: []string{"/srv/data"}}
 	if p.Reads.Access != want.Access || !slices.Equal(p.Reads.Deny, want.Deny) || !slices.Equal(p.Reads.Allow, want.Allow) || !slices.Equal(p.Reads.ReadableRoots, want.ReadableRoots) {
 		t.Errorf("reads %+v, want %+v", p.Reads, want)

@@ -10,6 +10,15 @@ import (
 // changes a killed Warden left half done in the workspace folders (see
 // patch.Recover), and keeps what it did for showInterrupted.
 func (s *Server) recoverInterrupted(folders []WorkspaceFolder) {
+	msgs := s.recoverIn(folders)
+	s.mu.Lock()
+	s.recovered = msgs
+	s.mu.Unlock()
+}
+
+// recoverIn settles the interrupted changes in folders and returns what to
+// tell the user about them.
+func (s *Server) recoverIn(folders []WorkspaceFolder) []recoveredMessage {
 	var roots []string
 	for _, f := range folders {
 		if f.Path != "" {
@@ -17,7 +26,7 @@ func (s *Server) recoverInterrupted(folders []WorkspaceFolder) {
 		}
 	}
 	if len(roots) == 0 {
-		return // no workspace: nothing of it to recover, and not every change
+		return nil // no workspace: nothing of it to recover, and not every change
 	}
 	done, err := patch.Recover(patch.JournalDir(), roots...)
 	var msgs []recoveredMessage
@@ -29,9 +38,7 @@ func (s *Server) recoverInterrupted(folders []WorkspaceFolder) {
 		s.log.Error("interrupted change not recovered", "err", err)
 		msgs = append(msgs, recoveredMessage{protocol.MessageTypeError, "Warden: " + err.Error()})
 	}
-	s.mu.Lock()
-	s.recovered = msgs
-	s.mu.Unlock()
+	return msgs
 }
 
 type recoveredMessage struct {
@@ -46,6 +53,16 @@ func (s *Server) showInterrupted() {
 	msgs := s.recovered
 	s.recovered = nil
 	s.mu.Unlock()
+	s.tellRecovered(msgs)
+}
+
+// recoverAdded settles, as initialize does for the first folders, the
+// interrupted changes in folders added later, and says so at once.
+func (s *Server) recoverAdded(folders []WorkspaceFolder) {
+	s.tellRecovered(s.recoverIn(folders))
+}
+
+func (s *Server) tellRecovered(msgs []recoveredMessage) {
 	for _, m := range msgs {
 		s.client.ShowMessage(m.kind, m.text)
 	}

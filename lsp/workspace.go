@@ -67,10 +67,10 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	for _, r := range p.Event.Removed {
 		s.folders = slices.DeleteFunc(s.folders, func(f WorkspaceFolder) bool { return f.URI == r.URI })
 	}
+	var added []WorkspaceFolder
 	for _, a := range p.Event.Added {
 		if a.URI == "" {
 			continue
@@ -78,8 +78,12 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 		if !slices.ContainsFunc(s.folders, func(f WorkspaceFolder) bool { return f.URI == a.URI }) {
 			a.Path = textdoc.URIToPath(a.URI)
 			s.folders = append(s.folders, a)
+			added = append(added, a)
 		}
 	}
+	s.mu.Unlock()
+	// A folder opened now may hold a change a killed Warden left half done.
+	s.recoverAdded(added)
 	return nil, nil
 }
 

@@ -68,7 +68,7 @@ git add x/y/z/w/v/notes.txt && git -c user.name=t -c user.email=t@example.com co
 		if len(res.Removed) != 2 {
 			t.Errorf("want 2 moved away: %v", res.Removed)
 		}
-		if kept := lingerOn.Load(); protect.IndexServes(ws) != kept {
+		if kept := keepingSpares(); protect.IndexServes(ws) != kept {
 			t.Errorf("the index serves %s: %v, want %v", ws, !kept, kept)
 		}
 	})

@@ -14,7 +14,10 @@
 //	            protected names at any depth, a home directory's dot-entries, PATH
 //	            directories, configuration targets; the bounded scan
 //	linux/      enforcement on Linux: the helper (namespaces, mounts, Landlock,
-//	            seccomp), unix-socket mediation, network forwarding
+//	            seccomp), unix-socket mediation and the host socket scan,
+//	            network forwarding
+//	guard/      the watch of a run's missing protected paths: what a command
+//	            creates there moves to the quarantine; git placeholders
 //	seatbelt/   enforcement on macOS: the profile and sandbox-exec
 //	netproxy/   the network proxy
 //	toolcache/  the toolchains' private caches (one set per workspace, the
@@ -22,10 +25,8 @@
 //	            the user's
 //
 // Still here and Linux-only, the launcher's side of enforcement: starting
-// and keeping spare helpers, the quarantine that moves away what a command
-// created in a protected place (quarantine_*.go, gitmask_linux.go,
-// home_linux.go) and the scan of host sockets to mask where the kernel
-// cannot mediate (sockets_linux.go).
+// and keeping spare helpers (spare_linux.go, prestart_linux.go), and
+// handing the helper its spec (launch_linux.go).
 //
 // # API
 //
@@ -83,7 +84,7 @@
 // read-only and nosuid, binds the writable roots writable and their protected
 // subpaths (ProtectedNames, a gitdir: target, Policy.ProtectedPaths) read-only
 // again (the launcher watches missing ones and moves away what the command
-// creates there, see quarantine.go), and every repository and protected
+// creates there, see sandbox/guard), and every repository and protected
 // name found deeper in a root (protect.ScanRepos), each VCS's metadata
 // split into writable data and read-only config (protect.SplitGitDirs);
 // where the kernel lacks seccomp user notification, masks

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/guard"
 )
 
 // A one-shot launcher's early helper (PrepareRun, workspace-write) keeps the
@@ -23,7 +25,7 @@ func TestEarlyHelperHoldsTheGroupUntilTheLauncherEnds(t *testing.T) {
 	KeepSpareHelpers(false) // a one-shot process: its watches do not linger
 	ws := t.TempDir()
 	pol := Policy{Workspace: []string{ws}, Network: NetworkOff, ExcludeSlashTmp: true, ExcludeTmpdir: true}
-	if holdGroup() == nil {
+	if guard.HoldGroup() == nil {
 		t.Skip("no fanotify group here: nothing to hand over")
 	}
 	// What the command can reach: its own descriptors, and pid 1's (the helper's).

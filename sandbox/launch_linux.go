@@ -17,11 +17,17 @@ import (
 
 	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/pathutil"
+	"github.com/wardenhq/warden/sandbox/guard"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
 func sandboxName() string { return "linux" }
+
+// launchWaitsReady: on Linux the helper prepares the sandbox while Ready
+// runs, and starts the command only on the launcher's go, sent once Ready
+// has returned (helperProc.start).
+const launchWaitsReady = true
 
 // nsState remembers that this kernel refused the namespaces, so later runs go
 // straight to the fallback.
@@ -191,7 +197,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		// A process that keeps its helpers keeps an index of the workspace
 		// roots instead (treeindex_linux.go).
 		var indexed map[string]bool
-		if lingerOn.Load() {
+		if keepingSpares() {
 			indexed = p.guardCfg.Nested
 		}
 		repos = protect.StartRepoScan(spec.Roots, env, indexed)
@@ -209,7 +215,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		}
 		spare = false
 	}
-	g, raw, err := finishSpec(spec, env, repos, p.guardCfg)
+	g, cutGaps, raw, err := finishSpec(spec, env, repos, p.guardCfg)
 	if err != nil {
 		h.kill()
 		return err
@@ -217,7 +223,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 	// The helper builds the sandbox while the guard's watches take hold;
 	// the command starts once both they and the caller are ready.
 	ready := func() error {
-		g.waitArmed()
+		g.WaitArmed()
 		return p.waitReady()
 	}
 	err = h.start(raw, ready)
@@ -232,7 +238,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		if h != nil {
 			h.kill()
 		}
-		g.stop()
+		g.Stop()
 		return err
 	}
 	if h.forward != nil {
@@ -242,7 +248,7 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		}
 		if err != nil {
 			h.kill()
-			g.stop()
+			g.Stop()
 			return refuse("network ask: %v", err)
 		}
 		h.forward = nil
@@ -252,14 +258,14 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 	p.outputs = startCopying(p.cap, h.stdout, h.stderr)
 	if g != nil {
 		p.protect = func() []Removed {
-			removed := g.finish()
-			p.gaps = append(p.gaps, g.lateGaps...)
+			removed, gaps := g.Finish(afterReport)
+			p.gaps = append(p.gaps, gaps...)
 			return removed
 		}
-		if g.gap != "" {
-			p.gaps = append(p.gaps, g.gap)
+		if gap := g.Gap(); gap != "" {
+			p.gaps = append(p.gaps, gap)
 		}
-		p.gaps = append(p.gaps, protect.CutGaps(spec.Roots, g.cfg.Indexed)...)
+		p.gaps = append(p.gaps, cutGaps...)
 	}
 	p.cleanup = func() {
 		// Start the next spare once this command is done and reported,
@@ -272,43 +278,31 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 // finishSpec does the launcher's share of the set-up that depends on the
 // moment of the run: the unix sockets to mask, and the guard of the missing
 // protected paths, whose watches take hold in the background (the command
-// starts only after guard.waitArmed). It returns the spec as the helper
-// reads it.
-func finishSpec(spec linux.Spec, env []string, repos func([]protect.Root) protect.Scanned, gc protect.GuardConfig) (*guard, []byte, error) {
-	var g *guard
+// starts only after Guard.WaitArmed). It returns the guard, what the
+// repository scan's bounds left unchecked, and the spec as the helper reads
+// it.
+func finishSpec(spec linux.Spec, env []string, repos func([]protect.Root) protect.Scanned, gc protect.GuardConfig) (g *guard.Guard, cutGaps []string, raw []byte, err error) {
 	if spec.Layers.Namespaces {
-		var err error
 		if spec.MediateSockets {
 			// The supervisor decides every connect: nothing to mask.
 		} else if spec.Sockets, spec.Hidden, err = socketsToMask(env, spec.Cwd, spec.Roots); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		s := repos(spec.Roots)
 		gc.Indexed, gc.Before = s.Indexed, s.Before
 		protect.SplitGitDirs(spec.Roots)
-		masks, err := holdGitMasks(spec.Roots)
-		if err != nil {
-			return nil, nil, err
+		if g, err = guard.Start(spec.Roots, gc); err != nil {
+			return nil, nil, nil, refuse("%v", err)
 		}
-		for _, m := range masks {
-			gc.Memo.Forget(m.path) // a placeholder made just now
-		}
-		if g, err = newGuard(spec.Roots, gc); err != nil {
-			releaseGitMasks(masks)
-			return nil, nil, err
-		}
-		g.masks = masks
-		g.todos = protect.WatchTodos(spec.Roots)
-		g.arm()
+		cutGaps = protect.CutGaps(spec.Roots, gc.Indexed)
 	}
 	spec.Env = env
 	spec.Roots = helperRoots(spec.Roots)
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		g.stop()
-		return nil, nil, err
+	if raw, err = json.Marshal(spec); err != nil {
+		g.Stop()
+		return nil, nil, nil, err
 	}
-	return g, raw, nil
+	return g, cutGaps, raw, nil
 }
 
 // helperRoots is what the helper needs of roots: it mounts nothing at a

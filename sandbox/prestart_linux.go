@@ -4,6 +4,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/guard"
 )
 
 // early is the helper PrepareRun started, for the process's first run.
@@ -30,7 +32,7 @@ func prestartHelper(pol Policy, helper string) {
 	go func() {
 		var group *os.File
 		if holds {
-			group = holdGroup()
+			group = guard.HoldGroup()
 		}
 		h, err := spawnWith(key, group)
 		early.Lock()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/sandbox/guard"
 )
 
 // In a process that keeps spare helpers a watch outlives its run (the next
@@ -17,7 +19,7 @@ func TestQuarantineLingeringWatch(t *testing.T) {
 	if res := run(t, oneShot, Command{Argv: []string{"/bin/true"}, Policy: Policy{Workspace: []string{oneShot}, ExcludeSlashTmp: true, ExcludeTmpdir: true}}); res.ExitCode != 0 {
 		t.Fatalf("one-shot run: %+v", res)
 	}
-	if lingering(oneShot) {
+	if guard.Lingering(oneShot) {
 		t.Fatal("a watch lingered without KeepSpareHelpers")
 	}
 	KeepSpareHelpers(true)
@@ -31,7 +33,7 @@ func TestQuarantineLingeringWatch(t *testing.T) {
 	if res := run(t, ws, Command{Argv: []string{"/bin/true"}, Policy: pol}); res.ExitCode != 0 {
 		t.Fatalf("first run: %+v", res)
 	}
-	if !lingering(ws) {
+	if !guard.Lingering(ws) {
 		t.Fatalf("the watch on %s did not linger after the run", ws)
 	}
 

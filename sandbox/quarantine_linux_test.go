@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/guard"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
@@ -87,18 +88,12 @@ func TestQuarantineWhileTheCommandRuns(t *testing.T) {
 // is already live and watching the workspace, even when setting up the
 // watches is slow.
 func TestGuardWatchesBeforeTheCommandStarts(t *testing.T) {
-	slowArmForTest = 100 * time.Millisecond
-	defer func() { slowArmForTest = 0 }()
+	guard.DelayArmForTest(100 * time.Millisecond)
+	defer guard.DelayArmForTest(0)
 	ws := t.TempDir()
 	watching := false
 	ready := func() error {
-		hub.mu.Lock()
-		defer hub.mu.Unlock()
-		for g := range hub.guards {
-			g.mu.Lock()
-			watching = watching || g.live && g.watched[watchKey{dir: ws}]
-			g.mu.Unlock()
-		}
+		watching = guard.Watching(ws)
 		return nil
 	}
 	res, err := Run(context.Background(), Command{Argv: sh(`mkdir .git`), Cwd: ws, Helper: testHelper, Ready: ready,

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wardenhq/warden/sandbox/guard"
 	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
@@ -101,11 +102,19 @@ func KeepSpareHelpers(on bool) {
 	for _, f := range later {
 		f()
 	}
-	lingerWatches(on)
+	guard.LingerWatches(on)
 	for _, s := range drop {
 		s.timer.Stop()
 		s.h.kill()
 	}
+}
+
+// keepingSpares says whether this process keeps spare helpers: a long-lived
+// one (KeepSpareHelpers).
+func keepingSpares() bool {
+	spares.mu.Lock()
+	defer spares.mu.Unlock()
+	return spares.enabled
 }
 
 // afterReport queues f, tidying after a run that nothing waits for (the

@@ -6,7 +6,6 @@ import (
 	"os"
 
 	"github.com/wardenhq/warden/config"
-	"github.com/wardenhq/warden/sandbox"
 	"github.com/wardenhq/warden/sandbox/toolcache"
 )
 
@@ -35,7 +34,7 @@ type userLayer struct {
 
 func cacheReport() doctorCaches {
 	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []toolcache.CacheSet{}, SecondSources: secondSources, User: []userLayer{}}
-	d.Unlayered = sandbox.ProbeOverlay("")
+	d.Unlayered = toolcache.ProbeOverlay("")
 	if d.Layered = d.Unlayered == ""; d.Layered {
 		d.SecondSources = layeredSources
 		home, _ := os.UserHomeDir()
@@ -89,7 +88,7 @@ func printCaches(w io.Writer, d doctorCaches) {
 }
 
 // layeredSources says what the layers give each tool.
-const layeredSources = "read-only from the user's caches too, through the layers: Go build and modules, npm, yarn, pip, uv, cargo registry and git sources, Gradle; Maven through ~/.m2/repository as a tail"
+const layeredSources = "read-only from the user's caches too, through the layers: Go build and modules, npm, yarn, pnpm (store and metadata), pip, uv, cargo registry and git sources, Gradle, Maven's local repository (~/.m2/repository, never ~/.m2's settings)"
 
 // secondSources says which tools read the user's own cache too, without
 // the layers.

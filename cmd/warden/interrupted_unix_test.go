@@ -386,3 +386,37 @@ func TestServeSettlesAnInterruptedPatch(t *testing.T) {
 	}
 	c.Shutdown()
 }
+
+// TestServeSettlesAnInterruptedPatchInAFolderAddedLater: a folder opened
+// after initialize (workspace/didChangeWorkspaceFolders) is settled as the
+// first ones are, and the user is told at once.
+func TestServeSettlesAnInterruptedPatchInAFolderAddedLater(t *testing.T) {
+	k := newKillRig(t, 1, 1)
+	k.whole, k.change = time.Nanosecond, time.Nanosecond // kill as the intent appears
+	var ws string
+	for try := 0; ; try++ {
+		ws = k.oldTree(t)
+		if journaled, _ := k.killSomewhere(t, exec.Command(wardenBin(t), "apply-patch", "--cwd", ws, k.patchFile), ws, 0); journaled {
+			break
+		}
+		if try == 3 {
+			t.Fatal("apply-patch ended before it could be killed, 4 times")
+		}
+	}
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Env: []string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}})
+	c.Initialize(nil)
+	if names, _ := os.ReadDir(k.journal); len(names) == 0 {
+		t.Fatal("the journal was settled before its folder was opened: initialize recovered every workspace's changes")
+	}
+	c.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": c.URI(ws), "name": filepath.Base(ws)}}, "removed": []any{},
+	}})
+	c.WaitFor("window/showMessage", lsptest.MessageContains("an interrupted patch in "+ws))
+	if state, debris := k.state(ws); (state != "old" && state != "new") || len(debris) > 0 {
+		t.Errorf("after the folder was added the tree is %s, with %d temporary files", state, len(debris))
+	}
+	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
+		t.Errorf("journal files left: %v", names)
+	}
+	c.Shutdown()
+}

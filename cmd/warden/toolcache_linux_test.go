@@ -236,27 +236,11 @@ func TestCacheLayerFallbackWhenMountFails(t *testing.T) {
 // --offline` in a new workspace, and the user's cache stays as it was.
 func TestCacheLayerNpmOffline(t *testing.T) {
 	need(t, "npm", "node")
-	home, ws, dep := toolHome(t), t.TempDir(), t.TempDir()
+	home, ws := toolHome(t), t.TempDir()
 	env := toolEnv(home)
-	writeFiles(t, dep, map[string]string{
-		"package.json": `{"name":"wdep","version":"1.0.0","main":"index.js"}`,
-		"index.js":     "module.exports = 42\n",
-	})
-	host := func(dir string, args ...string) {
-		t.Helper()
-		cmd := exec.Command("npm", args...)
-		cmd.Dir, cmd.Env = dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("npm %v: %v\n%s", args, err, out)
-		}
-	}
-	host(dep, "pack", "--silent")
-	tgz, err := os.ReadFile(filepath.Join(dep, "wdep-1.0.0.tgz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	host(dep, "cache", "add", filepath.Join(dep, "wdep-1.0.0.tgz"))
-	sum := sha512.Sum512(tgz)
+	tgz := packNpmDep(t, env)
+	hostTool(t, env, filepath.Dir(tgz), "npm", "cache", "add", tgz)
+	sum := sha512.Sum512(readFile(t, tgz))
 	writeFiles(t, ws, map[string]string{
 		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"wdep":"1.0.0"}}`,
 		"package-lock.json": `{"name":"app","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{"":{"name":"app","version":"1.0.0","dependencies":{"wdep":"1.0.0"}},` +
@@ -270,6 +254,40 @@ func TestCacheLayerNpmOffline(t *testing.T) {
 	userCacheUnchanged(t, filepath.Join(home, ".npm", "_cacache"), before)
 }
 
+// packNpmDep packs the npm package wdep 1.0.0 (index.js exports 42) and
+// returns its tarball's path.
+func packNpmDep(t *testing.T, env []string) string {
+	t.Helper()
+	dep := t.TempDir()
+	writeFiles(t, dep, map[string]string{
+		"package.json": `{"name":"wdep","version":"1.0.0","main":"index.js"}`,
+		"index.js":     "module.exports = 42\n",
+	})
+	hostTool(t, env, dep, "npm", "pack", "--silent")
+	return filepath.Join(dep, "wdep-1.0.0.tgz")
+}
+
+// hostTool runs a tool unsandboxed, as the user whose environment is env.
+func hostTool(t *testing.T, env []string, dir, tool string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(tool, args...)
+	cmd.Dir, cmd.Env = dir, append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %v: %v\n%s", tool, args, err, out)
+	}
+	return string(out)
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // Each toolchain's cache shows the user's entries, takes writes into the
 // private layer only, and never shows a tool home's credentials.
 func TestCacheLayerEachTool(t *testing.T) {
@@ -278,6 +296,8 @@ func TestCacheLayerEachTool(t *testing.T) {
 	files := map[string]string{
 		".npm/_cacache/index-v5/x":         "user npm",
 		".cache/yarn/v6/x":                 "user yarn",
+		".local/share/pnpm/store/v11/x":    "user pnpm store",
+		".cache/pnpm/v12/x":                "user pnpm metadata",
 		".cache/pip/http/x":                "user pip",
 		".cache/uv/x":                      "user uv",
 		".cargo/registry/index/x":          "user cargo registry",
@@ -292,6 +312,8 @@ func TestCacheLayerEachTool(t *testing.T) {
 	private := map[string]string{
 		`$npm_config_cache/_cacache/index-v5/x`: "user npm",
 		`$YARN_CACHE_FOLDER/v6/x`:               "user yarn",
+		`$npm_config_store_dir/v11/x`:           "user pnpm store",
+		`$XDG_CACHE_HOME/pnpm/v12/x`:            "user pnpm metadata",
 		`$PIP_CACHE_DIR/http/x`:                 "user pip",
 		`$UV_CACHE_DIR/x`:                       "user uv",
 		`$CARGO_HOME/registry/index/x`:          "user cargo registry",

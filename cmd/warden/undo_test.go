@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wardenhq/warden/approvals"
 )
 
 // commandWorkspace is a git workspace as an agent finds it: committed
@@ -220,6 +222,43 @@ func TestUndoHistoryIsHiddenFromSandboxedCommands(t *testing.T) {
 	}
 	if _, stderr, code := runWarden(t, "undo", "--cwd", w.dir); code != 0 {
 		t.Errorf("undo: exit %d %s", code, stderr)
+	}
+}
+
+// ATTACK: Warden's state directory holds other sessions' transcripts (the
+// conversation, the model's earlier tool results) and the audit log (every
+// command and answer); a sandboxed command must read neither, nor find out
+// what the directory holds.
+// TWIN: the command still reads its own workspace, and Warden itself still
+// appends to the audit log.
+func TestStateDirectoryIsHiddenFromSandboxedCommands(t *testing.T) {
+	marker := "state-marker-" + filepath.Base(t.TempDir())
+	first := newCommandWorkspace(t)
+	if _, stderr, code := runWarden(t, "exec", "--cwd", first.dir, "--", "sh", "-c", "echo "+marker+" > out.txt"); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	state := filepath.Join(os.Getenv("XDG_STATE_HOME"), "warden")
+	audit := filepath.Join(state, approvals.AuditFile)
+	if data, err := os.ReadFile(audit); err != nil || !strings.Contains(string(data), marker) {
+		t.Fatalf("the audit log at %s should name the first command: %v\n%s", audit, err, data)
+	}
+	transcript := filepath.Join(state, "sessions", "earlier.md")
+	os.MkdirAll(filepath.Dir(transcript), 0o700)
+	if err := os.WriteFile(transcript, []byte("the user pasted "+marker+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "mine.txt"), []byte("mine\n"), 0o644)
+	script := "cat " + audit + " " + transcript + "; ls -a " + state + " " + filepath.Join(state, "sessions") + "; cat mine.txt"
+	stdout, stderr, code := runWarden(t, "exec", "--cwd", other, "--", "sh", "-c", script)
+	if strings.Contains(stdout, marker) || strings.Contains(stdout, "earlier.md") || strings.Contains(stdout, approvals.AuditFile) {
+		t.Fatalf("a sandboxed command read Warden's state directory (exit %d):\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "mine\n") {
+		t.Errorf("the twin: the command should read its own workspace: %q %s", stdout, stderr)
+	}
+	if data, _ := os.ReadFile(audit); !strings.Contains(string(data), "mine.txt") {
+		t.Errorf("the twin: Warden should still log the second command in %s", audit)
 	}
 }
 

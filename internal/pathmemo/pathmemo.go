@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/wardenhq/warden/internal/pathutil"
 )
 
 // Memo is safe for concurrent use.
@@ -83,12 +85,12 @@ func (m *Memo) Forget(dir string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for p := range m.links {
-		if within(dir, p) {
+		if pathutil.Within(dir, p) {
 			delete(m.links, p)
 		}
 	}
 	for p := range m.stat {
-		if within(dir, p) {
+		if pathutil.Within(dir, p) {
 			delete(m.stat, p)
 		}
 	}
@@ -196,11 +198,6 @@ func (m *Memo) resolvePrefix(p string, strict bool) (string, error) {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
-}
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(dir, p string) bool {
-	return p == dir || dir == string(filepath.Separator) || strings.HasPrefix(p, dir+string(filepath.Separator))
 }
 
 // LinkBelow returns the first symbolic link on the way from root down to

@@ -230,12 +230,21 @@ func userModCache(goenv func(string) string, home string) string {
 func layerTools(user, env []string, data, home string) []Tool {
 	var out []Tool
 	for _, c := range userCacheDirs(user, home) {
-		if envlist.Get(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
+		if pointsAt(env, c.variable) != filepath.Join(data, strings.SplitN(c.Name, "/", 2)[0]) {
 			continue // the user's own choice inside a writable root, kept
 		}
 		out = append(out, c.Tool)
 	}
 	return out
+}
+
+// pointsAt is where the variable in env points its tool: for MAVEN_OPTS,
+// the local repository it names.
+func pointsAt(env []string, variable string) string {
+	if variable == "MAVEN_OPTS" {
+		return mavenRepoLocal(envlist.Get(env, variable))
+	}
+	return envlist.Get(env, variable)
 }
 
 // UserCaches are the user's own toolchain caches that sandboxed runs read
@@ -276,14 +285,78 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		{Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
 		{Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
 		{Tool{Name: toolDirs.yarn, User: or(envlist.Get(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
+		{Tool{Name: toolDirs.pnpm, User: pnpmStore(user, home)}, "npm_config_store_dir"},
+		// pnpm's metadata cache: --offline resolves, and pnpm 11+ checks a
+		// lockfile's supply-chain policies, from it.
+		{Tool{Name: toolDirs.xdg + "/pnpm", User: filepath.Join(xdgCache, "pnpm")}, "XDG_CACHE_HOME"},
 		{Tool{Name: toolDirs.pip, User: or(envlist.Get(user, "PIP_CACHE_DIR"), filepath.Join(xdgCache, "pip"))}, "PIP_CACHE_DIR"},
 		{Tool{Name: toolDirs.uv, User: or(envlist.Get(user, "UV_CACHE_DIR"), filepath.Join(xdgCache, "uv"))}, "UV_CACHE_DIR"},
 		{Tool{Name: toolDirs.cargo + "/registry", User: filepath.Join(cargo, "registry")}, "CARGO_HOME"},
 		{Tool{Name: toolDirs.cargo + "/git", User: filepath.Join(cargo, "git")}, "CARGO_HOME"},
 		{Tool{Name: toolDirs.gradle + "/caches", User: filepath.Join(gradle, "caches")}, "GRADLE_USER_HOME"},
 		{Tool{Name: toolDirs.gradle + "/wrapper", User: filepath.Join(gradle, "wrapper")}, "GRADLE_USER_HOME"},
+		// The local repository only: ~/.m2 holds settings.xml, with credentials.
+		{Tool{Name: toolDirs.maven, User: or(mavenRepoLocal(envlist.Get(user, "MAVEN_OPTS")), filepath.Join(home, ".m2", "repository"))}, "MAVEN_OPTS"},
 	}
 	return slices.DeleteFunc(dirs, func(d userCacheDir) bool { return !filepath.IsAbs(d.User) })
+}
+
+// pnpmStore is the user's pnpm content-addressable store, where pnpm finds
+// it on Linux: the store-dir setting (environment, then pnpm's rc and
+// ~/.npmrc), else $PNPM_HOME/store, else $XDG_DATA_HOME/pnpm/store. Only
+// the store-dir line of an rc file is read (~/.npmrc holds tokens).
+func pnpmStore(user []string, home string) string {
+	for _, v := range []string{"pnpm_config_store_dir", "npm_config_store_dir"} {
+		if d := envlist.Get(user, v); d != "" {
+			return expandHome(d, home)
+		}
+	}
+	config := envlist.Get(user, "XDG_CONFIG_HOME")
+	if !filepath.IsAbs(config) {
+		config = filepath.Join(home, ".config")
+	}
+	for _, rc := range []string{filepath.Join(config, "pnpm", "rc"), filepath.Join(home, ".npmrc")} {
+		if d := rcValue(rc, "store-dir"); d != "" {
+			return expandHome(d, home)
+		}
+	}
+	if d := envlist.Get(user, "PNPM_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "store")
+	}
+	data := envlist.Get(user, "XDG_DATA_HOME")
+	if !filepath.IsAbs(data) {
+		data = filepath.Join(home, ".local", "share")
+	}
+	return filepath.Join(data, "pnpm", "store")
+}
+
+// rcValue is key's value in the npm-style rc file at path ("" when unset).
+func rcValue(path, key string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == key {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	return ""
+}
+
+// expandHome resolves a leading ~/ against home; anything not absolute
+// then is "" (not a cache to layer).
+func expandHome(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		p = filepath.Join(home, rest)
+	}
+	if !filepath.IsAbs(p) {
+		return ""
+	}
+	return filepath.Clean(p)
 }
 
 // userGoEnv reads a Go setting as the user's go command would: the
@@ -315,6 +388,18 @@ func userGoEnv(env []string, home string) func(string) string {
 		}
 		return file[k]
 	}
+}
+
+// mavenRepoLocal is the local repository opts name (the last
+// -Dmaven.repo.local wins, as in Java), or "".
+func mavenRepoLocal(opts string) string {
+	repo := ""
+	for _, f := range strings.Fields(opts) {
+		if v, ok := strings.CutPrefix(f, "-Dmaven.repo.local="); ok {
+			repo = v
+		}
+	}
+	return repo
 }
 
 // mavenOpts adds a private local repository to MAVEN_OPTS, with the user's

@@ -111,3 +111,37 @@ func TestCacheEnvKeepsOnlyWritableUserValues(t *testing.T) {
 		}
 	}
 }
+
+// The user's pnpm store is found where pnpm looks: its store-dir setting
+// (environment, then pnpm's rc, then ~/.npmrc), $PNPM_HOME, XDG_DATA_HOME.
+func TestCachePnpmStoreWherePnpmLooks(t *testing.T) {
+	home := t.TempDir()
+	cases := []struct {
+		env   []string
+		rc    string
+		npmrc string
+		want  string
+	}{
+		{want: filepath.Join(home, ".local/share/pnpm/store")},
+		{env: []string{"XDG_DATA_HOME=/d"}, want: "/d/pnpm/store"},
+		{env: []string{"PNPM_HOME=/p", "XDG_DATA_HOME=/d"}, want: "/p/store"},
+		{env: []string{"PNPM_HOME=/p"}, npmrc: "//registry/:_authToken=secret\nstore-dir = ~/pstore\n", want: filepath.Join(home, "pstore")},
+		{rc: "store-dir=/rc/store\n", npmrc: "store-dir=/npmrc/store\n", want: "/rc/store"},
+		{env: []string{"npm_config_store_dir=/env/store"}, rc: "store-dir=/rc/store\n", want: "/env/store"},
+		{npmrc: "store-dir=relative\n", want: ""},
+	}
+	for _, c := range cases {
+		os.RemoveAll(filepath.Join(home, ".config"))
+		os.Remove(filepath.Join(home, ".npmrc"))
+		if c.rc != "" {
+			os.MkdirAll(filepath.Join(home, ".config/pnpm"), 0o700)
+			os.WriteFile(filepath.Join(home, ".config/pnpm/rc"), []byte(c.rc), 0o600)
+		}
+		if c.npmrc != "" {
+			os.WriteFile(filepath.Join(home, ".npmrc"), []byte(c.npmrc), 0o600)
+		}
+		if got := pnpmStore(c.env, home); got != c.want {
+			t.Errorf("env %v, rc %q, npmrc %q: store %q, want %q", c.env, c.rc, c.npmrc, got, c.want)
+		}
+	}
+}

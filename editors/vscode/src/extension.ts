@@ -31,6 +31,8 @@ export class Warden implements vscode.Disposable {
   private sent: string[] = [];
   private serverPathSetting: string | undefined;
   private starts = 0;
+  /** The last start or stop asked for; the next one waits for it (see serially). */
+  private lifecycle: Promise<void> = Promise.resolve();
   private readonly progress = new ProgressTracker();
   status: ServerStatus | undefined;
   /** The transcript the server last opened (window/showDocument). */
@@ -59,9 +61,39 @@ export class Warden implements vscode.Disposable {
     return t;
   }
 
-  async start(): Promise<void> {
-    // Read before anything else; a start begun meanwhile supersedes this one.
+  /**
+   * Runs one start or stop after those asked before it. Without it a restart
+   * asked while the server was still starting (a key stored while a setting's
+   * change restarts it, "Restart Server" clicked twice) stopped nothing: a
+   * starting client cannot be stopped, so it lived on beside the new one.
+   */
+  private serially(step: () => Promise<void>): Promise<void> {
+    const next = this.lifecycle.then(step, step);
+    this.lifecycle = next.catch(() => undefined);
+    return next;
+  }
+
+  start(): Promise<void> {
     const attempt = ++this.starts;
+    return this.serially(() => this.startNow(attempt));
+  }
+
+  stop(): Promise<void> {
+    return this.serially(() => this.stopNow());
+  }
+
+  /** Stops the server and starts it again, the two as one step. */
+  restart(): Promise<void> {
+    const attempt = ++this.starts;
+    return this.serially(async () => {
+      await this.stopNow();
+      await this.startNow(attempt);
+    });
+  }
+
+  private async startNow(attempt: number): Promise<void> {
+    // A start asked after this one supersedes it.
+    if (attempt !== this.starts) return;
     const key = await this.storedKey();
     if (attempt !== this.starts) return;
     this.serverPathSetting = serverPathSetting();
@@ -172,17 +204,12 @@ export class Warden implements vscode.Disposable {
     }
   }
 
-  async stop(): Promise<void> {
+  private async stopNow(): Promise<void> {
     const client = this.client;
     this.client = undefined;
     if (client) await client.stop().catch(() => undefined);
     this.state = 'stopped';
     this.render();
-  }
-
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start();
   }
 
   /** Sends changed settings, restarting when the server must forget one. */

@@ -3,7 +3,7 @@
 // chromium. .ci/vscode-setup.sh installs both; their locations come from the
 // environment that the Makefile sets.
 import { spawn, execFile } from 'node:child_process';
-import { mkdtemp, mkdir, writeFile, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, writeFile, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -52,6 +52,30 @@ async function waitForHTTP(url, proc, output, deadlineMs) {
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`code-server did not answer at ${url} within ${deadlineMs} ms:\n${output()}`);
+}
+
+/**
+ * What a failed test needs to be understood from CI's output alone: the
+ * toasts on screen, the tail of the Warden output channel and of the
+ * extension host's log.
+ */
+async function explain(page, userData) {
+  const toasts = await page.locator('.notifications-toasts').innerText({ timeout: 2_000 }).catch(() => '(none)');
+  const logs = [];
+  const walk = async (dir) => {
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) await walk(p);
+      else if (/^(Warden|exthost|remoteexthost)\.log$|^\d+-Warden\.log$/.test(e.name)) logs.push(p);
+    }
+  };
+  await walk(join(userData, 'logs'));
+  let text = `toasts on screen:\n${toasts}\n`;
+  for (const p of logs) {
+    const lines = (await readFile(p, 'utf8').catch(() => '')).split('\n');
+    text += `--- last lines of ${p.slice(userData.length + 1)}:\n${lines.slice(-60).join('\n')}\n`;
+  }
+  return text;
 }
 
 /**
@@ -138,7 +162,7 @@ export async function openVSCode({ codeServer, browser, vsix, workspace, setting
     const page = await context.newPage();
     await page.goto(`${url}?folder=${encodeURIComponent(workspace)}`);
     await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-    return { page, url, home, log: () => log, stop };
+    return { page, url, home, log: () => log, stop, explain: () => explain(page, userData) };
   } catch (err) {
     await stop();
     throw err;

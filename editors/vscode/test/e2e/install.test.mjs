@@ -3,7 +3,7 @@
 // carries. The model API key found in settings.json moves to secret storage
 // on the user's word, and "Warden: Set API Key" / "Clear API Key" change the
 // key the server sends the model, which never lands in settings or logs.
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, readlink, rm, writeFile } from 'node:fs/promises';
@@ -51,6 +51,11 @@ before(async () => {
       OPENAI_API_KEY: '',
     },
   });
+});
+
+// A failed test says what the editor showed and what Warden logged.
+afterEach(async (t) => {
+  if (!t.passed && vs) console.log(`${t.name} failed; ${await vs.explain()}`);
 });
 
 after(async () => {

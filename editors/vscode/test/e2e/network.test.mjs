@@ -1,7 +1,7 @@
 // Network approvals end to end in a real VS Code: the agent's sandboxed curl
 // asks for a host on the machine's loopback through Warden's proxy; the user
 // answers the modal dialog, and the model hears what happened.
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -77,6 +77,11 @@ before(async () => {
   });
   // The extension is up and its server answered warden.status: network ask.
   await vs.page.locator('.statusbar-item[id$="warden.status"]', { hasText: 'on-request · workspace-write · net ask' }).waitFor({ timeout: 120_000 });
+});
+
+// A failed test says what the editor showed and what Warden logged.
+afterEach(async (t) => {
+  if (!t.passed && vs) console.log(`${t.name} failed; ${await vs.explain()}`);
 });
 
 after(async () => {

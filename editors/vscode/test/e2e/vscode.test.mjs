@@ -1,7 +1,7 @@
 // End to end in a real VS Code: code-server with the packaged extension,
 // driven through its UI by playwright-core in headless chromium, with the
 // real bin/warden as the language server.
-import { after, before, test } from 'node:test';
+import { after, afterEach, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { access, chmod, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -134,6 +134,11 @@ before(async () => {
     // Warden's (and code-server's) home, config, state and cache stay out of the user's.
     env: { HOME: join(scratch, 'home'), XDG_CONFIG_HOME: join(scratch, 'config'), XDG_STATE_HOME: join(scratch, 'state'), XDG_CACHE_HOME: join(scratch, 'cache') },
   });
+});
+
+// A failed test says what the editor showed and what Warden logged.
+afterEach(async (t) => {
+  if (!t.passed && vs) console.log(`${t.name} failed; ${await vs.explain()}`);
 });
 
 after(async () => {
@@ -619,7 +624,9 @@ test('grant: the agent asks for write access outside the workspace; the dialog n
   assert.equal(await defaultButton(box), 'Deny and stop');
   await shot('grant-dialog');
   await box.locator('.monaco-button', { hasText: /^Allow once$/ }).click();
-  await box.waitFor({ state: 'hidden' });
+  // The next dialog may take this one's place before a look sees none:
+  // wait for this one's question to go, not for every dialog to.
+  await vs.page.locator('.monaco-dialog-box', { hasText: `touch ${granted}` }).waitFor({ state: 'hidden' });
 
   // The same write without a grant: high risk, asked with a deny the
   // default; allowed, it runs in the plain sandbox, which refuses it.

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package sandbox
+package toolcache
 
 // ProbeOverlay reports why the toolchain caches are not layered here: only
 // Linux's overlay filesystem can layer them.

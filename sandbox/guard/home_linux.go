@@ -1,4 +1,4 @@
-package sandbox
+package guard
 
 import (
 	"os"
@@ -99,7 +99,7 @@ func (w homeWatch) dirs() []string {
 
 // watchHome adds the watches newHomeWatch's directories need. Called with
 // g.mu, the guard registered with the hub.
-func (g *guard) watchHome() {
+func (g *Guard) watchHome() {
 	for _, dir := range g.home.dirs() {
 		k := watchKey{dir: dir}
 		if g.watched[k] {
@@ -118,7 +118,7 @@ func (g *guard) watchHome() {
 // homeEvent moves away name ("/": every name) when it is a dot-entry the
 // command created at a home's top, or replaced a watched entry with.
 // Called with g.mu.
-func (g *guard) homeEvent(name string) {
+func (g *Guard) homeEvent(name string) {
 	for _, h := range g.home.tops {
 		if name == "/" {
 			g.homeSweep(h)
@@ -137,10 +137,10 @@ func (g *guard) homeEvent(name string) {
 
 // homeFinish looks at every home top and watched entry once the command is
 // gone. Called with g.mu.
-func (g *guard) homeFinish() { g.homeEvent("/") }
+func (g *Guard) homeFinish() { g.homeEvent("/") }
 
 // homeSweep checks every dot-entry at h's top.
-func (g *guard) homeSweep(h homeSeen) {
+func (g *Guard) homeSweep(h homeSeen) {
 	entries, _ := protect.ReadDirNames(h.top.Dir)
 	for _, e := range entries {
 		g.homeCheck(h, e.Name)
@@ -149,7 +149,7 @@ func (g *guard) homeSweep(h homeSeen) {
 
 // homeCheck moves away the entry name at h's top when it is a dot-entry
 // that was not there before the command started and is not allowed.
-func (g *guard) homeCheck(h homeSeen, name string) {
+func (g *Guard) homeCheck(h homeSeen, name string) {
 	if !strings.HasPrefix(name, ".") || name == "." || name == ".." || h.existing[name] || h.top.Allows(name) {
 		return
 	}
@@ -162,7 +162,7 @@ func (g *guard) homeCheck(h homeSeen, name string) {
 
 // linkCheck moves away what stands at a watched entry's name when it is no
 // longer the entry that was there.
-func (g *guard) linkCheck(l linkSeen) {
+func (g *Guard) linkCheck(l linkSeen) {
 	if now := entryIDOf(l.path); !now.exists || now == l.was {
 		return
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package guard
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ var hub struct {
 	inoN   map[string]int    // inotify watches per directory (both keys share one)
 	idle   map[watchKey]time.Time
 	sweep  *time.Timer
-	guards map[*guard]bool
+	guards map[*Guard]bool
 }
 
 // watchKey is one watch: the creations in dir (renames into it included),
@@ -63,8 +63,8 @@ var (
 	noFanotifyForTest bool
 )
 
-// lingerWatches turns lingering on or off; off removes the lingering ones.
-func lingerWatches(on bool) {
+// LingerWatches turns Lingering on or off; off removes the Lingering ones.
+func LingerWatches(on bool) {
 	lingerOn.Store(on)
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
@@ -81,7 +81,7 @@ func startHub() error {
 		hub.mu.Lock()
 		defer hub.mu.Unlock()
 		hub.keys, hub.via, hub.inoN = map[watchKey]int{}, map[watchKey]bool{}, map[string]int{}
-		hub.idle, hub.guards = map[watchKey]time.Time{}, map[*guard]bool{}
+		hub.idle, hub.guards = map[watchKey]time.Time{}, map[*Guard]bool{}
 		if f, err := newFanWatcher(); err == nil {
 			hub.fan = f
 			go fanLoop(f)
@@ -133,7 +133,7 @@ func inotifyLoop(w *fsnotify.Watcher) {
 // hubEvent hands name to every guard ("/" after lost events: all names).
 func hubEvent(name string) {
 	hub.mu.Lock()
-	gs := make([]*guard, 0, len(hub.guards))
+	gs := make([]*Guard, 0, len(hub.guards))
 	for g := range hub.guards {
 		gs = append(gs, g)
 	}
@@ -166,7 +166,7 @@ func hubAdd(k watchKey) error {
 		err := hub.fan.add(k)
 		if err == nil {
 			if hub.via[k] {
-				// Watched by inotify before (a lingering key): now by fanotify.
+				// Watched by inotify before (a Lingering key): now by fanotify.
 				delete(hub.via, k)
 				inotifyRelease(k.dir)
 			}
@@ -214,7 +214,7 @@ func inotifyRelease(dir string) {
 
 // hubRelease ends g's registration and its share of the watches; those no
 // guard needs linger.
-func hubRelease(g *guard, keys map[watchKey]bool) {
+func hubRelease(g *Guard, keys map[watchKey]bool) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	delete(hub.guards, g)
@@ -232,7 +232,7 @@ func hubRelease(g *guard, keys map[watchKey]bool) {
 	hubSweep(now)
 }
 
-// hubSweep removes the lingering watches older than watchLinger, and the
+// hubSweep removes the Lingering watches older than watchLinger, and the
 // oldest beyond maxLingering. Called with hub.mu.
 func hubSweep(now time.Time) {
 	for k, since := range hub.idle {
@@ -262,15 +262,31 @@ func hubSweep(now time.Time) {
 	}
 }
 
-// lingering says whether dir has a watch no guard needs (tests).
-func lingering(dir string) bool {
+// Lingering says whether dir has a watch no guard needs, kept for the
+// next run (LingerWatches).
+func Lingering(dir string) bool {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	_, ok := hub.idle[watchKey{dir: filepath.Clean(dir)}]
 	return ok
 }
 
-// holdGroup returns the fanotify group for a helper to inherit and keep
+// Watching says whether a live guard watches dir now.
+func Watching(dir string) bool {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	for g := range hub.guards {
+		g.mu.Lock()
+		w := g.live && g.watched[watchKey{dir: dir}]
+		g.mu.Unlock()
+		if w {
+			return true
+		}
+	}
+	return false
+}
+
+// HoldGroup returns the fanotify group for a helper to inherit and keep
 // until this process is gone, or nil. Closing a group that has had marks
 // waits for the kernel to free them after an SRCU grace period: a one-shot
 // process that removes its marks at the end of the run and exits a moment
@@ -280,7 +296,7 @@ func lingering(dir string) bool {
 // Only a process that does not keep its watches (no KeepSpareHelpers) needs
 // this: a long-lived one keeps its group open. The inotify fallback's
 // descriptor is not reachable through fsnotify, so it is not handed over.
-func holdGroup() *os.File {
+func HoldGroup() *os.File {
 	if lingerOn.Load() || startHub() != nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sandbox
+package guard
 
 import (
 	"errors"
@@ -124,7 +124,7 @@ func holdGitMasks(roots []protect.Root) ([]gitMask, error) {
 				continue // the command cannot make it either
 			case err != nil:
 				releaseGitMasks(out)
-				return nil, refuse("cannot hold %s read-only for the run: %v", gp.Path, err)
+				return nil, fmt.Errorf("cannot hold %s read-only for the run: %v", gp.Path, err)
 			}
 			out = append(out, gitMask{gp.Path, kind, f, info})
 			gp.Missing, gp.Masked = false, true

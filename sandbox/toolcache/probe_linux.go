@@ -1,4 +1,4 @@
-package sandbox
+package toolcache
 
 import (
 	"fmt"
@@ -8,7 +8,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/wardenhq/warden/sandbox/toolcache"
 	"golang.org/x/sys/unix"
 )
 
@@ -25,7 +24,7 @@ func init() {
 
 func overlayProbeMain(dir string) {
 	j := func(n string) string { return filepath.Join(dir, n) }
-	if err := toolcache.Mount(toolcache.Layer{Target: j("upper"), Upper: j("upper"), Work: j("work"), Lower: []string{j("lower")}}); err != nil {
+	if err := Mount(Layer{Target: j("upper"), Upper: j("upper"), Work: j("work"), Lower: []string{j("lower")}}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -47,7 +46,7 @@ func ProbeOverlay(program string) string {
 	if err != nil {
 		return err.Error()
 	}
-	defer toolcache.RemoveTree(dir)
+	defer RemoveTree(dir)
 	for _, d := range []string{"lower", "upper", "work"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
 			return err.Error()

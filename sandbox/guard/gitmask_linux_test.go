@@ -1,4 +1,4 @@
-package sandbox
+package guard
 
 import (
 	"errors"
@@ -235,42 +235,6 @@ func TestGitMaskReleaseKeepsAFileRenamedOntoIt(t *testing.T) {
 	releaseGitMasks(mustHold(t, layout()))
 	if left := leftover(); len(left) != 0 {
 		t.Fatalf("twin: left in the git dir after the run: %v", left)
-	}
-}
-
-// In a process that keeps spares (the language server), a run's
-// placeholders go once its result is reported (RefillSpares), not before:
-// the run after, started first, shares them, and the release is off the
-// path of the result. A one-command process removes them before Wait
-// returns.
-func TestGitMaskReleasedAfterTheReport(t *testing.T) {
-	for _, keep := range []bool{false, true} {
-		t.Run(map[bool]string{false: "one command", true: "spares"}[keep], func(t *testing.T) {
-			if keep {
-				withSpares(t)
-			}
-			ws, _ := maskRoots(t)
-			modules := filepath.Join(ws, ".git", "modules")
-			res := run(t, ws, Command{Argv: sh(`test -d .git/modules && echo held`)})
-			if res.ExitCode != 0 || !strings.Contains(string(res.Stdout), "held") {
-				t.Fatalf("the run did not see the placeholder: exit %d %s %s", res.ExitCode, res.Stdout, res.Stderr)
-			}
-			_, err := os.Lstat(modules)
-			if !keep {
-				if err == nil {
-					t.Fatal("a one-command run left its placeholder after Wait")
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("the placeholder went before the result was reported: %v", err)
-			}
-			RefillSpares()
-			if _, err := os.Lstat(modules); err == nil {
-				t.Fatal("the placeholder stayed after the report")
-			}
-			spares.settle()
-		})
 	}
 }
 

@@ -1,24 +1,18 @@
-package sandbox
+package linux
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/wardenhq/warden/sandbox/linux"
-	"github.com/wardenhq/warden/sandbox/protect"
 	"golang.org/x/sys/unix"
 )
 
@@ -55,7 +49,7 @@ type readCounter struct {
 	n  map[string]int
 }
 
-func countReads(s *socketScanner) *readCounter {
+func countReads(s *SocketScanner) *readCounter {
 	c := &readCounter{n: map[string]int{}}
 	s.onRead = func(dir string) {
 		c.mu.Lock()
@@ -77,7 +71,7 @@ func (c *readCounter) take(dirs ...string) map[string]int {
 	return out
 }
 
-func mustScan(t *testing.T, s *socketScanner, env []string) []string {
+func mustScan(t *testing.T, s *SocketScanner, env []string) []string {
 	t.Helper()
 	sockets, hidden, err := s.scan(env, "/")
 	if err != nil {
@@ -114,7 +108,7 @@ func TestSocketScanFindsTheKnownPlaces(t *testing.T) {
 		listen(t, p)
 	}
 	env := append(w.env, "SSH_AUTH_SOCK="+want[5])
-	got := mustScan(t, newSocketScanner(), env)
+	got := mustScan(t, NewSocketScanner(), env)
 	for _, p := range want {
 		if !slices.Contains(got, resolve(t, p)) {
 			t.Errorf("socket %s not found in %v", p, got)
@@ -130,7 +124,7 @@ func TestSocketScanReusesUnchangedDirectories(t *testing.T) {
 	service := filepath.Join(w.tmp, "tmux-0")
 	listen(t, filepath.Join(service, "default"))
 	listen(t, filepath.Join(w.xdg, "bus"))
-	s := newSocketScanner()
+	s := NewSocketScanner()
 	// Judge timestamps an hour from now: nothing here is racy any more, so
 	// only a changed identity makes the scanner read a directory again.
 	s.now = func() time.Time { return time.Now().Add(time.Hour) }
@@ -175,12 +169,12 @@ func TestSocketScanRacyDirectoryIsReadAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	changed := time.Unix(st.Ctim.Unix())
-	s := newSocketScanner()
+	s := NewSocketScanner()
 	reads := countReads(s)
 
 	// The clock says the directory changed just now: read every time,
 	// though nothing about it changes.
-	s.now = func() time.Time { return changed.Add(racyMargin / 2) }
+	s.now = func() time.Time { return changed.Add(SocketRacyMargin / 2) }
 	for i := range 3 {
 		mustScan(t, s, w.env)
 		if n := reads.take(w.xdg)[w.xdg]; n != 1 {
@@ -201,7 +195,7 @@ func TestSocketScanRacyDirectoryIsReadAgain(t *testing.T) {
 // was read is found by the very next scan.
 func TestSocketScanFindsSocketMadeRightAfterAScan(t *testing.T) {
 	w := newScanWorld(t)
-	s := newSocketScanner()
+	s := NewSocketScanner()
 	for i := range 20 {
 		p := filepath.Join(w.xdg, fmt.Sprintf("s%d", i))
 		mustScan(t, s, w.env)
@@ -216,7 +210,7 @@ func TestSocketScanDropsRemovedSockets(t *testing.T) {
 	w := newScanWorld(t)
 	p := filepath.Join(w.tmp, "ssh-x", "agent.1")
 	listen(t, p)
-	s := newSocketScanner()
+	s := NewSocketScanner()
 	s.now = func() time.Time { return time.Now().Add(time.Hour) } // cache everything
 	if got := mustScan(t, s, w.env); !slices.Contains(got, p) {
 		t.Fatalf("%s not found: %v", p, got)
@@ -240,7 +234,7 @@ func TestSocketScanHasNoSilentBudget(t *testing.T) {
 	}
 	p := filepath.Join(w.tmp, "ssh-late", "agent")
 	listen(t, p)
-	if got := mustScan(t, newSocketScanner(), w.env); !slices.Contains(got, p) {
+	if got := mustScan(t, NewSocketScanner(), w.env); !slices.Contains(got, p) {
 		t.Errorf("socket %s among 6,000 entries not found", p)
 	}
 }
@@ -280,8 +274,8 @@ func TestSocketScanHasNoBoundOnEntries(t *testing.T) {
 	deep := filepath.Join(w.tmp, "ssh-x", "agent")
 	listen(t, top)
 	listen(t, deep)
-	s := newSocketScanner()
-	got, _, err := s.toMask(w.env, "/", nil)
+	s := NewSocketScanner()
+	got, _, err := s.ToMask(w.env, "/", nil)
 	if err != nil {
 		t.Fatalf("scan of 200,000 entries: %v", err)
 	}
@@ -337,10 +331,10 @@ func TestSocketScanDeadSocketFlood(t *testing.T) {
 		listenInOtherNetns(t, other)
 		live = append(live, other)
 	}
-	s := newSocketScanner()
+	s := NewSocketScanner()
 	s.now = func() time.Time { return time.Now().Add(time.Hour) } // all settled
 	for run := range 2 {                                          // the second remembers the dead ones
-		got, _, err := s.toMask(w.env, "/", nil)
+		got, _, err := s.ToMask(w.env, "/", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -363,7 +357,7 @@ func TestSocketScanDeadSocketFlood(t *testing.T) {
 	// or not, as before.
 	w2 := newScanWorld(t)
 	deadSockets(t, w2.tmp, 3)
-	got, _, err := newSocketScanner().toMask(w2.env, "/", nil)
+	got, _, err := NewSocketScanner().ToMask(w2.env, "/", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,7 +409,7 @@ func listenInOtherNetns(t *testing.T, p string) {
 		t.Fatalf("listen in another network namespace: %v", err)
 	}
 	t.Cleanup(func() { unix.Close(fd) })
-	bound, err := linux.BoundSocketFiles()
+	bound, err := BoundSocketFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +417,7 @@ func listenInOtherNetns(t *testing.T, p string) {
 	if err := unix.Stat(p, &st); err != nil {
 		t.Fatal(err)
 	}
-	if bound[linux.SocketFileOf(&st)] {
+	if bound[SocketFileOf(&st)] {
 		t.Fatal("sock_diag lists a socket of another network namespace: the probe is not exercised")
 	}
 }
@@ -435,16 +429,16 @@ func TestSocketScanBoundSocketFiles(t *testing.T) {
 	p := filepath.Join(dir, "live.sock")
 	listen(t, p)
 	deadSockets(t, dir, 1)
-	bound, err := linux.BoundSocketFiles()
+	bound, err := BoundSocketFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := func(p string) linux.SocketFile {
+	id := func(p string) SocketFile {
 		var st unix.Stat_t
 		if err := unix.Stat(p, &st); err != nil {
 			t.Fatal(err)
 		}
-		return linux.SocketFileOf(&st)
+		return SocketFileOf(&st)
 	}
 	if !bound[id(p)] {
 		t.Errorf("sock_diag does not list %s (%d files listed)", p, len(bound))
@@ -452,75 +446,6 @@ func TestSocketScanBoundSocketFiles(t *testing.T) {
 	if bound[id(filepath.Join(dir, "dead00000.sock"))] {
 		t.Error("sock_diag lists a dead socket file")
 	}
-}
-
-// TestRunMasksCachedAndNewSockets drives the launcher's process-wide cache
-// through Run: a socket it has cached and one created just before a run are
-// both unreachable from the sandbox, while a socket inside still works.
-func TestRunMasksCachedAndNewSockets(t *testing.T) {
-	withoutMediation(t)
-	probe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xdg := t.TempDir()
-	old := filepath.Join(xdg, "old.sock")
-	listenAccepting(t, old)
-	// Older than the racy margin, so the first run caches the directory.
-	time.Sleep(racyMargin + 50*time.Millisecond)
-	ws := t.TempDir()
-	run := func(args ...string) Result {
-		t.Helper()
-		res, err := Run(context.Background(), Command{
-			Argv: append([]string{probe}, args...), Cwd: ws, Helper: testHelper,
-			Policy:  Policy{Mode: WorkspaceWrite, Workspace: []string{ws}},
-			Env:     EnvPolicy{Set: map[string]string{probeEnv: "1", "XDG_RUNTIME_DIR": xdg}},
-			Timeout: 20 * time.Second,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	if res := run("dial-unix", old); res.ExitCode == 0 {
-		t.Fatalf("connected to %s from the sandbox:\n%s", old, res.Output)
-	}
-	socketCache.mu.Lock()
-	cached := socketCache.dirs[dirKey{path: resolve(t, xdg)}] != nil
-	socketCache.mu.Unlock()
-	if !cached {
-		t.Fatalf("the launcher did not cache %s", xdg)
-	}
-	if res := run("dial-unix", old); res.ExitCode == 0 {
-		t.Errorf("connected to the cached %s from the sandbox:\n%s", old, res.Output)
-	}
-	fresh := filepath.Join(xdg, "new.sock")
-	listenAccepting(t, fresh)
-	if res := run("dial-unix", fresh); res.ExitCode == 0 {
-		t.Errorf("connected to %s, created just before the run:\n%s", fresh, res.Output)
-	}
-	if res := run("unix-roundtrip", filepath.Join(ws, "inside.sock")); res.ExitCode != 0 {
-		t.Errorf("a socket inside the workspace failed (exit %d):\n%s", res.ExitCode, res.Output)
-	}
-	// Outside the sandbox both still answer: the masks are the sandbox's.
-	for _, p := range []string{old, fresh} {
-		c, err := net.Dial("unix", p)
-		if err != nil {
-			t.Errorf("dial %s outside the sandbox: %v", p, err)
-			continue
-		}
-		c.Close()
-	}
-}
-
-func listenAccepting(t *testing.T, p string) {
-	t.Helper()
-	l, err := net.Listen("unix", p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go acceptAll(l)
 }
 
 // BenchmarkSocketScan times the launcher's socket scan of this machine's
@@ -533,13 +458,13 @@ func BenchmarkSocketScan(b *testing.B) {
 	env := os.Environ()
 	b.Run("cold", func(b *testing.B) {
 		for range b.N {
-			if _, _, err := newSocketScanner().scan(env, "/"); err != nil {
+			if _, _, err := NewSocketScanner().scan(env, "/"); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("cached", func(b *testing.B) {
-		s := newSocketScanner()
+		s := NewSocketScanner()
 		if _, _, err := s.scan(env, "/"); err != nil {
 			b.Fatal(err)
 		}
@@ -586,13 +511,13 @@ func BenchmarkSocketScanFlood(b *testing.B) {
 	})
 	b.Run("scan-cold", func(b *testing.B) {
 		for range b.N {
-			if _, _, err := newSocketScanner().scan(env, "/"); err != nil {
+			if _, _, err := NewSocketScanner().scan(env, "/"); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("scan-cached", func(b *testing.B) {
-		s := newSocketScanner()
+		s := NewSocketScanner()
 		s.now = func() time.Time { return old }
 		if _, _, err := s.scan(env, "/"); err != nil {
 			b.Fatal(err)
@@ -615,13 +540,13 @@ func BenchmarkSocketScanFlood(b *testing.B) {
 	svcEnv := []string{"HOME=" + home, "TMPDIR=" + svc, "XDG_RUNTIME_DIR=" + xdg}
 	b.Run("scan-20k-service-dirs-cold", func(b *testing.B) {
 		for range b.N {
-			if _, _, err := newSocketScanner().scan(svcEnv, "/"); err != nil {
+			if _, _, err := NewSocketScanner().scan(svcEnv, "/"); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("scan-20k-service-dirs-cached", func(b *testing.B) {
-		s := newSocketScanner()
+		s := NewSocketScanner()
 		s.now = func() time.Time { return old }
 		if _, _, err := s.scan(svcEnv, "/"); err != nil {
 			b.Fatal(err)
@@ -639,15 +564,15 @@ func BenchmarkSocketScanFlood(b *testing.B) {
 	for i := range 10_000 {
 		paths = append(paths, filepath.Join(dead, fmt.Sprintf("dead%05d.sock", i)))
 	}
-	known := newSocketScanner()
+	known := NewSocketScanner()
 	known.now = func() time.Time { return old }
 	if _, err := known.keepLive(paths); err != nil {
 		b.Fatal(err)
 	}
 	for _, c := range []struct {
 		name string
-		s    func() *socketScanner
-	}{{"keepLive-10k-dead-sockets-cold", newSocketScanner}, {"keepLive-10k-dead-sockets-known", func() *socketScanner { return known }}} {
+		s    func() *SocketScanner
+	}{{"keepLive-10k-dead-sockets-cold", NewSocketScanner}, {"keepLive-10k-dead-sockets-known", func() *SocketScanner { return known }}} {
 		b.Run(c.name, func(b *testing.B) {
 			for range b.N {
 				if live, err := c.s().keepLive(paths); err != nil || len(live) != 0 {
@@ -666,7 +591,7 @@ func TestSocketScanCacheIsBounded(t *testing.T) {
 		listen(t, p)
 		want = append(want, p)
 	}
-	s := newSocketScanner()
+	s := NewSocketScanner()
 	s.maxDirs, s.maxNames = 16, 30
 	s.now = func() time.Time { return time.Now().Add(time.Hour) }
 	for range 3 {
@@ -682,130 +607,5 @@ func TestSocketScanCacheIsBounded(t *testing.T) {
 		if dirs > s.maxDirs || names > s.maxNames {
 			t.Fatalf("cache holds %d directories and %d names, bounds %d and %d", dirs, names, s.maxDirs, s.maxNames)
 		}
-	}
-}
-
-// asNobodyEnv makes TestUnlistableDirectoryIsHidden the unprivileged half.
-const asNobodyEnv = "WARDEN_TEST_AS_NOBODY"
-
-// TestUnlistableDirectoryIsHidden: a user who can enter a directory but not
-// list it can still connect to a socket in it by name, and the scan cannot
-// see that socket, so the sandbox hides the whole directory. A directory
-// the user cannot enter is skipped: nothing in it is reachable. Root can
-// list everything, so the launcher runs as nobody in a child process.
-func TestUnlistableDirectoryIsHidden(t *testing.T) {
-	if os.Getenv(asNobodyEnv) != "" {
-		unlistableAsNobody(t)
-		return
-	}
-	if os.Getuid() != 0 {
-		t.Skip("needs root to make directories another user cannot list")
-	}
-	base := t.TempDir()
-	for _, d := range []string{filepath.Dir(base), base} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bin := filepath.Join(base, "bin")
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := filepath.Join(base, "tmp")
-	ws := filepath.Join(base, "ws")
-	for _, d := range []string{bin, tmp, ws} {
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	copyExecutable(t, self, filepath.Join(bin, "sandbox.test"))
-	copyExecutable(t, testHelper, filepath.Join(bin, "warden"))
-	if err := os.Chown(ws, 65534, 65534); err != nil {
-		t.Fatal(err)
-	}
-	hidden := filepath.Join(tmp, "ssh-hidden")   // enter, not list
-	private := filepath.Join(tmp, "ssh-private") // neither
-	for d, mode := range map[string]os.FileMode{hidden: 0o711, private: 0o700} {
-		p := filepath.Join(d, "agent.sock")
-		if err := os.Mkdir(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		listenAccepting(t, p)
-		if err := os.Chmod(p, 0o777); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(d, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(filepath.Join(bin, "sandbox.test"), "-test.run=^TestUnlistableDirectoryIsHidden$", "-test.v", "-test.count=1")
-	cmd.Env = []string{asNobodyEnv + "=1", "WARDEN_BIN=" + filepath.Join(bin, "warden"), "PATH=" + os.Getenv("PATH"),
-		"HOME=" + ws, "TMPDIR=" + tmp, "WS=" + ws, "HIDDEN=" + hidden, "PRIVATE=" + private}
-	cmd.Dir = ws
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	out, err := cmd.CombinedOutput()
-	if err == nil && strings.Contains(string(out), "--- SKIP") {
-		t.Skipf("as nobody:\n%s", out)
-	}
-	if err != nil || !strings.Contains(string(out), "--- PASS") {
-		t.Fatalf("as nobody: %v\n%s", err, out)
-	}
-}
-
-func unlistableAsNobody(t *testing.T) {
-	ws, hidden, private := os.Getenv("WS"), os.Getenv("HIDDEN"), os.Getenv("PRIVATE")
-	_, dirs, err := newSocketScanner().scan(os.Environ(), ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Contains(dirs, hidden) || slices.Contains(dirs, private) {
-		t.Errorf("directories to hide: %v; want %s and not %s", dirs, hidden, private)
-	}
-	// Hiding a directory the command works in would hide its workspace.
-	inner := filepath.Join(hidden, "project")
-	var refused *RefusedError
-	if _, _, err := socketsToMask(os.Environ(), inner, []protect.Root{{Path: inner}}); !errors.As(err, &refused) || !strings.Contains(err.Error(), hidden) {
-		t.Errorf("working inside %s: %v, want a refusal naming it", hidden, err)
-	}
-	sock := filepath.Join(hidden, "agent.sock")
-	c, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatalf("outside the sandbox, nobody cannot reach %s by name either, so this proves nothing: %v", sock, err)
-	}
-	c.Close()
-	run := func(args ...string) Result {
-		t.Helper()
-		res, err := Run(context.Background(), Command{
-			Argv: append([]string{os.Args[0]}, args...), Cwd: ws, Helper: testHelper,
-			Policy:  Policy{Mode: WorkspaceWrite, Workspace: []string{ws}, ExcludeSlashTmp: true, ExcludeTmpdir: true},
-			Env:     EnvPolicy{Set: map[string]string{probeEnv: "1"}},
-			Timeout: 20 * time.Second,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res
-	}
-	res := run("dial-unix", sock)
-	if res.Sandbox != "linux" {
-		t.Skipf("user namespaces are unavailable to an unprivileged user here (sandbox %q): nothing is masked without them", res.Sandbox)
-	}
-	if res.ExitCode == 0 {
-		t.Errorf("connected to %s in a directory that cannot be listed:\n%s", sock, res.Output)
-	}
-	if res := run("unix-roundtrip", filepath.Join(ws, "inside.sock")); res.ExitCode != 0 {
-		t.Errorf("a socket inside the workspace failed (exit %d):\n%s", res.ExitCode, res.Output)
-	}
-}
-
-func copyExecutable(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o755); err != nil {
-		t.Fatal(err)
 	}
 }

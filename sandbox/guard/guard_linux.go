@@ -1,4 +1,4 @@
-package sandbox
+package guard
 
 import (
 	"errors"
@@ -19,8 +19,9 @@ import (
 	"github.com/wardenhq/warden/sandbox/protect"
 )
 
-// guard watches one run's missing protected paths (see quarantine.go).
-type guard struct {
+// Guard watches one run's missing protected paths and holds its git
+// placeholders (see the package doc).
+type Guard struct {
 	cfg     protect.GuardConfig
 	run     string // this run's directory under cfg.dir
 	missing []watched
@@ -32,10 +33,10 @@ type guard struct {
 	mu      sync.Mutex
 	live    bool // registered with the hub: events are handled
 	watched map[watchKey]bool
-	removed []Removed
+	removed []protect.Removed
 	deep    []deepCheck
 	masks   []gitMask          // the git dirs' placeholders this run holds (gitmask_linux.go)
-	todos   *protect.TodoWatch // the git dirs' step lists (gittodo.go)
+	todos   *protect.TodoWatch // the git dirs' step lists (protect/gittodo.go)
 	memo    *pathmemo.Memo     // the run's memo while arm looks; nil after
 	freed   bool               // masks released
 	armed   chan struct{}      // closed when arm's watches hold
@@ -67,12 +68,40 @@ const (
 	keepMaxBytes = 64 << 20
 )
 
+// Start holds the git placeholders of roots (whose git dirs are already
+// split, protect.SplitGitDirs), sets up the guard of their missing
+// protected paths (newGuard) and starts arming its watches in the
+// background: the command may start once WaitArmed returns. An error means
+// the paths cannot be kept: the run must be refused.
+func Start(roots []protect.Root, cfg protect.GuardConfig) (*Guard, error) {
+	masks, err := holdGitMasks(roots)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range masks {
+		cfg.Memo.Forget(m.path) // a placeholder made just now
+	}
+	g, err := newGuard(roots, cfg)
+	if err != nil {
+		releaseGitMasks(masks)
+		return nil, err
+	}
+	g.masks = masks
+	g.todos = protect.WatchTodos(roots)
+	g.arm()
+	return g, nil
+}
+
+// Gap says why the run's protected names are checked only after it ends
+// (no watch could be set), or is empty.
+func (g *Guard) Gap() string { return g.gap }
+
 // newGuard records each root's missing protected paths in its Missing (the
 // helper mounts nothing there), refuses a protected path that is a symbolic
 // link (it cannot be held read-only) and snapshots the nested roots. It
 // runs before the command starts; arm then starts watching.
-func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
-	g := &guard{cfg: cfg, run: protect.QuarantineRun(), watched: map[watchKey]bool{}}
+func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*Guard, error) {
+	g := &Guard{cfg: cfg, run: protect.QuarantineRun(), watched: map[watchKey]bool{}}
 	real := ""
 	if cfg.Dir != "" {
 		real = cfg.Memo.ResolveExisting(cfg.Dir)
@@ -84,7 +113,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 			// must not take its own quarantine for the command's doing.
 			made := firstMissing(real, cfg.Memo)
 			if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
-				return nil, refuse("the quarantine directory %s: %v", cfg.Dir, err)
+				return nil, fmt.Errorf("the quarantine directory %s: %v", cfg.Dir, err)
 			}
 			if made != "" {
 				cfg.Memo.Forget(made)
@@ -100,7 +129,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 				continue // a gitdir target elsewhere: read-only already, or not there
 			}
 			if link := cfg.Memo.LinkBelow(r.Path, filepath.Dir(p)); link != "" {
-				return nil, refuse("protected path %s is reached through the symbolic link %s, which a command could replace with a directory of its own; Warden cannot hold a link in place (replace the link with the directory it points to, or open a project directory rather than %s as the workspace)", p, link, r.Path)
+				return nil, fmt.Errorf("protected path %s is reached through the symbolic link %s, which a command could replace with a directory of its own; Warden cannot hold a link in place (replace the link with the directory it points to, or open a project directory rather than %s as the workspace)", p, link, r.Path)
 			}
 			st, err := cfg.Memo.Lstat(p)
 			switch {
@@ -108,7 +137,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 				r.Missing = append(r.Missing, p)
 				g.missing = append(g.missing, watched{r.Path, p})
 			case st.Mode()&os.ModeSymlink != 0:
-				return nil, refuse("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
+				return nil, fmt.Errorf("protected path %s is a symbolic link; Warden cannot keep it read-only (replace it with the directory or file itself)", p)
 			}
 		}
 		for _, gp := range r.Git {
@@ -122,7 +151,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 					// A common way to share hooks; git's own way is kept.
 					hint = "point git at that directory instead (git config core.hooksPath DIR), which Warden keeps read-only, or replace the link with the directory"
 				}
-				return nil, refuse("%s is a symbolic link, which Warden cannot keep read-only: %s", gp.Path, hint)
+				return nil, fmt.Errorf("%s is a symbolic link, which Warden cannot keep read-only: %s", gp.Path, hint)
 			}
 		}
 	}
@@ -139,7 +168,7 @@ func newGuard(roots []protect.Root, cfg protect.GuardConfig) (*guard, error) {
 // looks at each again once its watch holds; wait (waitArmed) before the
 // command may start. It runs beside the helper's set-up, which mounts
 // nothing at a missing path and so does not depend on it.
-func (g *guard) arm() {
+func (g *Guard) arm() {
 	if g == nil || (len(g.missing) == 0 && g.home.empty()) {
 		return
 	}
@@ -156,8 +185,8 @@ func (g *guard) arm() {
 // slowArmForTest delays arm's watches (tests of what waits for them).
 var slowArmForTest time.Duration
 
-// waitArmed returns once arm's watches hold (at once if it never ran).
-func (g *guard) waitArmed() {
+// WaitArmed returns once arm's watches hold (at once if it never ran).
+func (g *Guard) WaitArmed() {
 	if g != nil && g.armed != nil {
 		<-g.armed
 	}
@@ -165,7 +194,7 @@ func (g *guard) waitArmed() {
 
 // watchMissing registers the guard with the hub and watches each missing
 // path (see arm).
-func (g *guard) watchMissing() {
+func (g *Guard) watchMissing() {
 	if err := startHub(); err != nil {
 		// Still checked after the run; say what is lost.
 		g.mu.Lock()
@@ -192,7 +221,7 @@ func (g *guard) watchMissing() {
 
 // event moves away each missing protected path at or below name as soon as
 // it appears ("/" after lost events: all of them).
-func (g *guard) event(name string) {
+func (g *Guard) event(name string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if !g.live {
@@ -207,7 +236,7 @@ func (g *guard) event(name string) {
 }
 
 // unwatch ends g's share of the hub. Called with g.mu.
-func (g *guard) unwatch() {
+func (g *Guard) unwatch() {
 	if g.live {
 		g.live = false
 		hubRelease(g, g.watched)
@@ -217,7 +246,7 @@ func (g *guard) unwatch() {
 // advance moves m away if it exists, else watches the deepest directory of
 // its path that exists, looking again after each new watch so that a
 // directory made before the watch took hold is not missed. Called with g.mu.
-func (g *guard) advance(m watched) {
+func (g *Guard) advance(m watched) {
 	for range 64 {
 		dir, exists := deepestDir(m.root, m.path, g.memo)
 		keys := []watchKey{{dir: dir}}
@@ -287,19 +316,21 @@ func firstMissing(p string, memo *pathmemo.Memo) string {
 	}
 }
 
-// finish stops watching and, the command being gone, moves away every
+// Finish stops watching and, the command being gone, moves away every
 // missing protected path that exists now and every protected entry that
 // appeared at any depth in the nested roots. It returns what was moved away
-// during the whole run.
-func (g *guard) finish() []Removed {
-	g.waitArmed()
+// during the whole run, and what the check after it could not do. The
+// placeholders are let go through later, once the run's result is out, or
+// at once when later declines (see Start's caller).
+func (g *Guard) Finish(later func(release func()) bool) (removed []protect.Removed, gaps []string) {
+	g.WaitArmed()
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.unwatch()
 	// The placeholders go once the result is out (0.8 ms in a git
 	// workspace): nothing runs in the sandbox any more, and a run that
 	// starts first shares them. Until then they count as untouched below.
-	if !afterReport(g.release) {
+	if later == nil || !later(g.release) {
 		g.releaseMasks()
 	}
 	for _, m := range g.missing {
@@ -318,13 +349,13 @@ func (g *guard) finish() []Removed {
 	}
 	g.homeFinish()
 	g.removed = append(g.removed, g.todos.Disarm(g.cfg.Cwd)...)
-	return g.removed
+	return g.removed, g.lateGaps
 }
 
-// stop ends the watch of a run that did not start.
-func (g *guard) stop() {
+// Stop ends the watch of a run that did not start.
+func (g *Guard) Stop() {
 	if g != nil {
-		g.waitArmed()
+		g.WaitArmed()
 		g.mu.Lock()
 		g.unwatch()
 		g.releaseMasks()
@@ -333,14 +364,14 @@ func (g *guard) stop() {
 }
 
 // release lets go of the run's placeholders.
-func (g *guard) release() {
+func (g *Guard) release() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.releaseMasks()
 }
 
 // releaseMasks lets go of the run's placeholders. Called with g.mu.
-func (g *guard) releaseMasks() {
+func (g *Guard) releaseMasks() {
 	if !g.freed {
 		releaseGitMasks(g.masks)
 		g.freed = true
@@ -351,7 +382,7 @@ func (g *guard) releaseMasks() {
 // old Warden's placeholder, a git dir's placeholder still empty, or the
 // very placeholder this run held (the user may have put a hook in it on
 // the host). Called with g.mu.
-func (g *guard) untouched(p string) bool {
+func (g *Guard) untouched(p string) bool {
 	if stalePlaceholder(p) || untouchedMask(p) {
 		return true
 	}
@@ -483,7 +514,7 @@ func heldName(holds func(string, protect.DirEntry) bool, root, p string) bool {
 }
 
 // quarantine moves p (in root) away and records it. Called with g.mu.
-func (g *guard) quarantine(root, p string) {
+func (g *Guard) quarantine(root, p string) {
 	r := protect.Removed{Path: p, Shown: protect.ShownPath(g.cfg.Cwd, p)}
 	dest := ""
 	if g.cfg.Dir != "" {

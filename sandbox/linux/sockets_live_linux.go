@@ -1,11 +1,11 @@
-package sandbox
+package linux
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/wardenhq/warden/sandbox/linux"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,8 +36,8 @@ type deadSocket struct {
 // bound in another namespace (a container, a service with a private
 // network, a sandbox) or by nobody, and a connect() tells which:
 // ECONNREFUSED means no listener and no datagram socket bound to the file.
-func (s *socketScanner) keepLive(sockets []string) ([]string, error) {
-	bound, err := linux.BoundSocketFiles()
+func (s *SocketScanner) keepLive(sockets []string) ([]string, error) {
+	bound, err := BoundSocketFiles()
 	if err != nil {
 		bound = nil // probe every one instead
 	}
@@ -63,7 +63,7 @@ func (s *socketScanner) keepLive(sockets []string) ([]string, error) {
 		if known {
 			continue
 		}
-		if bound[linux.SocketFileOf(&st)] {
+		if bound[SocketFileOf(&st)] {
 			live = append(live, p)
 			continue
 		}
@@ -106,7 +106,7 @@ func socketLive(p string, was *unix.Stat_t) (bool, error) {
 	}
 	s, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return false, refuse("cannot check the unix socket %s for a listener: %v", p, err)
+		return false, fmt.Errorf("cannot check the unix socket %s for a listener: %v", p, err)
 	}
 	defer unix.Close(s)
 	err = unix.Connect(s, &unix.SockaddrUnix{Name: "/proc/self/fd/" + strconv.Itoa(fd)})
