@@ -44,6 +44,8 @@ type Checkpoint struct {
 	Kind string `json:"kind,omitempty"`
 	// Lost names the changed files whose previous content was not kept.
 	Lost []string `json:"lost,omitempty"`
+	// Nodes are the links and empty directories a command changed.
+	Nodes []Node `json:"nodes,omitempty"`
 }
 
 // Snapshot is one file's state before and after a patch.
@@ -283,6 +285,9 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 	}
 	if err := c.loadPreimages(cp, force); err != nil {
 		return nil, err
+	}
+	if len(cp.Nodes) > 0 {
+		return c.undoWithNodes(ctx, ws, cp, force)
 	}
 	plan, err := cp.revertPlan(ws, force)
 	if err != nil {

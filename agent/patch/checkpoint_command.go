@@ -38,18 +38,24 @@ func (c *Checkpoints) RecordCommand(ch *changes.Change, summary string) (*Checkp
 	cp := &Checkpoint{Kind: KindCommand, Root: ch.Root, Created: time.Now().UTC(), Summary: summary, Lost: ch.Lost()}
 	cp.ID = cp.Created.Format("20060102T150405.000000000")
 	for _, f := range ch.Files {
+		existed, afterExists, node, isNode := splitNode(ch.Root, f)
+		if isNode {
+			cp.Nodes = append(cp.Nodes, node)
+		}
+		if !existed && !afterExists {
+			continue
+		}
 		s := Snapshot{
 			Path: filepath.Join(ch.Root, filepath.FromSlash(f.Rel)), Rel: f.Rel,
-			Existed: f.Existed, AfterExists: f.AfterExists, AfterSum: f.AfterSum, Mode: f.AfterMode.Perm(),
+			Existed: existed, AfterExists: afterExists, Mode: f.AfterMode.Perm(),
 		}
-		if f.AfterExists {
-			s.AfterMode = f.AfterMode.Perm()
+		if afterExists {
+			s.AfterSum, s.AfterMode = f.AfterSum, f.AfterMode.Perm()
 		}
-		if f.Existed {
+		if existed {
 			s.Mode, s.Blob, s.GitObject, s.GitDir, s.Lost, s.Size = f.Before.Mode.Perm(), f.Before.Blob, f.Before.GitObject, f.Before.GitDir, f.Before.Lost, f.Before.Size
-		}
-		if !f.Existed {
-			s.Dirs = createdDirs(ch.Root, f.Rel)
+		} else {
+			s.Dirs = node.Dirs
 		}
 		cp.Files = append(cp.Files, s)
 	}
@@ -58,18 +64,6 @@ func (c *Checkpoints) RecordCommand(ch *changes.Change, summary string) (*Checkp
 	}
 	c.boundStore(c.Store().Copied())
 	return cp, nil
-}
-
-// createdDirs are the directories a created file is in, innermost first,
-// that undo removes again if they are empty (it cannot tell which ones the
-// command made; an empty directory is left only if it was there before
-// and emptied by the undo, which the command's deletion did first).
-func createdDirs(root, rel string) []string {
-	var out []string
-	for d := filepath.Dir(filepath.FromSlash(rel)); d != "."; d = filepath.Dir(d) {
-		out = append(out, filepath.Join(root, d))
-	}
-	return out
 }
 
 // loadPreimages reads back the previous contents a command checkpoint

@@ -368,3 +368,54 @@ func TestCacheLayerUpperLinkRefused(t *testing.T) {
 		t.Errorf("twin: the Go cache layered beside the refused one: exit %d %q %s", code, out, errOut)
 	}
 }
+
+// A run longer than a minute keeps its cache set: another workspace's run
+// that ends meanwhile, over the cap, evicts around it (the run holds its
+// set's lock), and the set goes once no run holds it.
+func TestCacheLayerEvictionSparesRunningSet(t *testing.T) {
+	home, ws, other := toolHome(t), goModule(t), goModule(t)
+	env := toolEnv(home)
+	writeFiles(t, home, map[string]string{".config/warden/config.toml": "cache_max_size = \"1MB\"\n"})
+	data := privateData(t, home, ws)
+	long := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c",
+		`mkdir -p "$GOCACHE" && head -c 2000000 /dev/zero > "$GOCACHE/big.tmp" && mv "$GOCACHE/big.tmp" "$GOCACHE/big" && while [ ! -e done ]; do sleep 0.1; done; wc -c < "$GOCACHE/big"`)
+	long.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	longOut := &strings.Builder{}
+	long.Stdout, long.Stderr = longOut, longOut
+	if err := long.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer long.Process.Kill()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(data, "go-build", "big")); err == nil {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("the long run never wrote its cache: %s", longOut)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// As if it had started two hours ago.
+	aged := time.Now().Add(-2 * time.Hour)
+	os.Chtimes(filepath.Join(filepath.Dir(data), "last-used"), aged, aged)
+
+	if out, errOut, code := sandboxed(t, env, other, "echo other"); code != 0 || out != "other\n" {
+		t.Fatalf("the other workspace's run: exit %d %q %s", code, out, errOut)
+	}
+	writeFiles(t, ws, map[string]string{"done": ""})
+	if err := long.Wait(); err != nil || !strings.HasPrefix(longOut.String(), "2000000\n") {
+		t.Fatalf("the long run lost its cache to eviction: %v %q", err, longOut)
+	}
+	if _, err := os.Stat(filepath.Join(data, "go-build", "big")); err != nil {
+		t.Errorf("the long run's set was evicted while it ran: %v", err)
+	}
+	// Twin: idle, the set goes on the next pass over the cap.
+	os.Chtimes(filepath.Join(filepath.Dir(data), "last-used"), aged, aged)
+	os.Chtimes(filepath.Join(home, ".cache", "warden", "toolchains", ".evicted"), aged, aged)
+	if _, _, code := sandboxed(t, env, other, "true"); code != 0 {
+		t.Fatalf("the other workspace's second run: exit %d", code)
+	}
+	if _, err := os.Stat(filepath.Dir(data)); err == nil {
+		t.Errorf("the idle set over the cap survived eviction")
+	}
+}

@@ -35,6 +35,10 @@ type File struct {
 	AfterExists bool
 	AfterSum    string // SHA-256 of the content after, "" when not a readable file
 	AfterMode   fs.FileMode
+	AfterLink   string // the target after, when AfterMode is a link
+	// Dirs are the directories a created entry is in that the run may
+	// have made, innermost first: undo removes those it leaves empty.
+	Dirs []string
 }
 
 // Move is a file the run renamed.
@@ -50,6 +54,14 @@ func (f File) Kind() string {
 	default:
 		return "modified"
 	}
+}
+
+// name is how a description names the file: a directory ends in "/".
+func (f File) name() string {
+	if (f.Existed && f.Before.Mode.IsDir()) || (!f.Existed && f.AfterMode.IsDir()) {
+		return f.Rel + "/"
+	}
+	return f.Rel
 }
 
 // Committed reports a pre-image that git holds as the index has it.
@@ -140,8 +152,8 @@ func (c *Change) String() string {
 		uncommitted := 0
 		for _, f := range c.Files {
 			if f.Kind() == kind && !moved[f.Rel] {
-				rels = append(rels, f.Rel)
-				if f.Existed && !f.Committed() {
+				rels = append(rels, f.name())
+				if f.Existed && !f.Committed() && f.Before.Mode.IsRegular() {
 					uncommitted++
 				}
 			}

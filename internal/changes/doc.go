@@ -2,8 +2,9 @@
 // write, so that Warden can say what changed and undo it like a patch.
 //
 // Before a run that can write, a Recorder takes a snapshot of each root: one
-// Entry (size, times, inode, mode) per file, and for each a way to get its
-// content back. A file whose stat matches its git index entry (outside git's
+// Entry (size, times, inode, mode) per file, symbolic link and empty
+// directory, and for each a way to get its content back (a link's is its
+// target, read when listed; an empty directory's, its mode). A file whose stat matches its git index entry (outside git's
 // racy window) needs nothing: its content is the index's blob in the user's
 // own object store, read back, read-only, at undo time. Any other file is
 // copied into the Store (content-addressed, under Warden's state directory)

@@ -22,3 +22,14 @@ func entryOf(fi fs.FileInfo) Entry {
 
 // regular reports a plain file (not a link, device or directory).
 func (e Entry) regular() bool { return e.Mode.IsRegular() }
+
+// symlink reports a symbolic link: its target is its content.
+func (e Entry) symlink() bool { return e.Mode&fs.ModeSymlink != 0 }
+
+// dir reports an empty directory: a tree holds only those, as entries of
+// their own (a directory with entries is known by them).
+func (e Entry) dir() bool { return e.Mode.IsDir() }
+
+// dirEntry is an empty directory's Entry: its mode alone, as its times
+// change with every name made and removed in it.
+func dirEntry(mode fs.FileMode) Entry { return Entry{Mode: mode} }

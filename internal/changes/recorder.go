@@ -2,8 +2,10 @@ package changes
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -53,6 +55,9 @@ type Source struct {
 	Blob      string `json:"blob,omitempty"`
 	GitObject string `json:"gitObject,omitempty"`
 	GitDir    string `json:"gitDir,omitempty"`
+	// Link is a symbolic link's target (Mode has fs.ModeSymlink): its
+	// whole content. An empty directory (fs.ModeDir) needs only its Mode.
+	Link string `json:"link,omitempty"`
 	// Lost says why the content was not kept, when it was not.
 	Lost string `json:"lost,omitempty"`
 }
@@ -213,6 +218,9 @@ func (s *snapshot) sourceOf(rel string) Source {
 	}
 	e := s.files[rel]
 	src := Source{Mode: e.Mode, Size: e.Size}
+	if e.dir() {
+		return src // an empty directory: its mode is all there is
+	}
 	if ie, ok := s.gitIndex[rel]; ok && ie.matches(e) {
 		src.GitObject, src.GitDir = ie.name(), s.repo.gitDir
 	} else {
@@ -234,6 +242,9 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, 
 		e := s.files[rel]
 		src := Source{Mode: e.Mode, Size: e.Size}
 		switch ie, ok := index[rel]; {
+		case e.symlink():
+			src.Link, src.Lost = s.readLink(rel)
+		case e.dir():
 		case ok && ie.matches(e) && implicit:
 			delete(s.sources, rel)
 			continue
@@ -263,6 +274,15 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, 
 		}
 		s.setSource(rel, src)
 	}
+}
+
+// readLink is the target of the link rel, or why it could not be read.
+func (s *snapshot) readLink(rel string) (target, lost string) {
+	target, err := os.Readlink(filepath.Join(s.root, filepath.FromSlash(rel)))
+	if err != nil {
+		return "", "its target could not be read: " + err.Error()
+	}
+	return target, ""
 }
 
 // setSource records where rel's content can be had back.
@@ -314,26 +334,29 @@ func (r *Recorder) refresh(s *snapshot) bool {
 }
 
 // look states, for every path the watcher reported (and every file below
-// a directory it reported made, moved or removed), what is there now: nil
-// for nothing.
+// a directory it reported made, moved or removed, and the directory each
+// reported path is in, which it may have emptied or filled), what is there
+// now: nil for nothing, or a directory with entries.
 func (s *snapshot) look(c changed) map[string]*Entry {
 	now := map[string]*Entry{}
 	var gone []string // directories that went: their files were listed below them
+	parents := map[string]bool{}
 	for rel := range c.paths {
 		if !inScope(rel) {
 			continue
 		}
-		fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
-		switch {
-		case err != nil:
-			now[rel] = nil
-			gone = append(gone, rel+"/")
-		case fi.IsDir():
-			now[rel] = nil // a directory, not a file: files below it are looked at as such
-			gone = append(gone, rel+"/")
-		default:
-			e := entryOf(fi)
-			now[rel] = &e
+		e, isDir := entryNow(s.root, rel)
+		now[rel] = e
+		if e == nil || isDir {
+			gone = append(gone, rel+"/") // a directory: files below it are looked at as such
+		}
+		if parent := path.Dir(rel); parent != "." {
+			parents[parent] = true
+		}
+	}
+	for dir := range parents {
+		if _, seen := now[dir]; !seen && inScope(dir) {
+			now[dir], _ = entryNow(s.root, dir)
 		}
 	}
 	if len(gone) > 0 {
@@ -341,7 +364,7 @@ func (s *snapshot) look(c changed) map[string]*Entry {
 			for _, g := range gone {
 				if strings.HasPrefix(rel, g) {
 					if _, seen := now[rel]; !seen {
-						now[rel] = s.statNow(rel)
+						now[rel], _ = entryNow(s.root, rel)
 					}
 					break
 				}
@@ -360,13 +383,35 @@ func (s *snapshot) look(c changed) map[string]*Entry {
 	return now
 }
 
-func (s *snapshot) statNow(rel string) *Entry {
-	fi, err := os.Lstat(filepath.Join(s.root, filepath.FromSlash(rel)))
-	if err != nil || fi.IsDir() {
-		return nil
+// entryNow is what a tree holds at rel now: a file's Entry, an empty
+// directory's, or nil (nothing there, or a directory with entries, which
+// isDir says).
+func entryNow(root, rel string) (e *Entry, isDir bool) {
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return nil, false
+	case !fi.IsDir():
+		en := entryOf(fi)
+		return &en, false
+	case isEmptyDir(p):
+		en := dirEntry(fi.Mode())
+		return &en, true
 	}
-	e := entryOf(fi)
-	return &e
+	return nil, true
+}
+
+// isEmptyDir reports a directory with no entry (one that cannot be read
+// is not: what it holds is unknown).
+func isEmptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	return len(names) == 0 && err == io.EOF
 }
 
 type copied struct {
@@ -445,11 +490,21 @@ func (r *Recorder) finish(s *snapshot) *Change {
 	ch.Unreadable = s.unreadable
 	var touched []string // present after with a different stat, or new
 	createdGit := map[string]string{}
+	var existedDirs map[string]bool // lazily: the directories deleted entries were in
 	for rel, e := range now {
 		if e == nil {
 			continue
 		}
-		if before, ok := s.files[rel]; !ok || before != *e {
+		before, ok := s.files[rel]
+		if !ok && e.dir() {
+			if existedDirs == nil {
+				existedDirs = s.dirsOfDeleted(now)
+			}
+			if existedDirs[rel] {
+				continue // emptied, not made: a directory whose entries were deleted
+			}
+		}
+		if !ok || before != *e {
 			touched = append(touched, rel)
 		}
 	}
@@ -465,23 +520,61 @@ func (r *Recorder) finish(s *snapshot) *Change {
 		if existed && a.sameAs(before) {
 			continue // touched, not changed
 		}
-		f := File{Rel: rel, Existed: existed, AfterExists: true, AfterSum: a.sum, AfterMode: a.mode}
+		f := File{Rel: rel, Existed: existed, AfterExists: true, AfterSum: a.sum, AfterMode: a.mode, AfterLink: a.link}
 		if existed {
 			f.Before = before
-		} else if a.git != "" {
-			createdGit[rel] = a.git
+		} else {
+			f.Dirs = s.madeDirs(rel)
+			if a.git != "" {
+				createdGit[rel] = a.git
+			}
 		}
 		ch.Files = append(ch.Files, f)
 	}
 	for rel, e := range now {
-		if _, existed := s.files[rel]; e == nil && existed {
-			ch.Files = append(ch.Files, File{Rel: rel, Existed: true, Before: s.sourceOf(rel)})
+		before, existed := s.files[rel]
+		if e != nil || !existed {
+			continue
 		}
+		if _, isDir := entryNow(s.root, rel); before.dir() && isDir {
+			continue // an empty directory that is one no longer: the files made in it are the change
+		}
+		ch.Files = append(ch.Files, File{Rel: rel, Existed: true, Before: s.sourceOf(rel)})
 	}
 	sort.Slice(ch.Files, func(i, j int) bool { return ch.Files[i].Rel < ch.Files[j].Rel })
 	ch.findMoves(createdGit)
 	r.settle(s, looked, now, complete, touched, after)
 	return ch
+}
+
+// dirsOfDeleted are the directories that held the entries deleted since
+// the snapshot: such a directory, empty now, existed before the run.
+func (s *snapshot) dirsOfDeleted(now map[string]*Entry) map[string]bool {
+	dirs := map[string]bool{}
+	for rel, e := range now {
+		if _, existed := s.files[rel]; e != nil || !existed {
+			continue
+		}
+		for d := path.Dir(rel); d != "." && !dirs[d]; d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	return dirs
+}
+
+// madeDirs are the directories the run may have made for rel, innermost
+// first, for undo to remove again once they are empty: its ancestors up to
+// one the snapshot knew as an empty directory (above it, every directory
+// held it, and undo leaves them what they held).
+func (s *snapshot) madeDirs(rel string) []string {
+	var out []string
+	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+		if e, ok := s.files[d]; ok && e.dir() {
+			break
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // lookAgain is what is at each path that may have changed since the
@@ -511,12 +604,16 @@ func (r *Recorder) lookAgain(s *snapshot) (now map[string]*Entry, complete bool)
 type afterState struct {
 	sum  string // SHA-256, "" when unreadable
 	git  string // its git blob name, when the root is in a repository
+	link string // a link's target
 	mode fs.FileMode
 	blob bool // its content is in the store now
 }
 
 func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
 	a := afterState{mode: e.Mode}
+	if e.symlink() {
+		a.link, _ = s.readLink(rel)
+	}
 	if !e.regular() {
 		return a
 	}
@@ -538,7 +635,14 @@ func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
 
 // sameAs reports the same content and mode as before the run.
 func (a afterState) sameAs(before Source) bool {
-	if a.mode != before.Mode || a.sum == "" {
+	switch {
+	case a.mode != before.Mode:
+		return false
+	case a.mode.IsDir():
+		return true
+	case a.mode&fs.ModeSymlink != 0:
+		return a.link != "" && a.link == before.Link
+	case a.sum == "":
 		return false
 	}
 	return (before.Blob != "" && before.Blob == a.sum) || (before.GitObject != "" && before.GitObject == a.git)
@@ -565,11 +669,20 @@ func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, 
 		}
 	}
 	for i, rel := range touched {
-		src := Source{Mode: now[rel].Mode, Size: now[rel].Size}
-		if after[i].blob {
+		e := now[rel]
+		src := Source{Mode: e.Mode, Size: e.Size}
+		switch {
+		case after[i].blob:
 			src.Blob = after[i].sum
-		} else if src.Lost = "not a regular file"; now[rel].regular() {
+		case e.dir():
+		case e.symlink():
+			if src.Link = after[i].link; src.Link == "" {
+				src.Lost = "its target could not be read"
+			}
+		case e.regular():
 			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
+		default:
+			src.Lost = "not a regular file"
 		}
 		s.setSource(rel, src)
 	}

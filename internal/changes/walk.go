@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -19,8 +20,16 @@ var skipDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, ".jj": t
 // configuration, and the files directly in hooks/ and info/.
 var gitEntries = []string{"config", "hooks", "info"}
 
-// tree is a root's files by slash-separated path relative to the root.
+// tree is a root's files by slash-separated path relative to the root:
+// regular files, links, other non-directories, and the directories that
+// are empty (a directory with entries is known by them).
 type tree map[string]Entry
+
+// subdir is a directory entry readDir found.
+type subdir struct {
+	name string
+	mode fs.FileMode
+}
 
 // walk lists every file under root (links not followed), in parallel: on a
 // warm cache the cost is the system calls, one lstat per file. Directories
@@ -38,8 +47,8 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 2*runtime.GOMAXPROCS(0))
-	var visit func(rel string)
-	visit = func(rel string) {
+	var visit func(rel string, mode fs.FileMode)
+	visit = func(rel string, mode fs.FileMode) {
 		defer wg.Done()
 		if mark != nil {
 			mark(rel)
@@ -56,9 +65,9 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 			return
 		}
 		gitFiles := tree{}
-		for _, name := range subdirs {
-			p := path.Join(rel, name)
-			if name == ".git" {
+		for _, sub := range subdirs {
+			p := path.Join(rel, sub.name)
+			if sub.name == ".git" {
 				if mark != nil {
 					for _, d := range []string{p, p + "/hooks", p + "/info"} {
 						mark(d)
@@ -66,18 +75,21 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 				}
 				listGit(root, p, gitFiles)
 			}
-			if skipDirs[name] {
+			if skipDirs[sub.name] {
 				continue
 			}
 			wg.Add(1)
 			select {
 			case sem <- struct{}{}:
-				go func() { defer func() { <-sem }(); visit(p) }()
+				go func() { defer func() { <-sem }(); visit(p, sub.mode) }()
 			default:
-				visit(p)
+				visit(p, sub.mode)
 			}
 		}
 		mu.Lock()
+		if len(local) == 0 && len(subdirs) == 0 && rel != "." {
+			t[rel] = dirEntry(mode)
+		}
 		for i, name := range local {
 			t[path.Join(rel, name)] = entries[i]
 		}
@@ -86,8 +98,16 @@ func walkFrom(root, top string, mark func(rel string)) (t tree, unreadable []str
 		}
 		mu.Unlock()
 	}
+	var mode fs.FileMode
+	if top != "." {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(top)))
+		if err != nil || !fi.IsDir() {
+			return t, nil // gone, or no longer a directory, since it was reported
+		}
+		mode = fi.Mode()
+	}
 	wg.Add(1)
-	visit(top)
+	visit(top, mode)
 	wg.Wait()
 	return t, unreadable
 }

@@ -9,11 +9,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// readDir lists dir's entries: the subdirectories by name, and each other
-// entry's Entry, stat'ed relative to the open directory (a lookup of one
+// readDir lists dir's entries: the subdirectories by name and mode, and
+// each other entry's Entry, stat'ed relative to the open directory (a lookup of one
 // name, not of the whole path). It calls the system directly: an os.File
 // costs a few more system calls per directory, and a tree has thousands.
-func readDir(dir string, file func(name string, e Entry)) (subdirs []string, err error) {
+func readDir(dir string, file func(name string, e Entry)) (subdirs []subdir, err error) {
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func readDir(dir string, file func(name string, e Entry)) (subdirs []string, err
 				continue // gone since the listing
 			}
 			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
-				subdirs = append(subdirs, name)
+				subdirs = append(subdirs, subdir{name, modeOf(uint32(st.Mode))})
 				continue
 			}
 			file(name, entryOfStat(&st))

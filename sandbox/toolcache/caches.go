@@ -418,14 +418,17 @@ func mavenOpts(opts, repo, home string, roots []protect.Root) string {
 	return strings.TrimSpace(opts + " " + add)
 }
 
-// TakeLayers leases the set's cache layers for one run (toolcache), on
-// Linux, where the helper mounts them. A failure leaves the run with the
-// private caches as they are: slower, never less isolated.
+// TakeLayers leases the set for one run: its cache layers on Linux, where
+// the helper mounts them, and everywhere a lock that keeps eviction off
+// the set while the run lasts. A failure leaves the run with the private
+// caches as they are: slower, never less isolated.
 func TakeLayers(set string, user, env []string, home string) *Lease {
-	if runtime.GOOS != "linux" {
-		return nil
+	data := filepath.Join(set, DataDir)
+	var tools []Tool
+	if runtime.GOOS == "linux" {
+		tools = layerTools(user, env, data, home)
 	}
-	lease, err := Take(set, filepath.Join(set, DataDir), layerTools(user, env, filepath.Join(set, DataDir), home))
+	lease, err := Take(set, data, tools)
 	if err != nil {
 		return nil
 	}

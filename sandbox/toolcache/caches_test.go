@@ -145,3 +145,61 @@ func TestCachePnpmStoreWherePnpmLooks(t *testing.T) {
 		}
 	}
 }
+
+// A run longer than a minute holds its set's lock (or, beside another
+// run, its scratch layer's): eviction leaves that set alone, whatever its
+// last use, and takes it once the runs are over.
+func TestCacheEvictionSkipsSetsInUse(t *testing.T) {
+	root := t.TempDir()
+	long := time.Now().Add(-2 * time.Hour)
+	idle := makeSet(t, root, "/src/idle", 4000, long.Add(-time.Hour))
+	holder := makeSet(t, root, "/src/holder", 4000, long)
+	shared := makeSet(t, root, "/src/shared", 4000, long)
+	cur := makeSet(t, root, "/src/cur", 4000, time.Now())
+	lease := func(dir string) *Lease {
+		l, err := Take(dir, filepath.Join(dir, DataDir), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	holding := lease(holder)
+	first, beside := lease(shared), lease(shared)
+	first.Release() // the run beside it goes on, in its scratch layer
+	curRun := lease(cur)
+	for _, dir := range []string{holder, shared} {
+		os.Chtimes(filepath.Join(dir, lastUsedFile), long, long) // the lease's Take does not record a use
+	}
+	stamp := filepath.Join(root, evictedFile)
+
+	Evict(root, 1, cur)
+	if _, err := os.Stat(idle); err == nil {
+		t.Errorf("the idle set survived a cap below it")
+	}
+	for _, dir := range []string{holder, shared} {
+		if _, err := os.Stat(filepath.Join(dir, DataDir, "go-mod", "m@v1", "blob")); err != nil {
+			t.Errorf("eviction removed %s while a run held it: %v", dir, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(cur, DataDir, "go-mod", "m@v1", "blob")); err != nil {
+		t.Errorf("the current set was emptied while another run of its workspace held it: %v", err)
+	}
+	if ents, _ := os.ReadDir(root); len(ents) != 4 { // three sets and the stamp: nothing left aside
+		t.Errorf("root after eviction: %v", ents)
+	}
+
+	// Twin: once the runs end, the same pass evicts them.
+	holding.Release()
+	beside.Release()
+	curRun.Release()
+	os.Chtimes(stamp, long, long)
+	Evict(root, 1, cur)
+	for _, dir := range []string{holder, shared} {
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s survived once its runs ended", dir)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(cur, DataDir)); len(ents) != 0 {
+		t.Errorf("the current set over the cap kept %v once alone", ents)
+	}
+}

@@ -19,6 +19,9 @@ const (
 	lastUsedFile  = "last-used"
 	workspaceFile = "workspace"
 	evictedFile   = ".evicted"
+	// removingPrefix names a set moved aside to be removed; set names
+	// never start with a dot.
+	removingPrefix = ".removing-"
 	// evictEvery is how often at most a run looks at the sizes.
 	evictEvery = time.Minute
 )
@@ -65,7 +68,7 @@ func ListCacheSets(root string) ([]CacheSet, error) {
 	}
 	var sets []CacheSet
 	for _, e := range entries {
-		if !e.IsDir() {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		dir := filepath.Join(root, e.Name())
@@ -138,9 +141,11 @@ func clearTree(dir string) error {
 }
 
 // Evict keeps the sets under root within max bytes, least recently
-// used first, at most once a minute (any process). A set used in the last
-// minute is left alone (a command may be using it), but for current when it
-// alone is over the cap: its caches are emptied, after its run.
+// used first, at most once a minute (any process). A set in use is left
+// alone: used in the last minute, or locked by a run (a run longer than a
+// minute holds its set's lock, or its scratch layer's, until it ends). The
+// current set, when it alone is over the cap, has its caches emptied after
+// its run, unless another run of its workspace holds it.
 func Evict(root string, max int64, current string) {
 	if max <= 0 {
 		return
@@ -155,6 +160,7 @@ func Evict(root string, max int64, current string) {
 			f.Close()
 		}
 	}
+	removeAbandoned(root)
 	sets, err := ListCacheSets(root)
 	if err != nil {
 		return
@@ -170,13 +176,97 @@ func Evict(root string, max int64, current string) {
 		if s.Dir == current || now.Sub(s.LastUsed) < evictEvery {
 			continue
 		}
-		if RemoveCacheSet(s.Dir) == nil {
+		if removeIdle(root, s.Dir) == nil {
 			total -= s.Size
 		}
 	}
 	for _, s := range sets {
 		if s.Dir == current && total > max && s.Size > max {
-			clearTree(filepath.Join(current, DataDir))
+			clearIdle(current)
+		}
+	}
+}
+
+// errInUse: a run holds the set.
+var errInUse = errors.New("cache set in use")
+
+// claim takes every lock of the set in dir, its own and its concurrent
+// runs' scratch layers', or fails with errInUse when a run holds one; with
+// idle, a use in the last minute counts too (checked once the locks are
+// held: a run records its use before it takes a lock). release lets go.
+func claim(dir string, idle bool) (release func(), err error) {
+	var held []*os.File
+	release = func() {
+		for _, f := range held {
+			unlock(f)
+		}
+	}
+	take := func(path string) error {
+		f, ok, err := tryLock(path)
+		switch {
+		case errors.Is(err, errNoLocks):
+			return nil
+		case err != nil:
+			return err
+		case !ok:
+			return errInUse
+		}
+		held = append(held, f)
+		return nil
+	}
+	if err := take(filepath.Join(dir, lockFile)); err != nil {
+		return release, err
+	}
+	runs, _ := os.ReadDir(filepath.Join(dir, runsDir))
+	for _, r := range runs {
+		if err := take(filepath.Join(dir, runsDir, r.Name(), runLock)); err != nil {
+			return release, err
+		}
+	}
+	if st, err := os.Lstat(filepath.Join(dir, lastUsedFile)); idle && err == nil && time.Since(st.ModTime()) < evictEvery {
+		return release, errInUse
+	}
+	return release, nil
+}
+
+// removeIdle removes the set in dir unless a run holds it. The set is
+// moved aside under its locks first, so a run starting while it is
+// removed makes a new set instead of using a half-removed one.
+func removeIdle(root, dir string) error {
+	release, err := claim(dir, true)
+	if err != nil {
+		release()
+		return err
+	}
+	aside, err := os.MkdirTemp(root, removingPrefix)
+	if err == nil {
+		err = os.Rename(dir, filepath.Join(aside, "set"))
+	}
+	release()
+	if err != nil {
+		os.Remove(aside)
+		return err
+	}
+	return RemoveTree(aside)
+}
+
+// clearIdle empties the caches of the set in dir (its records stay)
+// unless a run holds it.
+func clearIdle(dir string) {
+	release, err := claim(dir, false)
+	defer release()
+	if err == nil {
+		clearTree(filepath.Join(dir, DataDir))
+	}
+}
+
+// removeAbandoned finishes removing the sets an eviction moved aside and
+// did not remove (Warden killed).
+func removeAbandoned(root string) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), removingPrefix) {
+			RemoveTree(filepath.Join(root, e.Name()))
 		}
 	}
 }

@@ -51,7 +51,8 @@ type Lease struct {
 // Take leases the layers of tools for one run of the set in dir, whose
 // private caches are in data. Tools whose user cache is missing, or whose
 // paths the overlay's options cannot carry, are left out (their private
-// cache is used as it is). The directories it needs are made here, by
+// cache is used as it is). With no tools left the lease still holds a lock,
+// which keeps eviction off the set until Release. The directories it needs are made here, by
 // Warden, not in the sandbox.
 func Take(dir, data string, tools []Tool) (*Lease, error) {
 	real, err := filepath.EvalSymlinks(dir) // Warden's: the sandbox writes only data
@@ -60,9 +61,6 @@ func Take(dir, data string, tools []Tool) (*Lease, error) {
 	}
 	dir, data = real, filepath.Join(real, filepath.Base(data))
 	tools = usable(data, tools)
-	if len(tools) == 0 {
-		return &Lease{}, nil
-	}
 	lock, held, err := tryLock(filepath.Join(dir, lockFile))
 	if err != nil {
 		return nil, err
