@@ -1,4 +1,3 @@
-// Package pathutil holds the path predicates the sandbox's packages share.
 package pathutil
 
 import (
