@@ -28,6 +28,9 @@ type RunChanges struct {
 	Lost []string
 	// Recorded: the changes are in the undo history.
 	Recorded bool
+	// Overlapped: another run changed the workspace at the same time, and
+	// undo reverts this one only when forced.
+	Overlapped bool
 }
 
 // recording is a run being recorded: its snapshot is taken in the
@@ -52,7 +55,7 @@ func (l *ChangeLog) start(spec RunSpec) *recording {
 	}
 	r := &recording{log: l, spec: spec, taken: make(chan struct{})}
 	go func() {
-		r.run = l.Recorder.Begin(roots)
+		r.run = l.Recorder.BeginRun(roots, "`"+command.Display(spec.Argv)+"`")
 		close(r.taken)
 	}()
 	return r
@@ -128,6 +131,7 @@ func (r *recording) finish() *RunChanges {
 		}
 		parts = append(parts, desc)
 		out.Lost = append(out.Lost, ch.Lost()...)
+		out.Overlapped = out.Overlapped || len(ch.Overlapped) > 0
 		if err := r.log.Save(ch, "`"+command.Display(r.spec.Argv)+"`: "+desc); err != nil {
 			out.Recorded = false
 			parts = append(parts, "not recorded for undo: "+err.Error())

@@ -46,6 +46,9 @@ type Checkpoint struct {
 	Lost []string `json:"lost,omitempty"`
 	// Nodes are the links and empty directories a command changed.
 	Nodes []Node `json:"nodes,omitempty"`
+	// Overlapped name the runs beside the command, whose changes the
+	// record may hold too (see OverlapError).
+	Overlapped []string `json:"overlapped,omitempty"`
 }
 
 // Snapshot is one file's state before and after a patch.
@@ -282,6 +285,9 @@ func (c *Checkpoints) Undo(ctx context.Context, ws Workspace, root string, force
 	}
 	if cp == nil {
 		return nil, c.NothingToUndo(root)
+	}
+	if len(cp.Overlapped) > 0 && !force {
+		return nil, &OverlapError{Summary: cp.Summary, Others: cp.Overlapped}
 	}
 	if err := c.loadPreimages(cp, force); err != nil {
 		return nil, err

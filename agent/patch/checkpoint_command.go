@@ -35,7 +35,7 @@ func (c *Checkpoints) RecordCommand(ch *changes.Change, summary string) (*Checkp
 	if len(ch.Files) == 0 {
 		return nil, nil
 	}
-	cp := &Checkpoint{Kind: KindCommand, Root: ch.Root, Created: time.Now().UTC(), Summary: summary, Lost: ch.Lost()}
+	cp := &Checkpoint{Kind: KindCommand, Root: ch.Root, Created: time.Now().UTC(), Summary: summary, Lost: ch.Lost(), Overlapped: ch.Overlapped}
 	cp.ID = cp.Created.Format("20060102T150405.000000000")
 	for _, f := range ch.Files {
 		existed, afterExists, node, isNode := splitNode(ch.Root, f)
@@ -64,6 +64,19 @@ func (c *Checkpoints) RecordCommand(ch *changes.Change, summary string) (*Checkp
 	}
 	c.boundStore(c.Store().Copied())
 	return cp, nil
+}
+
+// OverlapError is an undo refused because the command ran at the same time
+// as others in the workspace: its record is the difference between a look
+// before and one after, so it may hold their changes too, which the undo
+// would revert.
+type OverlapError struct {
+	Summary string
+	Others  []string
+}
+
+func (e *OverlapError) Error() string {
+	return fmt.Sprintf("cannot undo %q: it ran at the same time as %s in this workspace, and what that changed meanwhile may be recorded as this command's, and reverted with it; check the files it names, then undo again with force to revert them all", e.Summary, strings.Join(e.Others, " and "))
 }
 
 // loadPreimages reads back the previous contents a command checkpoint

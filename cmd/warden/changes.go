@@ -50,7 +50,10 @@ func printChanges(w io.Writer, name string, c *approvals.RunChanges) {
 		return
 	}
 	line := command.EscapeLines(c.Summary)
-	if c.Recorded {
+	switch {
+	case c.Recorded && c.Overlapped:
+		line += " (`warden undo --force` reverts it, with what ran beside it)"
+	case c.Recorded:
 		line += " (`warden undo` reverts it)"
 	}
 	fmt.Fprintf(w, "warden %s: %s\n", name, line)

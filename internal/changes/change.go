@@ -25,6 +25,9 @@ type Change struct {
 	// Flagged are the changed files that the user's own tools run
 	// (Recorder callers set it: see Flag).
 	Flagged []string
+	// Overlapped name the other runs in the root whose time overlapped
+	// this one's: what they changed meanwhile is in Files too.
+	Overlapped []string
 }
 
 // File is one changed file: its state before (Existed, Before) and after.
@@ -172,6 +175,9 @@ func (c *Change) String() string {
 	}
 	if len(parts) == 0 {
 		return "changed no files"
+	}
+	if len(c.Overlapped) > 0 {
+		parts = append(parts, "ran at the same time as "+names(c.Overlapped)+", whose changes may be counted here too")
 	}
 	return strings.Join(parts, "; ")
 }

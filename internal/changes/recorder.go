@@ -42,6 +42,7 @@ type Recorder struct {
 type Run struct {
 	rec   *Recorder
 	roots []*snapshot
+	runs  []*runEntry // each root's registration, nil where there is none
 }
 
 // Source is where a file's content before the run can be read back from,
@@ -84,7 +85,11 @@ type snapshot struct {
 
 // Begin snapshots each root. A root that cannot be snapshotted is not an
 // error: its Change says the run's effects there are not recoverable.
-func (r *Recorder) Begin(roots []string) *Run {
+func (r *Recorder) Begin(roots []string) *Run { return r.BeginRun(roots, "") }
+
+// BeginRun is Begin for a run that label names to people (its command):
+// another run at the same time in one of the roots names it as run beside.
+func (r *Recorder) BeginRun(roots []string, label string) *Run {
 	run := &Run{rec: r}
 	for _, root := range roots {
 		given, err := filepath.Abs(root)
@@ -94,8 +99,10 @@ func (r *Recorder) Begin(roots []string) *Run {
 		}
 		if err != nil {
 			run.roots = append(run.roots, &snapshot{root: root, given: root, err: err})
+			run.runs = append(run.runs, nil)
 			continue
 		}
+		run.runs = append(run.runs, r.Store.register(abs, label)) // before the look: what runs beside it from then on is seen
 		s := r.take(abs)
 		if s == nil || !r.refresh(s) {
 			s = &snapshot{root: abs}
@@ -458,8 +465,12 @@ func parallel(n int, fn func(i int)) {
 // for the next run (Keep), or their stat caches saved.
 func (run *Run) Finish() []*Change {
 	out := make([]*Change, 0, len(run.roots))
-	for _, s := range run.roots {
-		out = append(out, run.rec.finish(s))
+	for i, s := range run.roots {
+		ch := run.rec.finish(s)
+		if e := run.runs[i]; e != nil {
+			ch.Overlapped = run.rec.Store.overlapping(s.root, e)
+		}
+		out = append(out, ch)
 	}
 	return out
 }
@@ -467,7 +478,10 @@ func (run *Run) Finish() []*Change {
 // Cancel ends a recording whose run never started: nothing is compared,
 // and a kept root stays kept for the next run.
 func (run *Run) Cancel() {
-	for _, s := range run.roots {
+	for i, s := range run.roots {
+		if e := run.runs[i]; e != nil {
+			run.rec.Store.unregister(s.root, e)
+		}
 		switch {
 		case s.watch == nil:
 		case run.rec.Keep:
