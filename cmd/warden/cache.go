@@ -32,7 +32,7 @@ func runCache(ctx context.Context, env *cliEnv, args []string) int {
 	flags := flag.NewFlagSet("warden cache clean", flag.ContinueOnError)
 	workspace := flags.String("workspace", "", "clear only this workspace's caches (default: every workspace's)")
 	flags.Usage = func() {
-		fmt.Fprintf(flags.Output(), "usage: warden cache clean [--workspace D]\n\nClear the toolchain caches sandboxed commands use (under %s).\n\nflags:\n", config.ToolchainCaches())
+		fmt.Fprintf(flags.Output(), "usage: warden cache clean [--workspace D]\n\nClear the toolchain caches sandboxed commands use (under %s).\nA workspace's caches stay while a sandboxed command runs there.\n\nflags:\n", config.ToolchainCaches())
 		flags.PrintDefaults()
 	}
 	if code, done := parseFlags(env, flags, args[1:]); done {
@@ -74,6 +74,10 @@ func cleanSets(stdout, stderr io.Writer, dirs []string) int {
 		if err := toolcache.RemoveCacheSet(d); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(stdout, "no caches at %s\n", d)
+				continue
+			}
+			if errors.Is(err, toolcache.ErrInUse) {
+				fmt.Fprintf(stdout, "kept %s: a running sandboxed command uses it; clean again once it ends\n", filepath.Base(d))
 				continue
 			}
 			fmt.Fprintf(stderr, "warden cache: %s: %v\n", d, err)

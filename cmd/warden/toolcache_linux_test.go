@@ -419,3 +419,58 @@ func TestCacheLayerEvictionSparesRunningSet(t *testing.T) {
 		t.Errorf("the idle set over the cap survived eviction")
 	}
 }
+
+// warden cache clean keeps a set a running command holds, says so, and
+// removes the others; once the run ends, clean removes it too.
+func TestCacheCleanKeepsRunningSet(t *testing.T) {
+	home, ws, other := toolHome(t), goModule(t), goModule(t)
+	env := toolEnv(home)
+	if _, errOut, code := sandboxed(t, env, other, "true"); code != 0 {
+		t.Fatalf("the other workspace's run: %s", errOut)
+	}
+	data := privateData(t, home, ws)
+	set, otherSet := filepath.Dir(data), filepath.Dir(privateData(t, home, other))
+	long := exec.Command(wardenBin(t), "exec", "--sandbox", "workspace-write", "--deny", "--cwd", ws, "--", "sh", "-c",
+		`mkdir -p "$GOCACHE" && echo kept > "$GOCACHE/mark" && touch started && while [ ! -e done ]; do sleep 0.1; done; cat "$GOCACHE/mark"`)
+	long.Env = append([]string{"PATH=" + os.Getenv("PATH")}, env...)
+	longOut := &strings.Builder{}
+	long.Stdout, long.Stderr = longOut, longOut
+	if err := long.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer long.Process.Kill()
+	for i := 0; ; i++ {
+		if _, err := os.Stat(filepath.Join(ws, "started")); err == nil {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("the long run never started: %s", longOut)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	base := filepath.Base(set)
+	out, errOut, code := wardenIn(t, env, "cache", "clean", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "kept "+base+": a running sandboxed command uses it") {
+		t.Errorf("cache clean --workspace beside a run: exit %d %q %s", code, out, errOut)
+	}
+	out, errOut, code = wardenIn(t, env, "cache", "clean")
+	if code != 0 || !strings.Contains(out, "kept "+base) || !strings.Contains(out, "removed "+filepath.Base(otherSet)) {
+		t.Errorf("cache clean beside a run: exit %d %q %s", code, out, errOut)
+	}
+	if _, err := os.Stat(otherSet); err == nil {
+		t.Errorf("cache clean left the idle set %s", otherSet)
+	}
+	writeFiles(t, ws, map[string]string{"done": ""})
+	if err := long.Wait(); err != nil || !strings.HasPrefix(longOut.String(), "kept\n") {
+		t.Fatalf("the run lost its cache to cache clean: %v %q", err, longOut)
+	}
+
+	// Twin: the run over, clean removes its set.
+	if out, errOut, code := wardenIn(t, env, "cache", "clean"); code != 0 || !strings.Contains(out, "removed "+base) {
+		t.Errorf("cache clean after the run: exit %d %q %s", code, out, errOut)
+	}
+	if _, err := os.Stat(set); err == nil {
+		t.Errorf("cache clean after the run left %s", set)
+	}
+}

@@ -103,13 +103,11 @@ func TreeSize(dir string) int64 {
 }
 
 // RemoveCacheSet deletes a set, including the read-only directories Go's
-// module cache makes. It works inside the set only: a link planted there
-// by a sandboxed command leads nowhere outside.
+// module cache makes, or fails with ErrInUse while a run holds it. It
+// works inside the set only: a link planted there by a sandboxed command
+// leads nowhere outside.
 func RemoveCacheSet(dir string) error {
-	if err := clearTree(dir); err != nil {
-		return err
-	}
-	return os.Remove(dir)
+	return removeSet(dir, false)
 }
 
 // clearTree empties dir, through os.Root.
@@ -176,7 +174,7 @@ func Evict(root string, max int64, current string) {
 		if s.Dir == current || now.Sub(s.LastUsed) < evictEvery {
 			continue
 		}
-		if removeIdle(root, s.Dir) == nil {
+		if removeSet(s.Dir, true) == nil {
 			total -= s.Size
 		}
 	}
@@ -187,11 +185,11 @@ func Evict(root string, max int64, current string) {
 	}
 }
 
-// errInUse: a run holds the set.
-var errInUse = errors.New("cache set in use")
+// ErrInUse: a run holds the set.
+var ErrInUse = errors.New("cache set in use by a running command")
 
 // claim takes every lock of the set in dir, its own and its concurrent
-// runs' scratch layers', or fails with errInUse when a run holds one; with
+// runs' scratch layers', or fails with ErrInUse when a run holds one; with
 // idle, a use in the last minute counts too (checked once the locks are
 // held: a run records its use before it takes a lock). release lets go.
 func claim(dir string, idle bool) (release func(), err error) {
@@ -209,7 +207,7 @@ func claim(dir string, idle bool) (release func(), err error) {
 		case err != nil:
 			return err
 		case !ok:
-			return errInUse
+			return ErrInUse
 		}
 		held = append(held, f)
 		return nil
@@ -224,21 +222,22 @@ func claim(dir string, idle bool) (release func(), err error) {
 		}
 	}
 	if st, err := os.Lstat(filepath.Join(dir, lastUsedFile)); idle && err == nil && time.Since(st.ModTime()) < evictEvery {
-		return release, errInUse
+		return release, ErrInUse
 	}
 	return release, nil
 }
 
-// removeIdle removes the set in dir unless a run holds it. The set is
-// moved aside under its locks first, so a run starting while it is
-// removed makes a new set instead of using a half-removed one.
-func removeIdle(root, dir string) error {
-	release, err := claim(dir, true)
+// removeSet removes the set in dir unless a run holds it (with idle, or
+// used it in the last minute). The set is moved aside under its locks
+// first, so a run starting while it is removed makes a new set instead of
+// using a half-removed one.
+func removeSet(dir string, idle bool) error {
+	release, err := claim(dir, idle)
 	if err != nil {
 		release()
 		return err
 	}
-	aside, err := os.MkdirTemp(root, removingPrefix)
+	aside, err := os.MkdirTemp(filepath.Dir(dir), removingPrefix)
 	if err == nil {
 		err = os.Rename(dir, filepath.Join(aside, "set"))
 	}
