@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wardenhq/warden/lsp/lsptest"
@@ -25,15 +26,42 @@ func noUserns(t *testing.T) string {
 	return bin
 }
 
-// wardenNoUserns runs warden under nouserns with home as in runWardenEnv.
+// wardenNoUserns runs warden under nouserns with home as in runWardenEnv,
+// its state directory outside the writable roots (noUsernsState).
 func wardenNoUserns(t *testing.T, home string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(noUserns(t), append([]string{wardenBin(t)}, args...)...)
 	cmd.Env = append(os.Environ(),
 		"XDG_CONFIG_HOME="+filepath.Join(home, "config"),
-		"XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_STATE_HOME="+noUsernsState(t, home),
 		"HOME="+home)
 	return runCmd(t, cmd)
+}
+
+// noUsernsStates keeps one state directory per test home, as a home has.
+var noUsernsStates sync.Map
+
+func noUsernsState(t *testing.T, home string) string {
+	if d, ok := noUsernsStates.Load(home); ok {
+		return d.(string)
+	}
+	d := stateOutsideTmp(t)
+	noUsernsStates.Store(home, d)
+	return d
+}
+
+// stateOutsideTmp is a state directory outside /tmp and $TMPDIR. Without
+// a mount namespace Landlock cannot hide a path inside a writable root, so
+// Warden refuses to run while its own state directory lies in one (as a
+// test home under /tmp does), rather than let commands read it.
+func stateOutsideTmp(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/var/tmp", "warden-nouserns-state-")
+	if err != nil {
+		t.Skipf("no state directory outside /tmp for the fallback: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
 }
 
 // TestExecWithoutUserNamespaces: where the kernel refuses user namespaces,
@@ -101,7 +129,7 @@ func TestServeWithoutUserNamespaces(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	c := lsptest.Start(t, lsptest.Options{Bin: wrapper, Env: []string{"XDG_CONFIG_HOME=" + t.TempDir()}})
+	c := lsptest.Start(t, lsptest.Options{Bin: wrapper, Env: []string{"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_STATE_HOME=" + stateOutsideTmp(t)}})
 	c.Initialize(map[string]any{"approvalPolicy": "on-failure"})
 	c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
 	run := func(argv ...string) string {
