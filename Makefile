@@ -53,7 +53,7 @@ vet:
 # ~/.config/warden, ~/.local/state/warden or ~/.cache/warden.
 gotest: build
 	@.ci/setup.sh go
-	WARDEN_PNPM="$$(.ci/pnpm-setup.sh --print-path)" GO=$(GO) .ci/gotest.sh $(CURDIR)/$(BIN)
+	WARDEN_PNPM="$$(.ci/node-tools-setup.sh --print-path pnpm)" WARDEN_YARN="$$(.ci/node-tools-setup.sh --print-path yarn)" GO=$(GO) .ci/gotest.sh $(CURDIR)/$(BIN)
 
 # The Neovim plugin's headless tests, in real Neovim against bin/warden.
 nvim-test: build

@@ -3,7 +3,7 @@
 # that has Go, gcc, git, node and npm; `make test` calls it before each suite,
 # `make test-deps` with WARDEN_INSTALL_DEPS=1, and .ci/run calls both.
 #
-#   .ci/setup.sh go       Go modules; pnpm (.ci/pnpm-setup.sh, under
+#   .ci/setup.sh go       Go modules; pnpm, yarn (.ci/node-tools-setup.sh, under
 #                         ~/.cache/warden-ci); Debian's emacs-nox + elpa-eglot
 #                         for the real-Emacs test (it skips itself without them)
 #   .ci/setup.sh nvim     Debian's neovim (0.7.2) unless an nvim is on PATH; the
@@ -89,8 +89,8 @@ skipped() {
 case $suite in
 go)
 	go mod download || exit 1
-	# pnpm for the layered pnpm store's test, into a cache in the home.
-	bash .ci/pnpm-setup.sh || exit 1
+	# pnpm and yarn for the layered caches' tests, into a cache in the home.
+	bash .ci/node-tools-setup.sh || exit 1
 	# Only the real-Emacs end-to-end test needs these; it skips without them.
 	ensure_packages "TestPlainClientRealEmacsEglot (real Emacs + eglot)" emacs-nox elpa-eglot
 	rc=$?

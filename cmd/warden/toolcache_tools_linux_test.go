@@ -111,6 +111,68 @@ func TestCacheLayerPnpmOffline(t *testing.T) {
 	}
 }
 
+// yarnDir is the directory of a yarn classic (1.x) to test with: yarn on
+// PATH, else the one .ci/setup.sh go installs (make gotest names it in
+// WARDEN_YARN).
+func yarnDir(t *testing.T) string {
+	t.Helper()
+	need(t, "node")
+	candidates := []string{os.Getenv("WARDEN_YARN")}
+	if p, err := exec.LookPath("yarn"); err == nil {
+		candidates = append([]string{p}, candidates...)
+	}
+	for _, p := range candidates {
+		if p == "" {
+			continue
+		}
+		if out, err := exec.Command(p, "--version").Output(); err == nil && strings.HasPrefix(string(out), "1.") {
+			return filepath.Dir(p)
+		}
+	}
+	t.Skip("yarn classic (1.x) is not installed here: skipped (.ci/setup.sh go installs it, and make gotest passes it as WARDEN_YARN)")
+	return ""
+}
+
+// What the user's yarn cache holds installs sandboxed with `yarn install
+// --offline` in a new workspace, network off; the cache is layered, so the
+// user's cache stays as it was.
+func TestCacheLayerYarnOffline(t *testing.T) {
+	bin := yarnDir(t)
+	// As root, yarn puts its cache under /usr/local/share unless
+	// XDG_CACHE_HOME is set.
+	userEnv := func(home string) []string {
+		return toolEnv(home, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
+	}
+	home, project, ws := toolHome(t), t.TempDir(), t.TempDir()
+	env := userEnv(home)
+	registry := npmRegistry(t, "wdep", "1.0.0", packNpmDep(t, env))
+	manifest := map[string]string{
+		"package.json": `{"name":"app","version":"1.0.0","dependencies":{"wdep":"1.0.0"}}`,
+		".yarnrc":      "registry \"" + registry.URL + "/\"\n",
+	}
+	writeFiles(t, project, manifest)
+	hostTool(t, env, project, filepath.Join(bin, "yarn"), "install", "--silent", "--non-interactive")
+	manifest["yarn.lock"] = readFileString(t, filepath.Join(project, "yarn.lock"))
+	writeFiles(t, ws, manifest)
+	registry.Close()
+
+	cache := filepath.Join(home, ".cache", "yarn")
+	before := treeSums(t, cache)
+	if len(before) == 0 {
+		t.Fatalf("the unsandboxed install left nothing in the user's yarn cache %s", cache)
+	}
+	out, errOut, code := sandboxed(t, env, ws, `yarn install --offline --frozen-lockfile --silent --non-interactive && node -e 'console.log(require("wdep"))'`)
+	if code != 0 || !strings.HasPrefix(out, "42\n") {
+		t.Fatalf("yarn install --offline from the user's cache: exit %d\n%s\n%s", code, out, errOut)
+	}
+	userCacheUnchanged(t, cache, before)
+	// Control: a user without that cache has nothing to install offline.
+	os.RemoveAll(filepath.Join(ws, "node_modules"))
+	if out, errOut, code := sandboxed(t, userEnv(toolHome(t)), ws, `yarn install --offline --frozen-lockfile --silent --non-interactive`); code == 0 {
+		t.Errorf("yarn install --offline with an empty cache succeeded: is the cache really layered? %s %s", out, errOut)
+	}
+}
+
 // userMavenRepo writes the artifact org.example:wext:1.0 (an empty jar)
 // into the user's local Maven repository under home, as downloaded from
 // Maven Central.
