@@ -309,6 +309,8 @@ func TestCacheLayerEachTool(t *testing.T) {
 		"go/pkg/mod/cache/download/x/@v/x": "user go-mod",
 	}
 	writeFiles(t, home, files)
+	// As root, yarn's cache is under /usr/local/share unless XDG_CACHE_HOME is set.
+	env := toolEnv(home, "XDG_CACHE_HOME="+filepath.Join(home, ".cache"))
 	private := map[string]string{
 		`$npm_config_cache/_cacache/index-v5/x`: "user npm",
 		`$YARN_CACHE_FOLDER/v6/x`:               "user yarn",
@@ -323,12 +325,12 @@ func TestCacheLayerEachTool(t *testing.T) {
 		`$GOMODCACHE/cache/download/x/@v/x`:     "user go-mod",
 	}
 	for p, want := range private {
-		out, errOut, code := sandboxed(t, toolEnv(home), ws, `cat "`+p+`" && echo && echo mine > "`+p+`" && cat "`+p+`"`)
+		out, errOut, code := sandboxed(t, env, ws, `cat "`+p+`" && echo && echo mine > "`+p+`" && cat "`+p+`"`)
 		if code != 0 || out != want+"\nmine\n" {
 			t.Errorf("%s: the user's entry under the private layer, then the workspace's: exit %d %q %s", p, code, out, errOut)
 		}
 	}
-	out, _, code := sandboxed(t, toolEnv(home), ws, `cat "$CARGO_HOME/credentials.toml" "$GRADLE_USER_HOME/gradle.properties" 2>/dev/null; echo done`)
+	out, _, code := sandboxed(t, env, ws, `cat "$CARGO_HOME/credentials.toml" "$GRADLE_USER_HOME/gradle.properties" 2>/dev/null; echo done`)
 	if code != 0 || out != "done\n" {
 		t.Errorf("a tool home's credentials showed through: exit %d %q", code, out)
 	}

@@ -284,7 +284,7 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		{Tool{Name: toolDirs.goBuild, User: or(goenv("GOCACHE"), filepath.Join(xdgCache, "go-build"))}, "GOCACHE"},
 		{Tool{Name: toolDirs.goMod, User: or(userModCache(goenv, home), "")}, "GOMODCACHE"},
 		{Tool{Name: toolDirs.npm, User: npm}, "npm_config_cache"},
-		{Tool{Name: toolDirs.yarn, User: or(envlist.Get(user, "YARN_CACHE_FOLDER"), filepath.Join(xdgCache, "yarn"))}, "YARN_CACHE_FOLDER"},
+		{Tool{Name: toolDirs.yarn, User: or(envlist.Get(user, "YARN_CACHE_FOLDER"), yarnCache(user, home, os.Getuid() == 0))}, "YARN_CACHE_FOLDER"},
 		{Tool{Name: toolDirs.pnpm, User: pnpmStore(user, home)}, "npm_config_store_dir"},
 		// pnpm's metadata cache: --offline resolves, and pnpm 11+ checks a
 		// lockfile's supply-chain policies, from it.
@@ -299,6 +299,19 @@ func userCacheDirs(user []string, home string) []userCacheDir {
 		{Tool{Name: toolDirs.maven, User: or(mavenRepoLocal(envlist.Get(user, "MAVEN_OPTS")), filepath.Join(home, ".m2", "repository"))}, "MAVEN_OPTS"},
 	}
 	return slices.DeleteFunc(dirs, func(d userCacheDir) bool { return !filepath.IsAbs(d.User) })
+}
+
+// yarnCache is where yarn classic keeps its cache on Linux unless
+// YARN_CACHE_FOLDER says: under XDG_CACHE_HOME when it is set, else under
+// the home, which for root yarn takes to be /usr/local/share.
+func yarnCache(user []string, home string, root bool) string {
+	if xdg := envlist.Get(user, "XDG_CACHE_HOME"); filepath.IsAbs(xdg) {
+		return filepath.Join(xdg, "yarn")
+	}
+	if root {
+		home = "/usr/local/share"
+	}
+	return filepath.Join(home, ".cache", "yarn")
 }
 
 // pnpmStore is the user's pnpm content-addressable store, where pnpm finds

@@ -146,6 +146,26 @@ func TestCachePnpmStoreWherePnpmLooks(t *testing.T) {
 	}
 }
 
+// The user's yarn cache is found where yarn classic looks: root's is
+// under /usr/local/share, not under its home, unless XDG_CACHE_HOME says.
+func TestCacheYarnWhereYarnLooks(t *testing.T) {
+	cases := []struct {
+		env  []string
+		root bool
+		want string
+	}{
+		{want: "/home/u/.cache/yarn"},
+		{root: true, want: "/usr/local/share/.cache/yarn"},
+		{env: []string{"XDG_CACHE_HOME=/x"}, root: true, want: "/x/yarn"},
+		{env: []string{"XDG_CACHE_HOME=relative"}, want: "/home/u/.cache/yarn"},
+	}
+	for _, c := range cases {
+		if got := yarnCache(c.env, "/home/u", c.root); got != c.want {
+			t.Errorf("env %v, root %v: yarn cache %q, want %q", c.env, c.root, got, c.want)
+		}
+	}
+}
+
 // A run longer than a minute holds its set's lock (or, beside another
 // run, its scratch layer's): eviction leaves that set alone, whatever its
 // last use, and takes it once the runs are over.
