@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -170,6 +171,93 @@ func TestCacheLayerYarnOffline(t *testing.T) {
 	os.RemoveAll(filepath.Join(ws, "node_modules"))
 	if out, errOut, code := sandboxed(t, userEnv(toolHome(t)), ws, `yarn install --offline --frozen-lockfile --silent --non-interactive`); code == 0 {
 		t.Errorf("yarn install --offline with an empty cache succeeded: is the cache really layered? %s %s", out, errOut)
+	}
+}
+
+// pipPython is the Python interpreter itself, not a shim (pyenv's fails
+// a pip install where it cannot rehash), with pip.
+func pipPython(t *testing.T) string {
+	t.Helper()
+	need(t, "python3")
+	out, err := exec.Command("python3", "-c", "import sys, pip; print(sys.executable)").CombinedOutput()
+	if err != nil {
+		t.Skipf("pip is not installed here (python3 -c 'import pip': %v %s): skipped", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// pipEnv is the environment of a user whose pip reads no configuration
+// file (the machine's may point pip at other indexes) and trusts the
+// test's server: pip caches no plain-HTTP download from an untrusted host.
+func pipEnv(home, host string) []string {
+	return toolEnv(home, "PIP_CONFIG_FILE="+os.DevNull, "PIP_DISABLE_PIP_VERSION_CHECK=1", "PIP_NO_INPUT=1", "PIP_TRUSTED_HOST="+host)
+}
+
+// wheelFile is the wheel of wpdep 1.0, a pure-Python package whose ANSWER
+// is 42.
+func wheelFile(t *testing.T) []byte {
+	t.Helper()
+	files := []struct{ name, body string }{
+		{"wpdep/__init__.py", "ANSWER = 42\n"},
+		{"wpdep-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: wpdep\nVersion: 1.0\n"},
+		{"wpdep-1.0.dist-info/WHEEL", "Wheel-Version: 1.0\nGenerator: warden-test\nRoot-Is-Purelib: true\nTag: py3-none-any\n"},
+	}
+	var buf bytes.Buffer
+	z := zip.NewWriter(&buf)
+	var record strings.Builder
+	for _, f := range files {
+		w, _ := z.Create(f.name)
+		w.Write([]byte(f.body))
+		sum := sha256.Sum256([]byte(f.body))
+		fmt.Fprintf(&record, "%s,sha256=%s,%d\n", f.name, base64.RawURLEncoding.EncodeToString(sum[:]), len(f.body))
+	}
+	record.WriteString("wpdep-1.0.dist-info/RECORD,,\n")
+	w, _ := z.Create("wpdep-1.0.dist-info/RECORD")
+	w.Write([]byte(record.String()))
+	if err := z.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// pip has an offline path from its cache for a requirement pinned by URL:
+// its HTTP cache answers a fresh download without asking the server. The
+// user's pip cache is layered, so a wheel the user installed by URL
+// installs sandboxed in a new workspace with the server gone, and what
+// pip writes stays private. (A requirement by name does not: pip always
+// asks the index again for its page.)
+func TestCacheLayerPipOfflineByURL(t *testing.T) {
+	python := pipPython(t)
+	wheel := wheelFile(t)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	const file = "/wpdep-1.0-py3-none-any.whl"
+	mux.HandleFunc(file, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "max-age=31536000, public")
+		w.Write(wheel)
+	})
+	host := strings.TrimPrefix(srv.URL, "http://")
+	home, ws := toolHome(t), t.TempDir()
+	env := pipEnv(home, host)
+	install := "'" + python + "' -m pip install -q --no-deps --target pkgs " + srv.URL + file
+	hostTool(t, env, t.TempDir(), "sh", "-c", install)
+	srv.Close()
+
+	cache := filepath.Join(home, ".cache", "pip")
+	before := treeSums(t, cache)
+	if len(before) == 0 {
+		t.Fatalf("the unsandboxed install left nothing in the user's pip cache %s", cache)
+	}
+	check := ` 2>/dev/null && PYTHONPATH=pkgs '` + python + `' -c 'import wpdep; print(wpdep.ANSWER)'`
+	out, errOut, code := sandboxed(t, env, ws, install+check)
+	if code != 0 || out != "42\n" || strings.Contains(errOut, "network to") {
+		t.Fatalf("pip install by URL from the user's HTTP cache, the server gone, no network asked: exit %d\n%s\n%s", code, out, errOut)
+	}
+	userCacheUnchanged(t, cache, before)
+	// Control: a user without that cache has nothing to install.
+	if out, errOut, code := sandboxed(t, pipEnv(toolHome(t), host), t.TempDir(), install+" --retries 0"); code == 0 {
+		t.Errorf("pip install by URL with an empty cache and no server succeeded: is the cache really layered? %s %s", out, errOut)
 	}
 }
 
