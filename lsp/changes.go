@@ -4,6 +4,7 @@ import (
 	"github.com/wardenhq/warden/approvals"
 	"github.com/wardenhq/warden/config"
 	"github.com/wardenhq/warden/internal/changes"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 type changeLogKey struct{}
@@ -31,4 +32,26 @@ func (s *Server) ChangeLog() *approvals.ChangeLog {
 			},
 		}
 	}).(*approvals.ChangeLog)
+}
+
+// primeChanges starts listing folders for the change record in the
+// background, as soon as they are known, so that the first command the
+// agent runs there costs what it changes rather than a walk of the whole
+// workspace (the listing is then kept, watched, as after any run). Under
+// read-only, where commands rarely write, the first one that does lists
+// its roots itself.
+func (s *Server) primeChanges(folders []WorkspaceFolder) {
+	cfg := s.Config()
+	if !cfg.RecordsChanges() || cfg.SandboxMode == string(sandbox.ReadOnly) {
+		return
+	}
+	var roots []string
+	for _, f := range folders {
+		if f.Path != "" {
+			roots = append(roots, f.Path)
+		}
+	}
+	if len(roots) > 0 {
+		s.ChangeLog().Recorder.Prime(roots)
+	}
 }

@@ -110,6 +110,7 @@ func (s *Server) initialized(context.Context, json.RawMessage) (any, error) {
 		s.client.ShowMessage(settingsMessage("initializationOptions", err))
 	}
 	s.showInterrupted()
+	s.primeChanges(s.WorkspaceFolders())
 	s.watchConfigFile()
 	// Have a sandbox helper ready for the first command, and for the first
 	// after a change of sandbox settings.

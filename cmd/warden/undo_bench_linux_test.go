@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/lsp/lsptest"
 )
 
 // BenchmarkExecRecordedLargeTree times a one-shot `warden exec` that
@@ -80,6 +82,70 @@ func BenchmarkExecRecordedLargeTree(b *testing.B) {
 			b.ReportMetric(float64(dirBytes(history)-before)/float64(b.N), "disk-bytes/run")
 			b.ReportMetric(0, "ns/op")
 		})
+	}
+}
+
+// BenchmarkServeFirstRecordedRun times the first command an editor's
+// server runs after it starts, one that writes one file in a committed
+// repository of 20,000 and of 100,000 files, with the record of what
+// commands change on and off: each iteration starts `warden serve`
+// afresh, initializes it with the repository as its folder and, after a
+// pause (think: none, the command sent at once; 2s, about the least a
+// model takes to answer the first request), runs the command through
+// warden.exec and waits for its outcome.
+//
+//	make build && WARDEN_BIN=$PWD/bin/warden go test -run '^$' -bench ServeFirstRecordedRun -benchtime 5x ./cmd/warden
+//
+// x-off is the median with recording over the median without.
+func BenchmarkServeFirstRecordedRun(b *testing.B) {
+	bin := os.Getenv("WARDEN_BIN")
+	if bin == "" {
+		b.Skip("set WARDEN_BIN (make bench does)")
+	}
+	for _, n := range []int{20_000, 100_000} {
+		ws := filepath.Join(b.TempDir(), "ws")
+		committedRepo(b, ws, n)
+		for _, think := range []time.Duration{0, 2 * time.Second} {
+			b.Run(fmt.Sprintf("%d/think=%s", n, think), func(b *testing.B) {
+				offConfig := b.TempDir()
+				os.MkdirAll(filepath.Join(offConfig, "warden"), 0o700)
+				os.WriteFile(filepath.Join(offConfig, "warden", "config.toml"), []byte("record_changes = false\n"), 0o600)
+				i := 0
+				run := func(record bool) time.Duration {
+					i++
+					var env []string
+					if !record {
+						env = []string{"XDG_CONFIG_HOME=" + offConfig}
+					}
+					c := lsptest.Start(b, lsptest.Options{Bin: bin, Dir: ws, Env: env, Timeout: 60 * time.Second})
+					defer c.Shutdown()
+					c.OnRequest("window/showMessageRequest", lsptest.Choose("Allow once"))
+					c.Initialize(nil)
+					time.Sleep(think)
+					mark := c.Mark()
+					start := time.Now()
+					if _, err := c.ExecuteCommand("warden.exec", map[string]any{"command": []string{"sh", "-c", fmt.Sprintf("echo %d > d000/out.txt", i)}}); err != nil {
+						b.Fatalf("warden.exec: %v", err)
+					}
+					c.WaitFrom(mark, "window/showMessage", lsptest.MessageContains("Warden: `"))
+					return time.Since(start)
+				}
+				var dOn, dOff []time.Duration
+				b.ResetTimer()
+				for range b.N {
+					dOn, dOff = append(dOn, run(true)), append(dOff, run(false))
+				}
+				b.StopTimer()
+				med := func(d []time.Duration) float64 {
+					slices.Sort(d)
+					return float64(d[len(d)/2].Microseconds()) / 1000
+				}
+				b.ReportMetric(med(dOn), "on-ms")
+				b.ReportMetric(med(dOff), "off-ms")
+				b.ReportMetric(med(dOn)/med(dOff), "x-off")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
 	}
 }
 
