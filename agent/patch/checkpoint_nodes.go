@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/wardenhq/warden/internal/changes"
 )
@@ -133,16 +131,21 @@ func (cp *Checkpoint) clearNodes() error {
 	return nil
 }
 
-// unclearNodes puts back what clearNodes removed: the files' undo failed.
-func (cp *Checkpoint) unclearNodes() error {
+// unclearNodes puts back what clearNodes removed (its temporary links
+// named by journal id): the files' undo failed or was never committed.
+func (cp *Checkpoint) unclearNodes(id string) error {
 	var errs []error
-	for _, n := range cp.Nodes {
+	for i, n := range cp.Nodes {
+		var err error
 		switch {
 		case !n.After.present() || n.Before.Dir && n.After.Dir || n.After.Link != "" && n.Before.Link != "":
 		case n.After.Link != "":
-			errs = append(errs, replaceWithLink(n.Path, n.After.Link))
+			err = replaceWithLink(n.Path, n.After.Link, nodeTmp(n, id, i))
 		default:
-			errs = append(errs, restoreDir(n.Path, n.After.Mode))
+			err = restoreDir(n.Path, n.After.Mode)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("put back %s as the command left it: %w", n.Rel, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -150,14 +153,14 @@ func (cp *Checkpoint) unclearNodes() error {
 
 // restoreNodes puts back, once the files are, the links and empty
 // directories the command removed or changed, and removes the directories
-// made for the ones it created.
-func (cp *Checkpoint) restoreNodes() error {
+// made for the ones it created. Its temporary links are named by journal id.
+func (cp *Checkpoint) restoreNodes(id string) error {
 	var errs []error
-	for _, n := range cp.Nodes {
+	for i, n := range cp.Nodes {
 		var err error
 		switch {
 		case n.Before.Link != "":
-			err = replaceWithLink(n.Path, n.Before.Link)
+			err = replaceWithLink(n.Path, n.Before.Link, nodeTmp(n, id, i))
 		case n.Before.Dir:
 			err = restoreDir(n.Path, n.Before.Mode)
 		}
@@ -173,13 +176,16 @@ func (cp *Checkpoint) restoreNodes() error {
 	return errors.Join(errs...)
 }
 
-// replaceWithLink makes path a link to target in one rename, which
-// replaces whatever link or file is there without following it.
-func replaceWithLink(path, target string) error {
+// replaceWithLink makes path a link to target in one rename of tmp, which
+// replaces whatever link or file is there without following it. A tmp
+// left by a killed Warden is replaced.
+func replaceWithLink(path, target, tmp string) error {
 	if _, err := mkdirs(filepath.Dir(path)); err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".warden-"+strconv.FormatUint(uint64(rand.Uint32()), 36))
+	if err := os.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	if err := os.Symlink(target, tmp); err != nil {
 		return err
 	}
@@ -190,10 +196,18 @@ func replaceWithLink(path, target string) error {
 	return nil
 }
 
-// restoreDir makes path a directory with mode (beyond the umask).
+// restoreDir makes path a directory with mode (beyond the umask). A link
+// there is not followed: chmod would change what it points at.
 func restoreDir(path string, mode fs.FileMode) error {
 	if _, err := mkdirs(path); err != nil {
 		return err
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory but a %v", path, fi.Mode().Type())
 	}
 	return os.Chmod(path, mode)
 }
@@ -237,7 +251,10 @@ func (s nodeSource) ReadFile(path string) ([]byte, int32, bool, error) {
 
 // undoWithNodes reverts a command checkpoint that changed links or empty
 // directories: every check first (files and nodes alike), then the nodes
-// in the way of files go, the files come back, and the nodes do.
+// in the way of files go, the files come back, and the nodes do. The node
+// steps are journaled (see beginNodes): a kill anywhere leaves the links
+// and directories all as the command left them or all as before it, as
+// the files are, once the next Warden start settles them.
 func (c *Checkpoints) undoWithNodes(ctx context.Context, ws Workspace, cp *Checkpoint, force bool) (*Result, error) {
 	byPath := map[string]Node{}
 	for _, n := range cp.Nodes {
@@ -255,27 +272,65 @@ func (c *Checkpoints) undoWithNodes(ctx context.Context, ws Workspace, cp *Check
 	case len(edited) > 0 && !force:
 		return nil, &EditedSinceError{Summary: cp.Summary, Files: edited}
 	}
+	j, err := c.beginNodes(journalDirOf(ws), cp)
+	if err != nil {
+		return nil, fmt.Errorf("undo %q: record the undo of its links and directories before making it: %w; nothing was changed", cp.Summary, err)
+	}
 	if err := cp.clearNodes(); err != nil {
-		return nil, fmt.Errorf("undo %q: %w; nothing else was changed", cp.Summary, err)
+		return nil, c.rollBackNodes(j, cp, fmt.Errorf("undo %q: %w", cp.Summary, err))
 	}
 	res := &Result{}
 	if len(plan.Files) > 0 {
 		plan.checkpoint = &checkpointLink{cps: c, cp: cp, undo: true}
 		if res, err = ws.Apply(ctx, plan); err != nil {
-			if rerr := cp.unclearNodes(); rerr != nil {
-				err = fmt.Errorf("%w; and the links and directories it removed first could not all be put back: %v", err, rerr)
-			}
-			return nil, fmt.Errorf("undo %q: %w", cp.Summary, err)
+			return nil, c.failedFiles(j, cp, fmt.Errorf("undo %q: %w", cp.Summary, err))
 		}
 	}
-	if err := cp.restoreNodes(); err != nil {
-		return res, fmt.Errorf("undo %q: the files are back, but %w", cp.Summary, err)
+	// Undone is the commit point: recovery puts the nodes back from here.
+	// (An editor's workspace put the files back itself: its nodes follow.)
+	var marked error
+	if res.Complete() && (plan.checkpoint == nil || !plan.checkpoint.settled) {
+		marked = c.markUndone(cp)
+	}
+	if marked != nil && len(plan.Files) == 0 {
+		return nil, c.rollBackNodes(j, cp, fmt.Errorf("undo %q: %w", cp.Summary, marked))
+	}
+	if err := cp.restoreNodes(j.hdr.ID); err != nil {
+		j.release(false) // the next start tries again
+		return res, errors.Join(fmt.Errorf("undo %q: the files are back, but %w; Warden tries again at its next start", cp.Summary, err), marked)
 	}
 	res.Files = append(res.Files, cp.nodeResults()...)
-	if res.Complete() && (plan.checkpoint == nil || !plan.checkpoint.settled) {
-		if err := c.markUndone(cp); err != nil {
-			return res, err
-		}
+	return res, errors.Join(marked, j.finish())
+}
+
+// journalDirOf is where ws journals its changes, and an undo its nodes.
+func journalDirOf(ws Workspace) string {
+	if d, ok := ws.(Disk); ok && d.Journal != "" {
+		return d.Journal
 	}
-	return res, nil
+	return JournalDir()
+}
+
+// rollBackNodes puts the command's nodes back after a failed undo; if it
+// cannot, the journal stays for the next start to try again.
+func (c *Checkpoints) rollBackNodes(j *journal, cp *Checkpoint, cause error) error {
+	if err := cp.unclearNodes(j.hdr.ID); err != nil {
+		j.release(false)
+		return fmt.Errorf("%w; and the links and directories it removed first could not all be put back (%v): Warden tries again at its next start", cause, err)
+	}
+	return errors.Join(cause, j.finish())
+}
+
+// failedFiles settles the nodes after the files' undo failed: rolled
+// back unless the files landed and only their record failed (Undone is
+// set in memory then); the next start settles those as their journal is.
+func (c *Checkpoints) failedFiles(j *journal, cp *Checkpoint, cause error) error {
+	if cp.Undone == nil {
+		return c.rollBackNodes(j, cp, cause)
+	}
+	if err := cp.restoreNodes(j.hdr.ID); err != nil {
+		cause = fmt.Errorf("%w; and the links and directories could not all be put back (%v)", cause, err)
+	}
+	j.release(false)
+	return fmt.Errorf("%w: Warden settles the links and directories at its next start", cause)
 }

@@ -31,6 +31,8 @@ import (
 //	           target's previous content and mode (the pre-image)
 //	ID.commit  the commit record, flushed once every temporary file is
 //	           staged and flushed, before the first rename
+//	ID.nodes   an undo's steps on links and empty directories, pending
+//	           (see beginNodes)
 //
 // The rule, the same when the change itself fails and when a later Warden
 // finds it interrupted: with a durable commit record the change is finished
@@ -268,6 +270,9 @@ func (j *journal) finish() error {
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil
 	}
+	if nerr := os.Remove(j.path(".nodes")); nerr != nil && !errors.Is(nerr, fs.ErrNotExist) {
+		err = errors.Join(err, nerr)
+	}
 	os.Remove(j.path(".commit"))
 	os.Remove(j.path(".part"))
 	j.release(true)
@@ -422,12 +427,20 @@ type Recovered struct {
 	Files    int
 	// Kept are files left alone: changed by someone else since.
 	Kept []string
+	// Nodes counts the links and empty directories of an undo's node
+	// steps (see beginNodes), settled as Finished says; NodesGone is set
+	// when their record was cleared, leaving them as they are.
+	Nodes     int
+	NodesGone bool
 }
 
 func (r Recovered) String() string {
 	what := "patch"
 	if r.Undo {
 		what = "undo"
+	}
+	if r.Nodes > 0 || r.NodesGone {
+		return r.nodesString()
 	}
 	var b strings.Builder
 	if r.Finished {
@@ -442,10 +455,22 @@ func (r Recovered) String() string {
 	return b.String()
 }
 
+func (r Recovered) nodesString() string {
+	switch {
+	case r.NodesGone:
+		return fmt.Sprintf("found the links and empty directories of an interrupted undo in %s (%s), but its record was cleared since: they are left as they are", r.Root, r.Summary)
+	case r.Finished:
+		return fmt.Sprintf("finished an interrupted undo in %s (%s): Warden was stopped after it had committed the undo; its %d links and empty directories are back as they were before the command, and its temporary links are removed", r.Root, r.Summary, r.Nodes)
+	}
+	return fmt.Sprintf("rolled back an interrupted undo in %s (%s): Warden was stopped before it had committed the undo; its %d links and empty directories are as the command left them, and its temporary links are removed", r.Root, r.Summary, r.Nodes)
+}
+
 // Recover finishes or rolls back every change left interrupted in the
 // journal directory dir whose root is one of roots, inside one, or holds one
 // (every change when roots is empty), and removes its temporary files.
-// Changes a running Warden is making are left to it. It returns what it did;
+// Changes a running Warden is making are left to it. The links and empty
+// directories of an interrupted undo are settled after every file's journal,
+// as the undo's record then says. It returns what it did;
 // an error names a journal it could not settle, which stays for the next try.
 func Recover(dir string, roots ...string) ([]Recovered, error) {
 	names, err := os.ReadDir(dir)
@@ -475,6 +500,15 @@ func Recover(dir string, roots ...string) ([]Recovered, error) {
 			done = append(done, *r)
 		}
 	}
+	for _, id := range order {
+		r, err := recoverNodes(dir, id, roots)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if r != nil {
+			done = append(done, *r)
+		}
+	}
 	return done, errors.Join(errs...)
 }
 
@@ -490,6 +524,10 @@ func recoverOne(dir, id string, roots []string) (*Recovered, error) {
 		return nil, nil // running, or just finished
 	}
 	j.lock = f
+	if exists(j.path(".nodes")) {
+		j.release(false)
+		return nil, nil // an undo's node steps: settled after every file
+	}
 	if !exists(j.path(".intent")) {
 		return nil, j.finish() // debris of a change that never started or ended
 	}

@@ -66,6 +66,175 @@ func TestKilledUndoIsAllOrNothing(t *testing.T) {
 	k.report(t)
 }
 
+// TestKilledUndoOfLinksAndDirectoriesIsAllOrNothing kills `warden undo` of
+// a command that deleted 400 files, removed a link and retargeted another,
+// replaced a file with a link, made a link and empty directories, and
+// removed empty directories. After the next start every run's tree is
+// all as the command left it or all as before it, links (their targets)
+// and empty directories (their modes) included, with no temporary file
+// left and no journal; and the record agrees.
+func TestKilledUndoOfLinksAndDirectoriesIsAllOrNothing(t *testing.T) {
+	k := newKillRig(t, 16, 6)
+	run := func(ws string) *exec.Cmd { return exec.Command(wardenBin(t), "undo", "--cwd", ws) }
+	k.calibrate(t, run, k.commandTree)
+	for i := 0; k.more(i); i++ {
+		ws := k.commandTree(t)
+		journaled := k.killNodesSomewhere(t, run(ws), i)
+		args := []string{"undo", "--list", "--cwd", ws}
+		if i%2 == 0 {
+			args = []string{"exec", "--cwd", ws, "--yes", "--", "true"}
+		}
+		_, stderr, _ := runWarden(t, args...)
+		state := k.checkNodes(t, i, ws, stderr, journaled)
+		_, stderr, code := runWarden(t, "undo", "--cwd", ws)
+		switch again, _ := nodeTreeState(ws); {
+		case state == "as the command left it" && (code != 0 || again != "as before the command"):
+			t.Errorf("run %d: the undo was rolled back, but undoing again exits %d and leaves the tree %s: %.300s", i, code, again, stderr)
+		case state == "as before the command" && (code == 0 || !strings.Contains(stderr, "already undone")):
+			t.Errorf("run %d: the undo finished, but undoing again exits %d saying %.300q, want its record marked undone", i, code, stderr)
+		}
+	}
+	k.report(t)
+}
+
+// nodeScript is the command TestKilledUndoOfLinksAndDirectoriesIsAllOrNothing undoes.
+const nodeScript = "rm f*.txt keep swap.txt && rm -rf empty && ln -sfn f002.txt latest && " +
+	"ln -s f005.txt swap.txt && ln -s f003.txt made && mkdir -p build/x/y"
+
+// commandTree is a fresh workspace where `warden exec` ran nodeScript,
+// recording what it changed.
+func (k *killRig) commandTree(t *testing.T) string {
+	t.Helper()
+	ws := k.oldTree(t)
+	for rel, target := range map[string]string{"keep": "f000.txt", "latest": "f001.txt"} {
+		if err := os.Symlink(target, filepath.Join(ws, rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, mode := range map[string]os.FileMode{"empty/a": 0o755, "empty/b": 0o700} {
+		if err := os.MkdirAll(filepath.Join(ws, rel), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(filepath.Join(ws, rel), mode)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "swap.txt"), []byte("swap\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := runWarden(t, "exec", "--cwd", ws, "--yes", "--", "sh", "-c", nodeScript); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	if state, _ := nodeTreeState(ws); state != "as the command left it" {
+		t.Fatalf("after the command the tree is %s", state)
+	}
+	return ws
+}
+
+// nodeTreeState says whether ws is as before nodeScript, as it left it,
+// or a mix, and lists Warden's temporary files in it.
+func nodeTreeState(ws string) (state string, debris []string) {
+	before, after := 0, 0
+	tally := func(wasBefore, wasAfter bool) {
+		if wasBefore {
+			before++
+		}
+		if wasAfter {
+			after++
+		}
+	}
+	for i := range killFiles {
+		data, err := os.ReadFile(filepath.Join(ws, fmt.Sprintf("f%03d.txt", i)))
+		tally(string(data) == fmt.Sprintf("old %d\nline two\n", i), os.IsNotExist(err))
+	}
+	linksTo := func(rel, target string) bool {
+		got, err := os.Readlink(filepath.Join(ws, rel))
+		return err == nil && got == target
+	}
+	absent := func(rel string) bool {
+		_, err := os.Lstat(filepath.Join(ws, rel))
+		return os.IsNotExist(err)
+	}
+	emptyDir := func(rel string, mode os.FileMode) bool {
+		fi, err := os.Lstat(filepath.Join(ws, rel))
+		names, _ := os.ReadDir(filepath.Join(ws, rel))
+		return err == nil && fi.IsDir() && fi.Mode().Perm() == mode && len(names) == 0
+	}
+	swap, _ := os.Lstat(filepath.Join(ws, "swap.txt"))
+	swapData, _ := os.ReadFile(filepath.Join(ws, "swap.txt"))
+	tally(linksTo("keep", "f000.txt"), absent("keep"))
+	tally(linksTo("latest", "f001.txt"), linksTo("latest", "f002.txt"))
+	tally(swap != nil && swap.Mode().IsRegular() && string(swapData) == "swap\n", linksTo("swap.txt", "f005.txt"))
+	tally(absent("made"), linksTo("made", "f003.txt"))
+	tally(emptyDir("empty/a", 0o755) && emptyDir("empty/b", 0o700), absent("empty"))
+	tally(absent("build"), emptyDir("build/x/y", 0o755))
+	filepath.WalkDir(ws, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.Contains(d.Name(), ".warden-") {
+			debris = append(debris, p)
+		}
+		return nil
+	})
+	switch all := killFiles + 6; {
+	case before == all:
+		return "as before the command", debris
+	case after == all:
+		return "as the command left it", debris
+	}
+	return fmt.Sprintf("mixed (%d as before the command, %d as it left them)", before, after), debris
+}
+
+// killNodesSomewhere starts cmd and kills it with SIGKILL at a random
+// moment: in turn after its links' journal appears, after the files'
+// commit record does, after the files' intent, and anywhere in the run.
+// It reports whether a journal was left.
+func (k *killRig) killNodesSomewhere(t *testing.T, cmd *exec.Cmd, run int) (journaled bool) {
+	t.Helper()
+	cmd.SysProcAttr = noTerminalAttr()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	mark, window := []string{".nodes", ".commit", ".intent", ""}[run%4], []time.Duration{k.change, k.commit, k.change, k.whole}[run%4]
+	for mark != "" && !k.journalHas(mark) {
+		select {
+		case <-done:
+			return false
+		default:
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Duration(rand.Int64N(int64(window)))):
+		cmd.Process.Kill()
+		<-done
+	}
+	return k.journalHas(".intent") || k.journalHas(".nodes")
+}
+
+// checkNodes asserts one run's outcome after the next start and returns it.
+func (k *killRig) checkNodes(t *testing.T, run int, ws, stderr string, journaled bool) string {
+	t.Helper()
+	state, debris := nodeTreeState(ws)
+	k.done++
+	k.outcomes[state]++
+	if journaled {
+		k.journaled[state]++
+	}
+	if !strings.HasPrefix(state, "as ") {
+		t.Errorf("run %d: after the next start the tree is %s; stderr: %.600s", run, state, stderr)
+	}
+	if len(debris) > 0 {
+		t.Errorf("run %d: %d temporary files left in the tree, among them %v", run, len(debris), debris[:min(3, len(debris))])
+	}
+	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
+		t.Errorf("run %d: journal files left: %v", run, names)
+	}
+	if journaled && !strings.Contains(stderr, "an interrupted undo") {
+		t.Errorf("run %d: a journal was left, but the next start did not say what it did: %.300q", run, stderr)
+	}
+	return state
+}
+
 type killRig struct {
 	runs, done int
 	started    time.Time
