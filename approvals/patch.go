@@ -93,12 +93,12 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 		e.Decision, e.Reason = rules.Forbidden, "the patch changes no files"
 		return e
 	}
-	as := risk.NewAssessor(risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.Policy()})
-	as.Ctx.Home, _ = os.UserHomeDir()
-	as.Roots = append(as.Roots, req.Sandbox.WritableRoots...)
+	home, _ := os.UserHomeDir()
+	writable := slices.Clone(req.Sandbox.WritableRoots)
 	if req.Sandbox.Mode != ReadOnly {
-		as.Roots = append(as.Roots, req.Cwd)
+		writable = append(writable, req.Cwd)
 	}
+	as := risk.NewAssessor(risk.Context{Cwd: req.Cwd, Sandbox: req.Sandbox.Policy(), Home: home}, writable...)
 	held := req.Sandbox.heldBy(req.Cwd)
 	var names []string
 	for _, f := range req.Files {
@@ -114,7 +114,7 @@ func (o *Orchestrator) EvaluatePatch(req PatchRequest) *PatchEvaluation {
 			case req.Sandbox.Mode != DangerFullAccess && !as.Inside(p):
 				e.Reasons = append(e.Reasons, PatchReason{p, OutsideWritableRoots})
 				as.Add(risk.High, risk.SystemModification, "writes outside the workspace: "+as.Display(p, false))
-			case o.protected(p, as.Roots, req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
+			case o.protected(p, as.Roots(), req.Cwd, append(slices.Clone(req.Flagged), req.Sandbox.ProtectedPaths...)) || held(p) != "":
 				e.Reasons = append(e.Reasons, PatchReason{p, ProtectedPath})
 				as.Add(risk.High, risk.SystemModification, "changes a protected path: "+as.Display(p, false))
 			}

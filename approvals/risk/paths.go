@@ -10,14 +10,14 @@ import (
 // Paths and formatting: absolute paths from the command's directory, the
 // writable roots, operands and flags, and numbers as the dialog shows them.
 
-func (as *Assessor) abs(p string) string { return as.absFrom(as.Ctx.Cwd, p) }
+func (as *Assessor) abs(p string) string { return as.absFrom(as.ctx.Cwd, p) }
 
 func (as *Assessor) absFrom(base, p string) string {
 	if p == "~" {
-		return as.Ctx.Home
+		return as.ctx.Home
 	}
 	if strings.HasPrefix(p, "~/") {
-		return filepath.Join(as.Ctx.Home, p[2:])
+		return filepath.Join(as.ctx.Home, p[2:])
 	}
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p)
@@ -27,7 +27,7 @@ func (as *Assessor) absFrom(base, p string) string {
 
 // inside reports whether p is inside one of the writable roots.
 func (as *Assessor) Inside(p string) bool {
-	for _, r := range as.Roots {
+	for _, r := range as.roots {
 		if Within(r, p) {
 			return true
 		}
@@ -44,16 +44,16 @@ func Within(root, p string) bool {
 // home directory, and absolute otherwise.
 func (as *Assessor) Display(p string, dir bool) string {
 	s := p
-	cwd := filepath.Clean(as.Ctx.Cwd)
+	cwd := filepath.Clean(as.ctx.Cwd)
 	switch {
-	case as.Ctx.Cwd != "" && p == cwd:
+	case as.ctx.Cwd != "" && p == cwd:
 		s = "."
-	case as.Ctx.Cwd != "" && Within(cwd, p):
+	case as.ctx.Cwd != "" && Within(cwd, p):
 		s = strings.TrimPrefix(p, strings.TrimSuffix(cwd, "/")+"/")
-	case as.Ctx.Home != "" && p == as.Ctx.Home:
+	case as.ctx.Home != "" && p == as.ctx.Home:
 		s = "~"
-	case as.Ctx.Home != "" && Within(as.Ctx.Home, p):
-		s = "~/" + strings.TrimPrefix(p, as.Ctx.Home+"/")
+	case as.ctx.Home != "" && Within(as.ctx.Home, p):
+		s = "~/" + strings.TrimPrefix(p, as.ctx.Home+"/")
 	}
 	if dir && !strings.HasSuffix(s, "/") {
 		s += "/"

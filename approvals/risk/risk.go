@@ -87,10 +87,10 @@ type Context struct {
 	Recorded []string
 }
 
-// assessor accumulates facts for one command line.
+// Assessor accumulates the facts of one command line or patch.
 type Assessor struct {
-	Ctx         Context
-	Roots       []string
+	ctx         Context
+	roots       []string // the writable roots: what is written there stays inside
 	level       Level
 	categories  map[Category]bool
 	facts       []riskFact
@@ -129,9 +129,12 @@ func (as *Assessor) FactsBySeverity() []string {
 }
 
 // newAssessor starts the facts of one command line (or patch, or read) in ctx.
-func NewAssessor(ctx Context) *Assessor {
-	return &Assessor{Ctx: ctx, categories: map[Category]bool{}, seen: map[string]bool{}}
+func NewAssessor(ctx Context, writable ...string) *Assessor {
+	return &Assessor{ctx: ctx, roots: writable, categories: map[Category]bool{}, seen: map[string]bool{}}
 }
+
+// Roots are the writable roots the assessor judges writes against.
+func (as *Assessor) Roots() []string { return as.roots }
 
 // Found is what the assessor found so far, as a Risk without a summary:
 // the highest level, the categories and the facts worst first.
@@ -153,17 +156,17 @@ func Assess(a *command.Analysis, ctx Context) Risk {
 	if ctx.Home == "" {
 		ctx.Home, _ = os.UserHomeDir()
 	}
-	as := NewAssessor(ctx)
-	as.Roots = append(as.Roots, ctx.Sandbox.WritableRoots...)
+	writable := slices.Clone(ctx.Sandbox.WritableRoots)
 	// The workspace is writable; the cwd counts as writable only for a
 	// caller that declares no workspace (with one, a cwd outside it is
 	// outside: see workdir.go).
 	if ctx.Sandbox.Mode != sandbox.ReadOnly {
-		as.Roots = append(as.Roots, ctx.Sandbox.Workspace...)
+		writable = append(writable, ctx.Sandbox.Workspace...)
 		if ctx.Cwd != "" && len(ctx.Sandbox.Workspace) == 0 {
-			as.Roots = append(as.Roots, ctx.Cwd)
+			writable = append(writable, ctx.Cwd)
 		}
 	}
+	as := NewAssessor(ctx, writable...)
 	text := as.line(a)
 	if len(as.secrets) > 0 && len(as.hosts) > 0 && !as.categories[DataExfiltration] {
 		as.Add(High, DataExfiltration, fmt.Sprintf("reads secrets (%s) and contacts %s", strings.Join(as.secrets, ", "), strings.Join(as.hosts, ", ")))
@@ -289,7 +292,7 @@ func (as *Assessor) beyondSandbox(p string) bool {
 		return false
 	}
 	// Nor a directory holding one: `rm -rf /`, `find / -delete` reach them.
-	for _, r := range append(append(slices.Clone(as.Roots), as.Ctx.Sandbox.Workspace...), "/tmp", "/private/tmp", os.Getenv("TMPDIR")) {
+	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), "/tmp", "/private/tmp", os.Getenv("TMPDIR")) {
 		if r != "" && Within(p, filepath.Clean(r)) {
 			return false
 		}
@@ -301,9 +304,9 @@ func (as *Assessor) beyondSandbox(p string) bool {
 // ask, where every new host goes through the proxy's own decision.
 // confined reports whether the command runs in a sandbox that limits the
 // filesystem at all.
-func (as *Assessor) confined() bool { return as.Ctx.Sandbox.Mode != sandbox.DangerFullAccess }
+func (as *Assessor) confined() bool { return as.ctx.Sandbox.Mode != sandbox.DangerFullAccess }
 
-func (as *Assessor) offline() bool { return as.Ctx.Sandbox.Network != sandbox.NetworkOn }
+func (as *Assessor) offline() bool { return as.ctx.Sandbox.Network != sandbox.NetworkOn }
 
 func (as *Assessor) record(level Level, cat Category, fact string) {
 	if as.seen[fact] {

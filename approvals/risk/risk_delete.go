@@ -161,7 +161,7 @@ func treeHoldsVCS(root string) bool {
 // directory, the home directory, or holds one of them.
 func (as *Assessor) wholeArea(dir string) bool {
 	dir = filepath.Clean(dir)
-	areas := append(append([]string{as.Ctx.Home}, as.Roots...), tempDirs()...)
+	areas := append(append([]string{as.ctx.Home}, as.roots...), tempDirs()...)
 	for _, r := range areas {
 		if r != "" && Within(dir, filepath.Clean(r)) {
 			return true
@@ -188,7 +188,7 @@ func (as *Assessor) deletable(path string) bool {
 	if as.Inside(path) {
 		return true
 	}
-	if as.Ctx.Home != "" && Within(as.Ctx.Home, path) {
+	if as.ctx.Home != "" && Within(as.ctx.Home, path) {
 		return false
 	}
 	for _, dir := range tempDirs() {
@@ -204,7 +204,7 @@ func (as *Assessor) deletable(path string) bool {
 // outside the workspace. Under read-only nothing is writable; a home
 // directory placed there is still the user's.
 func (as *Assessor) scratch(p string) bool {
-	if as.Ctx.Sandbox.Mode == sandbox.ReadOnly || (as.Ctx.Home != "" && Within(as.Ctx.Home, p)) {
+	if as.ctx.Sandbox.Mode == sandbox.ReadOnly || (as.ctx.Home != "" && Within(as.ctx.Home, p)) {
 		return false
 	}
 	for _, dir := range []string{"/tmp", "/private/tmp", os.Getenv("TMPDIR")} {
@@ -244,12 +244,12 @@ func (as *Assessor) expand(t string) []string {
 // critical reports paths whose deletion is never routine.
 func (as *Assessor) critical(p string) bool {
 	p = filepath.Clean(p)
-	if p == "/" || p == as.Ctx.Home || p == filepath.Clean(as.Ctx.Cwd) {
+	if p == "/" || p == as.ctx.Home || p == filepath.Clean(as.ctx.Cwd) {
 		return true
 	}
 	// A writable root, the workspace or a temporary directory itself, or a
 	// directory that holds one.
-	for _, r := range append(append(slices.Clone(as.Roots), as.Ctx.Sandbox.Workspace...), tempDirs()...) {
+	for _, r := range append(append(slices.Clone(as.roots), as.ctx.Sandbox.Workspace...), tempDirs()...) {
 		if r != "" && Within(p, filepath.Clean(r)) {
 			return true
 		}

@@ -129,7 +129,7 @@ func (as *Assessor) gh(args []string) {
 		}
 		expose(fmt.Sprintf("pushes the repository to %s (gh repo create --push)", name))
 	}
-	own := gitfacts.RemoteRepos(as.Ctx.Cwd)
+	own := gitfacts.RemoteRepos(as.ctx.Cwd)
 	if c.cmd[0] == "api" {
 		target := ghEndpointRepo(c.endpoint)
 		if target == "{owner}/{repo}" || slices.Contains(own, host+"/"+target) {

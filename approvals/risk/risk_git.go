@@ -14,7 +14,7 @@ func (as *Assessor) git(args []string) {
 	// Walk the global options (-C, --exec-path=) to the subcommand; the
 	// -c and --config-env ones are judged by gitOneShot.
 	i := 0
-	gitCwd := as.Ctx.Cwd
+	gitCwd := as.ctx.Cwd
 	as.gitOneShot(args)
 	for i < len(args) && strings.HasPrefix(args[i], "-") {
 		if strings.HasPrefix(args[i], "--exec-path=") {
@@ -22,7 +22,7 @@ func (as *Assessor) git(args []string) {
 		}
 		if gitfacts.ValueOption(args[i]) && i+1 < len(args) {
 			if args[i] == "-C" {
-				gitCwd = as.absFrom(as.Ctx.Cwd, args[i+1])
+				gitCwd = as.absFrom(as.ctx.Cwd, args[i+1])
 			}
 			i++
 		}

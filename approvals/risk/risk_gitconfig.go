@@ -132,10 +132,10 @@ func (as *Assessor) gitConfigTarget(gitCwd, scope, file string) string {
 	case file != "":
 		return as.absFrom(gitCwd, file)
 	case scope == "--global":
-		if as.Ctx.Home == "" {
+		if as.ctx.Home == "" {
 			return ""
 		}
-		return filepath.Join(as.Ctx.Home, ".gitconfig")
+		return filepath.Join(as.ctx.Home, ".gitconfig")
 	case scope == "--system":
 		return "/etc/gitconfig"
 	}
@@ -231,7 +231,7 @@ func (as *Assessor) remoteRedirect(key, value, text string) {
 	if section != "remote" || sub == "" || name != "url" && name != "pushurl" {
 		return
 	}
-	if repo := gitfacts.URLRepo(value); repo != "" && !slices.Contains(gitfacts.RemoteRepos(as.Ctx.Cwd), repo) {
+	if repo := gitfacts.URLRepo(value); repo != "" && !slices.Contains(gitfacts.RemoteRepos(as.ctx.Cwd), repo) {
 		as.stoppedIf(as.offline(), High, DataExfiltration, fmt.Sprintf("sends the remote %q's pushes to %s, which is not one of its remotes (%s)", sub, repo, text))
 	}
 }

@@ -64,7 +64,7 @@ func (as *Assessor) scanSecretWords(prog string, args []string) {
 	}
 	if recursiveReader(prog, args) {
 		for _, op := range Operands(args) {
-			if p := as.abs(homeVar.Replace(op)); p == as.Ctx.Home || p == filepath.Join(as.Ctx.Home, ".config") {
+			if p := as.abs(homeVar.Replace(op)); p == as.ctx.Home || p == filepath.Join(as.ctx.Home, ".config") {
 				as.readsSecret(as.Display(p, true) + " (searched through, credential stores included)")
 			}
 		}

@@ -33,7 +33,7 @@ func (as *Assessor) contacts(host string, level Level) {
 		as.hosts = append(as.hosts, host)
 	}
 	if !as.remotesRead {
-		as.remotes, as.remotesRead = RepoRemoteHosts(as.Ctx.Cwd), true
+		as.remotes, as.remotesRead = RepoRemoteHosts(as.ctx.Cwd), true
 	}
 	if _, high := HostReach(host); high {
 		// A cloud metadata service hands out the machine's credentials.

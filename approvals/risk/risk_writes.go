@@ -30,7 +30,7 @@ func (as *Assessor) writes(target string, truncates bool) {
 		return
 	}
 	as.gitFileWrite(p)
-	if !as.Inside(p) && as.Ctx.Sandbox.Mode == sandbox.ReadOnly && as.Ctx.Cwd != "" && Within(as.Ctx.Cwd, p) {
+	if !as.Inside(p) && as.ctx.Sandbox.Mode == sandbox.ReadOnly && as.ctx.Cwd != "" && Within(as.ctx.Cwd, p) {
 		as.Add(Medium, "", "writes "+as.Display(p, false)+" (the read-only sandbox blocks writes)")
 		return
 	}
@@ -56,10 +56,10 @@ func (as *Assessor) systemOrShellConfig(p string) bool {
 		}
 	}
 	base := filepath.Base(p)
-	if filepath.Dir(p) == as.Ctx.Home && (strings.HasPrefix(base, ".bash") || strings.HasPrefix(base, ".zsh") || base == ".profile" || base == ".gitconfig") {
+	if filepath.Dir(p) == as.ctx.Home && (strings.HasPrefix(base, ".bash") || strings.HasPrefix(base, ".zsh") || base == ".profile" || base == ".gitconfig") {
 		return true
 	}
-	return strings.HasPrefix(p, filepath.Join(as.Ctx.Home, ".ssh")+"/") || strings.HasPrefix(p, filepath.Join(as.Ctx.Home, ".config", "autostart")+"/")
+	return strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".ssh")+"/") || strings.HasPrefix(p, filepath.Join(as.ctx.Home, ".config", "autostart")+"/")
 }
 
 // perlInline says whether perl runs code from its command line: -e or -E,

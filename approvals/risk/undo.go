@@ -14,10 +14,10 @@ import (
 // a writable directory outside them. Nothing is said when changes are not
 // recorded, or the sandbox refuses the deletion anyway (beyond).
 func (as *Assessor) undoNote(path string, beyond bool, size int64) (note string, raise bool) {
-	if len(as.Ctx.Recorded) == 0 || beyond {
+	if len(as.ctx.Recorded) == 0 || beyond {
 		return "", false
 	}
-	for _, root := range as.Ctx.Recorded {
+	for _, root := range as.ctx.Recorded {
 		if !Within(filepath.Clean(root), path) {
 			continue
 		}
