@@ -56,7 +56,7 @@ func runCache(ctx context.Context, env *cliEnv, args []string) int {
 		}
 		return cleanSets(env.stdout, env.stderr, []string{toolcache.SetDir(root, ws)})
 	}
-	sets, err := toolcache.ListCacheSets(root)
+	sets, err := toolcache.ListSets(root)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "warden cache: %v\n", err)
 		return 1
@@ -71,7 +71,7 @@ func runCache(ctx context.Context, env *cliEnv, args []string) int {
 func cleanSets(stdout, stderr io.Writer, dirs []string) int {
 	code := 0
 	for _, d := range dirs {
-		if err := toolcache.RemoveCacheSet(d); err != nil {
+		if err := toolcache.RemoveSet(d); err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				fmt.Fprintf(stdout, "no caches at %s\n", d)
 				continue

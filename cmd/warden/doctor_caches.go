@@ -11,11 +11,11 @@ import (
 
 // doctorCaches lists the sandbox's private toolchain caches.
 type doctorCaches struct {
-	Root    string               `json:"root"`
-	MaxSize int64                `json:"max_size"` // 0: no cap
-	Total   int64                `json:"total"`
-	Sets    []toolcache.CacheSet `json:"sets"`
-	Error   string               `json:"error,omitempty"`
+	Root    string          `json:"root"`
+	MaxSize int64           `json:"max_size"` // 0: no cap
+	Total   int64           `json:"total"`
+	Sets    []toolcache.Set `json:"sets"`
+	Error   string          `json:"error,omitempty"`
 	// SecondSources says which tools also read the user's own caches.
 	SecondSources string `json:"second_sources"`
 	// Layered says whether each set is layered on the user's caches (the
@@ -33,7 +33,7 @@ type userLayer struct {
 }
 
 func cacheReport() doctorCaches {
-	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []toolcache.CacheSet{}, SecondSources: secondSources, User: []userLayer{}}
+	d := doctorCaches{Root: config.ToolchainCaches(), MaxSize: config.DefaultCacheMaxSize, Sets: []toolcache.Set{}, SecondSources: secondSources, User: []userLayer{}}
 	d.Unlayered = toolcache.ProbeOverlay("")
 	if d.Layered = d.Unlayered == ""; d.Layered {
 		d.SecondSources = layeredSources
@@ -51,7 +51,7 @@ func cacheReport() doctorCaches {
 		d.Error = "no toolchain caches: the cache directory falls inside Warden's configuration or state"
 		return d
 	}
-	sets, err := toolcache.ListCacheSets(d.Root)
+	sets, err := toolcache.ListSets(d.Root)
 	if err != nil {
 		d.Error = err.Error()
 	}

@@ -39,9 +39,9 @@ func TestCacheEvictionLeastRecentlyUsed(t *testing.T) {
 	os.WriteFile(outside, []byte("user file"), 0o600)
 	os.Symlink(filepath.Dir(outside), filepath.Join(old, DataDir, "escape"))
 
-	sets, err := ListCacheSets(root)
+	sets, err := ListSets(root)
 	if err != nil || len(sets) != 3 || sets[0].Dir != old || sets[2].Dir != cur || sets[0].Workspace != "/src/old" || sets[0].Size < 4000 {
-		t.Fatalf("ListCacheSets: %+v %v", sets, err)
+		t.Fatalf("ListSets: %+v %v", sets, err)
 	}
 	Evict(root, 9000, cur)
 	if _, err := os.Stat(old); err == nil {

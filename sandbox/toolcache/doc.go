@@ -1,5 +1,5 @@
 // Package toolcache owns the sandbox's private toolchain caches: one cache
-// set per workspace under a root (SetDir, ListCacheSets, Evict), the
+// set per workspace under a root (SetDir, ListSets, Evict), the
 // variables that point each tool at it (Env) and its preparation (Prepare).
 //
 // It also layers each toolchain cache of a sandboxed run: the

@@ -26,8 +26,8 @@ const (
 	evictEvery = time.Minute
 )
 
-// CacheSet is one workspace's private caches.
-type CacheSet struct {
+// Set is one workspace's private caches.
+type Set struct {
 	Dir       string    `json:"dir"`
 	Workspace string    `json:"workspace"`
 	Size      int64     `json:"size"`
@@ -56,9 +56,9 @@ func SetDir(root, workspace string) string {
 	return filepath.Join(root, name+"-"+hex.EncodeToString(sum[:8]))
 }
 
-// ListCacheSets lists the sets under root with their sizes, least recently
+// ListSets lists the sets under root with their sizes, least recently
 // used first. A missing root has none.
-func ListCacheSets(root string) ([]CacheSet, error) {
+func ListSets(root string) ([]Set, error) {
 	entries, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -66,7 +66,7 @@ func ListCacheSets(root string) ([]CacheSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sets []CacheSet
+	var sets []Set
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
@@ -77,9 +77,9 @@ func ListCacheSets(root string) ([]CacheSet, error) {
 			continue // not a set
 		}
 		ws, _ := os.ReadFile(filepath.Join(dir, workspaceFile))
-		sets = append(sets, CacheSet{Dir: dir, Workspace: strings.TrimSpace(string(ws)), Size: TreeSize(dir), LastUsed: st.ModTime()})
+		sets = append(sets, Set{Dir: dir, Workspace: strings.TrimSpace(string(ws)), Size: TreeSize(dir), LastUsed: st.ModTime()})
 	}
-	slices.SortFunc(sets, func(a, b CacheSet) int { return a.LastUsed.Compare(b.LastUsed) })
+	slices.SortFunc(sets, func(a, b Set) int { return a.LastUsed.Compare(b.LastUsed) })
 	return sets, nil
 }
 
@@ -102,11 +102,11 @@ func TreeSize(dir string) int64 {
 	return n
 }
 
-// RemoveCacheSet deletes a set, including the read-only directories Go's
+// RemoveSet deletes a set, including the read-only directories Go's
 // module cache makes, or fails with ErrInUse while a run holds it. It
 // works inside the set only: a link planted there by a sandboxed command
 // leads nowhere outside.
-func RemoveCacheSet(dir string) error {
+func RemoveSet(dir string) error {
 	return removeSet(dir, false)
 }
 
@@ -159,7 +159,7 @@ func Evict(root string, max int64, current string) {
 		}
 	}
 	removeAbandoned(root)
-	sets, err := ListCacheSets(root)
+	sets, err := ListSets(root)
 	if err != nil {
 		return
 	}
