@@ -300,6 +300,11 @@ func (c *Checkpoints) undoWithNodes(ctx context.Context, ws Workspace, cp *Check
 		return res, errors.Join(fmt.Errorf("undo %q: the files are back, but %w; Warden tries again at its next start", cp.Summary, err), marked)
 	}
 	res.Files = append(res.Files, cp.nodeResults()...)
+	// As a files' journal: what it redoes is durable before it goes.
+	if err := syncDirs(nodeDirs(cp.Nodes)); err != nil {
+		j.release(false)
+		return res, errors.Join(marked, fmt.Errorf("undo %q: %w; Warden settles the links and directories again at its next start", cp.Summary, err))
+	}
 	return res, errors.Join(marked, j.finish())
 }
 
