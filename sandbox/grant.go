@@ -66,12 +66,12 @@ func (g Grant) Union(h Grant) Grant {
 // host of h is a host of g. Both must be resolved.
 func (g Grant) Covers(h Grant) bool {
 	for _, w := range h.Write {
-		if !underAny(w, g.Write) {
+		if !pathutil.WithinAny(w, g.Write) {
 			return false
 		}
 	}
 	for _, r := range h.Read {
-		if !underAny(r, g.Read) && !underAny(r, g.Write) {
+		if !pathutil.WithinAny(r, g.Read) && !pathutil.WithinAny(r, g.Write) {
 			return false
 		}
 	}
@@ -243,7 +243,7 @@ func (p Policy) HiddenBy(path string) (string, bool) {
 			}
 			continue
 		}
-		if pathutil.Within(pat, path) || pathutil.Within(resolveExisting(pat), path) {
+		if pathutil.Within(pat, path) || pathutil.Within(pathmemo.ResolveExisting(pat), path) {
 			return pat, true
 		}
 	}
@@ -258,7 +258,7 @@ func (p Policy) ContainsHidden(path string) (string, bool) {
 		if i := strings.IndexAny(pat, "*?["); i >= 0 {
 			base = filepath.Dir(pat[:i+1])
 		}
-		if path != base && (pathutil.Within(path, base) || pathutil.Within(path, resolveExisting(base))) {
+		if path != base && (pathutil.Within(path, base) || pathutil.Within(path, pathmemo.ResolveExisting(base))) {
 			return pat, true
 		}
 	}

@@ -113,7 +113,7 @@ func nearestDir(path string, isDir bool) string {
 }
 
 func inRoots(dir string, roots []protect.Root) bool {
-	real := resolveExisting(dir)
+	real := pathmemo.ResolveExisting(dir)
 	for _, r := range roots {
 		if pathutil.Within(r.Path, real) {
 			return true

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
@@ -45,7 +46,7 @@ func (p Policy) HeldBy() func(path string) string {
 		if h := heldIn(roots, path); h != "" {
 			return h
 		}
-		return heldIn(roots, resolveExisting(path)) // roots are resolved
+		return heldIn(roots, pathmemo.ResolveExisting(path)) // roots are resolved
 	}
 }
 

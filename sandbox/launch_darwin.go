@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os/exec"
 
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/seatbelt"
 )
@@ -29,7 +30,7 @@ func (p *Process) launch(c Command, path string, env []string) error {
 	profile, params := SeatbeltProfile(c.Policy, roots, port)
 	var named []HiddenPath
 	for _, d := range c.Policy.ReadDenyPatterns() {
-		named = append(named, HiddenPath{Path: d, Target: resolveExisting(d)})
+		named = append(named, HiddenPath{Path: d, Target: pathmemo.ResolveExisting(d)})
 	}
 	p.secrets = secretNames(c.Policy, named)
 	argv := seatbelt.Argv(profile, params, path, c.Argv)

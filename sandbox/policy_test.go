@@ -120,7 +120,7 @@ func TestSummaryIsOneLine(t *testing.T) {
 }
 
 // The run's memo, which Roots resolves with, names every path as the
-// unmemoised resolveExisting does: links followed (to directories, files,
+// unmemoised pathmemo.ResolveExisting does: links followed (to directories, files,
 // and dangling), missing parts kept.
 func TestMemoResolutionMatchesResolveExisting(t *testing.T) {
 	d := t.TempDir()
@@ -141,8 +141,8 @@ func TestMemoResolutionMatchesResolveExisting(t *testing.T) {
 	res := pathmemo.New()
 	for _, p := range paths {
 		p = filepath.Join(d, p)
-		if got, want := res.ResolveExisting(p), resolveExisting(p); got != want {
-			t.Errorf("resolve(%s) = %s, resolveExisting = %s", p, got, want)
+		if got, want := res.ResolveExisting(p), pathmemo.ResolveExisting(p); got != want {
+			t.Errorf("resolve(%s) = %s, pathmemo.ResolveExisting = %s", p, got, want)
 		}
 	}
 	if got := res.ResolveExisting(filepath.Join(d, "link", "c")); got == filepath.Join(d, "link", "c") {

@@ -68,14 +68,14 @@ func (e *ReadHiddenError) Error() string {
 func (c *ReadChecker) Check(path, real string) error {
 	path = filepath.Clean(path)
 	if real == "" {
-		real = resolveExisting(path)
+		real = pathmemo.ResolveExisting(path)
 	}
 	for _, h := range c.hide {
 		if hides(h, real) || pathutil.Within(h.Path, path) && hides(h, filepath.Join(h.Target, relTo(h.Path, path))) {
 			return &ReadHiddenError{Path: path, Hidden: h.Path, Access: c.access, home: c.home}
 		}
 	}
-	if c.readable != nil && !underAny(real, c.readable) {
+	if c.readable != nil && !pathutil.WithinAny(real, c.readable) {
 		return &ReadHiddenError{Path: path, Access: c.access, home: c.home}
 	}
 	return nil
@@ -84,7 +84,7 @@ func (c *ReadChecker) Check(path, real string) error {
 // hides reports whether h masks target: it is inside h's target and not in
 // one of the read_allow exceptions shown through the mask.
 func hides(h HiddenPath, target string) bool {
-	return pathutil.Within(h.Target, target) && !underAny(target, h.Allow)
+	return pathutil.Within(h.Target, target) && !pathutil.WithinAny(target, h.Allow)
 }
 
 // relTo is p relative to dir, which holds it.

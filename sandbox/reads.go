@@ -406,7 +406,7 @@ func reachable(hide []HiddenPath, readable []string) []HiddenPath {
 	var out []HiddenPath
 	for _, h := range hide {
 		for _, r := range readable {
-			rr := resolveExisting(r)
+			rr := pathmemo.ResolveExisting(r)
 			if pathutil.Within(rr, h.Target) || pathutil.Within(r, h.Path) || pathutil.Within(h.Target, rr) {
 				out = append(out, h)
 				break

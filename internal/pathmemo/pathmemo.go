@@ -179,6 +179,10 @@ func (m *Memo) ResolveExisting(p string) string {
 	return r
 }
 
+// ResolveExisting is Memo.ResolveExisting without a memo: every lookup
+// goes to the filesystem.
+func ResolveExisting(p string) string { return (*Memo)(nil).ResolveExisting(p) }
+
 // ResolvePrefix is ResolveExisting failing closed: only a component that
 // does not exist counts as missing. Any other error of a lookup is
 // returned, and so is the error when no prefix of p exists.

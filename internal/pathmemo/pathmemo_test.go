@@ -68,10 +68,6 @@ func tree(t *testing.T) []string {
 	return out
 }
 
-// resolveExisting is the unmemoised resolution ResolveExisting replaces:
-// a nil memo looks every path up with the standard library.
-func resolveExisting(p string) string { return (*Memo)(nil).ResolveExisting(p) }
-
 func sameError(a, b error) bool {
 	if (a == nil) != (b == nil) {
 		return false
@@ -94,7 +90,7 @@ func TestEvalSymlinksEqualsTheStandardLibrary(t *testing.T) {
 			if got != want || !sameError(err, wantErr) {
 				t.Errorf("pass %d: EvalSymlinks(%s) = %q, %v; the standard library says %q, %v", pass, p, got, err, want, wantErr)
 			}
-			if got, want := m.ResolveExisting(p), resolveExisting(p); got != want {
+			if got, want := m.ResolveExisting(p), ResolveExisting(p); got != want {
 				t.Errorf("pass %d: ResolveExisting(%s) = %q, want %q", pass, p, got, want)
 			}
 			wantSt, wantErr := os.Lstat(p)
@@ -119,7 +115,7 @@ func TestNilMemoGoesToTheFileSystem(t *testing.T) {
 	if _, err := m.Lstat(p); err != nil {
 		t.Fatalf("a nil memo remembered: %v", err)
 	}
-	if got, want := m.ResolveExisting(filepath.Join(p, "x")), resolveExisting(filepath.Join(p, "x")); got != want {
+	if got, want := m.ResolveExisting(filepath.Join(p, "x")), ResolveExisting(filepath.Join(p, "x")); got != want {
 		t.Fatalf("ResolveExisting = %q, want %q", got, want)
 	}
 	m.Forget(dir) // must not panic

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 	"github.com/wardenhq/warden/sandbox/toolcache"
@@ -309,7 +310,7 @@ func bindGit(r protect.Root, hold func(protect.Root, string, bool, *[]string) er
 	var points []string
 	gone := ""
 	top := filepath.Join(r.Path, ".git")
-	target, _ := gitdirTarget(top)
+	target, _ := gitconfig.GitdirTarget(top, nil)
 	for _, g := range r.Git {
 		if g.Missing || (gone != "" && pathutil.Within(gone, g.Path)) {
 			continue

@@ -181,7 +181,7 @@ func gitDirs(r Root) []string {
 	top := filepath.Join(r.Path, ".git")
 	if st, err := os.Lstat(top); err == nil && st.IsDir() {
 		out = append(out, top)
-	} else if t, ok := gitdirTarget(top); ok && pathutil.Within(r.Path, t) && t != r.Path {
+	} else if t, ok := gitconfig.GitdirTarget(top, nil); ok && pathutil.Within(r.Path, t) && t != r.Path {
 		out = append(out, t)
 	}
 	if IsScratch(r.Path) {
@@ -235,7 +235,7 @@ func SplitGitDirs(roots []Root) {
 			r.Git = append(r.Git, gitLayout(d, find)...)
 		}
 		for _, d := range vcsDirs(*r) {
-			if v, ok := VCSOf(filepath.Base(d)); ok && !underAny(d, dirs) {
+			if v, ok := VCSOf(filepath.Base(d)); ok && !pathutil.WithinAny(d, dirs) {
 				r.Git = append(r.Git, vcsLayout(d, v, find)...)
 				dirs = append(dirs, d)
 			}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathutil"
 )
 
@@ -182,7 +183,7 @@ func scanStoreDir(roots []Root) string {
 		return ""
 	}
 	for _, r := range roots {
-		if pathutil.Within(r.Path, dir) && !underAny(dir, r.Protected) {
+		if pathutil.Within(r.Path, dir) && !pathutil.WithinAny(dir, r.Protected) {
 			return ""
 		}
 	}
@@ -359,7 +360,7 @@ func walkTree(root, start string, skip []string, depth int, list func(dir string
 				} else {
 					found = append(found, p)
 					if mode == walkHold && e.Regular && e.Name == ".git" {
-						if t, ok := gitdirTarget(p); ok {
+						if t, ok := gitconfig.GitdirTarget(p, nil); ok {
 							found = append(found, t)
 						}
 					}

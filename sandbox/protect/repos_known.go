@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathutil"
 )
 
@@ -122,7 +123,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 	}
 	var check []string
 	for p := range knownRepos.m {
-		if pathutil.Within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !underAny(p, skip) {
+		if pathutil.Within(root, p) && filepath.Dir(p) != root && !slices.Contains(found, p) && !pathutil.WithinAny(p, skip) {
 			check = append(check, p)
 		}
 	}
@@ -140,7 +141,7 @@ func withKnownRepos(root string, skip []string, found []string, cut bool) []stri
 		case err == nil && st.Mode().IsRegular():
 			out = append(out, p)
 			if filepath.Base(p) == ".git" {
-				if t, ok := gitdirTarget(p); ok {
+				if t, ok := gitconfig.GitdirTarget(p, nil); ok {
 					out = append(out, t)
 				}
 			}

@@ -139,7 +139,7 @@ func pruneStore(root string, skip []string, gen uint64) {
 	scanStore.Lock()
 	defer scanStore.Unlock()
 	for p, r := range scanStore.recs {
-		if r.gen != gen && pathutil.Within(root, p) && !underAny(p, skip) {
+		if r.gen != gen && pathutil.Within(root, p) && !pathutil.WithinAny(p, skip) {
 			delete(scanStore.recs, p)
 			scanStore.changed = true
 		}

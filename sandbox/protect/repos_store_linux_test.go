@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // The scan store may only save listings: every scan must find what a full
@@ -83,16 +85,16 @@ func TestScanStoreFindsWhatAListingFinds(t *testing.T) {
 func TestScanStoreOnlyOutsideTheCommandsReach(t *testing.T) {
 	state := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
-	dir := resolveExisting(filepath.Join(state, "warden"))
+	dir := pathmemo.ResolveExisting(filepath.Join(state, "warden"))
 	outside := []Root{{Path: t.TempDir()}}
 	if got := scanStoreDir(outside); got != dir {
 		t.Errorf("state directory outside the roots: store %q, want %q", got, dir)
 	}
-	holding := []Root{{Path: resolveExisting(state), Protected: []string{dir}}}
+	holding := []Root{{Path: pathmemo.ResolveExisting(state), Protected: []string{dir}}}
 	if got := scanStoreDir(holding); got != dir {
 		t.Errorf("state directory protected in a root: store %q, want %q", got, dir)
 	}
-	exposed := []Root{{Path: resolveExisting(state)}}
+	exposed := []Root{{Path: pathmemo.ResolveExisting(state)}}
 	if got := scanStoreDir(exposed); got != "" {
 		t.Errorf("state directory writable by the command: store %q, want none", got)
 	}

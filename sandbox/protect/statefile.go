@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
+
+	"github.com/wardenhq/warden/internal/pathmemo"
 )
 
 // stateDir is Warden's state directory (the quarantine directory's parent),
@@ -14,7 +16,7 @@ func stateDir() string {
 	if q == "" {
 		return ""
 	}
-	return resolveExisting(filepath.Dir(q))
+	return pathmemo.ResolveExisting(filepath.Dir(q))
 }
 
 var replaceSeq atomic.Uint64

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathutil"
 )
 
@@ -119,7 +120,7 @@ func indexFound(root string, skip []string) (found []string, seq uint64, ok bool
 		case unix.S_IFREG:
 			found = append(found, p)
 			if filepath.Base(p) == ".git" {
-				if t, ok := gitdirTarget(p); ok {
+				if t, ok := gitconfig.GitdirTarget(p, nil); ok {
 					found = append(found, t)
 				}
 			}
@@ -275,7 +276,7 @@ func applyEvent(mask uint64, id, name string) {
 		return // a directory no longer in a root (moved out), or rebuilt anyway
 	}
 	r, p := d.root, filepath.Join(d.path, name)
-	if underAny(p, r.skip) {
+	if pathutil.WithinAny(p, r.skip) {
 		return
 	}
 	if mask&(unix.FAN_MOVED_FROM|unix.FAN_DELETE) != 0 {

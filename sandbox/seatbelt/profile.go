@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wardenhq/warden/internal/pathmemo"
 	"github.com/wardenhq/warden/internal/pathutil"
 	"github.com/wardenhq/warden/sandbox/protect"
 )
@@ -241,7 +242,7 @@ func seatbeltReads(b *strings.Builder, pats, shown []string, params []string) []
 		var out []string
 		for _, path := range paths {
 			out = append(out, path)
-			if r := resolveExisting(path); r != path {
+			if r := pathmemo.ResolveExisting(path); r != path {
 				out = append(out, r)
 			}
 		}
