@@ -184,9 +184,7 @@ func undoOnce(ctx context.Context, s *Server, job *jobs.Job, a undoArgs) (summar
 	}
 	job.Report("undoing "+newest.Summary, -1)
 	res, err := cps.Undo(ctx, s.PatchWorkspace(), root, a.Force)
-	var edited *patch.EditedSinceError
-	var overlapped *patch.OverlapError
-	if errors.As(err, &edited) || errors.As(err, &overlapped) {
+	if errors.Is(err, patch.ErrNeedsForce) {
 		return "", "", fmt.Errorf("%w (run warden.undo with {\"force\": true})", err)
 	}
 	if err != nil {

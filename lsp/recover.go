@@ -60,7 +60,6 @@ func (s *Server) showInterrupted() {
 // interrupted changes in folders added later, and says so at once.
 func (s *Server) recoverAdded(folders []WorkspaceFolder) {
 	s.tellRecovered(s.recoverIn(folders))
-	s.primeChanges(folders)
 }
 
 func (s *Server) tellRecovered(msgs []recoveredMessage) {

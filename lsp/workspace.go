@@ -82,8 +82,10 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 		}
 	}
 	s.mu.Unlock()
-	// A folder opened now may hold a change a killed Warden left half done.
+	// A folder opened now may hold a change a killed Warden left half done;
+	// then it is listed for the change record, as the first folders are.
 	s.recoverAdded(added)
+	s.primeChanges(added)
 	return nil, nil
 }
 

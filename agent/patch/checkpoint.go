@@ -269,6 +269,14 @@ type EditedSinceError struct {
 	Files   []string
 }
 
+// ErrNeedsForce is what every undo refused only unless forced matches
+// (errors.Is): files changed since (EditedSinceError), or the command ran
+// beside another (OverlapError). Callers say how to force it.
+var ErrNeedsForce = errors.New("undo refused unless forced")
+
+// Is makes errors.Is(err, ErrNeedsForce) hold.
+func (e *EditedSinceError) Is(target error) bool { return target == ErrNeedsForce }
+
 func (e *EditedSinceError) Error() string {
 	return fmt.Sprintf("cannot undo %q: %s changed since Warden's edit, and undoing would throw those changes away; undo again with force to do it anyway", e.Summary, strings.Join(e.Files, ", "))
 }

@@ -75,6 +75,9 @@ type OverlapError struct {
 	Others  []string
 }
 
+// Is makes errors.Is(err, ErrNeedsForce) hold.
+func (e *OverlapError) Is(target error) bool { return target == ErrNeedsForce }
+
 func (e *OverlapError) Error() string {
 	return fmt.Sprintf("cannot undo %q: it ran at the same time as %s in this workspace, and what that changed meanwhile may be recorded as this command's, and reverted with it; check the files it names, then undo again with force to revert them all", e.Summary, strings.Join(e.Others, " and "))
 }

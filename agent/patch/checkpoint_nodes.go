@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -98,19 +97,9 @@ func (n NodeState) matchesDisk(path string, wasDir bool) bool {
 		target, err := os.Readlink(path)
 		return err == nil && target == n.Link
 	case n.Dir:
-		return fi.IsDir() && fi.Mode().Perm() == n.Mode && (wasDir || isEmptyDir(path))
+		return fi.IsDir() && fi.Mode().Perm() == n.Mode && (wasDir || changes.IsEmptyDir(path))
 	}
 	return fi.Mode()&fs.ModeSymlink == 0 && !fi.IsDir()
-}
-
-func isEmptyDir(dir string) bool {
-	f, err := os.Open(dir)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	names, err := f.Readdirnames(1)
-	return len(names) == 0 && err == io.EOF
 }
 
 // clearNodes removes, before the files are put back, the links and empty

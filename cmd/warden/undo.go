@@ -85,10 +85,8 @@ func runUndo(ctx context.Context, env *cliEnv, cps *patch.Checkpoints, roots []s
 		}
 		res, err := cps.Undo(ctx, patch.Disk{}, root, force)
 		if err != nil {
-			var edited *patch.EditedSinceError
-			var overlap *patch.OverlapError
 			msg := err.Error()
-			if errors.As(err, &edited) || errors.As(err, &overlap) {
+			if errors.Is(err, patch.ErrNeedsForce) {
 				msg = strings.Replace(msg, "undo again with force", "run warden undo --force", 1)
 			}
 			fmt.Fprintf(env.stderr, "warden undo: %s\n", command.EscapeLines(msg))

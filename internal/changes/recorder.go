@@ -402,16 +402,16 @@ func entryNow(root, rel string) (e *Entry, isDir bool) {
 	case !fi.IsDir():
 		en := entryOf(fi)
 		return &en, false
-	case isEmptyDir(p):
+	case IsEmptyDir(p):
 		en := dirEntry(fi.Mode())
 		return &en, true
 	}
 	return nil, true
 }
 
-// isEmptyDir reports a directory with no entry (one that cannot be read
+// IsEmptyDir reports a directory with no entry (one that cannot be read
 // is not: what it holds is unknown).
-func isEmptyDir(dir string) bool {
+func IsEmptyDir(dir string) bool {
 	f, err := os.Open(dir)
 	if err != nil {
 		return false
