@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -82,14 +81,10 @@ func BenchmarkExecOneShotLargeTree(b *testing.B) {
 		wl = append(wl, run(large))
 	}
 	b.StopTimer()
-	med := func(d []time.Duration) float64 {
-		slices.Sort(d)
-		return float64(d[len(d)/2].Microseconds()) / 1000
-	}
-	b.ReportMetric(float64(coldSmall.Microseconds())/1000, "cold-small-ms")
-	b.ReportMetric(float64(coldLarge.Microseconds())/1000, "cold-large-ms")
-	b.ReportMetric(med(ws), "warm-small-ms")
-	b.ReportMetric(med(wl), "warm-large-ms")
-	b.ReportMetric(med(wl)/med(ws), "x-small")
+	b.ReportMetric(msOf(coldSmall), "cold-small-ms")
+	b.ReportMetric(msOf(coldLarge), "cold-large-ms")
+	b.ReportMetric(medianMs(ws), "warm-small-ms")
+	b.ReportMetric(medianMs(wl), "warm-large-ms")
+	b.ReportMetric(medianMs(wl)/medianMs(ws), "x-small")
 	b.ReportMetric(0, "ns/op")
 }

@@ -528,31 +528,44 @@ func (k *killRig) report(t *testing.T) {
 	}
 }
 
-// TestServeSettlesAnInterruptedPatch: `warden serve` settles, at
-// initialize, the change a killed apply-patch left in its workspace folder,
-// and tells the user with window/showMessage.
-func TestServeSettlesAnInterruptedPatch(t *testing.T) {
+// interruptedPatch is a workspace where apply-patch was killed as its
+// intent appeared: a journal to settle.
+func interruptedPatch(t *testing.T) (*killRig, string) {
+	t.Helper()
 	k := newKillRig(t, 1, 1)
 	k.whole, k.change = time.Nanosecond, time.Nanosecond // kill as the intent appears
-	var ws string
 	for try := 0; ; try++ {
-		ws = k.oldTree(t)
+		ws := k.oldTree(t)
 		if journaled, _ := k.killSomewhere(t, exec.Command(wardenBin(t), "apply-patch", "--cwd", ws, k.patchFile), ws, 0); journaled {
-			break
+			return k, ws
 		}
 		if try == 3 {
 			t.Fatal("apply-patch ended before it could be killed, 4 times")
 		}
 	}
-	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Dir: ws, Env: []string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}})
-	c.Initialize(nil)
-	c.WaitFor("window/showMessage", lsptest.MessageContains("an interrupted patch in "+ws))
+}
+
+// settled checks that ws's interrupted patch was settled (when says when):
+// the tree all old or all new, no temporary file, no journal left.
+func (k *killRig) settled(t *testing.T, ws, when string) {
+	t.Helper()
 	if state, debris := k.state(ws); (state != "old" && state != "new") || len(debris) > 0 {
-		t.Errorf("after serve started the tree is %s, with %d temporary files", state, len(debris))
+		t.Errorf("%s the tree is %s, with %d temporary files", when, state, len(debris))
 	}
 	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
 		t.Errorf("journal files left: %v", names)
 	}
+}
+
+// TestServeSettlesAnInterruptedPatch: `warden serve` settles, at
+// initialize, the change a killed apply-patch left in its workspace folder,
+// and tells the user with window/showMessage.
+func TestServeSettlesAnInterruptedPatch(t *testing.T) {
+	k, ws := interruptedPatch(t)
+	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Dir: ws, Env: []string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}})
+	c.Initialize(nil)
+	c.WaitFor("window/showMessage", lsptest.MessageContains("an interrupted patch in "+ws))
+	k.settled(t, ws, "after serve started")
 	c.Shutdown()
 }
 
@@ -560,18 +573,7 @@ func TestServeSettlesAnInterruptedPatch(t *testing.T) {
 // after initialize (workspace/didChangeWorkspaceFolders) is settled as the
 // first ones are, and the user is told at once.
 func TestServeSettlesAnInterruptedPatchInAFolderAddedLater(t *testing.T) {
-	k := newKillRig(t, 1, 1)
-	k.whole, k.change = time.Nanosecond, time.Nanosecond // kill as the intent appears
-	var ws string
-	for try := 0; ; try++ {
-		ws = k.oldTree(t)
-		if journaled, _ := k.killSomewhere(t, exec.Command(wardenBin(t), "apply-patch", "--cwd", ws, k.patchFile), ws, 0); journaled {
-			break
-		}
-		if try == 3 {
-			t.Fatal("apply-patch ended before it could be killed, 4 times")
-		}
-	}
+	k, ws := interruptedPatch(t)
 	c := lsptest.Start(t, lsptest.Options{Bin: wardenBin(t), Env: []string{"XDG_STATE_HOME=" + os.Getenv("XDG_STATE_HOME")}})
 	c.Initialize(nil)
 	if names, _ := os.ReadDir(k.journal); len(names) == 0 {
@@ -581,11 +583,6 @@ func TestServeSettlesAnInterruptedPatchInAFolderAddedLater(t *testing.T) {
 		"added": []any{map[string]any{"uri": c.URI(ws), "name": filepath.Base(ws)}}, "removed": []any{},
 	}})
 	c.WaitFor("window/showMessage", lsptest.MessageContains("an interrupted patch in "+ws))
-	if state, debris := k.state(ws); (state != "old" && state != "new") || len(debris) > 0 {
-		t.Errorf("after the folder was added the tree is %s, with %d temporary files", state, len(debris))
-	}
-	if names, _ := os.ReadDir(k.journal); len(names) > 0 {
-		t.Errorf("journal files left: %v", names)
-	}
+	k.settled(t, ws, "after the folder was added")
 	c.Shutdown()
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"testing"
 	"time"
 
@@ -70,15 +69,11 @@ func BenchmarkExecRecordedLargeTree(b *testing.B) {
 				dOn, dOff = append(dOn, run(on)), append(dOff, run(off))
 			}
 			b.StopTimer()
-			med := func(d []time.Duration) float64 {
-				slices.Sort(d)
-				return float64(d[len(d)/2].Microseconds()) / 1000
-			}
-			b.ReportMetric(float64(firstOn.Microseconds())/1000, "first-on-ms")
-			b.ReportMetric(float64(firstOff.Microseconds())/1000, "first-off-ms")
-			b.ReportMetric(med(dOn), "on-ms")
-			b.ReportMetric(med(dOff), "off-ms")
-			b.ReportMetric(med(dOn)/med(dOff), "x-off")
+			b.ReportMetric(msOf(firstOn), "first-on-ms")
+			b.ReportMetric(msOf(firstOff), "first-off-ms")
+			b.ReportMetric(medianMs(dOn), "on-ms")
+			b.ReportMetric(medianMs(dOff), "off-ms")
+			b.ReportMetric(medianMs(dOn)/medianMs(dOff), "x-off")
 			b.ReportMetric(float64(dirBytes(history)-before)/float64(b.N), "disk-bytes/run")
 			b.ReportMetric(0, "ns/op")
 		})
@@ -136,13 +131,9 @@ func BenchmarkServeFirstRecordedRun(b *testing.B) {
 					dOn, dOff = append(dOn, run(true)), append(dOff, run(false))
 				}
 				b.StopTimer()
-				med := func(d []time.Duration) float64 {
-					slices.Sort(d)
-					return float64(d[len(d)/2].Microseconds()) / 1000
-				}
-				b.ReportMetric(med(dOn), "on-ms")
-				b.ReportMetric(med(dOff), "off-ms")
-				b.ReportMetric(med(dOn)/med(dOff), "x-off")
+				b.ReportMetric(medianMs(dOn), "on-ms")
+				b.ReportMetric(medianMs(dOff), "off-ms")
+				b.ReportMetric(medianMs(dOn)/medianMs(dOff), "x-off")
 				b.ReportMetric(0, "ns/op")
 			})
 		}
