@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/wardenhq/warden/sandbox/protect"
+	"github.com/wardenhq/warden/internal/fanotify"
 	"golang.org/x/sys/unix"
 )
 
@@ -52,7 +52,7 @@ func (f *fanWatcher) add(k watchKey) error {
 	if err != nil {
 		return fmt.Errorf("open %s: %w", k.dir, err)
 	}
-	id, err := protect.FanotifyID(fd)
+	id, err := fanotify.DirID(fd)
 	if err != nil {
 		unix.Close(fd)
 		return err
@@ -139,36 +139,15 @@ func (f *fanWatcher) decode(buf []byte) []string {
 
 // eventPath is the path an event's DFID_NAME record names, or "/".
 func (f *fanWatcher) eventPath(info []byte) string {
-	for len(info) >= 4 {
-		typ, l := info[0], int(binary.NativeEndian.Uint16(info[2:]))
-		if l < 4 || l > len(info) {
-			break
-		}
-		rec := info[:l]
-		info = info[l:]
-		// header (4), fsid (8), handle_bytes (4), handle_type (4), handle, name.
-		if typ != unix.FAN_EVENT_INFO_TYPE_DFID_NAME || len(rec) < 20 {
-			continue
-		}
-		hlen := int(binary.NativeEndian.Uint32(rec[12:]))
-		if 20+hlen > len(rec) {
-			break
-		}
-		id := string(rec[4:12]) + string(rec[16:20]) + string(rec[20:20+hlen])
-		name := rec[20+hlen:]
-		for i, c := range name {
-			if c == 0 {
-				name = name[:i]
-				break
-			}
-		}
-		f.mu.Lock()
-		dir, ok := f.dirs[id]
-		f.mu.Unlock()
-		if !ok || len(name) == 0 {
-			break
-		}
-		return filepath.Join(dir, string(name))
+	id, name, ok := fanotify.DFIDName(info)
+	if !ok || name == "" {
+		return "/"
 	}
-	return "/"
+	f.mu.Lock()
+	dir, known := f.dirs[id]
+	f.mu.Unlock()
+	if !known {
+		return "/"
+	}
+	return filepath.Join(dir, name)
 }

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/wardenhq/warden/internal/fanotify"
 	"github.com/wardenhq/warden/internal/gitconfig"
 	"github.com/wardenhq/warden/internal/pathutil"
 )
@@ -206,7 +207,7 @@ func markAndList(r *indexRoot) func(dir string) ([]DirEntry, error) {
 		if err != nil {
 			return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 		}
-		id, err := FanotifyID(fd)
+		id, err := fanotify.DirID(fd)
 		if err == nil {
 			err = unix.FanotifyMark(index.fd, unix.FAN_MARK_ADD, indexMask, fd, "")
 		}
@@ -252,7 +253,7 @@ func applyEvents(buf []byte) {
 		mask := binary.NativeEndian.Uint64(buf[8:])
 		if mask&unix.FAN_Q_OVERFLOW != 0 {
 			lostEvents("the event queue overflowed")
-		} else if id, name, ok := dfidName(buf[metaLen:evLen]); ok {
+		} else if id, name, ok := fanotify.DFIDName(buf[metaLen:evLen]); ok && name != "" && name != "." {
 			applyEvent(mask, id, name)
 		}
 		buf = buf[evLen:]
@@ -345,61 +346,6 @@ func lookAt(r *indexRoot, p string) {
 		}
 	}
 }
-
-// dfidName reads an event's DFID_NAME record: the directory's identity (as
-// fanID makes it) and the entry's name.
-func dfidName(info []byte) (id, name string, ok bool) {
-	for len(info) >= 4 {
-		typ, l := info[0], int(binary.NativeEndian.Uint16(info[2:]))
-		if l < 4 || l > len(info) {
-			return "", "", false
-		}
-		rec := info[:l]
-		info = info[l:]
-		// header (4), fsid (8), handle_bytes (4), handle_type (4), handle, name.
-		if typ != unix.FAN_EVENT_INFO_TYPE_DFID_NAME || len(rec) < 20 {
-			continue
-		}
-		hlen := int(binary.NativeEndian.Uint32(rec[12:]))
-		if 20+hlen > len(rec) {
-			return "", "", false
-		}
-		n := rec[20+hlen:]
-		if i := strings.IndexByte(string(n), 0); i >= 0 {
-			n = n[:i]
-		}
-		if len(n) == 0 || string(n) == "." {
-			return "", "", false
-		}
-		return string(rec[4:12]) + string(rec[16:20]) + string(rec[20:20+hlen]), string(n), true
-	}
-	return "", "", false
-}
-
-// FanotifyID is the identity fanotify reports a directory by: its filesystem id
-// and file handle.
-func FanotifyID(fd int) (string, error) {
-	var st unix.Statfs_t
-	if err := unix.Fstatfs(fd, &st); err != nil {
-		return "", fmt.Errorf("statfs: %w", err)
-	}
-	// AT_HANDLE_FID (Linux 6.5) asks for the encoding fanotify uses; older
-	// kernels encode both alike where the filesystem decodes handles.
-	h, _, err := unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH|atHandleFID)
-	if errors.Is(err, unix.EINVAL) {
-		h, _, err = unix.NameToHandleAt(fd, "", unix.AT_EMPTY_PATH)
-	}
-	if err != nil {
-		return "", fmt.Errorf("file handle: %w", err)
-	}
-	b := make([]byte, 0, 12+len(h.Bytes()))
-	b = binary.NativeEndian.AppendUint32(b, uint32(st.Fsid.Val[0]))
-	b = binary.NativeEndian.AppendUint32(b, uint32(st.Fsid.Val[1]))
-	b = binary.NativeEndian.AppendUint32(b, uint32(h.Type()))
-	return string(append(b, h.Bytes()...)), nil
-}
-
-const atHandleFID = 0x200
 
 // IndexServes says whether the index serves root (tests: a lingering
 // process keeps it).
