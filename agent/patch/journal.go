@@ -155,22 +155,32 @@ func tmpName(target, id string, n int) string {
 // an intent that exists is complete.
 func (j *journal) writeIntent() error {
 	j.hdr.Version, j.hdr.Entries = journalVersion, len(j.entries)
+	return j.publish(".intent", func(w *bufio.Writer) error {
+		enc := json.NewEncoder(w)
+		err := enc.Encode(j.hdr)
+		for i := 0; i < len(j.entries) && err == nil; i++ {
+			e := &j.entries[i]
+			e.Before = len(e.before)
+			if err = enc.Encode(e); err == nil {
+				w.WriteString(e.before)
+				err = w.WriteByte('\n')
+			}
+		}
+		return err
+	})
+}
+
+// publish writes the journal's file with suffix through a temporary one,
+// flushed to disk before it takes its name and the name is made durable:
+// a journal file that exists is complete. On error neither is left.
+func (j *journal) publish(suffix string, write func(*bufio.Writer) error) error {
 	part := j.path(".part")
 	f, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	enc := json.NewEncoder(w)
-	err = enc.Encode(j.hdr)
-	for i := 0; i < len(j.entries) && err == nil; i++ {
-		e := &j.entries[i]
-		e.Before = len(e.before)
-		if err = enc.Encode(e); err == nil {
-			w.WriteString(e.before)
-			err = w.WriteByte('\n')
-		}
-	}
+	err = write(w)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -178,14 +188,14 @@ func (j *journal) writeIntent() error {
 		err = f.Sync()
 	}
 	if err = errors.Join(err, f.Close()); err == nil {
-		err = os.Rename(part, j.path(".intent"))
+		err = os.Rename(part, j.path(suffix))
 	}
 	if err == nil {
 		err = syncDir(j.dir)
 	}
 	if err != nil {
 		os.Remove(part)
-		os.Remove(j.path(".intent"))
+		os.Remove(j.path(suffix))
 	}
 	return err
 }

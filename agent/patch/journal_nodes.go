@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,31 +44,10 @@ func (j *journal) writeNodes() error {
 	if err != nil {
 		return err
 	}
-	part := j.path(".part")
-	err = writeSynced(part, data)
-	if err == nil {
-		err = os.Rename(part, j.path(".nodes"))
-	}
-	if err == nil {
-		err = syncDir(j.dir)
-	}
-	if err != nil {
-		os.Remove(part)
-		os.Remove(j.path(".nodes"))
-	}
-	return err
-}
-
-func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
+	return j.publish(".nodes", func(w *bufio.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	return errors.Join(err, f.Close())
+	})
 }
 
 // nodeTmp is the temporary link that puts node i of journal id in place.
