@@ -110,7 +110,9 @@ func RemoveSet(dir string) error {
 	return removeSet(dir, false)
 }
 
-// clearTree empties dir, through os.Root.
+// clearTree empties dir, including the read-only directories Go's module
+// cache makes and the overlay's inaccessible work directories, as far as it
+// can. It follows no links: it works through an os.Root.
 func clearTree(dir string) error {
 	r, err := os.OpenRoot(dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -121,7 +123,7 @@ func clearTree(dir string) error {
 	}
 	defer r.Close()
 	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
+		if d != nil && d.IsDir() {
 			r.Chmod(p, 0o700)
 		}
 		return nil
@@ -130,12 +132,11 @@ func clearTree(dir string) error {
 	if err != nil {
 		return err
 	}
+	var errs []error
 	for _, e := range entries {
-		if err := r.RemoveAll(e.Name()); err != nil {
-			return err
-		}
+		errs = append(errs, r.RemoveAll(e.Name()))
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // Evict keeps the sets under root within max bytes, least recently

@@ -196,27 +196,12 @@ func removeStale(runs string) {
 	}
 }
 
-// RemoveTree removes dir, including the read-only directories Go's module
-// cache makes and the overlay's inaccessible work directories. It follows
-// no links: it works through an os.Root.
+// RemoveTree removes dir as clearTree empties it. A dir already gone is
+// no error.
 func RemoveTree(dir string) error {
-	r, err := os.OpenRoot(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
+	clearTree(dir) // what it could not remove, Remove reports
+	if err := os.Remove(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	fs.WalkDir(r.FS(), ".", func(p string, d fs.DirEntry, err error) error {
-		if d != nil && d.IsDir() {
-			r.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	entries, _ := fs.ReadDir(r.FS(), ".")
-	for _, e := range entries {
-		r.RemoveAll(e.Name())
-	}
-	r.Close()
-	return os.Remove(dir)
+	return nil
 }
