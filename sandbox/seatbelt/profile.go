@@ -221,11 +221,7 @@ func seatbeltReadable(b *strings.Builder, readable []string, roots []protect.Roo
 		readable = append(readable, r.Path)
 	}
 	b.WriteString("; Reads (restricted): the platform, the home's shell and git configuration and\n; toolchains, the workspace, the writable and readable roots; metadata anywhere.\n(allow file-read-metadata)\n(allow file-read* (literal \"/\")")
-	for i, r := range readable {
-		key := fmt.Sprintf("READABLE_%d", i)
-		params = append(params, fmt.Sprintf("-D%s=%s", key, r))
-		fmt.Fprintf(b, "\n  (subpath (param %q))", key)
-	}
+	params = subpaths(b, params, "READABLE", readable)
 	b.WriteString(")\n")
 	return params
 }
@@ -263,11 +259,7 @@ func seatbeltReads(b *strings.Builder, pats, shown []string, params []string) []
 		deny = append(deny, both([]string{pat})...)
 	}
 	b.WriteString("\n; Reads hidden: credential stores and read_deny.\n(deny file-read*")
-	for i, d := range deny {
-		key := fmt.Sprintf("READ_DENY_%d", i)
-		params = append(params, fmt.Sprintf("-D%s=%s", key, d))
-		fmt.Fprintf(b, "\n  (subpath (param %q))", key)
-	}
+	params = subpaths(b, params, "READ_DENY", deny)
 	// Each also in every spelling the volume takes for it (foldRegex).
 	for _, re := range append(foldAll(deny), regexes...) {
 		var filter string
@@ -277,11 +269,7 @@ func seatbeltReads(b *strings.Builder, pats, shown []string, params []string) []
 	b.WriteString(")\n")
 	if allow := both(shown); len(allow) > 0 {
 		b.WriteString("\n; Reads shown again: read_allow.\n(allow file-read*")
-		for i, a := range allow {
-			key := fmt.Sprintf("READ_ALLOW_%d", i)
-			params = append(params, fmt.Sprintf("-D%s=%s", key, a))
-			fmt.Fprintf(b, "\n  (subpath (param %q))", key)
-		}
+		params = subpaths(b, params, "READ_ALLOW", allow)
 		b.WriteString(")\n")
 	}
 	return params
@@ -394,4 +382,15 @@ func insideOtherRoot(path string, roots []protect.Root) bool {
 		}
 	}
 	return false
+}
+
+// subpaths writes a (subpath (param KEY_i)) filter for each of paths and
+// adds the -DKEY_i=path parameters they name (KEY is prefix).
+func subpaths(b *strings.Builder, params []string, prefix string, paths []string) []string {
+	for i, p := range paths {
+		key := fmt.Sprintf("%s_%d", prefix, i)
+		params = append(params, fmt.Sprintf("-D%s=%s", key, p))
+		fmt.Fprintf(b, "\n  (subpath (param %q))", key)
+	}
+	return params
 }
