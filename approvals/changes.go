@@ -6,6 +6,7 @@ import (
 
 	"github.com/wardenhq/warden/approvals/command"
 	"github.com/wardenhq/warden/internal/changes"
+	"github.com/wardenhq/warden/sandbox"
 )
 
 // ChangeLog records what each run that can write changes in the workspace
@@ -44,8 +45,10 @@ type recording struct {
 }
 
 // start begins the snapshot of the roots spec's run may write, or returns
-// nil when it writes nowhere Warden records.
-func (l *ChangeLog) start(spec RunSpec) *recording {
+// nil when it writes nowhere Warden records. reported: the sandbox reports
+// each change before it happens (sandbox.RecordsWrites), so nothing is
+// listed: the record costs what the command changes.
+func (l *ChangeLog) start(spec RunSpec, reported bool) *recording {
 	if l == nil || l.Recorder == nil || l.Save == nil {
 		return nil
 	}
@@ -54,11 +57,36 @@ func (l *ChangeLog) start(spec RunSpec) *recording {
 		return nil
 	}
 	r := &recording{log: l, spec: spec, taken: make(chan struct{})}
+	if reported {
+		r.run = l.Recorder.BeginTracked(roots, "`"+command.Display(spec.Argv)+"`")
+		close(r.taken)
+		return r
+	}
 	go func() {
 		r.run = l.Recorder.BeginRun(roots, "`"+command.Display(spec.Argv)+"`")
 		close(r.taken)
 	}()
 	return r
+}
+
+// sandboxRecord is what the sandbox reports changes to (nil: it need not).
+func (r *recording) sandboxRecord() *sandbox.WriteRecord {
+	if r == nil {
+		return nil
+	}
+	<-r.taken
+	roots := r.run.TrackedRoots()
+	if len(roots) == 0 {
+		return nil
+	}
+	return &sandbox.WriteRecord{Roots: roots, Before: func(p string, how sandbox.Change) {
+		switch how {
+		case sandbox.ChangeLinked:
+			r.run.TouchLinked(p)
+		default:
+			r.run.Touch(p, how == sandbox.ChangeTree)
+		}
+	}}
 }
 
 // before makes ready (the run's last step before the command starts, may

@@ -54,12 +54,13 @@ func (r *SandboxRunner) Run(ctx context.Context, spec RunSpec) (RunResult, error
 		proxy = run
 		defer done()
 	}
-	rec := r.Changes.start(spec) // listed while the sandbox prepares
+	// Reported by the sandbox as they happen, or listed while it prepares.
+	rec := r.Changes.start(spec, !spec.Unsandboxed && sandbox.RecordsWrites(pol))
 	spec.Ready = rec.before(spec.Ready)
 	res, err := sandbox.Run(ctx, sandbox.Command{
 		Proxy: proxy,
 		Argv:  spec.Argv, Cwd: spec.Cwd, Policy: pol, Env: r.Env, Timeout: spec.Timeout, Helper: r.Helper,
-		Ready: spec.Ready,
+		Ready: spec.Ready, Record: rec.sandboxRecord(),
 		OnOutput: func(s sandbox.Stream, b []byte) {
 			w := spec.Stdout
 			if s == sandbox.Stderr {

@@ -39,10 +39,15 @@ func (s *Server) ChangeLog() *approvals.ChangeLog {
 // agent runs there costs what it changes rather than a walk of the whole
 // workspace (the listing is then kept, watched, as after any run). Under
 // read-only, where commands rarely write, the first one that does lists
-// its roots itself.
+// its roots itself. Where the sandbox reports each change as it happens
+// (sandbox.RecordsWrites), sandboxed runs list nothing and only a run
+// without the sandbox would: it lists its roots then.
 func (s *Server) primeChanges(folders []WorkspaceFolder) {
 	cfg := s.Config()
 	if !cfg.RecordsChanges() || cfg.SandboxMode == string(sandbox.ReadOnly) {
+		return
+	}
+	if sandbox.RecordsWrites(sandbox.Policy{Mode: sandbox.Mode(cfg.SandboxMode)}) {
 		return
 	}
 	var roots []string

@@ -115,6 +115,12 @@ func (p *Process) launch(c Command, path string, env []string) error {
 			return err
 		}
 		spec.MediateSockets = linux.MediateFor(spec.Layers)
+		if c.Record != nil {
+			if !RecordsWrites(c.Policy) {
+				return refuse("this kernel cannot report a sandboxed command's changes as they happen (seccomp user notification)")
+			}
+			spec.RecordRoots, p.record = c.Record.Roots, c.Record
+		}
 	}
 
 	for attempt := 0; ; attempt++ {
@@ -226,11 +232,13 @@ func (p *Process) startHelper(helper string, spec linux.Spec, env []string) erro
 		g.WaitArmed()
 		return p.waitReady()
 	}
+	p.serveRecord(h)
 	err = h.start(raw, ready)
 	if err != nil && spare && h.status.silent {
 		// The spare died while it waited: start afresh.
 		h.kill()
 		if h, err = spawnHelper(key); err == nil {
+			p.serveRecord(h)
 			err = h.start(raw, ready)
 		}
 	}
@@ -346,6 +354,7 @@ type helperProc struct {
 	status         *helperStatus
 	stdout, stderr *os.File // read ends of the command's output
 	forward        *os.File // the launcher's end of the forwarding socketpair (NetworkAsk)
+	record         *os.File // the launcher's end of the record socket
 }
 
 // spawnHelper starts a helper for key. It runs the part of the set-up no
@@ -404,6 +413,16 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, diag) // hostDiagFD(key.network)
 		defer diag.Close()
 	}
+	// After the descriptors the helper knows by number: the record
+	// socket, named in its environment.
+	record, recordHelper, err := recordPair()
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	defer recordHelper.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, recordHelper)
+	cmd.Env = append(cmd.Env, linux.RecordEnv+"="+strconv.Itoa(3+len(cmd.ExtraFiles)-1))
 	if group != nil {
 		// After the descriptors the helper knows by number: the group, which
 		// it never reads, and this process's pidfd, on which it waits for
@@ -439,6 +458,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 			forward.Close()
 			forwardHelper.Close()
 		}
+		record.Close()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("start the sandbox helper %s: %w", name, err)
 		}
@@ -452,7 +472,7 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 		forwardHelper.Close()
 	}
 	return &helperProc{cmd: cmd, specW: specW, status: newHelperStatus(statusR),
-		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward}, nil
+		stdout: pipes[2][0], stderr: pipes[3][0], forward: forward, record: record}, nil
 }
 
 // start sends the spec and waits until the command has started. The
@@ -544,6 +564,9 @@ func (h *helperProc) kill() {
 	h.stderr.Close()
 	if h.forward != nil {
 		h.forward.Close()
+	}
+	if h.record != nil {
+		h.record.Close()
 	}
 	go h.cmd.Wait()
 }

@@ -60,6 +60,10 @@ type Command struct {
 	// work the command must wait for (making its audit lines durable) while
 	// the sandbox is being prepared, instead of before.
 	Ready func() error
+	// Record, when set, hears each path in its roots the command is
+	// about to change (where RecordsWrites; a run that cannot report is
+	// refused).
+	Record *WriteRecord
 }
 
 // Limits are resource limits set on the command (core dumps are always off).
@@ -171,6 +175,8 @@ type Process struct {
 	// memo is this run's memo of the file system, for the set-up before the
 	// command starts (never after: see pathmemo).
 	memo *pathmemo.Memo
+	// record hears what the command is about to change (nil: nothing).
+	record *WriteRecord
 	// network is the run's network; proxy serves its proxy connections
 	// under NetworkAsk.
 	network NetworkMode

@@ -18,13 +18,14 @@ func undoHistory() *patch.Checkpoints { return patch.NewCheckpoints(config.UndoD
 // commandChanges is the change log of the commands this process runs, nil
 // when record_changes is off. A one-shot process (keep false) starts
 // listing the workspace now, while it loads the rules and starts the
-// sandbox; one that runs more commands (warden run) keeps the listing.
+// sandbox, unless the sandbox reports each change as it happens; one that
+// runs more commands (warden run) keeps the listing.
 func commandChanges(cfg config.Config, policy sandbox.Policy, keep bool) *approvals.ChangeLog {
 	if !cfg.RecordsChanges() {
 		return nil
 	}
 	log := changeLog(keep)
-	if !keep && policy.Mode != sandbox.ReadOnly {
+	if !keep && policy.Mode != sandbox.ReadOnly && !sandbox.RecordsWrites(policy) {
 		log.Recorder.Prime(policy.Workspace)
 	}
 	return log

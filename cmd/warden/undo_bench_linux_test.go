@@ -174,3 +174,58 @@ func dirBytes(dir string) int64 {
 	})
 	return n
 }
+
+// BenchmarkExecRecordedManyChanges is what the record costs a command that
+// changes much: in a committed repository of 20,000 files, a `warden exec`
+// that appends to 1,000 committed files and creates 1,000 new ones, with
+// the record on and off. Where the sandbox reports each change, every one
+// is a round trip to Warden before the call goes on: per-change-us is the
+// difference spread over the 2,000 changes.
+func BenchmarkExecRecordedManyChanges(b *testing.B) {
+	bin := os.Getenv("WARDEN_BIN")
+	if bin == "" {
+		b.Skip("set WARDEN_BIN (make bench does)")
+	}
+	base := b.TempDir()
+	ws := filepath.Join(base, "ws")
+	committedRepo(b, ws, 20_000)
+	envFor := func(name string, record bool) []string {
+		env := []string{"PATH=" + os.Getenv("PATH")}
+		for _, v := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+			d := filepath.Join(base, name, v)
+			os.MkdirAll(d, 0o700)
+			env = append(env, v+"="+d)
+		}
+		if !record {
+			os.MkdirAll(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden"), 0o700)
+			os.WriteFile(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden", "config.toml"), []byte("record_changes = false\n"), 0o600)
+		}
+		return env
+	}
+	on, off := envFor("on", true), envFor("off", false)
+	i := 0
+	run := func(env []string) time.Duration {
+		i++
+		script := fmt.Sprintf(`for f in d00?/*.go; do echo "// %d" >> "$f"; done; mkdir gen%d; for n in $(seq 1000); do echo $n > gen%d/f$n; done`, i, i, i)
+		cmd := exec.Command(bin, "exec", "--", "sh", "-c", script)
+		cmd.Dir, cmd.Env = ws, env
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		d := time.Since(start)
+		if err != nil {
+			b.Fatalf("warden exec: %v\n%s", err, out)
+		}
+		return d
+	}
+	var dOn, dOff []time.Duration
+	b.ResetTimer()
+	for range b.N {
+		dOn, dOff = append(dOn, run(on)), append(dOff, run(off))
+	}
+	b.StopTimer()
+	b.ReportMetric(medianMs(dOn), "on-ms")
+	b.ReportMetric(medianMs(dOff), "off-ms")
+	b.ReportMetric(medianMs(dOn)/medianMs(dOff), "x-off")
+	b.ReportMetric((medianMs(dOn)-medianMs(dOff))*1000/2000, "per-change-us")
+	b.ReportMetric(0, "ns/op")
+}

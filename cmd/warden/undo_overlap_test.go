@@ -17,7 +17,8 @@ import (
 // look before it and one after, so it holds what the quick one wrote
 // meanwhile, and undoing it threw the quick one's work away. Each record
 // must say it ran beside the other, and undo must refuse, naming the other
-// command, leaving both commands' files; --force reverts both.
+// command, leaving both commands' files; --force reverts both (in one step
+// from a listing's record, in two from records the sandbox reported).
 // TWIN: a command that ran alone is undone as before (the other tests).
 func TestUndoRefusesARunThatOverlappedAnother(t *testing.T) {
 	w := newCommandWorkspace(t)
@@ -53,6 +54,16 @@ func TestUndoRefusesARunThatOverlappedAnother(t *testing.T) {
 	}
 	if stdout, stderr, code := runWarden(t, "undo", "--cwd", w.dir, "--force"); code != 0 {
 		t.Fatalf("undo --force: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "slow.txt")); !os.IsNotExist(err) {
+		t.Errorf("undo --force should have reverted the slow command's slow.txt: %v", err)
+	}
+	// Where the sandbox reports each change, the slow command's record
+	// holds its own file only, and the quick one is undone next.
+	if _, err := os.Stat(filepath.Join(w.dir, "quick.txt")); err == nil {
+		if stdout, stderr, code := runWarden(t, "undo", "--cwd", w.dir, "--force"); code != 0 {
+			t.Fatalf("second undo --force: exit %d\n%s%s", code, stdout, stderr)
+		}
 	}
 	for _, rel := range []string{"slow.txt", "quick.txt"} {
 		if _, err := os.Stat(filepath.Join(w.dir, rel)); !os.IsNotExist(err) {

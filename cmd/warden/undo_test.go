@@ -196,14 +196,15 @@ func TestUndoHistoryIsHiddenFromSandboxedCommands(t *testing.T) {
 	w := newCommandWorkspace(t)
 	secret := "API_TOKEN=hunter2-" + filepath.Base(w.dir) + "\n"
 	w.file(".env", secret, 0o600)
+	// A recorded run in the first workspace rewrites its untracked .env:
+	// the history keeps a copy of the secret. Then the user hides .env.
+	if _, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", "echo x > out.txt; echo rotated > .env"); code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
 	cfgDir := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), "warden")
 	os.MkdirAll(cfgDir, 0o700)
 	if err := os.WriteFile(filepath.Join(cfgDir, "config.toml"), []byte("read_deny = ["+strconv.Quote(filepath.Join(w.dir, ".env"))+"]\n"), 0o600); err != nil {
 		t.Fatal(err)
-	}
-	// A recorded run in the first workspace copies its untracked .env.
-	if _, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", "echo x > out.txt"); code != 0 {
-		t.Fatalf("exec: exit %d\n%s", code, stderr)
 	}
 	sum := sha256.Sum256([]byte(secret))
 	name := hex.EncodeToString(sum[:])

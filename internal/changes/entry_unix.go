@@ -14,3 +14,21 @@ func sysStat(fi fs.FileInfo) (ctime int64, ino uint64) {
 	}
 	return ctimeOf(st), uint64(st.Ino)
 }
+
+// nlinkOf is how many names the file at p has (1 when unknown).
+func nlinkOf(p string) uint64 {
+	var st syscall.Stat_t
+	if syscall.Lstat(p, &st) != nil {
+		return 1
+	}
+	return uint64(st.Nlink)
+}
+
+// inodeOf is the inode of the file at p.
+func inodeOf(p string) (uint64, bool) {
+	var st syscall.Stat_t
+	if syscall.Lstat(p, &st) != nil {
+		return 0, false
+	}
+	return uint64(st.Ino), true
+}

@@ -123,13 +123,16 @@ func objectFormatSHA256(gitDir string) bool {
 	return false
 }
 
-// index reads the entries git vouches for under the root, keyed by path
+// indexOf reads the entries git vouches for under the root, keyed by path
 // relative to the root. Entries git itself would not trust are left out
 // (racy: modified in the second the index was written; assumed unchanged;
 // skipped in the work tree; in conflict): their files are copied instead.
 // An index Warden cannot read whole (a split index, an unknown version)
 // vouches for nothing.
-func (r gitRepo) index() map[string]indexEntry {
+//
+// want, when not nil, names the only paths wanted: the index is read
+// through without building a map of the rest.
+func (r gitRepo) indexOf(want map[string]bool) map[string]indexEntry {
 	p := filepath.Join(r.gitDir, "index")
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -140,12 +143,15 @@ func (r gitRepo) index() map[string]indexEntry {
 		return nil
 	}
 	stamp := fi.ModTime()
-	entries, ok := parseIndex(b, r.hashLen, r.prefix, [2]uint32{uint32(stamp.Unix()), uint32(stamp.Nanosecond())})
+	entries, ok := parseIndex(b, r.hashLen, r.prefix, [2]uint32{uint32(stamp.Unix()), uint32(stamp.Nanosecond())}, want)
 	if !ok {
 		return nil
 	}
 	return entries
 }
+
+// index reads every entry git vouches for.
+func (r gitRepo) index() map[string]indexEntry { return r.indexOf(nil) }
 
 const (
 	flagAssumeValid = 0x8000
@@ -163,14 +169,18 @@ const (
 // anything it does not fully understand. An entry whose mtime is not
 // before racyAt (the index file's) is racy: the file may have changed in
 // the same tick the index was written, and git itself would look again.
-func parseIndex(b []byte, hashLen int, prefix string, racyAt [2]uint32) (map[string]indexEntry, bool) {
+func parseIndex(b []byte, hashLen int, prefix string, racyAt [2]uint32, want map[string]bool) (map[string]indexEntry, bool) {
 	version := binary.BigEndian.Uint32(b[4:8])
 	if version < 2 || version > 4 {
 		return nil, false
 	}
 	count := binary.BigEndian.Uint32(b[8:12])
 	body := b[:len(b)-hashLen]
-	out := make(map[string]indexEntry, count)
+	size := int(count)
+	if want != nil {
+		size = len(want)
+	}
+	out := make(map[string]indexEntry, size)
 	off := 12
 	var prev []byte
 	u32 := func(at int) uint32 { return binary.BigEndian.Uint32(body[at : at+4]) }
@@ -221,6 +231,9 @@ func parseIndex(b []byte, hashLen int, prefix string, racyAt [2]uint32) (map[str
 		racy := e.mtimeSec > racyAt[0] || e.mtimeSec == racyAt[0] && e.mtimeNs >= racyAt[1]
 		if trusted && !racy && (e.mode == modeRegular || e.mode == modeExecutable) && bytes.HasPrefix(name, []byte(prefix)) {
 			name := name[len(prefix):]
+			if want != nil && !want[string(name)] {
+				continue
+			}
 			// The names are not copied: the map keeps the index's bytes.
 			out[unsafe.String(unsafe.SliceData(name), len(name))] = e
 		}

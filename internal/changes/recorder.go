@@ -80,7 +80,10 @@ type snapshot struct {
 	fresh      []string        // the files copied: new entries for the stat cache
 	unreadable []string
 	watch      *watcher // nil: the look after walks the root
-	err        error
+	// tracked: the sandbox reports each change before it happens, and
+	// files holds only what was reported (tracker.go).
+	tracked *tracked
+	err     error
 }
 
 // Begin snapshots each root. A root that cannot be snapshotted is not an
@@ -500,7 +503,13 @@ func (r *Recorder) finish(s *snapshot) *Change {
 		return ch
 	}
 	looked := time.Now()
-	now, complete := r.lookAgain(s)
+	var now map[string]*Entry
+	complete := false
+	if s.tracked != nil {
+		now = s.tracked.lookAgain(s)
+	} else {
+		now, complete = r.lookAgain(s)
+	}
 	ch.Unreadable = s.unreadable
 	var touched []string // present after with a different stat, or new
 	createdGit := map[string]string{}
@@ -511,6 +520,9 @@ func (r *Recorder) finish(s *snapshot) *Change {
 		}
 		before, ok := s.files[rel]
 		if !ok && e.dir() {
+			if s.tracked.existed(rel) {
+				continue // a directory in place before the run, emptied
+			}
 			if existedDirs == nil {
 				existedDirs = s.dirsOfDeleted(now)
 			}
@@ -557,7 +569,12 @@ func (r *Recorder) finish(s *snapshot) *Change {
 	}
 	sort.Slice(ch.Files, func(i, j int) bool { return ch.Files[i].Rel < ch.Files[j].Rel })
 	ch.findMoves(createdGit)
-	r.settle(s, looked, now, complete, touched, after)
+	if s.tracked != nil {
+		s.tracked.markCommitted(s, ch) // after the moves: they pair by one content name
+	}
+	if s.tracked == nil {
+		r.settle(s, looked, now, complete, touched, after)
+	}
 	return ch
 }
 
@@ -583,7 +600,7 @@ func (s *snapshot) dirsOfDeleted(now map[string]*Entry) map[string]bool {
 func (s *snapshot) madeDirs(rel string) []string {
 	var out []string
 	for d := path.Dir(rel); d != "."; d = path.Dir(d) {
-		if e, ok := s.files[d]; ok && e.dir() {
+		if e, ok := s.files[d]; (ok && e.dir()) || s.tracked.existed(d) {
 			break
 		}
 		out = append(out, d)

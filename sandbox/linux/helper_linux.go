@@ -54,6 +54,7 @@ type prepared struct {
 	lastCap    int
 	hostDev    int  // a detached clone of the host's /dev (-1: none), see prepareMountView
 	mediate    bool // the filter sends socket addresses to the supervisor
+	record     bool // the filter sends the calls that change files to the supervisor
 	listener   int  // its notification descriptor once installed (-1: none)
 	// landlock is the ruleset for the default read policy, built ahead
 	// (nil: built when the spec comes, as for any other read policy).
@@ -111,7 +112,11 @@ func HelperMain(args []string) {
 	if spec.Layers.Namespaces != pre.namespaced || spec.Network != pre.network {
 		fail("sandbox helper: started as %q for a spec with namespaces=%v network=%v", args, spec.Layers.Namespaces, spec.Network)
 	}
-	if err := matchMediation(&spec, pre); err != nil {
+	if err := matchFilter(&spec, pre); err != nil {
+		fail("%v", err)
+	}
+	record, err := recordFor(&spec)
+	if err != nil {
 		fail("%v", err)
 	}
 	if err := setup(&spec, pre); err != nil {
@@ -145,12 +150,14 @@ func HelperMain(args []string) {
 	if err != nil {
 		fail("start %s: %v", spec.Argv[0], &os.PathError{Op: "fork/exec", Path: spec.Path, Err: err})
 	}
+	// A call the command makes before this waits in the kernel's queue;
+	// so would the helper's own open of /dev/null below (this thread is
+	// filtered like the command).
+	startSupervisor(pre, record)
 	// The launcher knows the output is complete when every writer has
 	// closed it: the helper must not be one of them.
 	releaseStdio()
 	fmt.Fprintln(status, "ready")
-	// A call the command makes before this waits in the kernel's queue.
-	startSupervisor(pre)
 	var code int
 	if pre.namespaced {
 		code = reapNamespace(child)
@@ -231,7 +238,7 @@ func awaitGo(r io.Reader) bool {
 // prepare does the set-up that is the same for every command.
 func prepare(namespaced bool, network Network) (*prepared, error) {
 	pre := &prepared{namespaced: namespaced, network: network, lastCap: lastCap(), hostDev: -1, listener: -1,
-		mediate: namespaced && SocketMediation()}
+		mediate: namespaced && SocketMediation(), record: RecordSupported()}
 	// The helper keeps capabilities in its user namespace until the command
 	// starts: nobody may read or trace its memory.
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
@@ -244,7 +251,7 @@ func prepare(namespaced bool, network Network) (*prepared, error) {
 		}
 	}
 	var err error
-	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate}); err != nil {
+	if pre.filter, err = seccompProgram(filterOptions{network: network, mediateUnix: pre.mediate, recordWrites: pre.record}); err != nil {
 		return nil, fmt.Errorf("seccomp: %w", err)
 	}
 	if network == NetworkAsk {

@@ -3,6 +3,7 @@ package linux
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"unsafe"
 
 	"golang.org/x/net/bpf"
@@ -62,6 +63,10 @@ type filterOptions struct {
 	// sendmmsg to the helper's supervisor (unixmediate_linux.go), which
 	// performs them for the command.
 	mediateUnix bool
+	// recordWrites sends every call that can change a file tree by name
+	// (recordcalls_linux.go) to the supervisor, which reports the paths to
+	// the launcher before the call goes on (recordwrites_linux.go).
+	recordWrites bool
 }
 
 // seccompFilter assembles the filter: wrong architecture (an i386 int 0x80
@@ -101,7 +106,31 @@ func seccompFilter(opts filterOptions) ([]bpf.RawInstruction, error) {
 		a.jeq(uint32(unix.SYS_SENDTO), "sendto", "")
 		a.jeq(uint32(unix.SYS_SENDMMSG), "notify", "")
 	}
+	var opens []int // the argument holding each open call's flags
+	if opts.recordWrites {
+		for _, nr := range sortedCalls() {
+			c := recordedCalls()[nr]
+			if c.writeFlags < 0 {
+				a.jeq(uint32(nr), "notify", "")
+				continue
+			}
+			a.jeq(uint32(nr), fmt.Sprintf("open%d", c.writeFlags), "")
+			if !slices.Contains(opens, c.writeFlags) {
+				opens = append(opens, c.writeFlags)
+			}
+		}
+	}
 	a.add(allow)
+
+	// An open that can only read goes on; one that can write or create is
+	// recorded.
+	for _, arg := range opens {
+		a.label(fmt.Sprintf("open%d", arg))
+		a.add(bpf.LoadAbsolute{Off: uint32(offArg0 + 8*arg), Size: 4})
+		a.add(bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: openWriteFlags, SkipFalse: 1})
+		a.add(bpf.RetConstant{Val: unix.SECCOMP_RET_USER_NOTIF})
+		a.add(allow)
+	}
 
 	a.label("clone")
 	a.add(bpf.LoadAbsolute{Off: cloneFlagsOffset, Size: 4})
@@ -141,6 +170,8 @@ func seccompFilter(opts filterOptions) ([]bpf.RawInstruction, error) {
 		a.jeq(0, "", "notify")
 		a.add(bpf.LoadAbsolute{Off: offArg4 + 4, Size: 4})
 		a.jeq(0, "allow", "notify")
+	}
+	if opts.mediateUnix || opts.recordWrites {
 		a.label("notify")
 		a.add(bpf.RetConstant{Val: unix.SECCOMP_RET_USER_NOTIF})
 	}

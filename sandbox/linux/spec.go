@@ -41,6 +41,10 @@ type Spec struct {
 	// MediateSockets: the helper's supervisor decides every connect and
 	// addressed send (unixmediate_linux.go), so nothing is masked.
 	MediateSockets bool `json:"mediate,omitempty"`
+	// RecordRoots are the roots whose changes the launcher records: the
+	// supervisor reports every path a call may change there before the
+	// call goes on (recordwrites_linux.go).
+	RecordRoots []string `json:"record,omitempty"`
 	// Secrets are what the read policy hides (HiddenPaths, resolved by the
 	// launcher): each target is masked in the mount namespace.
 	Secrets []HiddenPath `json:"secrets,omitempty"`

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -101,27 +102,32 @@ func MediateFor(l Layers) bool {
 	return l.Namespaces && l.Seccomp && SocketMediation() && !MediationOffForTest
 }
 
-// matchMediation makes the helper's filter what the spec asks for: a spare
+// matchFilter makes the helper's filter what the spec asks for: a spare
 // prepared it for the usual answer.
-func matchMediation(spec *Spec, pre *prepared) error {
-	if spec.MediateSockets == pre.mediate {
+func matchFilter(spec *Spec, pre *prepared) error {
+	record := len(spec.RecordRoots) > 0
+	if spec.MediateSockets == pre.mediate && record == pre.record {
 		return nil
 	}
 	if spec.MediateSockets && !(pre.namespaced && SocketMediation()) {
 		return fmt.Errorf("sandbox helper: unix-socket mediation asked for, but this kernel or sandbox cannot do it")
 	}
-	filter, err := seccompProgram(filterOptions{network: pre.network, mediateUnix: spec.MediateSockets})
+	if record && !RecordSupported() {
+		return fmt.Errorf("sandbox helper: a write record asked for, but this kernel cannot trap calls to a supervisor")
+	}
+	filter, err := seccompProgram(filterOptions{network: pre.network, mediateUnix: spec.MediateSockets, recordWrites: record})
 	if err != nil {
 		return fmt.Errorf("seccomp: %w", err)
 	}
-	pre.filter, pre.mediate = filter, spec.MediateSockets
+	pre.filter, pre.mediate, pre.record = filter, spec.MediateSockets, record
+	prepareSupervisor(pre)
 	return nil
 }
 
 // loadFilter installs the command's seccomp filter on the helper's locked
-// thread, with a listener when it mediates sockets.
+// thread, with a listener when calls go to the supervisor.
 func loadFilter(pre *prepared) error {
-	if !pre.mediate {
+	if !pre.mediate && !pre.record {
 		return installSeccomp(pre.filter)
 	}
 	fd, err := installSeccompListener(pre.filter)
@@ -173,6 +179,8 @@ type supervisor struct {
 	hostDiag int
 	hostMu   sync.Mutex
 	known    insideFiles
+	// record reports the paths a call may change (nil: no record).
+	record *writeRecord
 }
 
 // insideFiles remembers socket files proven bound inside, each by an
@@ -225,7 +233,7 @@ func (k *insideFiles) add(st *unix.Stat_t, fd int) {
 // arrives (in a spare, ahead of need): a second P, and the poller its
 // listener will wait in.
 func prepareSupervisor(pre *prepared) {
-	if !pre.mediate {
+	if !pre.mediate && !pre.record {
 		return
 	}
 	runtime.GOMAXPROCS(2)
@@ -237,16 +245,26 @@ func prepareSupervisor(pre *prepared) {
 
 // startSupervisor starts answering notifications once the command runs
 // (a call it makes before waits in the kernel's queue). It returns at once.
-func startSupervisor(pre *prepared) {
+func startSupervisor(pre *prepared, record *writeRecord) {
 	if pre.listener < 0 {
 		return
 	}
 	// The listener waits in the runtime's poller, so a notification wakes a
 	// goroutine without a thread parked in an ioctl; a second P lets a
 	// handler run while another blocks in a connect the command asked for.
-	unix.SetNonblock(pre.listener, true)
+	if record == nil {
+		// Before the file is made: only then does it wait in the poller.
+		unix.SetNonblock(pre.listener, true)
+	}
+	if record != nil {
+		// The helper starts without a collector (GOGC=off in its
+		// environment); a supervisor that answers every file a command
+		// writes allocates for each, for as long as the command runs.
+		debug.SetGCPercent(100)
+	}
 	s := &supervisor{listener: os.NewFile(uintptr(pre.listener), "seccomp-notify"),
-		privateNet: pre.network != NetworkOn, network: pre.network != NetworkOff, self: os.Getpid(), hostDiag: -1}
+		privateNet: pre.network != NetworkOn, network: pre.network != NetworkOff, self: os.Getpid(), hostDiag: -1,
+		record: record}
 	if pre.network == NetworkAsk {
 		s.onlyPort = ForwardPort
 	}
@@ -255,7 +273,43 @@ func startSupervisor(pre *prepared) {
 	} else {
 		s.hostDiag = -2 // the host's namespace is this one
 	}
+	if record != nil {
+		go s.serveBlocking()
+		return
+	}
 	go s.serve()
+}
+
+// serveBlocking answers a filter that records, on a thread of its own that
+// waits in the kernel: a command that changes many files waits for each
+// answer, and a wake-up through the runtime's poller and a goroutine per
+// call would add to every one. A mediated call, which may block, still
+// gets a goroutine.
+func (s *supervisor) serveBlocking() {
+	runtime.LockOSThread()
+	rc, err := s.listener.SyscallConn()
+	if err != nil {
+		s.listener.Close()
+		return
+	}
+	buf := make([]byte, max(notifyProbe.notifSize, 80))
+	rc.Control(func(fd uintptr) {
+		for {
+			clear(buf) // the kernel wants it zeroed
+			_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&buf[0])))
+			switch errno {
+			case 0:
+				if n := parseNotif(buf); s.isRecorded(n) {
+					s.handle(n)
+				} else {
+					go s.handle(n)
+				}
+			case unix.EINTR, unix.ENOENT, unix.EAGAIN: // the caller died before it was read
+			default:
+				return
+			}
+		}
+	})
 }
 
 func (s *supervisor) serve() {
@@ -307,13 +361,25 @@ func parseNotif(b []byte) notif {
 	return n
 }
 
+// notifContinue is SECCOMP_USER_NOTIF_FLAG_CONTINUE: the kernel performs
+// the call itself.
+const notifContinue = 1
+
 func (s *supervisor) handle(n notif) {
-	val, errno := s.decide(n)
 	resp := make([]byte, max(notifyProbe.resp, 24))
 	ne := binary.NativeEndian
 	ne.PutUint64(resp[0:], n.id)
-	ne.PutUint64(resp[8:], uint64(val))
-	ne.PutUint32(resp[16:], uint32(-int32(errno)))
+	if c, ok := s.recorded(n); ok {
+		if cont, errno := s.record.record(s, n, c); cont {
+			ne.PutUint32(resp[20:], notifContinue)
+		} else {
+			ne.PutUint32(resp[16:], uint32(-int32(errno)))
+		}
+	} else {
+		val, errno := s.decide(n)
+		ne.PutUint64(resp[8:], uint64(val))
+		ne.PutUint32(resp[16:], uint32(-int32(errno)))
+	}
 	rc, err := s.listener.SyscallConn()
 	if err != nil {
 		return
@@ -322,6 +388,20 @@ func (s *supervisor) handle(n notif) {
 		// ENOENT: the caller was killed meanwhile; nothing to answer.
 		unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp[0])))
 	})
+}
+
+func (s *supervisor) isRecorded(n notif) bool {
+	_, ok := s.recorded(n)
+	return ok
+}
+
+// recorded returns the write-record entry of a trapped call, if it is one.
+func (s *supervisor) recorded(n notif) (recordedCall, bool) {
+	if s.record == nil {
+		return recordedCall{}, false
+	}
+	c, ok := s.record.calls[int(n.nr)]
+	return c, ok
 }
 
 // valid reports whether the notification's caller is still waiting: its

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// ATTACK: the sandbox reports each path a command changes, so a command
+// that changes a workspace file through a name outside the workspace (a
+// hard link in the shared /tmp: the sandbox's mounts refuse to make one,
+// but an earlier unsandboxed run or the user may have) would leave no
+// trace in the record: undo then says nothing to undo, and the file is
+// lost. The write must be recorded as a change of the workspace file.
+// TWIN: a write to an unrelated file in /tmp records nothing.
+func TestUndoRestoresAFileWrittenThroughAHardLinkOutside(t *testing.T) {
+	w := newCommandWorkspace(t)
+	outside := t.TempDir()
+	alias := filepath.Join(outside, "alias")
+	if err := os.Link(filepath.Join(w.dir, "src/edited.go"), alias); err != nil {
+		t.Skipf("the workspace and the temporary directory are on different file systems: %v", err)
+	}
+	_, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", "echo evil > "+alias+"; echo fine > "+filepath.Join(outside, "plain"))
+	if code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	if data, _ := os.ReadFile(filepath.Join(w.dir, "src/edited.go")); string(data) != "evil\n" {
+		t.Fatalf("the write through the link should have changed the workspace file: %q", data)
+	}
+	if !strings.Contains(stderr, "modified src/edited.go") || strings.Contains(stderr, "plain") {
+		t.Errorf("the outcome line should name the workspace file, and only it:\n%s", stderr)
+	}
+	if _, stderr, code := runWarden(t, "undo", "--cwd", w.dir); code != 0 {
+		t.Fatalf("undo: exit %d\n%s", code, stderr)
+	}
+	w.check("after undo")
+}
+
+// Two names of one file in the workspace: a write through one changes
+// both, and undo brings both back.
+func TestUndoRestoresEveryNameOfAHardLinkedFile(t *testing.T) {
+	w := newCommandWorkspace(t)
+	if err := os.Link(filepath.Join(w.dir, "src/untracked.bin"), filepath.Join(w.dir, "twin.bin")); err != nil {
+		t.Fatal(err)
+	}
+	w.want["twin.bin"], w.mode["twin.bin"] = w.want["src/untracked.bin"], w.mode["src/untracked.bin"]
+	_, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", "echo changed >> src/untracked.bin")
+	if code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "twin.bin") {
+		t.Errorf("the outcome line should name the other name too:\n%s", stderr)
+	}
+	if _, stderr, code := runWarden(t, "undo", "--cwd", w.dir); code != 0 {
+		t.Fatalf("undo: exit %d\n%s", code, stderr)
+	}
+	w.check("after undo")
+}
