@@ -83,6 +83,8 @@ func (r *recording) sandboxRecord() *sandbox.WriteRecord {
 		switch how {
 		case sandbox.ChangeLinked:
 			r.run.TouchLinked(p)
+		case sandbox.ChangeNew:
+			r.run.TouchNew(p)
 		default:
 			r.run.Touch(p, how == sandbox.ChangeTree)
 		}

@@ -9,9 +9,10 @@ package sandbox
 type WriteRecord struct {
 	// Roots are absolute, links resolved.
 	Roots []string
-	// Before is called, one call at a time, with each path (absolute)
-	// before the change and how it may change. The command's call waits
-	// until it returns.
+	// Before is called, one call at a time and in the order of the
+	// calls, with each path (absolute) before the change and how it may
+	// change. The command's call waits until it returns, except for
+	// ChangeNew.
 	Before func(path string, how Change)
 }
 
@@ -28,4 +29,16 @@ const (
 	// and it has other names on a root's file system (hard links), which
 	// change with it.
 	ChangeLinked
+	// ChangeNew: nothing was at the path when the call came; it may make
+	// it. The call does not wait for Before.
+	ChangeNew
 )
+
+// awaitRecord waits until every report is heard: the helper closes its end
+// once the command and all it started are gone (or dies), and reports of
+// new paths go unanswered, so some may still wait in the socket.
+func (p *Process) awaitRecord() {
+	if p.recordDone != nil {
+		<-p.recordDone
+	}
+}

@@ -35,6 +35,7 @@ func serveRecord(conn *os.File, rec *WriteRecord) {
 		if err != nil || n == 0 {
 			return
 		}
+		answer := false // a report of new paths only goes unanswered
 		for _, item := range bytes.Split(buf[:n], []byte{0}) {
 			if len(item) < 2 {
 				continue
@@ -45,8 +46,14 @@ func serveRecord(conn *os.File, rec *WriteRecord) {
 				how = ChangeTree
 			case linux.IntentLinked:
 				how = ChangeLinked
+			case linux.IntentNew:
+				how = ChangeNew
 			}
+			answer = answer || how != ChangeNew
 			rec.Before(string(item[1:]), how)
+		}
+		if !answer {
+			continue
 		}
 		if _, err := conn.Write([]byte{linux.RecordAck}); err != nil {
 			return
@@ -63,5 +70,11 @@ func (p *Process) serveRecord(h *helperProc) {
 		conn.Close()
 		return
 	}
-	go serveRecord(conn, p.record)
+	done := make(chan struct{})
+	p.recordDone = done
+	go func() {
+		defer close(done)
+		serveRecord(conn, p.record)
+	}()
 }
+

@@ -4,14 +4,22 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // recorded runs script with a write record of ws and returns what it
 // heard, relative to ws ("t:" marks a tree).
 func recorded(t *testing.T, ws, script string) []string {
+	t.Helper()
+	return recordedSlowly(t, ws, script, 0)
+}
+
+// recordedSlowly is recorded with a record that takes pause per report.
+func recordedSlowly(t *testing.T, ws, script string, pause time.Duration) []string {
 	t.Helper()
 	if !RecordsWrites(Policy{Mode: WorkspaceWrite}) {
 		t.Skip("this kernel cannot send calls to a supervisor")
@@ -25,6 +33,7 @@ func recorded(t *testing.T, ws, script string) []string {
 	res := run(t, ws, Command{Argv: sh(script), Policy: Policy{Mode: WorkspaceWrite}, Record: &WriteRecord{
 		Roots: []string{root},
 		Before: func(p string, how Change) {
+			time.Sleep(pause)
 			mu.Lock()
 			defer mu.Unlock()
 			if how == ChangeLinked {
@@ -124,4 +133,18 @@ func TestWriteRecordHearsAWriteThroughAHardLinkOutside(t *testing.T) {
 	if slices.Contains(heard, "h:"+plain) {
 		t.Errorf("a file outside with one name was reported: %q", heard)
 	}
+}
+
+// Reports of new paths do not hold the command up, so the last ones may
+// still be on their way when it exits (here the record is slower than the
+// command): Run returns only once every one is heard, or the record would
+// miss the files made last.
+func TestWriteRecordHearsEveryNewFileBeforeRunReturns(t *testing.T) {
+	ws := t.TempDir()
+	heard := recordedSlowly(t, ws, `i=0; while [ $i -lt 400 ]; do : > f$i; i=$((i+1)); done`, 500*time.Microsecond)
+	var want []string
+	for i := range 400 {
+		want = append(want, "f"+strconv.Itoa(i))
+	}
+	wantHeard(t, heard, want...)
 }

@@ -175,8 +175,10 @@ type Process struct {
 	// memo is this run's memo of the file system, for the set-up before the
 	// command starts (never after: see pathmemo).
 	memo *pathmemo.Memo
-	// record hears what the command is about to change (nil: nothing).
-	record *WriteRecord
+	// record hears what the command is about to change (nil: nothing);
+	// recordDone is closed once it has heard all.
+	record     *WriteRecord
+	recordDone chan struct{}
 	// network is the run's network; proxy serves its proxy connections
 	// under NetworkAsk.
 	network NetworkMode
@@ -391,6 +393,7 @@ func (p *Process) Wait() Result {
 
 func (p *Process) wait() {
 	r := p.collect()
+	p.awaitRecord()
 	if p.protect != nil {
 		r.Removed = p.protect()
 	}

@@ -8,6 +8,6 @@ import "io/fs"
 func sysStat(fs.FileInfo) (ctime int64, ino uint64) { return 0, 0 }
 
 // nlinkOf: hard links are not followed here.
-func nlinkOf(string) uint64 { return 1 }
+func nlinkOf(fs.FileInfo) uint64 { return 1 }
 
 func inodeOf(string) (uint64, bool) { return 0, false }

@@ -15,13 +15,12 @@ func sysStat(fi fs.FileInfo) (ctime int64, ino uint64) {
 	return ctimeOf(st), uint64(st.Ino)
 }
 
-// nlinkOf is how many names the file at p has (1 when unknown).
-func nlinkOf(p string) uint64 {
-	var st syscall.Stat_t
-	if syscall.Lstat(p, &st) != nil {
-		return 1
+// nlinkOf is how many names the file has (1 when unknown).
+func nlinkOf(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
 	}
-	return uint64(st.Nlink)
+	return 1
 }
 
 // inodeOf is the inode of the file at p.

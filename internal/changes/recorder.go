@@ -36,6 +36,11 @@ type Recorder struct {
 	mu      sync.Mutex
 	kept    map[string]*snapshot
 	pending map[string]chan struct{} // roots being primed
+
+	// indexes are the roots' git indexes as a process that keeps its
+	// listings last read them (tracker.go).
+	indexMu sync.Mutex
+	indexes map[string]*cachedIndex
 }
 
 // Run is one recording: the roots as they were before the run.
@@ -397,19 +402,25 @@ func (s *snapshot) look(c changed) map[string]*Entry {
 // directory's, or nil (nothing there, or a directory with entries, which
 // isDir says).
 func entryNow(root, rel string) (e *Entry, isDir bool) {
+	e, isDir, _ = entryLinks(root, rel)
+	return e, isDir
+}
+
+// entryLinks is entryNow and how many names the file has.
+func entryLinks(root, rel string) (e *Entry, isDir bool, nlink uint64) {
 	p := filepath.Join(root, filepath.FromSlash(rel))
 	fi, err := os.Lstat(p)
 	switch {
 	case err != nil:
-		return nil, false
+		return nil, false, 0
 	case !fi.IsDir():
 		en := entryOf(fi)
-		return &en, false
+		return &en, false, nlinkOf(fi)
 	case IsEmptyDir(p):
 		en := dirEntry(fi.Mode())
-		return &en, true
+		return &en, true, 1
 	}
-	return nil, true
+	return nil, true, 1
 }
 
 // IsEmptyDir reports a directory with no entry (one that cannot be read
@@ -570,7 +581,7 @@ func (r *Recorder) finish(s *snapshot) *Change {
 	sort.Slice(ch.Files, func(i, j int) bool { return ch.Files[i].Rel < ch.Files[j].Rel })
 	ch.findMoves(createdGit)
 	if s.tracked != nil {
-		s.tracked.markCommitted(s, ch) // after the moves: they pair by one content name
+		r.markCommitted(s, ch) // after the moves: they pair by one content name
 	}
 	if s.tracked == nil {
 		r.settle(s, looked, now, complete, touched, after)
@@ -656,7 +667,10 @@ func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
 	if s.inRepo {
 		a.git = GitOID(data, s.repo.hashLen)
 	}
-	if int64(len(data)) <= r.maxFile() {
+	// A listed record keeps the content after, for the next run's
+	// snapshot (the stat cache); a reported one keeps what it needs at the
+	// next change.
+	if s.tracked == nil && int64(len(data)) <= r.maxFile() {
 		_, err := r.Store.Put(data)
 		r.Store.copied.Add(int64(len(data)))
 		a.blob = err == nil

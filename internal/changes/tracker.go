@@ -91,6 +91,31 @@ func (run *Run) Touch(p string, tree bool) {
 	}
 }
 
+// TouchNew records that nothing was at the absolute path p, which the
+// command may now make, when the sandbox looked (it does not wait for
+// this call, so p may exist by now).
+func (run *Run) TouchNew(p string) {
+	for _, s := range run.roots {
+		if s.err != nil || s.tracked == nil {
+			continue
+		}
+		rel, ok := relWithin(s.root, p)
+		if !ok {
+			continue
+		}
+		if rel != "." && inScope(rel) {
+			t := s.tracked
+			t.mu.Lock()
+			if !t.done && !t.seen[rel] {
+				t.ancestors(s, rel)
+				t.seen[rel], t.absent[rel] = true, true
+			}
+			t.mu.Unlock()
+		}
+		return
+	}
+}
+
 // relWithin is p relative to root, in slash form, if p is in root.
 func relWithin(root, p string) (string, bool) {
 	p = filepath.Clean(p)
@@ -172,7 +197,7 @@ func (r *Recorder) keepContent(s *snapshot, rels []string) {
 		s.setSource(rel, src)
 	}
 	if len(large) > 0 && s.inRepo {
-		index := s.repo.indexOf(large)
+		index := r.indexEntries(s, large)
 		for rel := range large {
 			if ie, ok := index[rel]; ok && ie.matches(s.files[rel]) {
 				s.setSource(rel, Source{Mode: s.files[rel].Mode, Size: s.files[rel].Size, GitObject: ie.name(), GitDir: s.repo.gitDir})
@@ -194,7 +219,7 @@ func (r *Recorder) keepContent(s *snapshot, rels []string) {
 // markCommitted says which of the files the run changed git holds as they
 // were (the description counts those that are not), from the index
 // entries of those files alone.
-func (t *tracked) markCommitted(s *snapshot, ch *Change) {
+func (r *Recorder) markCommitted(s *snapshot, ch *Change) {
 	if !s.inRepo {
 		return
 	}
@@ -207,7 +232,7 @@ func (t *tracked) markCommitted(s *snapshot, ch *Change) {
 	if len(want) == 0 {
 		return
 	}
-	index := s.repo.indexOf(want)
+	index := r.indexEntries(s, want)
 	for i := range ch.Files {
 		f := &ch.Files[i]
 		if ie, ok := index[f.Rel]; ok && want[f.Rel] && ie.matches(s.files[f.Rel]) {
@@ -230,11 +255,11 @@ func (t *tracked) keep(s *snapshot, rel string) bool {
 		t.absent[rel] = true
 		return false
 	}
-	e, isDir := entryNow(s.root, rel)
+	e, isDir, nlink := entryLinks(s.root, rel)
 	switch {
 	case e != nil:
 		s.files[rel] = *e
-		if e.regular() && nlinkOf(filepath.Join(s.root, filepath.FromSlash(rel))) > 1 {
+		if e.regular() && nlink > 1 {
 			t.linked = append(t.linked, e.Ino)
 		}
 		return true
@@ -369,3 +394,24 @@ func (t *tracked) lookAgain(s *snapshot) map[string]*Entry {
 
 // existed reports a directory the tracked run found in place.
 func (t *tracked) existed(rel string) bool { return t != nil && t.dirs[rel] }
+
+// indexEntries are git's index entries of the files in want (and maybe
+// more): a process that runs many commands (Keep) keeps the whole index
+// and reads it again only when it changes; a one-shot process reads
+// through it for those files alone.
+func (r *Recorder) indexEntries(s *snapshot, want map[string]bool) map[string]indexEntry {
+	if !r.Keep {
+		return s.repo.indexOf(want)
+	}
+	r.indexMu.Lock()
+	defer r.indexMu.Unlock()
+	if r.indexes == nil {
+		r.indexes = map[string]*cachedIndex{}
+	}
+	c := r.indexes[s.root]
+	if c == nil {
+		c = &cachedIndex{}
+		r.indexes[s.root] = c
+	}
+	return c.get(s.repo)
+}

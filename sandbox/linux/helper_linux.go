@@ -164,6 +164,9 @@ func HelperMain(args []string) {
 	} else {
 		code = reap(child, term)
 	}
+	// Nothing is left to report a change: the launcher reads what is
+	// still in the record socket, then the end.
+	record.close()
 	// Everything the command started is gone: report now, so the launcher
 	// need not wait for this process's exit, which tears the namespaces
 	// down and costs the kernel milliseconds.

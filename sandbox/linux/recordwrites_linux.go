@@ -48,6 +48,9 @@ const (
 	// and it has other names (hard links) on a root's file system, which
 	// change with it.
 	IntentLinked = 'h'
+	// IntentNew: nothing is at the path in a root; the call may make it.
+	// Nothing needs keeping, so the call goes on without an answer.
+	IntentNew = 'n'
 )
 
 // RecordAck is the launcher's answer once it has kept what the paths hold.
@@ -109,6 +112,10 @@ func (w *writeRecord) intent(p string, a pathArg) string {
 	case w.within(p) && a.tree:
 		return string(rune(IntentTree)) + p
 	case w.within(p):
+		var st unix.Stat_t
+		if unix.Lstat(p, &st) == unix.ENOENT {
+			return string(rune(IntentNew)) + p
+		}
 		return string(rune(IntentEntry)) + p
 	case a.content && w.linkedIn(p):
 		return string(rune(IntentLinked)) + p
@@ -203,31 +210,56 @@ func (w *writeRecord) within(p string) bool {
 	return false
 }
 
+// close ends the reports (a report after it fails its call with EIO).
+func (w *writeRecord) close() {
+	if w == nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.conn >= 0 {
+		unix.Close(w.conn)
+		w.conn = -1
+	}
+}
+
 // report tells the launcher and waits for its answer.
 func (w *writeRecord) report(intents []string) (bool, unix.Errno) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var msg []byte
+	wait := false // only a path that holds something needs an answer
 	for _, in := range intents {
 		if !w.sent[in] {
 			msg = append(append(msg, in...), 0)
+			wait = wait || in[0] != IntentNew
 		}
 	}
 	if len(msg) == 0 {
 		return true, 0
 	}
+	if w.conn < 0 {
+		return false, unix.EIO
+	}
 	if _, err := unix.Write(w.conn, msg); err != nil {
 		return false, unix.EIO
 	}
-	var ack [1]byte
-	if n, err := unix.Read(w.conn, ack[:]); err != nil || n != 1 || ack[0] != RecordAck {
-		return false, unix.EIO
+	if wait {
+		var ack [1]byte
+		if n, err := unix.Read(w.conn, ack[:]); err != nil || n != 1 || ack[0] != RecordAck {
+			return false, unix.EIO
+		}
 	}
 	if len(w.sent) >= maxSent {
 		clear(w.sent)
 	}
 	for _, in := range intents {
 		w.sent[in] = true
+		if in[0] == IntentNew {
+			// Its state before the run is known: a write once it exists
+			// need not be reported.
+			w.sent[string(rune(IntentEntry))+in[1:]] = true
+		}
 	}
 	return true, 0
 }
