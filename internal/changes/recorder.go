@@ -455,6 +455,13 @@ func (r *Recorder) copyAll(root string, rels []string) []copied {
 }
 
 func parallel(n int, fn func(i int)) {
+	if n <= 2 {
+		// What a report before one change keeps: not worth the goroutines.
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
 	workers := min(n, 2*runtime.GOMAXPROCS(0))
 	next := make(chan int)
 	var wg sync.WaitGroup
