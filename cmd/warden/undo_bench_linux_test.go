@@ -33,20 +33,7 @@ func BenchmarkExecRecordedLargeTree(b *testing.B) {
 			base := b.TempDir()
 			ws := filepath.Join(base, "ws")
 			committedRepo(b, ws, n)
-			envFor := func(name string, record bool) []string {
-				env := []string{"PATH=" + os.Getenv("PATH")}
-				for _, v := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
-					d := filepath.Join(base, name, v)
-					os.MkdirAll(d, 0o700)
-					env = append(env, v+"="+d)
-				}
-				if !record {
-					os.MkdirAll(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden"), 0o700)
-					os.WriteFile(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden", "config.toml"), []byte("record_changes = false\n"), 0o600)
-				}
-				return env
-			}
-			on, off := envFor("on", true), envFor("off", false)
+			on, off := recordEnvs(base)
 			i := 0
 			run := func(env []string) time.Duration {
 				i++
@@ -161,6 +148,26 @@ func committedRepo(b *testing.B, ws string, n int) {
 	}
 }
 
+// recordEnvs are the environments of a run with the record on and of one
+// with it off (record_changes = false), each with its own home and state
+// under base.
+func recordEnvs(base string) (on, off []string) {
+	envFor := func(name string, record bool) []string {
+		env := []string{"PATH=" + os.Getenv("PATH")}
+		for _, v := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
+			d := filepath.Join(base, name, v)
+			os.MkdirAll(d, 0o700)
+			env = append(env, v+"="+d)
+		}
+		if !record {
+			os.MkdirAll(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden"), 0o700)
+			os.WriteFile(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden", "config.toml"), []byte("record_changes = false\n"), 0o600)
+		}
+		return env
+	}
+	return envFor("on", true), envFor("off", false)
+}
+
 // dirBytes is the size of the files under dir.
 func dirBytes(dir string) int64 {
 	var n int64
@@ -189,20 +196,7 @@ func BenchmarkExecRecordedManyChanges(b *testing.B) {
 	base := b.TempDir()
 	ws := filepath.Join(base, "ws")
 	committedRepo(b, ws, 20_000)
-	envFor := func(name string, record bool) []string {
-		env := []string{"PATH=" + os.Getenv("PATH")}
-		for _, v := range []string{"HOME", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"} {
-			d := filepath.Join(base, name, v)
-			os.MkdirAll(d, 0o700)
-			env = append(env, v+"="+d)
-		}
-		if !record {
-			os.MkdirAll(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden"), 0o700)
-			os.WriteFile(filepath.Join(base, name, "XDG_CONFIG_HOME", "warden", "config.toml"), []byte("record_changes = false\n"), 0o600)
-		}
-		return env
-	}
-	on, off := envFor("on", true), envFor("off", false)
+	on, off := recordEnvs(base)
 	i := 0
 	run := func(env []string) time.Duration {
 		i++

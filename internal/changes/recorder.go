@@ -100,17 +100,10 @@ func (r *Recorder) Begin(roots []string) *Run { return r.BeginRun(roots, "") }
 func (r *Recorder) BeginRun(roots []string, label string) *Run {
 	run := &Run{rec: r}
 	for _, root := range roots {
-		given, err := filepath.Abs(root)
-		abs := given
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(given)
-		}
-		if err != nil {
-			run.roots = append(run.roots, &snapshot{root: root, given: root, err: err})
-			run.runs = append(run.runs, nil)
+		given, abs, ok := run.addRoot(root, label) // registered before the look: what runs beside it from then on is seen
+		if !ok {
 			continue
 		}
-		run.runs = append(run.runs, r.Store.register(abs, label)) // before the look: what runs beside it from then on is seen
 		s := r.take(abs)
 		if s == nil || !r.refresh(s) {
 			s = &snapshot{root: abs}
@@ -120,6 +113,24 @@ func (r *Recorder) BeginRun(roots []string, label string) *Run {
 		run.roots = append(run.roots, s)
 	}
 	return run
+}
+
+// addRoot resolves a root the run records (given: made absolute; abs:
+// links resolved too) and registers the run in it for other runs to see.
+// A root that cannot be resolved is added as such, and ok is false.
+func (run *Run) addRoot(root, label string) (given, abs string, ok bool) {
+	given, err := filepath.Abs(root)
+	abs = given
+	if err == nil {
+		abs, err = filepath.EvalSymlinks(given)
+	}
+	if err != nil {
+		run.roots = append(run.roots, &snapshot{root: root, given: root, err: err})
+		run.runs = append(run.runs, nil)
+		return "", "", false
+	}
+	run.runs = append(run.runs, run.rec.Store.register(abs, label))
+	return given, abs, true
 }
 
 // Prime starts snapshots of the roots in the background, for a Begin to

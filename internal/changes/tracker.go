@@ -40,17 +40,10 @@ type tracked struct {
 func (r *Recorder) BeginTracked(roots []string, label string) *Run {
 	run := &Run{rec: r}
 	for _, root := range roots {
-		given, err := filepath.Abs(root)
-		abs := given
-		if err == nil {
-			abs, err = filepath.EvalSymlinks(given)
-		}
-		if err != nil {
-			run.roots = append(run.roots, &snapshot{root: root, given: root, err: err})
-			run.runs = append(run.runs, nil)
+		given, abs, ok := run.addRoot(root, label)
+		if !ok {
 			continue
 		}
-		run.runs = append(run.runs, r.Store.register(abs, label))
 		t := &tracked{seen: map[string]bool{}, dirs: map[string]bool{}, absent: map[string]bool{}}
 		s := &snapshot{root: abs, given: given, taken: time.Now(), files: tree{},
 			sources: map[string]Source{}, blobbed: map[string]bool{}, tracked: t}
@@ -76,43 +69,40 @@ func (run *Run) TrackedRoots() []string {
 // it; tree says the entry may move with everything below it. A path
 // outside the roots, or in version control metadata, is not recorded.
 func (run *Run) Touch(p string, tree bool) {
+	if s, rel, ok := run.trackedAt(p); ok {
+		run.rec.touch(s, rel, tree)
+	}
+}
+
+// trackedAt is the tracked root p is in and p relative to it, when p is
+// a path the record keeps (below the root, outside version control
+// metadata).
+func (run *Run) trackedAt(p string) (*snapshot, string, bool) {
 	for _, s := range run.roots {
 		if s.err != nil || s.tracked == nil {
 			continue
 		}
-		rel, ok := relWithin(s.root, p)
-		if !ok {
-			continue
+		if rel, ok := relWithin(s.root, p); ok {
+			return s, rel, rel != "." && inScope(rel)
 		}
-		if rel != "." && inScope(rel) {
-			run.rec.touch(s, rel, tree)
-		}
-		return
 	}
+	return nil, "", false
 }
 
 // TouchNew records that nothing was at the absolute path p, which the
 // command may now make, when the sandbox looked (it does not wait for
 // this call, so p may exist by now).
 func (run *Run) TouchNew(p string) {
-	for _, s := range run.roots {
-		if s.err != nil || s.tracked == nil {
-			continue
-		}
-		rel, ok := relWithin(s.root, p)
-		if !ok {
-			continue
-		}
-		if rel != "." && inScope(rel) {
-			t := s.tracked
-			t.mu.Lock()
-			if !t.done && !t.seen[rel] {
-				t.ancestors(s, rel)
-				t.seen[rel], t.absent[rel] = true, true
-			}
-			t.mu.Unlock()
-		}
+	s, rel, ok := run.trackedAt(p)
+	if !ok {
 		return
+	}
+	t := s.tracked
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.done && !t.seen[rel] {
+		t.ancestors(s, rel)
+		t.seen[rel], t.absent[rel] = true, true
 	}
 }
 
