@@ -58,9 +58,7 @@ func BenchmarkExecRecordedLargeTree(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(msOf(firstOn), "first-on-ms")
 			b.ReportMetric(msOf(firstOff), "first-off-ms")
-			b.ReportMetric(medianMs(dOn), "on-ms")
-			b.ReportMetric(medianMs(dOff), "off-ms")
-			b.ReportMetric(medianMs(dOn)/medianMs(dOff), "x-off")
+			reportOnOff(b, dOn, dOff)
 			b.ReportMetric(float64(dirBytes(history)-before)/float64(b.N), "disk-bytes/run")
 			b.ReportMetric(0, "ns/op")
 		})
@@ -118,9 +116,7 @@ func BenchmarkServeFirstRecordedRun(b *testing.B) {
 					dOn, dOff = append(dOn, run(true)), append(dOff, run(false))
 				}
 				b.StopTimer()
-				b.ReportMetric(medianMs(dOn), "on-ms")
-				b.ReportMetric(medianMs(dOff), "off-ms")
-				b.ReportMetric(medianMs(dOn)/medianMs(dOff), "x-off")
+				reportOnOff(b, dOn, dOff)
 				b.ReportMetric(0, "ns/op")
 			})
 		}
@@ -146,6 +142,14 @@ func committedRepo(b *testing.B, ws string, n int) {
 			b.Fatalf("git %v: %v %s", args, err, out)
 		}
 	}
+}
+
+// reportOnOff reports the medians of runs with the record on and off, and
+// their ratio.
+func reportOnOff(b *testing.B, on, off []time.Duration) {
+	b.ReportMetric(medianMs(on), "on-ms")
+	b.ReportMetric(medianMs(off), "off-ms")
+	b.ReportMetric(medianMs(on)/medianMs(off), "x-off")
 }
 
 // recordEnvs are the environments of a run with the record on and of one
@@ -217,9 +221,7 @@ func BenchmarkExecRecordedManyChanges(b *testing.B) {
 		dOn, dOff = append(dOn, run(on)), append(dOff, run(off))
 	}
 	b.StopTimer()
-	b.ReportMetric(medianMs(dOn), "on-ms")
-	b.ReportMetric(medianMs(dOff), "off-ms")
-	b.ReportMetric(medianMs(dOn)/medianMs(dOff), "x-off")
+	reportOnOff(b, dOn, dOff)
 	b.ReportMetric((medianMs(dOn)-medianMs(dOff))*1000/2000, "per-change-us")
 	b.ReportMetric(0, "ns/op")
 }

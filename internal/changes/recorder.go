@@ -289,9 +289,15 @@ func (r *Recorder) resolve(s *snapshot, rels []string, cache map[string]cached, 
 		}
 		s.setSource(rel, src)
 	}
-	sums := r.copyAll(s.root, copies)
+	r.copyInto(s, copies)
 	s.fresh = append(s.fresh, copies...)
-	for i, rel := range copies {
+}
+
+// copyInto copies the files rels into the store and sets their sources:
+// the blob, or why there is none.
+func (r *Recorder) copyInto(s *snapshot, rels []string) {
+	sums := r.copyAll(s.root, rels)
+	for i, rel := range rels {
 		src := s.sources[rel]
 		if sums[i].err != nil {
 			src.Lost = "could not be copied: " + sums[i].err.Error()

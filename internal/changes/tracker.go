@@ -194,16 +194,7 @@ func (r *Recorder) keepContent(s *snapshot, rels []string) {
 			}
 		}
 	}
-	sums := r.copyAll(s.root, copies)
-	for i, rel := range copies {
-		src := s.sources[rel]
-		if sums[i].err != nil {
-			src.Lost = "could not be copied: " + sums[i].err.Error()
-		} else {
-			src.Blob = sums[i].sum
-		}
-		s.setSource(rel, src)
-	}
+	r.copyInto(s, copies)
 }
 
 // markCommitted says which of the files the run changed git holds as they
