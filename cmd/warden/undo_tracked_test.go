@@ -59,3 +59,35 @@ func TestUndoRestoresEveryNameOfAHardLinkedFile(t *testing.T) {
 	}
 	w.check("after undo")
 }
+
+// ATTACK: a command makes d/x, then puts a link to a directory outside the
+// workspace in d's place. Looked at through the link, d/x is the outside
+// directory's x: the record said "created d, d/x", and undo, asked to
+// remove d/x, refused for good (or, without its own check, would have
+// removed the outside file). The record must hold the link d alone.
+// TWIN: the same command without the swap records d/x (the other tests).
+func TestUndoOfADirectoryReplacedByALinkLeavesTheOutsideAlone(t *testing.T) {
+	w := newCommandWorkspace(t)
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "x")
+	if err := os.WriteFile(victim, []byte("not the workspace's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", "mkdir d && echo mine > d/x && rm -rf d && ln -s "+outside+" d")
+	if code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, "d/x") || !strings.Contains(stderr, "created d") {
+		t.Errorf("the outcome should name the link d alone:\n%s", stderr)
+	}
+	if stdout, stderr, code := runWarden(t, "undo", "--cwd", w.dir); code != 0 {
+		t.Fatalf("undo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if data, err := os.ReadFile(victim); err != nil || string(data) != "not the workspace's\n" {
+		t.Fatalf("undo touched the file outside: %q %v", data, err)
+	}
+	if _, err := os.Lstat(filepath.Join(w.dir, "d")); !os.IsNotExist(err) {
+		t.Errorf("undo should have removed the link d: %v", err)
+	}
+	w.check("after undo")
+}

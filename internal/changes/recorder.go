@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -310,7 +311,12 @@ func (r *Recorder) copyInto(s *snapshot, rels []string) {
 
 // readLink is the target of the link rel, or why it could not be read.
 func (s *snapshot) readLink(rel string) (target, lost string) {
-	target, err := os.Readlink(filepath.Join(s.root, filepath.FromSlash(rel)))
+	p, done := pathBeneath(s.root, rel)
+	defer done()
+	if p == "" {
+		return "", "its target could not be read: a link now stands on its path"
+	}
+	target, err := os.Readlink(p)
 	if err != nil {
 		return "", "its target could not be read: " + err.Error()
 	}
@@ -425,7 +431,11 @@ func entryNow(root, rel string) (e *Entry, isDir bool) {
 
 // entryLinks is entryNow and how many names the file has.
 func entryLinks(root, rel string) (e *Entry, isDir bool, nlink uint64) {
-	p := filepath.Join(root, filepath.FromSlash(rel))
+	p, done := pathBeneath(root, rel)
+	defer done()
+	if p == "" {
+		return nil, false, 0 // a link on the way: not an entry of the tree
+	}
 	fi, err := os.Lstat(p)
 	switch {
 	case err != nil:
@@ -461,7 +471,7 @@ type copied struct {
 func (r *Recorder) copyAll(root string, rels []string) []copied {
 	out := make([]copied, len(rels))
 	parallel(len(rels), func(i int) {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rels[i])))
+		data, err := readBeneath(root, rels[i])
 		if err == nil {
 			out[i].sum, err = r.Store.Put(data)
 			r.Store.copied.Add(int64(len(data)))
@@ -683,7 +693,7 @@ func (r *Recorder) readAfter(s *snapshot, rel string, e Entry) afterState {
 	if !e.regular() {
 		return a
 	}
-	data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(rel)))
+	data, err := readBeneath(s.root, rel)
 	if err != nil {
 		return a
 	}
@@ -792,6 +802,9 @@ func (r *Recorder) settle(s *snapshot, looked time.Time, now map[string]*Entry, 
 	}
 	r.Store.addToCache(s.root, add, full) // best effort: a lost cache only costs copies
 }
+
+// errSwapped is why a file is not kept when a link now stands on its path.
+var errSwapped = errors.New("a link now stands on its path (replaced while being kept)")
 
 // byteSize says n bytes in the largest whole unit.
 func byteSize(n int64) string {

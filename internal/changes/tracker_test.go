@@ -201,3 +201,37 @@ func TestTrackedRunIgnoresWhatItDoesNotRecord(t *testing.T) {
 		t.Errorf("nothing recorded should have changed: %q", kinds(ch))
 	}
 }
+
+// ATTACK: the sandbox resolved a/id_rsa while a was a directory of the
+// workspace; before Warden keeps the file, another process of the command
+// puts a link to a directory outside (~/.ssh) in a's place. Reading
+// through it would copy a file the command may not read into the store,
+// and undo would write it into the workspace for the next command to read.
+// TWIN: the same file under a real directory is kept.
+func TestTrackedRunNeverReadsThroughALinkSwappedIn(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	write(t, outside, "id_rsa", "PRIVATE KEY\n", 0o600)
+	write(t, root, "b/id_rsa", "workspace copy\n", 0o644)
+	if err := os.Symlink(outside, filepath.Join(root, "a")); err != nil {
+		t.Fatal(err)
+	}
+	k := startTracked(t, root)
+	k.touch("a/id_rsa", false) // reported when a was a directory
+	k.touch("b/id_rsa", false)
+	if err := os.Remove(filepath.Join(root, "b/id_rsa")); err != nil {
+		t.Fatal(err)
+	}
+	ch := k.finish()
+	filepath.WalkDir(k.run.rec.Store.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), "PRIVATE KEY") {
+				t.Errorf("the store holds the file outside the workspace: %s", p)
+			}
+		}
+		return nil
+	})
+	sameList(t, "files", kinds(ch), "deleted b/id_rsa")
+	if f := ch.Files[0]; f.Before.Blob == "" {
+		t.Errorf("the twin should be kept: %+v", f.Before)
+	}
+}
