@@ -171,3 +171,37 @@ func TestServeWithoutUserNamespaces(t *testing.T) {
 		t.Errorf("the fetch did not fail into the retry dialog and run outside the sandbox (retry dialog %v): %s", retry, summary)
 	}
 }
+
+// TestUndoWithoutUserNamespaces: in the Landlock + seccomp fallback (no pid
+// or mount namespace: the helper's supervisor sees the command by its
+// host pid) a command's changes are still reported as they happen, and
+// undone byte for byte.
+func TestUndoWithoutUserNamespaces(t *testing.T) {
+	home := netHome(t, "")
+	ws := t.TempDir()
+	for name, content := range map[string]string{"kept.txt": "kept\n", "gone.txt": "gone\n"} {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, code := wardenNoUserns(t, home, "exec", "--cwd", ws, "--yes", "--", "sh", "-c", "echo more >> kept.txt; rm gone.txt; mkdir d; echo new > d/made.txt")
+	if code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{"deleted gone.txt", "modified kept.txt", "created d/made.txt"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the outcome should say %q:\n%s", want, stderr)
+		}
+	}
+	if stdout, stderr, code := wardenNoUserns(t, home, "undo", "--cwd", ws); code != 0 {
+		t.Fatalf("undo: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for name, content := range map[string]string{"kept.txt": "kept\n", "gone.txt": "gone\n"} {
+		if data, err := os.ReadFile(filepath.Join(ws, name)); err != nil || string(data) != content {
+			t.Errorf("after undo %s is %q (%v), want %q", name, data, err, content)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(ws, "d")); !os.IsNotExist(err) {
+		t.Errorf("undo should have removed d/: %v", err)
+	}
+}
