@@ -77,4 +77,3 @@ func (p *Process) serveRecord(h *helperProc) {
 		serveRecord(conn, p.record)
 	}()
 }
-
