@@ -29,7 +29,7 @@ func recordPair() (launcher, helper *os.File, err error) {
 // path goes to rec.Before, then the helper hears that it may go on.
 func serveRecord(conn *os.File, rec *WriteRecord) {
 	defer conn.Close()
-	buf := make([]byte, 2*(unix.PathMax+2))
+	buf := make([]byte, linux.RecordMessageMax)
 	for {
 		n, err := conn.Read(buf)
 		if err != nil || n == 0 {

@@ -14,6 +14,13 @@
 // Change describes it and lists each file's state before and after, which
 // agent/patch keeps in the same history as patches.
 //
+// Where the sandbox reports each path a command is about to change
+// (BeginTracked, Run.Touch), nothing is listed: the file is kept at the
+// report, as it still is before the run, and the look after the run reads
+// the reported paths only, so the record costs what the command changed.
+// A running command may put a link on a path meanwhile: files are read and
+// looked at without following one on the way (readBeneath, pathBeneath).
+//
 // Nothing is ever written to the roots or to a repository's .git. The
 // package imports nothing of Warden's: approvals runs a Recorder around a
 // command, agent/patch stores and undoes what it found.

@@ -56,8 +56,8 @@ const (
 // RecordAck is the launcher's answer once it has kept what the paths hold.
 const RecordAck = 'k'
 
-// maxRecordMessage bounds one report: a call names at most two paths.
-const maxRecordMessage = 2 * (unix.PathMax + 2)
+// RecordMessageMax bounds one report: a call names at most two paths.
+const RecordMessageMax = 2 * (unix.PathMax + 2)
 
 // writeRecord is the supervisor's side of the record.
 type writeRecord struct {
