@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,29 @@ func TestUndoOfADirectoryReplacedByALinkLeavesTheOutsideAlone(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(w.dir, "d")); !os.IsNotExist(err) {
 		t.Errorf("undo should have removed the link d: %v", err)
+	}
+	w.check("after undo")
+}
+
+// A command that rewrites a whole repository (a formatter over 100
+// committed files): past the first files, Warden takes the committed ones
+// from git rather than copying them, and undo brings every one back.
+func TestUndoOfACommandThatRewritesEveryFile(t *testing.T) {
+	w := newCommandWorkspace(t)
+	for i := range 100 {
+		w.file(fmt.Sprintf("gen/f%03d.go", i), fmt.Sprintf("package gen // %03d\n", i), 0o644)
+	}
+	w.git("add", ".")
+	w.git("commit", "-qm", "gen")
+	_, stderr, code := runWarden(t, "exec", "--cwd", w.dir, "--", "sh", "-c", `for f in gen/*.go; do echo "package gen // formatted" > "$f"; done`)
+	if code != 0 {
+		t.Fatalf("exec: exit %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "modified 100 files") || strings.Contains(stderr, "not committed") {
+		t.Errorf("the outcome should count 100 committed files modified:\n%s", stderr)
+	}
+	if _, stderr, code := runWarden(t, "undo", "--cwd", w.dir); code != 0 {
+		t.Fatalf("undo: exit %d\n%s", code, stderr)
 	}
 	w.check("after undo")
 }

@@ -32,6 +32,10 @@ type tracked struct {
 	// done: the look after has begun; a report that comes later (a call
 	// of a process killed as the run ended) changes nothing.
 	done bool
+	// copied counts the files copied into the store; index is git's
+	// whole index once read (keepContent).
+	copied int
+	index  map[string]indexEntry
 }
 
 // BeginTracked starts a recording of roots fed by Touch, for a run whose
@@ -161,14 +165,22 @@ func (r *Recorder) touch(s *snapshot, rel string, isTree bool) {
 	}
 }
 
+// copiesBeforeIndex is how many files a one-shot run copies before it
+// reads git's whole index to find the committed ones, which need no copy:
+// a run that changes a few files never pays for the index, one that
+// rewrites a whole repository (a formatter) copies only what git does not
+// hold.
+const copiesBeforeIndex = 64
+
 // keepContent makes sure each of rels (entries of s.files) can be had
-// back: a file is copied into the store, or past the copy limit found in
-// git's index; a link's target and an empty directory's mode are their
-// whole content. The index is read for those files only, not for every
-// file: a tracked run costs what it changes.
+// back: a file git holds as it is comes back from git, any other is copied
+// into the store; a link's target and an empty directory's mode are their
+// whole content. A one-shot run looks in the index only for files past the
+// copy limit until it has copied copiesBeforeIndex files: a tracked run
+// costs what it changes.
 func (r *Recorder) keepContent(s *snapshot, rels []string) {
-	var copies []string
-	large := map[string]bool{}
+	t := s.tracked
+	var files []string
 	for _, rel := range rels {
 		e := s.files[rel]
 		src := Source{Mode: e.Mode, Size: e.Size}
@@ -178,22 +190,44 @@ func (r *Recorder) keepContent(s *snapshot, rels []string) {
 		case e.dir():
 		case !e.regular():
 			src.Lost = "not a regular file"
-		case e.Size > r.maxFile():
-			src.Lost = "larger than the " + byteSize(r.maxFile()) + " copy limit"
-			large[rel] = true
 		default:
-			copies = append(copies, rel)
+			files = append(files, rel)
 		}
 		s.setSource(rel, src)
 	}
-	if len(large) > 0 && s.inRepo {
-		index := r.indexEntries(s, large)
-		for rel := range large {
-			if ie, ok := index[rel]; ok && ie.matches(s.files[rel]) {
-				s.setSource(rel, Source{Mode: s.files[rel].Mode, Size: s.files[rel].Size, GitObject: ie.name(), GitDir: s.repo.gitDir})
+	var index map[string]indexEntry
+	if s.inRepo && len(files) > 0 {
+		switch {
+		case r.Keep || t.copied+len(files) > copiesBeforeIndex:
+			if t.index == nil {
+				t.index = r.indexEntries(s, nil)
+			}
+			index = t.index
+		default:
+			large := map[string]bool{}
+			for _, rel := range files {
+				if s.files[rel].Size > r.maxFile() {
+					large[rel] = true
+				}
+			}
+			if len(large) > 0 {
+				index = r.indexEntries(s, large)
 			}
 		}
 	}
+	var copies []string
+	for _, rel := range files {
+		e := s.files[rel]
+		switch ie, ok := index[rel]; {
+		case ok && ie.matches(e):
+			s.setSource(rel, Source{Mode: e.Mode, Size: e.Size, GitObject: ie.name(), GitDir: s.repo.gitDir})
+		case e.Size > r.maxFile():
+			s.setSource(rel, Source{Mode: e.Mode, Size: e.Size, Lost: "larger than the " + byteSize(r.maxFile()) + " copy limit"})
+		default:
+			copies = append(copies, rel)
+		}
+	}
+	t.copied += len(copies)
 	r.copyInto(s, copies)
 }
 
@@ -213,7 +247,10 @@ func (r *Recorder) markCommitted(s *snapshot, ch *Change) {
 	if len(want) == 0 {
 		return
 	}
-	index := r.indexEntries(s, want)
+	index := s.tracked.index
+	if index == nil {
+		index = r.indexEntries(s, want)
+	}
 	for i := range ch.Files {
 		f := &ch.Files[i]
 		if ie, ok := index[f.Rel]; ok && want[f.Rel] && ie.matches(s.files[f.Rel]) {

@@ -1,6 +1,7 @@
 package changes
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -233,5 +234,43 @@ func TestTrackedRunNeverReadsThroughALinkSwappedIn(t *testing.T) {
 	sameList(t, "files", kinds(ch), "deleted b/id_rsa")
 	if f := ch.Files[0]; f.Before.Blob == "" {
 		t.Errorf("the twin should be kept: %+v", f.Before)
+	}
+}
+
+// A run that rewrites a whole repository (a formatter) copies the first
+// files it changes, then reads git's index once and takes the committed
+// ones from git: the store does not grow by the repository's size. All
+// are said committed.
+func TestTrackedRunTakesCommittedFilesFromGitOnceItChangesMany(t *testing.T) {
+	root := t.TempDir()
+	git(t, root, "init", "-q")
+	const n = copiesBeforeIndex + 36
+	for i := range n {
+		write(t, root, fmt.Sprintf("f%03d.go", i), fmt.Sprintf("package f // %03d\n", i), 0o644)
+	}
+	git(t, root, "add", ".")
+	git(t, root, "commit", "-qm", "init")
+	ageIndex(t, root)
+	k := startTracked(t, root)
+	for i := range n {
+		rel := fmt.Sprintf("f%03d.go", i)
+		k.touch(rel, false)
+		write(t, root, rel, "package f // formatted\n", 0o644)
+	}
+	per := int64(len("package f // 000\n"))
+	if got := k.run.rec.Store.Copied(); got != copiesBeforeIndex*per {
+		t.Errorf("copied %d bytes, want the first %d files' %d", got, copiesBeforeIndex, copiesBeforeIndex*per)
+	}
+	ch := k.finish()
+	if len(ch.Files) != n {
+		t.Fatalf("%d files changed, want %d", len(ch.Files), n)
+	}
+	for _, f := range ch.Files {
+		if !f.Committed() || (f.Before.Blob == "" && f.Before.GitObject == "") {
+			t.Errorf("%s: %+v", f.Rel, f.Before)
+		}
+	}
+	if s := ch.String(); strings.Contains(s, "not committed") {
+		t.Errorf("every file was committed: %s", s)
 	}
 }
