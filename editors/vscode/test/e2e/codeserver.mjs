@@ -70,7 +70,10 @@ async function explain(page, userData) {
     }
   };
   await walk(join(userData, 'logs'));
+  // A modal dialog left up blocks every test after it: say what it asks.
+  const dialogs = await page.locator('.monaco-dialog-box').allInnerTexts().catch(() => []);
   let text = `toasts on screen:\n${toasts}\n`;
+  if (dialogs.length > 0) text += `dialog on screen:\n${dialogs.join('\n---\n')}\n`;
   for (const p of logs) {
     const lines = (await readFile(p, 'utf8').catch(() => '')).split('\n');
     text += `--- last lines of ${p.slice(userData.length + 1)}:\n${lines.slice(-60).join('\n')}\n`;
