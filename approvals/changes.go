@@ -20,6 +20,18 @@ type ChangeLog struct {
 	Save func(ch *changes.Change, summary string) error
 }
 
+// Prime lists roots in the background for the first run that will list
+// them (changes.Recorder.Prime). Nothing is listed under read-only, where
+// commands rarely write, nor where the sandbox reports each change as it
+// happens (sandbox.RecordsWrites): a sandboxed run lists nothing there,
+// and a run without the sandbox lists its roots itself.
+func (l *ChangeLog) Prime(mode sandbox.Mode, roots []string) {
+	if l == nil || l.Recorder == nil || len(roots) == 0 || mode == sandbox.ReadOnly || sandbox.RecordsWrites(sandbox.Policy{Mode: mode}) {
+		return
+	}
+	l.Recorder.Prime(roots)
+}
+
 // RunChanges is what a recorded run changed.
 type RunChanges struct {
 	// Summary says it in one line: "deleted 31 files under src/ (3 not
@@ -58,16 +70,20 @@ func (l *ChangeLog) start(spec RunSpec, reported bool) *recording {
 	}
 	r := &recording{log: l, spec: spec, taken: make(chan struct{})}
 	if reported {
-		r.run = l.Recorder.BeginTracked(roots, "`"+command.Display(spec.Argv)+"`")
+		r.run = l.Recorder.BeginTracked(roots, r.label())
 		close(r.taken)
 		return r
 	}
 	go func() {
-		r.run = l.Recorder.BeginRun(roots, "`"+command.Display(spec.Argv)+"`")
+		r.run = l.Recorder.BeginRun(roots, r.label())
 		close(r.taken)
 	}()
 	return r
 }
+
+// label names the run's command to people: in the history, and to runs
+// beside it.
+func (r *recording) label() string { return "`" + command.Display(r.spec.Argv) + "`" }
 
 // sandboxRecord is what the sandbox reports changes to (nil: it need not).
 func (r *recording) sandboxRecord() *sandbox.WriteRecord {
@@ -162,7 +178,7 @@ func (r *recording) finish() *RunChanges {
 		parts = append(parts, desc)
 		out.Lost = append(out.Lost, ch.Lost()...)
 		out.Overlapped = out.Overlapped || len(ch.Overlapped) > 0
-		if err := r.log.Save(ch, "`"+command.Display(r.spec.Argv)+"`: "+desc); err != nil {
+		if err := r.log.Save(ch, r.label()+": "+desc); err != nil {
 			out.Recorded = false
 			parts = append(parts, "not recorded for undo: "+err.Error())
 		}

@@ -37,17 +37,11 @@ func (s *Server) ChangeLog() *approvals.ChangeLog {
 // primeChanges starts listing folders for the change record in the
 // background, as soon as they are known, so that the first command the
 // agent runs there costs what it changes rather than a walk of the whole
-// workspace (the listing is then kept, watched, as after any run). Under
-// read-only, where commands rarely write, the first one that does lists
-// its roots itself. Where the sandbox reports each change as it happens
-// (sandbox.RecordsWrites), sandboxed runs list nothing and only a run
-// without the sandbox would: it lists its roots then.
+// workspace (the listing is then kept, watched, as after any run), where
+// runs list their roots at all (approvals.ChangeLog.Prime).
 func (s *Server) primeChanges(folders []WorkspaceFolder) {
 	cfg := s.Config()
-	if !cfg.RecordsChanges() || cfg.SandboxMode == string(sandbox.ReadOnly) {
-		return
-	}
-	if sandbox.RecordsWrites(sandbox.Policy{Mode: sandbox.Mode(cfg.SandboxMode)}) {
+	if !cfg.RecordsChanges() {
 		return
 	}
 	var roots []string
@@ -57,6 +51,6 @@ func (s *Server) primeChanges(folders []WorkspaceFolder) {
 		}
 	}
 	if len(roots) > 0 {
-		s.ChangeLog().Recorder.Prime(roots)
+		s.ChangeLog().Prime(sandbox.Mode(cfg.SandboxMode), roots)
 	}
 }

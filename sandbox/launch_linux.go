@@ -418,6 +418,10 @@ func spawnWith(key spareKey, group *os.File) (*helperProc, error) {
 	record, recordHelper, err := recordPair()
 	if err != nil {
 		closeAll()
+		if forward != nil {
+			forward.Close()
+			forwardHelper.Close()
+		}
 		return nil, err
 	}
 	defer recordHelper.Close()

@@ -25,8 +25,8 @@ func commandChanges(cfg config.Config, policy sandbox.Policy, keep bool) *approv
 		return nil
 	}
 	log := changeLog(keep)
-	if !keep && policy.Mode != sandbox.ReadOnly && !sandbox.RecordsWrites(policy) {
-		log.Recorder.Prime(policy.Workspace)
+	if !keep {
+		log.Prime(policy.Mode, policy.Workspace)
 	}
 	return log
 }

@@ -187,13 +187,24 @@ func nodeTreeState(ws string) (state string, debris []string) {
 // It reports whether a journal was left.
 func (k *killRig) killNodesSomewhere(t *testing.T, cmd *exec.Cmd, run int) (journaled bool) {
 	t.Helper()
+	mark, window := []string{".nodes", ".commit", ".intent", ""}[run%4], []time.Duration{k.change, k.commit, k.change, k.whole}[run%4]
+	if !k.killAfter(t, cmd, mark, window) {
+		return false
+	}
+	return k.journalHas(".intent") || k.journalHas(".nodes")
+}
+
+// killAfter starts cmd, waits until the journal holds a file ending in
+// mark (none: at once), then kills cmd with SIGKILL at a random moment
+// within window. False when cmd ended before the mark appeared.
+func (k *killRig) killAfter(t *testing.T, cmd *exec.Cmd, mark string, window time.Duration) bool {
+	t.Helper()
 	cmd.SysProcAttr = noTerminalAttr()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	mark, window := []string{".nodes", ".commit", ".intent", ""}[run%4], []time.Duration{k.change, k.commit, k.change, k.whole}[run%4]
 	for mark != "" && !k.journalHas(mark) {
 		select {
 		case <-done:
@@ -208,7 +219,7 @@ func (k *killRig) killNodesSomewhere(t *testing.T, cmd *exec.Cmd, run int) (jour
 		cmd.Process.Kill()
 		<-done
 	}
-	return k.journalHas(".intent") || k.journalHas(".nodes")
+	return true
 }
 
 // checkNodes asserts one run's outcome after the next start and returns it.
@@ -392,33 +403,9 @@ func (k *killRig) journalHas(ext string) bool {
 // whether some files were left renamed and others not.
 func (k *killRig) killSomewhere(t *testing.T, cmd *exec.Cmd, ws string, run int) (journaled bool, mixed bool) {
 	t.Helper()
-	cmd.SysProcAttr = noTerminalAttr()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	wait := time.Duration(rand.Int64N(int64(k.whole)))
-	if run%4 != 3 {
-		ext, window := ".intent", k.change
-		if run%4 == 1 {
-			ext, window = ".commit", k.commit
-		}
-		for !k.journalHas(ext) {
-			select {
-			case <-done:
-				return false, false
-			default:
-				time.Sleep(200 * time.Microsecond)
-			}
-		}
-		wait = time.Duration(rand.Int64N(int64(window)))
-	}
-	select {
-	case <-done:
-	case <-time.After(wait):
-		cmd.Process.Kill()
-		<-done
+	mark, window := []string{".intent", ".commit", ".intent", ""}[run%4], []time.Duration{k.change, k.commit, k.change, k.whole}[run%4]
+	if !k.killAfter(t, cmd, mark, window) {
+		return false, false
 	}
 	return k.journalHas(".intent"), k.halfRenamed(ws)
 }

@@ -1,7 +1,6 @@
 package changes
 
 import (
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -370,17 +369,16 @@ func (t *tracked) madeInRun(rel string) bool {
 // empty one is kept as an entry, as a listing would.
 func (t *tracked) ancestors(s *snapshot, rel string) {
 	for d := path.Dir(rel); d != "." && !t.seen[d] && !t.dirs[d]; d = path.Dir(d) {
-		p := filepath.Join(s.root, filepath.FromSlash(d))
-		fi, err := os.Lstat(p)
-		if err != nil || !fi.IsDir() {
+		switch e, isDir := entryNow(s.root, d); {
+		case e != nil && e.dir():
+			s.files[d], t.seen[d] = *e, true
+			s.setSource(d, Source{Mode: e.Mode})
 			return
+		case isDir:
+			t.dirs[d] = true
+		default:
+			return // nothing there, or no directory
 		}
-		if IsEmptyDir(p) {
-			s.files[d], t.seen[d] = dirEntry(fi.Mode()), true
-			s.setSource(d, Source{Mode: fi.Mode()})
-			return
-		}
-		t.dirs[d] = true
 	}
 }
 

@@ -92,10 +92,9 @@ func atCalls() map[int]recordedCall {
 	}
 }
 
-// sortedCalls are the recorded calls' numbers in order: the filter is the
-// same program every time.
-func sortedCalls() []int {
-	calls := recordedCalls()
+// sortedCalls are the numbers of calls in order: the filter is the same
+// program every time.
+func sortedCalls(calls map[int]recordedCall) []int {
 	nrs := make([]int, 0, len(calls))
 	for nr := range calls {
 		nrs = append(nrs, nr)

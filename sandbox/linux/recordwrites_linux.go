@@ -1,13 +1,14 @@
 package linux
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 
+	"github.com/wardenhq/warden/internal/pathutil"
 	"golang.org/x/sys/unix"
 )
 
@@ -201,14 +202,7 @@ func followsLast(l lastLink, flags uint64) bool {
 	return false
 }
 
-func (w *writeRecord) within(p string) bool {
-	for _, root := range w.roots {
-		if p == root || strings.HasPrefix(p, root+"/") || root == "/" {
-			return true
-		}
-	}
-	return false
-}
+func (w *writeRecord) within(p string) bool { return pathutil.WithinAny(p, w.roots) }
 
 // close ends the reports (a report after it fails its call with EIO).
 func (w *writeRecord) close() {
@@ -277,20 +271,11 @@ func readPath(pid int, addr uint64) (string, unix.Errno) {
 		if errno != 0 {
 			return "", errno
 		}
-		if i := indexByte(chunk, 0); i >= 0 {
+		if i := bytes.IndexByte(chunk, 0); i >= 0 {
 			return string(append(out, chunk[:i]...)), 0
 		}
 		out = append(out, chunk...)
 		addr += uint64(n)
 	}
 	return "", unix.ENAMETOOLONG
-}
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
 }

@@ -108,8 +108,9 @@ func seccompFilter(opts filterOptions) ([]bpf.RawInstruction, error) {
 	}
 	var opens []int // the argument holding each open call's flags
 	if opts.recordWrites {
-		for _, nr := range sortedCalls() {
-			c := recordedCalls()[nr]
+		calls := recordedCalls()
+		for _, nr := range sortedCalls(calls) {
+			c := calls[nr]
 			if c.writeFlags < 0 {
 				a.jeq(uint32(nr), "notify", "")
 				continue

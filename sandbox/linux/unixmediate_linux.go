@@ -249,18 +249,18 @@ func startSupervisor(pre *prepared, record *writeRecord) {
 	if pre.listener < 0 {
 		return
 	}
-	// The listener waits in the runtime's poller, so a notification wakes a
-	// goroutine without a thread parked in an ioctl; a second P lets a
-	// handler run while another blocks in a connect the command asked for.
-	if record == nil {
-		// Before the file is made: only then does it wait in the poller.
-		unix.SetNonblock(pre.listener, true)
-	}
 	if record != nil {
 		// The helper starts without a collector (GOGC=off in its
 		// environment); a supervisor that answers every file a command
 		// writes allocates for each, for as long as the command runs.
 		debug.SetGCPercent(100)
+	} else {
+		// Mediation alone: the listener waits in the runtime's poller, so a
+		// notification wakes a goroutine without a thread parked in an
+		// ioctl; a second P lets a handler run while another blocks in a
+		// connect the command asked for. Set before the file is made: only
+		// then does it wait in the poller.
+		unix.SetNonblock(pre.listener, true)
 	}
 	s := &supervisor{listener: os.NewFile(uintptr(pre.listener), "seccomp-notify"),
 		privateNet: pre.network != NetworkOn, network: pre.network != NetworkOff, self: os.Getpid(), hostDiag: -1,
@@ -299,7 +299,8 @@ func (s *supervisor) serveBlocking() {
 			_, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_RECV, uintptr(unsafe.Pointer(&buf[0])))
 			switch errno {
 			case 0:
-				if n := parseNotif(buf); s.isRecorded(n) {
+				n := parseNotif(buf)
+				if _, ok := s.recorded(n); ok {
 					s.handle(n)
 				} else {
 					go s.handle(n)
@@ -388,11 +389,6 @@ func (s *supervisor) handle(n notif) {
 		// ENOENT: the caller was killed meanwhile; nothing to answer.
 		unix.Syscall(unix.SYS_IOCTL, fd, unix.SECCOMP_IOCTL_NOTIF_SEND, uintptr(unsafe.Pointer(&resp[0])))
 	})
-}
-
-func (s *supervisor) isRecorded(n notif) bool {
-	_, ok := s.recorded(n)
-	return ok
 }
 
 // recorded returns the write-record entry of a trapped call, if it is one.
